@@ -1,0 +1,5 @@
+"""Run the command line: ``python -m generator``."""
+
+from .cli import main
+
+raise SystemExit(main())

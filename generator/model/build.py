@@ -1,0 +1,127 @@
+"""From a loaded spec to the intermediate model: the one entry point of this package."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+from ..problems import Location, Problem, SpecError
+from ..spec.loader import SpecSet, load_document, load_spec
+from . import ir
+from .jobs import build_jobs
+from .names import snake
+from .operations import OperationBuilder, build_auths, group_resources
+from .schemas import SchemaBuilder
+
+__all__ = ["build_sdk", "load_and_build"]
+
+_VERSION = re.compile(r"^3\.[01]\.\d+")
+
+
+def _check_root(root: Any, name: str, problems: list[Problem]) -> bool:
+    at = Location(name)
+    if not isinstance(root, dict):
+        problems.append(Problem(at, "an OpenAPI document must be a mapping at the top level"))
+        return False
+    if "swagger" in root:
+        problems.append(
+            Problem(
+                at.child("swagger"),
+                f"Swagger {root['swagger']} is not supported: convert the document to OpenAPI 3 first",
+            )
+        )
+        return False
+    version = root.get("openapi")
+    if not isinstance(version, str) or not _VERSION.match(version):
+        problems.append(Problem(at.child("openapi"), f"expected OpenAPI 3.0.x or 3.1.x, found {version!r}"))
+        return False
+    info = root.get("info")
+    if not isinstance(info, dict):
+        problems.append(Problem(at.child("info"), "'info' is required and must be a mapping"))
+    elif not isinstance(info.get("title"), str):
+        problems.append(Problem(at.child("info", "title"), "'info.title' is required and must be a string"))
+    return True
+
+
+def _base_url(root: dict[str, Any]) -> str:
+    servers = root.get("servers")
+    if isinstance(servers, list) and servers and isinstance(servers[0], dict):
+        url = servers[0].get("url")
+        if isinstance(url, str):
+            variables = servers[0].get("variables")
+            if isinstance(variables, dict):
+                for key, var in variables.items():
+                    if isinstance(var, dict) and var.get("default") is not None:
+                        url = url.replace("{" + str(key) + "}", str(var["default"]))
+            return url
+    return ""
+
+
+def build_sdk(
+    spec: SpecSet,
+    *,
+    package: str | None = None,
+    jobs_file: Path | None = None,
+    jobs_name: str | None = None,
+) -> ir.Sdk:
+    """Build the SDK model; raises SpecError listing every problem found."""
+    problems: list[Problem] = []
+    root = spec.root.data
+    name = spec.root.name
+    if not _check_root(root, name, problems):
+        raise SpecError(problems)
+    schemas = SchemaBuilder(spec, problems)
+    components = root.get("components")
+    if isinstance(components, dict) and isinstance(components.get("schemas"), dict):
+        at = Location(name, "/components/schemas")
+        for key, node in components["schemas"].items():
+            schemas.named(node, at.child(str(key)), str(key))
+    elif isinstance(components, dict) and "schemas" in components:
+        problems.append(Problem(Location(name, "/components/schemas"), "must be a mapping"))
+    operations = OperationBuilder(spec, schemas, problems)
+    operations.build(root)
+    auths = build_auths(root, name, problems)
+
+    if jobs_file is not None:
+        side = load_document(jobs_file.resolve(), jobs_name or str(jobs_file))
+        extension, ext_at = side.data, Location(side.name)
+    else:
+        extension, ext_at = root.get("x-jobgen"), Location(name, "/x-jobgen")
+    jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems)
+    if problems:
+        raise SpecError(problems)
+
+    info = root["info"]
+    digest = hashlib.sha256()
+    for document in sorted(spec.documents.values(), key=lambda d: d.name):
+        digest.update(document.name.encode() + b"\0" + document.sha256.encode())
+    if jobs_file is not None:
+        digest.update(hashlib.sha256(jobs_file.read_bytes()).hexdigest().encode())
+    return ir.Sdk(
+        title=info["title"],
+        version=str(info.get("version", "0.0.0")),
+        description=info.get("description") if isinstance(info.get("description"), str) else "",
+        package=package or snake(info["title"], "sdk"),
+        base_url=_base_url(root),
+        schemas=schemas.schemas,
+        resources=group_resources(operations.operations, jobs),
+        auths=auths,
+        jobs=jobs,
+        spec_hash=digest.hexdigest()[:16],
+    )
+
+
+def load_and_build(
+    path: Path,
+    *,
+    package: str | None = None,
+    jobs_file: Path | None = None,
+) -> ir.Sdk:
+    """Load the spec at ``path`` and build its SDK model."""
+    spec = load_spec(path)
+    try:
+        return build_sdk(spec, package=package, jobs_file=jobs_file)
+    except RecursionError:
+        raise SpecError.at(Location(spec.root.name), "schemas nest too deeply to generate") from None

@@ -1,0 +1,302 @@
+"""Typed attrs objects describing one SDK: schemas, operations, jobs and auth.
+
+The builder turns a loaded spec into these; the renderer turns these into code.
+Every name here is already a safe Python identifier; wire names are kept beside
+them, verbatim, for (de)serialisation only.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import attrs
+
+from ..problems import Location
+
+__all__ = [
+    "AnyType",
+    "ApiKeyAuth",
+    "Auth",
+    "BasicAuth",
+    "BearerAuth",
+    "Body",
+    "ConstType",
+    "EnumMember",
+    "EnumSchema",
+    "Field",
+    "HeaderHint",
+    "InlineUnion",
+    "Job",
+    "ListType",
+    "MapType",
+    "Model",
+    "NamedSchema",
+    "Nullable",
+    "Operation",
+    "Parameter",
+    "Primitive",
+    "Ref",
+    "Resource",
+    "Response",
+    "Sdk",
+    "TypeRef",
+    "UnionSchema",
+    "AliasSchema",
+]
+
+PrimitiveKind = Literal["str", "int", "float", "bool", "datetime", "date", "uuid", "bytes"]
+
+
+@attrs.frozen
+class Primitive:
+    kind: PrimitiveKind
+
+
+@attrs.frozen
+class AnyType:
+    pass
+
+
+@attrs.frozen
+class ConstType:
+    """A single permitted JSON value (``const``, or a one-value enum kept inline)."""
+
+    value: str | int | float | bool | None
+
+
+@attrs.frozen
+class ListType:
+    item: TypeRef
+
+
+@attrs.frozen
+class MapType:
+    value: TypeRef
+
+
+@attrs.frozen
+class Ref:
+    """A named schema, by its key in :attr:`Sdk.schemas`."""
+
+    key: str
+
+
+@attrs.frozen
+class Nullable:
+    inner: TypeRef
+
+
+@attrs.frozen
+class InlineUnion:
+    """An unnamed union, e.g. a 3.1 ``type: [number, string]``; tried in order."""
+
+    variants: tuple[TypeRef, ...]
+
+
+TypeRef = Union[Primitive, AnyType, ConstType, ListType, MapType, Ref, Nullable, InlineUnion]
+
+
+@attrs.frozen
+class Field:
+    name: str
+    wire: str
+    type: TypeRef
+    required: bool
+    description: str = ""
+    default_repr: str | None = None
+
+
+@attrs.frozen
+class Model:
+    key: str
+    name: str
+    module: str
+    fields: tuple[Field, ...]
+    additional: TypeRef | None
+    description: str = ""
+    location: Location | None = None
+
+
+@attrs.frozen
+class EnumMember:
+    name: str
+    value: str | int
+
+
+@attrs.frozen
+class EnumSchema:
+    key: str
+    name: str
+    module: str
+    base: Literal["str", "int"]
+    members: tuple[EnumMember, ...]
+    description: str = ""
+    location: Location | None = None
+
+
+@attrs.frozen
+class UnionSchema:
+    key: str
+    name: str
+    module: str
+    variants: tuple[TypeRef, ...]
+    discriminator: str | None = None
+    mapping: tuple[tuple[str, str], ...] = ()
+    description: str = ""
+    location: Location | None = None
+
+
+@attrs.frozen
+class AliasSchema:
+    key: str
+    name: str
+    module: str
+    target: TypeRef
+    description: str = ""
+    location: Location | None = None
+
+
+NamedSchema = Union[Model, EnumSchema, UnionSchema, AliasSchema]
+
+
+@attrs.frozen
+class Parameter:
+    name: str
+    wire: str
+    location: Literal["path", "query", "header", "cookie"]
+    type: TypeRef
+    required: bool
+    description: str = ""
+    style: str | None = None
+    explode: bool = True
+
+
+BodyKind = Literal["json", "form", "multipart", "text", "binary"]
+
+
+@attrs.frozen
+class Body:
+    kind: BodyKind
+    media_type: str
+    type: TypeRef
+    required: bool
+    description: str = ""
+
+
+ResponseKind = Literal["json", "text", "binary", "empty"]
+
+
+@attrs.frozen
+class Response:
+    status: str
+    kind: ResponseKind
+    media_type: str | None
+    type: TypeRef | None
+    description: str = ""
+
+
+@attrs.frozen
+class Operation:
+    operation_id: str
+    name: str
+    method: str
+    path: str
+    summary: str
+    description: str
+    parameters: tuple[Parameter, ...]
+    body: Body | None
+    response: Response
+    security: tuple[str, ...]
+    deprecated: bool = False
+    location: Location | None = None
+
+    @property
+    def path_parameters(self) -> tuple[Parameter, ...]:
+        return tuple(p for p in self.parameters if p.location == "path")
+
+
+@attrs.frozen
+class Resource:
+    name: str
+    attr: str
+    module: str
+    operations: tuple[Operation, ...]
+    jobs: tuple[Job, ...] = ()
+
+
+@attrs.frozen
+class ApiKeyAuth:
+    scheme: str
+    param: str
+    wire: str
+    where: Literal["header", "query", "cookie"]
+
+
+@attrs.frozen
+class BearerAuth:
+    scheme: str
+    param: str
+
+
+@attrs.frozen
+class BasicAuth:
+    scheme: str
+    username_param: str
+    password_param: str
+
+
+Auth = Union[ApiKeyAuth, BearerAuth, BasicAuth]
+
+
+@attrs.frozen
+class HeaderHint:
+    name: str
+    format: Literal["retry-after", "seconds", "milliseconds"]
+
+
+@attrs.frozen
+class Job:
+    """A job declared with ``x-jobgen``, resolved against the operations it names."""
+
+    name: str
+    status: Operation
+    create: Operation | None
+    result: Operation | None
+    id_parameter: str
+    id_path: tuple[str, ...] | None
+    id_header: str | None
+    record_path: tuple[str, ...]
+    record_type: TypeRef
+    state_path: tuple[str, ...] | None
+    success: tuple[str, ...]
+    failure: tuple[str, ...]
+    canceled: tuple[str, ...]
+    pending: tuple[str, ...]
+    terminal_path: tuple[str, ...] | None
+    ready_path: tuple[str, ...] | None
+    error_path: tuple[str, ...] | None
+    hint_path: tuple[str, ...] | None
+    hint_unit: Literal["seconds", "milliseconds"]
+    header_hints: tuple[HeaderHint, ...]
+    floor: float
+    first: float
+    cap: float
+    idempotency_header: str | None
+    location: Location | None = None
+
+
+@attrs.frozen
+class Sdk:
+    """Everything one generated package holds."""
+
+    title: str
+    version: str
+    description: str
+    package: str
+    base_url: str
+    schemas: dict[str, NamedSchema]
+    resources: tuple[Resource, ...]
+    auths: tuple[Auth, ...]
+    jobs: tuple[Job, ...]
+    spec_hash: str
+    warnings: tuple[str, ...] = ()

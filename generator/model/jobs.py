@@ -1,0 +1,375 @@
+"""Read the ``x-jobgen`` job extension and check it against the operations and schemas.
+
+See ``docs/job-extension.md`` for the format. Every inconsistency becomes a problem
+naming the file and the JSON pointer of the offending value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..problems import Location, Problem
+from . import ir
+
+__all__ = ["build_jobs", "type_at"]
+
+_KNOWN_KEYS = frozenset(
+    {
+        "create",
+        "status",
+        "result",
+        "id_parameter",
+        "id_from",
+        "record",
+        "state",
+        "terminal_field",
+        "result_ready_field",
+        "error_field",
+        "poll",
+        "idempotency_header",
+        "description",
+    }
+)
+_HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
+
+
+def _split_pointer(pointer: str) -> tuple[str, ...]:
+    if pointer in ("", "/"):
+        return ()
+    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
+
+
+def _deref_type(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.TypeRef | ir.NamedSchema:
+    while True:
+        if isinstance(t, ir.Nullable):
+            t = t.inner
+        elif isinstance(t, ir.Ref):
+            named = schemas[t.key]
+            if isinstance(named, ir.AliasSchema):
+                t = named.target
+            else:
+                return named
+        else:
+            return t
+
+
+def type_at(
+    root: ir.TypeRef, path: tuple[str, ...], schemas: dict[str, ir.NamedSchema]
+) -> tuple[ir.TypeRef | None, str]:
+    """Walk ``path`` (wire names) from ``root``; returns the type or why it failed."""
+    current: ir.TypeRef = root
+    walked = ""
+    for token in path:
+        node = _deref_type(current, schemas)
+        where = f"'{walked}'" if walked else "the record"
+        if isinstance(node, ir.Model):
+            field = next((f for f in node.fields if f.wire == token), None)
+            if field is None:
+                known = ", ".join(f.wire for f in node.fields) or "none"
+                return None, f"{where} ({node.name}) has no property '{token}' (it has: {known})"
+            current = field.type
+        elif isinstance(node, ir.MapType):
+            current = node.value
+        elif isinstance(node, ir.AnyType):
+            return ir.AnyType(), ""
+        else:
+            return None, f"{where} is not an object, so it has no property '{token}'"
+        walked += "/" + token
+    return current, ""
+
+
+class _JobReader:
+    def __init__(
+        self,
+        operations: dict[str, ir.Operation],
+        schemas: dict[str, ir.NamedSchema],
+        problems: list[Problem],
+    ) -> None:
+        self.operations = operations
+        self.schemas = schemas
+        self.problems = problems
+
+    def problem(self, at: Location, message: str) -> None:
+        self.problems.append(Problem(at, message))
+
+    def operation(self, node: dict[str, Any], key: str, at: Location, required: bool) -> ir.Operation | None:
+        value = node.get(key)
+        if value is None:
+            if required:
+                self.problem(at, f"'{key}' is required: the operationId that reads the job")
+            return None
+        if not isinstance(value, str):
+            self.problem(at.child(key), "must be an operationId (a string)")
+            return None
+        op = self.operations.get(value)
+        if op is None:
+            self.problem(at.child(key), f"unknown operationId '{value}'")
+        return op
+
+    def pointer(self, node: dict[str, Any], key: str, at: Location) -> tuple[str, ...] | None:
+        value = node.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or (value and not value.startswith("/")):
+            self.problem(at.child(key), f"must be a JSON pointer such as '/status', not {value!r}")
+            return None
+        return _split_pointer(value)
+
+    def resolve(
+        self, root: ir.TypeRef, path: tuple[str, ...] | None, at: Location, what: str
+    ) -> ir.TypeRef | None:
+        if path is None:
+            return None
+        found, why = type_at(root, path, self.schemas)
+        if found is None:
+            self.problem(at, f"{what}: {why}")
+        return found
+
+    def number(self, node: dict[str, Any], key: str, at: Location, default: float) -> float:
+        value = node.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            self.problem(at.child(key), f"must be a non-negative number of seconds, not {value!r}")
+            return default
+        return float(value)
+
+    def states(self, node: dict[str, Any], key: str, at: Location) -> tuple[str, ...]:
+        value = node.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+            self.problem(at.child(key), "must be a list of state values")
+            return ()
+        return tuple(str(v) for v in value)
+
+    def job(self, name: str, node: Any, at: Location) -> ir.Job | None:
+        if not isinstance(node, dict):
+            self.problem(at, "a job declaration must be a mapping")
+            return None
+        for key in node:
+            if key not in _KNOWN_KEYS:
+                self.problem(at.child(str(key)), f"unknown key '{key}' (known: {', '.join(sorted(_KNOWN_KEYS))})")
+        status = self.operation(node, "status", at, required=True)
+        create = self.operation(node, "create", at, required=False)
+        result = self.operation(node, "result", at, required=False)
+        if status is None:
+            return None
+
+        id_parameter = self._id_parameter(node, at, status, result)
+        record_path = self.pointer(node, "record", at) or ()
+        body_type = status.response.type if status.response.kind == "json" else None
+        if body_type is None:
+            self.problem(at.child("status"), f"operation '{status.operation_id}' has no JSON success response to read the job from")
+            return None
+        record_type = self.resolve(body_type, record_path, at.child("record"), "record")
+        if record_type is None:
+            return None
+
+        id_path, id_header = self._id_source(node, at, create)
+        state_path, classes = self._state(node, at, record_type)
+        terminal_path = self.pointer(node, "terminal_field", at)
+        self._expect(record_type, terminal_path, at.child("terminal_field"), "terminal_field", "bool")
+        if state_path is None and terminal_path is None:
+            self.problem(at, "declare 'state' or 'terminal_field': the waiter needs one to know when to stop")
+        ready_path = self.pointer(node, "result_ready_field", at)
+        self._expect(record_type, ready_path, at.child("result_ready_field"), "result_ready_field", "bool")
+        error_path = self.pointer(node, "error_field", at)
+        self.resolve(record_type, error_path, at.child("error_field"), "error_field")
+        hint_path, hint_unit, headers, floor, first, cap = self._poll(node.get("poll"), at.child("poll"), record_type)
+        idem = node.get("idempotency_header")
+        if idem is not None and not isinstance(idem, str):
+            self.problem(at.child("idempotency_header"), "must be a header name")
+            idem = None
+        success, failure, canceled, pending = classes
+        return ir.Job(
+            name=name,
+            status=status,
+            create=create,
+            result=result,
+            id_parameter=id_parameter,
+            id_path=id_path,
+            id_header=id_header,
+            record_path=record_path,
+            record_type=record_type,
+            state_path=state_path,
+            success=success,
+            failure=failure,
+            canceled=canceled,
+            pending=pending,
+            terminal_path=terminal_path,
+            ready_path=ready_path,
+            error_path=error_path,
+            hint_path=hint_path,
+            hint_unit=hint_unit,
+            header_hints=headers,
+            floor=floor,
+            first=first,
+            cap=cap,
+            idempotency_header=idem,
+            location=at,
+        )
+
+    def _expect(self, record: ir.TypeRef, path: tuple[str, ...] | None, at: Location, what: str, kind: str) -> None:
+        found = self.resolve(record, path, at, what)
+        if found is None:
+            return
+        node = _deref_type(found, self.schemas)
+        if isinstance(node, ir.Primitive) and node.kind != kind:
+            self.problem(at, f"{what} must be a {'boolean' if kind == 'bool' else kind} field, but it is {node.kind}")
+
+    def _id_parameter(
+        self, node: dict[str, Any], at: Location, status: ir.Operation, result: ir.Operation | None
+    ) -> str:
+        wires = [p.wire for p in status.path_parameters]
+        value = node.get("id_parameter")
+        if value is None:
+            if len(wires) != 1:
+                self.problem(
+                    at,
+                    f"'id_parameter' is required: '{status.operation_id}' has {len(wires)} path parameters",
+                )
+                return wires[0] if wires else "id"
+            value = wires[0]
+        elif not isinstance(value, str) or value not in wires:
+            self.problem(
+                at.child("id_parameter"),
+                f"'{value}' is not a path parameter of '{status.operation_id}' (it has: {', '.join(wires) or 'none'})",
+            )
+            return str(value)
+        if result is not None and value not in [p.wire for p in result.path_parameters]:
+            self.problem(at.child("result"), f"'{result.operation_id}' has no path parameter '{value}'")
+        return value
+
+    def _id_source(
+        self, node: dict[str, Any], at: Location, create: ir.Operation | None
+    ) -> tuple[tuple[str, ...] | None, str | None]:
+        value = node.get("id_from")
+        if create is None:
+            if value is not None:
+                self.problem(at.child("id_from"), "'id_from' needs a 'create' operation")
+            return None, None
+        if value is None:
+            self.problem(at, "'id_from' is required with 'create': where the new job's id is in its response")
+            return None, None
+        if isinstance(value, str) and value.startswith("header:"):
+            return None, value.split(":", 1)[1].strip()
+        path = self.pointer(node, "id_from", at)
+        if path is None:
+            return None, None
+        if create.response.kind != "json" or create.response.type is None:
+            self.problem(at.child("create"), f"'{create.operation_id}' has no JSON success response to read the id from")
+            return path, None
+        self.resolve(create.response.type, path, at.child("id_from"), "id_from")
+        return path, None
+
+    def _state(
+        self, node: dict[str, Any], at: Location, record: ir.TypeRef
+    ) -> tuple[tuple[str, ...] | None, tuple[tuple[str, ...], ...]]:
+        raw = node.get("state")
+        empty: tuple[tuple[str, ...], ...] = ((), (), (), ())
+        if raw is None:
+            return None, empty
+        state_at = at.child("state")
+        if not isinstance(raw, dict):
+            self.problem(state_at, "must be a mapping with 'field' and the state lists")
+            return None, empty
+        path = self.pointer(raw, "field", state_at)
+        if path is None:
+            self.problem(state_at, "'field' is required: a JSON pointer to the state inside the record")
+            return None, empty
+        groups = tuple(self.states(raw, key, state_at) for key in ("success", "failure", "canceled", "pending"))
+        seen: dict[str, str] = {}
+        for key, values in zip(("success", "failure", "canceled", "pending"), groups):
+            for value in values:
+                if value in seen:
+                    self.problem(state_at.child(key), f"state '{value}' is classified twice ({seen[value]} and {key})")
+                seen[value] = key
+        if not groups[0] and not raw.get("success"):
+            self.problem(state_at.child("success"), "at least one success state is required")
+        found = self.resolve(record, path, state_at.child("field"), "state.field")
+        if found is not None:
+            enum = _deref_type(found, self.schemas)
+            if isinstance(enum, ir.EnumSchema):
+                documented = {str(m.value) for m in enum.members}
+                for value in sorted(documented - set(seen)):
+                    self.problem(
+                        state_at,
+                        f"state '{value}' of {enum.name} is not classified: add it to success, failure, canceled or pending",
+                    )
+                for key, values in zip(("success", "failure", "canceled", "pending"), groups):
+                    for index, value in enumerate(values):
+                        if value not in documented:
+                            self.problem(
+                                state_at.child(key, index),
+                                f"state '{value}' is not one of {enum.name}'s values ({', '.join(sorted(documented))})",
+                            )
+            elif not (isinstance(enum, ir.Primitive) and enum.kind in ("str", "int")) and not isinstance(enum, ir.AnyType):
+                self.problem(state_at.child("field"), "the state field must be a string or an enum")
+        return path, groups
+
+    def _poll(
+        self, raw: Any, at: Location, record: ir.TypeRef
+    ) -> tuple[tuple[str, ...] | None, Any, tuple[ir.HeaderHint, ...], float, float, float]:
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            self.problem(at, "must be a mapping")
+            raw = {}
+        hint_path = None
+        unit = "seconds"
+        hint = raw.get("body_hint")
+        if hint is not None:
+            if isinstance(hint, dict):
+                hint_path = self.pointer(hint, "field", at.child("body_hint"))
+                self.resolve(record, hint_path, at.child("body_hint", "field"), "body_hint.field")
+                unit = hint.get("unit", "seconds")
+                if unit not in ("seconds", "milliseconds"):
+                    self.problem(at.child("body_hint", "unit"), f"unit must be seconds or milliseconds, not {unit!r}")
+                    unit = "seconds"
+            else:
+                self.problem(at.child("body_hint"), "must be a mapping with 'field' and 'unit'")
+        headers: list[ir.HeaderHint] = []
+        for index, item in enumerate(raw.get("headers") or []):
+            item_at = at.child("headers", index)
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                self.problem(item_at, "a header hint needs a 'name'")
+                continue
+            fmt = item.get("format", "retry-after" if item["name"].lower() == "retry-after" else "seconds")
+            if fmt not in _HEADER_FORMATS:
+                self.problem(item_at.child("format"), f"format must be one of {', '.join(_HEADER_FORMATS)}, not {fmt!r}")
+                continue
+            headers.append(ir.HeaderHint(item["name"], fmt))
+        floor = self.number(raw, "floor", at, 0.0)
+        first = self.number(raw, "first", at, 1.0)
+        cap = self.number(raw, "cap", at, 30.0)
+        if first > cap:
+            self.problem(at.child("first"), f"first ({first}) must not exceed cap ({cap})")
+        if floor > cap:
+            self.problem(at.child("floor"), f"floor ({floor}) must not exceed cap ({cap})")
+        return hint_path, unit, tuple(headers), floor, first, cap
+
+
+def build_jobs(
+    extension: Any,
+    at: Location,
+    operations: dict[str, ir.Operation],
+    schemas: dict[str, ir.NamedSchema],
+    problems: list[Problem],
+) -> tuple[ir.Job, ...]:
+    """The jobs an ``x-jobgen`` mapping (or a side file) declares."""
+    if extension is None:
+        return ()
+    if not isinstance(extension, dict):
+        problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
+        return ()
+    for key in extension:
+        if key not in ("jobs", "jobgen", "spec"):
+            problems.append(Problem(at.child(str(key)), f"unknown key '{key}' (expected 'jobs')"))
+    jobs_node = extension.get("jobs")
+    if not isinstance(jobs_node, dict) or not jobs_node:
+        problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
+        return ()
+    reader = _JobReader(operations, schemas, problems)
+    out = []
+    for name, node in jobs_node.items():
+        job = reader.job(str(name), node, at.child("jobs", str(name)))
+        if job is not None:
+            out.append(job)
+    return tuple(out)

@@ -1,0 +1,343 @@
+"""Operations, parameters, bodies, responses, auth and resources from a spec."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+from ..problems import Location, Problem
+from ..spec.loader import SpecSet
+from . import ir
+from .names import NameSet, pascal, snake, words
+from .schemas import SchemaBuilder
+
+__all__ = ["OperationBuilder", "build_auths", "group_resources"]
+
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+_PATH_PARAM = re.compile(r"{([^{}]+)}")
+_VERSION_SEGMENT = re.compile(r"^(v\d+(\.\d+)*|api)$", re.IGNORECASE)
+# Names an operation's signature already uses for itself.
+_PARAM_RESERVED = frozenset({"self", "body", "timeout", "extra_headers", "extra_query"})
+WAITER_METHODS = frozenset({"wait_for_job", "wait_for_result", "create_and_wait", "wait_for_jobs"})
+
+
+def _media_kind(media_type: str) -> ir.BodyKind | None:
+    base = media_type.split(";", 1)[0].strip().lower()
+    if base == "application/json" or base.endswith("+json"):
+        return "json"
+    if base == "application/x-www-form-urlencoded":
+        return "form"
+    if base.startswith("multipart/"):
+        return "multipart"
+    if base.startswith("text/"):
+        return "text"
+    if base in ("application/octet-stream", "*/*") or base.startswith(("image/", "audio/", "video/")):
+        return "binary"
+    return None
+
+
+_BODY_PREFERENCE = ("json", "form", "multipart", "text", "binary")
+
+
+class OperationBuilder:
+    """Reads ``paths`` into :class:`~.ir.Operation` objects, collecting problems."""
+
+    def __init__(self, spec: SpecSet, schemas: SchemaBuilder, problems: list[Problem]) -> None:
+        self.spec = spec
+        self.schemas = schemas
+        self.problems = problems
+        self.operations: list[tuple[ir.Operation, str]] = []
+        self.by_id: dict[str, ir.Operation] = {}
+
+    def build(self, root: dict[str, Any]) -> None:
+        paths = root.get("paths")
+        at = Location(self.spec.root.name, "/paths")
+        if paths is None:
+            return
+        if not isinstance(paths, dict):
+            self.problems.append(Problem(at, "paths must be a mapping"))
+            return
+        global_security = _security_names(root.get("security"))
+        seen: dict[str, Location] = {}
+        for path, item in paths.items():
+            item_at = at.child(str(path))
+            item, item_at = self.spec.deref(item, item_at)
+            if not isinstance(item, dict):
+                self.problems.append(Problem(item_at, "a path item must be a mapping"))
+                continue
+            shared = item.get("parameters") or []
+            for method in METHODS:
+                if method not in item:
+                    continue
+                node, op_at = self.spec.deref(item[method], item_at.child(method))
+                if not isinstance(node, dict):
+                    self.problems.append(Problem(op_at, "an operation must be a mapping"))
+                    continue
+                operation = self._operation(str(path), method, node, op_at, shared, item_at, global_security)
+                if operation is None:
+                    continue
+                if operation.operation_id in seen:
+                    self.problems.append(
+                        Problem(
+                            op_at.child("operationId"),
+                            f"duplicate operationId '{operation.operation_id}' "
+                            f"(first used at {seen[operation.operation_id]})",
+                        )
+                    )
+                    continue
+                seen[operation.operation_id] = op_at
+                tags = node.get("tags")
+                tag = str(tags[0]) if isinstance(tags, list) and tags else _tag_from_path(str(path))
+                self.operations.append((operation, tag))
+                self.by_id[operation.operation_id] = operation
+
+    def _operation(
+        self,
+        path: str,
+        method: str,
+        node: dict[str, Any],
+        at: Location,
+        shared: Any,
+        item_at: Location,
+        global_security: tuple[str, ...] | None,
+    ) -> ir.Operation | None:
+        raw_id = node.get("operationId")
+        if raw_id is not None and not isinstance(raw_id, str):
+            self.problems.append(Problem(at.child("operationId"), "operationId must be a string"))
+            return None
+        operation_id = raw_id or f"{method}_{path}"
+        hint = pascal(operation_id, "Operation")
+        parameters = self._parameters(path, node, at, shared, item_at, hint)
+        body = self._body(node.get("requestBody"), at.child("requestBody"), hint)
+        response = self._response(node.get("responses"), at.child("responses"), hint)
+        security = _security_names(node.get("security"))
+        return ir.Operation(
+            operation_id=operation_id,
+            name=snake(operation_id, "call"),
+            method=method.upper(),
+            path=path,
+            summary=_text(node.get("summary")),
+            description=_text(node.get("description")),
+            parameters=parameters,
+            body=body,
+            response=response,
+            security=security if security is not None else (global_security or ()),
+            deprecated=node.get("deprecated") is True,
+            location=at,
+        )
+
+    def _parameters(
+        self,
+        path: str,
+        node: dict[str, Any],
+        at: Location,
+        shared: Any,
+        item_at: Location,
+        hint: str,
+    ) -> tuple[ir.Parameter, ...]:
+        merged: dict[tuple[str, str], tuple[dict[str, Any], Location]] = {}
+        for source, source_at in ((shared, item_at.child("parameters")), (node.get("parameters"), at.child("parameters"))):
+            if source is None:
+                continue
+            if not isinstance(source, list):
+                self.problems.append(Problem(source_at, "parameters must be a list"))
+                continue
+            for index, raw in enumerate(source):
+                param, param_at = self.spec.deref(raw, source_at.child(index))
+                if not isinstance(param, dict) or not isinstance(param.get("name"), str):
+                    self.problems.append(Problem(param_at, "a parameter needs a string 'name'"))
+                    continue
+                where = param.get("in")
+                if where not in ("path", "query", "header", "cookie"):
+                    self.problems.append(Problem(param_at.child("in"), f"unknown parameter location {where!r}"))
+                    continue
+                merged[(param["name"], where)] = (param, param_at)
+        names = NameSet(_PARAM_RESERVED)
+        out: list[ir.Parameter] = []
+        templated = _PATH_PARAM.findall(path.split("?", 1)[0])
+        for name in templated:
+            if (name, "path") not in merged:
+                self.problems.append(Problem(at, f"path parameter '{name}' of {path} is not declared"))
+        # Path parameters first, in the order the path names them.
+        order = {name: i for i, name in enumerate(templated)}
+        items = sorted(
+            merged.items(),
+            key=lambda kv: (kv[0][1] != "path", order.get(kv[0][0], 0) if kv[0][1] == "path" else 0),
+        )
+        for (wire, where), (param, param_at) in items:
+            if where == "path" and wire not in templated:
+                self.problems.append(Problem(param_at, f"path parameter '{wire}' is not in the path {path}"))
+                continue
+            schema = param.get("schema")
+            if schema is None and isinstance(param.get("content"), dict):
+                media = next(iter(param["content"].values()), {})
+                schema = media.get("schema") if isinstance(media, dict) else None
+            ptype = self.schemas.type_of(schema if schema is not None else {}, param_at.child("schema"), hint + pascal(wire, "Param"))
+            style = param.get("style")
+            explode = param.get("explode")
+            out.append(
+                ir.Parameter(
+                    name=names.claim(snake(wire, "param")),
+                    wire=wire,
+                    location=where,
+                    type=ptype,
+                    required=where == "path" or param.get("required") is True,
+                    description=_text(param.get("description")),
+                    style=style if isinstance(style, str) else None,
+                    explode=explode if isinstance(explode, bool) else style in (None, "form"),
+                )
+            )
+        return tuple(out)
+
+    def _body(self, raw: Any, at: Location, hint: str) -> ir.Body | None:
+        if raw is None:
+            return None
+        node, at = self.spec.deref(raw, at)
+        if not isinstance(node, dict) or not isinstance(node.get("content"), dict):
+            self.problems.append(Problem(at, "requestBody needs a 'content' mapping"))
+            return None
+        choices = {}
+        for media_type, media in node["content"].items():
+            kind = _media_kind(str(media_type))
+            if kind is not None and kind not in choices:
+                choices[kind] = (str(media_type), media)
+        if not choices:
+            media_type, media = next(iter(node["content"].items()), ("application/octet-stream", {}))
+            choices["binary"] = (str(media_type), media)
+        kind = next(k for k in _BODY_PREFERENCE if k in choices)
+        media_type, media = choices[kind]
+        schema = media.get("schema") if isinstance(media, dict) else None
+        media_at = at.child("content", media_type, "schema")
+        if kind == "text":
+            body_type: ir.TypeRef = ir.Primitive("str")
+        elif kind == "binary":
+            body_type = ir.Primitive("bytes")
+        else:
+            body_type = self.schemas.type_of(schema if schema is not None else {}, media_at, hint + "Body")
+        return ir.Body(kind, media_type, body_type, node.get("required") is True, _text(node.get("description")))
+
+    def _response(self, raw: Any, at: Location, hint: str) -> ir.Response:
+        if not isinstance(raw, dict):
+            self.problems.append(Problem(at, "responses must be a mapping"))
+            return ir.Response("200", "empty", None, None)
+        codes = sorted(str(code) for code in raw if str(code).startswith("2"))
+        for code in codes:
+            node, node_at = self.spec.deref(raw[code] if code in raw else raw[int(code)], at.child(code))
+            if not isinstance(node, dict):
+                continue
+            content = node.get("content")
+            description = _text(node.get("description"))
+            if not isinstance(content, dict) or not content:
+                continue
+            kinds = {}
+            for media_type, media in content.items():
+                kind = _media_kind(str(media_type))
+                if kind is not None and kind not in kinds:
+                    kinds[kind] = (str(media_type), media)
+            for kind in ("json", "text", "binary"):
+                if kind in kinds:
+                    media_type, media = kinds[kind]
+                    if kind == "json":
+                        schema = media.get("schema") if isinstance(media, dict) else None
+                        rtype = self.schemas.type_of(
+                            schema if schema is not None else {},
+                            node_at.child("content", media_type, "schema"),
+                            hint + "Response",
+                        )
+                        return ir.Response(code, "json", media_type, rtype, description)
+                    ptype: ir.TypeRef = ir.Primitive("str" if kind == "text" else "bytes")
+                    return ir.Response(code, kind, media_type, ptype, description)  # type: ignore[arg-type]
+            return ir.Response(code, "binary", next(iter(content)), ir.Primitive("bytes"), description)
+        return ir.Response(codes[0] if codes else "200", "empty", None, None)
+
+
+def _security_names(raw: Any) -> tuple[str, ...] | None:
+    if not isinstance(raw, list):
+        return None
+    names: list[str] = []
+    for requirement in raw:
+        if isinstance(requirement, dict):
+            names.extend(str(k) for k in requirement if str(k) not in names)
+    return tuple(names)
+
+
+def _tag_from_path(path: str) -> str:
+    for segment in path.split("?", 1)[0].strip("/").split("/"):
+        if segment and not segment.startswith("{") and not _VERSION_SEGMENT.match(segment):
+            return segment
+    return "default"
+
+
+def _text(value: object) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tuple[ir.Auth, ...]:
+    """Client credentials from ``components/securitySchemes``."""
+    components = root.get("components")
+    schemes = components.get("securitySchemes") if isinstance(components, dict) else None
+    if not isinstance(schemes, dict):
+        return ()
+    params = NameSet({"base_url", "timeout", "headers", "http_client", "transport", "max_retries", "wait_config"})
+    kinds = [s.get("type") for s in schemes.values() if isinstance(s, dict)]
+    out: list[ir.Auth] = []
+    at = Location(name, "/components/securitySchemes")
+    for scheme, node in schemes.items():
+        if not isinstance(node, dict):
+            continue
+        kind = node.get("type")
+        if kind == "apiKey":
+            where = node.get("in")
+            if where not in ("header", "query", "cookie") or not isinstance(node.get("name"), str):
+                problems.append(Problem(at.child(scheme), "apiKey needs 'in' (header, query, cookie) and 'name'"))
+                continue
+            base = "api_key" if kinds.count("apiKey") == 1 else f"{snake(scheme)}_api_key"
+            out.append(ir.ApiKeyAuth(scheme, params.claim(base), node["name"], where))
+        elif kind == "http" and str(node.get("scheme", "")).lower() == "basic":
+            out.append(ir.BasicAuth(scheme, params.claim("username"), params.claim("password")))
+        elif kind in ("http", "oauth2", "openIdConnect"):
+            single = sum(k in ("http", "oauth2", "openIdConnect") for k in kinds) == 1
+            out.append(ir.BearerAuth(scheme, params.claim("token" if single else f"{snake(scheme)}_token")))
+    return tuple(out)
+
+
+def group_resources(operations: list[tuple[ir.Operation, str]], jobs: tuple[ir.Job, ...]) -> tuple[ir.Resource, ...]:
+    """One resource per tag; method names lose the tag's own words (``createJob`` -> ``create``).
+
+    Each job joins the resource of its status operation.
+    """
+    grouped: dict[str, list[ir.Operation]] = {}
+    for operation, tag in operations:
+        grouped.setdefault(tag, []).append(operation)
+    attr_names = NameSet({"with_options", "close", "aclose"})
+    modules = NameSet({"__init__"})
+    classes = NameSet({"Client", "AsyncClient"})
+    staged: list[tuple[str, str, str, list[ir.Operation]]] = []
+    final: dict[str, ir.Operation] = {}
+    for tag, ops in grouped.items():
+        tag_words = {w.lower() for w in words(tag)}
+        tag_words |= {w[:-1] for w in tag_words if w.endswith("s")} | {w + "s" for w in tag_words}
+        method_names = NameSet(WAITER_METHODS)
+        renamed = []
+        for op in ops:
+            kept = [w.lower() for w in words(op.operation_id) if w.lower() not in tag_words]
+            name = method_names.claim(snake("_".join(kept)) if kept else op.name)
+            renamed.append(attrs.evolve(op, name=name))
+            final[op.operation_id] = renamed[-1]
+        attr = attr_names.claim(snake(tag, "default"))
+        staged.append((classes.claim(pascal(tag, "Default")), attr, modules.claim(attr), renamed))
+    resources = []
+    for name, attr, module, ops in staged:
+        ids = {op.operation_id for op in ops}
+        own = tuple(_rebind(job, final) for job in jobs if job.status.operation_id in ids)
+        resources.append(ir.Resource(name=name, attr=attr, module=module, operations=tuple(ops), jobs=own))
+    return tuple(resources)
+
+
+def _rebind(job: ir.Job, final: dict[str, ir.Operation]) -> ir.Job:
+    def pick(op: ir.Operation | None) -> ir.Operation | None:
+        return final.get(op.operation_id, op) if op is not None else None
+
+    return attrs.evolve(job, status=final[job.status.operation_id], create=pick(job.create), result=pick(job.result))

@@ -1,0 +1,55 @@
+"""Problems found in user input, each tied to a file and a JSON pointer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+__all__ = ["Location", "Problem", "SpecError", "pointer_join"]
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_join(pointer: str, *tokens: str | int) -> str:
+    """Extend a JSON pointer (RFC 6901) with more reference tokens."""
+    return pointer + "".join("/" + _escape(str(token)) for token in tokens)
+
+
+@attrs.frozen
+class Location:
+    """A place in an input document: its file and a JSON pointer inside it."""
+
+    file: str
+    pointer: str = ""
+
+    def child(self, *tokens: str | int) -> Location:
+        return Location(self.file, pointer_join(self.pointer, *tokens))
+
+    def __str__(self) -> str:
+        return f"{self.file}#{self.pointer}"
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong with the input, and where."""
+
+    location: Location
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}"
+
+
+class SpecError(Exception):
+    """The input cannot be turned into an SDK; carries every problem found."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    @classmethod
+    def at(cls, location: Location, message: str) -> SpecError:
+        return cls([Problem(location, message)])

@@ -1,0 +1,1 @@
+"""Spec loading: parse YAML or JSON, resolve ``$ref``s across files, validate."""
