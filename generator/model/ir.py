@@ -169,6 +169,8 @@ class Parameter:
     description: str = ""
     style: str | None = None
     explode: bool = True
+    default: str | int | float | bool | None = None
+    has_default: bool = False
 
 
 BodyKind = Literal["json", "form", "multipart", "text", "binary"]

@@ -177,6 +177,8 @@ class OperationBuilder:
             ptype = self.schemas.type_of(schema if schema is not None else {}, param_at.child("schema"), hint + pascal(wire, "Param"))
             style = param.get("style")
             explode = param.get("explode")
+            default = schema.get("default") if isinstance(schema, dict) else None
+            has_default = isinstance(default, (str, int, float, bool)) and where != "path"
             out.append(
                 ir.Parameter(
                     name=names.claim(snake(wire, "param")),
@@ -187,6 +189,8 @@ class OperationBuilder:
                     description=_text(param.get("description")),
                     style=style if isinstance(style, str) else None,
                     explode=explode if isinstance(explode, bool) else style in (None, "form"),
+                    default=default if has_default else None,
+                    has_default=has_default,
                 )
             )
         return tuple(out)

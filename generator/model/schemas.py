@@ -29,7 +29,29 @@ _SCALARS: dict[str, ir.PrimitiveKind] = {
     "number": "float",
     "boolean": "bool",
 }
-_MODEL_RESERVED = frozenset({"to_dict", "from_dict", "additional_properties"})
+# Names a model's class body uses: a field must not shadow them.
+_MODEL_RESERVED = frozenset(
+    {
+        "to_dict",
+        "from_dict",
+        "additional_properties",
+        "object",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "dict",
+        "list",
+        "datetime",
+        "uuid",
+        "attrs",
+        "cls",
+        "self",
+        "path",
+        "data",
+    }
+)
 
 
 def _types(node: dict[str, Any]) -> tuple[list[str], bool]:

@@ -1,0 +1,143 @@
+"""The ``jobgen`` command line.
+
+Exit codes: 0 success; 1 ``generate --check`` found stale output; 2 bad input (spec,
+side file, config or arguments), with every problem printed as ``file#pointer: message``;
+70 an internal error (a bug in jobgen), reported without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .config import find_config, load_targets
+from .model.build import load_and_build
+from .pipeline import Target, check, generate
+from .problems import SpecError
+from .render.output import FormatError
+
+__all__ = ["main"]
+
+EXIT_STALE = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 70
+DIFF_LIMIT = 400
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jobgen",
+        description="Generate typed Python SDKs, with job waiters, from OpenAPI specs.",
+    )
+    parser.add_argument("--version", action="version", version=f"jobgen {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    gen = commands.add_parser("generate", help="write an SDK (or every SDK the config lists)")
+    gen.add_argument("spec", nargs="?", type=Path, help="OpenAPI spec (YAML or JSON); omit to use the config")
+    gen.add_argument("-o", "--output", type=Path, help="output directory (required with SPEC)")
+    gen.add_argument("--package", help="import name of the generated package")
+    gen.add_argument("--jobs", type=Path, help="side file declaring the jobs of a spec you do not own")
+    gen.add_argument("--config", type=Path, help="jobgen.toml or pyproject.toml listing SDKs")
+    gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if the output is stale")
+
+    val = commands.add_parser("validate", help="report every problem in a spec, with file and JSON pointer")
+    val.add_argument("spec", type=Path)
+    val.add_argument("--jobs", type=Path, help="side file declaring the jobs")
+
+    serve = commands.add_parser("serve", help="run a simulated job API for a spec over HTTP")
+    serve.add_argument("spec", type=Path)
+    serve.add_argument("--jobs", type=Path, help="side file declaring the jobs")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    return parser
+
+
+def _targets(args: argparse.Namespace) -> list[Target]:
+    if args.spec is not None:
+        if args.output is None:
+            raise _Usage("generate SPEC needs -o/--output DIR")
+        return [Target(spec=args.spec, output=args.output, package=args.package, jobs=args.jobs)]
+    config = args.config or find_config(Path.cwd())
+    if config is None:
+        raise _Usage("no SPEC given and no [tool.jobgen] in pyproject.toml (or jobgen.toml) found")
+    return load_targets(config)
+
+
+class _Usage(Exception):
+    pass
+
+
+def _generate(args: argparse.Namespace) -> int:
+    targets = _targets(args)
+    if args.check:
+        stale = 0
+        for target in targets:
+            drift = check(target)
+            if drift.clean:
+                print(f"{target.output}: up to date")
+                continue
+            stale += 1
+            for label, names in (("stale", drift.stale), ("missing", drift.missing), ("extra", drift.extra)):
+                for name in names:
+                    print(f"{target.output}/{name}: {label}")
+            lines = drift.diff.splitlines()
+            if len(lines) > DIFF_LIMIT:
+                print("\n".join(lines[:DIFF_LIMIT]))
+                print(f"... diff cut at {DIFF_LIMIT} of {len(lines)} lines")
+            elif lines:
+                print(drift.diff, end="" if drift.diff.endswith("\n") else "\n")
+        if stale:
+            print(f"{stale} SDK(s) stale: run `jobgen generate` and commit the result", file=sys.stderr)
+            return EXIT_STALE
+        return 0
+    for target in targets:
+        done = generate(target)
+        print(
+            f"{target.output}: {len(done.files)} files, {done.lines} lines, "
+            f"{len(done.sdk.schemas)} schemas, {sum(len(r.operations) for r in done.sdk.resources)} operations, "
+            f"{len(done.sdk.jobs)} jobs ({done.seconds:.2f} s)"
+        )
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    sdk = load_and_build(args.spec, jobs_file=args.jobs)
+    operations = sum(len(r.operations) for r in sdk.resources)
+    print(f"{args.spec}: valid ({len(sdk.schemas)} schemas, {operations} operations, {len(sdk.jobs)} jobs)")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .server.app import serve
+
+    return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handlers = {"generate": _generate, "validate": _validate, "serve": _serve}
+    try:
+        return handlers[args.command](args)
+    except SpecError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        count = len(exc.problems)
+        print(f"{count} problem{'s' if count != 1 else ''}; nothing was written", file=sys.stderr)
+        return EXIT_INPUT
+    except _Usage as exc:
+        print(f"jobgen: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except (OSError, FileExistsError) as exc:
+        print(f"jobgen: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except FormatError as exc:
+        print(f"jobgen: internal error: generated code did not format: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as exc:  # noqa: BLE001 - the CLI never shows a bare traceback
+        print(f"jobgen: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,1 @@
+"""Rendering: the intermediate model -> jinja2 templates -> formatted files on disk."""

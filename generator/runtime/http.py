@@ -1,0 +1,415 @@
+"""The SDK's HTTP layer: building requests, credentials, retries and error mapping.
+
+Generated operations describe a request as :class:`RequestOptions` (no I/O), and
+hand it to :class:`SyncHTTP` or :class:`AsyncHTTP`, the only two places that touch
+the network. Both share :class:`BaseHTTP` for everything that is not I/O.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import enum
+import json as _json
+import uuid
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any, Callable, Dict, List, Optional, Tuple, Type, TypeVar, Union
+from urllib.parse import quote
+
+import attrs
+import httpx
+
+from .errors import APIConnectionError, APITimeoutError, DecodeError, status_error_for
+from .ratelimit import RateLimiter
+from .retry import RetryPolicy, async_call_with_retries, call_with_retries
+from .serde import Unset
+from .serde import encode as _encode
+from .waiter import WaitConfig
+
+__all__ = [
+    "ApiKey",
+    "AsyncHTTP",
+    "BaseHTTP",
+    "Basic",
+    "Bearer",
+    "Credential",
+    "RequestOptions",
+    "SyncHTTP",
+    "decode_json",
+    "form_items",
+    "multipart",
+    "path_param",
+    "with_header",
+]
+
+T = TypeVar("T")
+_SyncT = TypeVar("_SyncT", bound="SyncHTTP")
+_AsyncT = TypeVar("_AsyncT", bound="AsyncHTTP")
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
+DEFAULT_TIMEOUT = 60.0
+
+
+class _Secret:
+    """A credential value that never shows itself in a repr, a log or an error."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+
+@attrs.frozen
+class ApiKey:
+    """An API key sent in a header, query parameter or cookie."""
+
+    scheme: str
+    name: str
+    where: str
+    secret: _Secret = attrs.field(converter=_Secret)
+
+
+@attrs.frozen
+class Bearer:
+    """A bearer token (OAuth 2 access token, API secret key, ...)."""
+
+    scheme: str
+    secret: _Secret = attrs.field(converter=_Secret)
+
+
+@attrs.frozen
+class Basic:
+    """HTTP basic credentials."""
+
+    scheme: str
+    username: str
+    secret: _Secret = attrs.field(converter=_Secret)
+
+
+Credential = Union[ApiKey, Bearer, Basic]
+
+
+@attrs.frozen(kw_only=True)
+class RequestOptions:
+    """One request as a generated operation describes it, before any I/O."""
+
+    method: str
+    path: str
+    params: Mapping[str, Any] = attrs.field(factory=dict)
+    headers: Mapping[str, Any] = attrs.field(factory=dict)
+    json: Any = None
+    form: Optional[Mapping[str, Any]] = None
+    files: Any = None
+    content: Union[bytes, str, None] = None
+    content_type: Optional[str] = None
+    security: Tuple[str, ...] = ()
+    timeout: Optional[float] = None
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, enum.Enum):
+        return _scalar(value.value)
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, (dict, list)):
+        return _json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def form_items(data: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:
+    """Flatten nested values the way form APIs read them: ``a[b][0]=x`` (deepObject)."""
+    items: List[Tuple[str, Any]] = []
+    for key, value in data.items():
+        name = f"{prefix}[{key}]" if prefix else str(key)
+        if value is None or isinstance(value, Unset):
+            continue
+        if isinstance(value, Mapping):
+            items.extend(form_items(value, name))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    items.extend(form_items(item, f"{name}[{index}]"))
+                else:
+                    items.append((f"{name}[{index}]", _scalar(item)))
+        else:
+            items.append((name, _scalar(value)))
+    return items
+
+
+def _query(params: Mapping[str, Any]) -> List[Tuple[str, Any]]:
+    out: List[Tuple[str, Any]] = []
+    for key, value in params.items():
+        if value is None or isinstance(value, Unset):
+            continue
+        if isinstance(value, (list, tuple)):
+            out.extend((key, _scalar(v)) for v in value)
+        elif isinstance(value, Mapping):
+            out.extend(form_items(value, key))
+        else:
+            out.append((key, _scalar(value)))
+    return out
+
+
+class BaseHTTP:
+    """Settings and request building shared by the sync and async twins."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        credentials: Sequence[Credential],
+        timeout: Union[float, httpx.Timeout, None],
+        headers: Optional[Mapping[str, str]],
+        user_agent: str,
+        max_retries: int,
+        wait_config: Optional[WaitConfig],
+    ) -> None:
+        if not base_url:
+            raise ValueError("base_url is required: the spec names no server")
+        self.base_url = base_url.rstrip("/")
+        self._credentials = tuple(credentials)
+        self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
+        self.headers: Dict[str, str] = {
+            "User-Agent": user_agent,
+            "Accept": "application/json",
+        }
+        self.headers.update(headers or {})
+        self.max_retries = max_retries
+        self.wait_config = wait_config or WaitConfig()
+        rate = self.wait_config.max_status_reads_per_second
+        self.status_limiter: Optional[RateLimiter] = (
+            RateLimiter(rate, clock=self.wait_config.clock) if rate else None
+        )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} base_url={self.base_url!r}>"
+
+    def build_request(
+        self, client: Union[httpx.Client, httpx.AsyncClient], options: RequestOptions
+    ) -> httpx.Request:
+        headers = dict(self.headers)
+        headers.update(
+            {
+                k: _scalar(v)
+                for k, v in options.headers.items()
+                if v is not None and not isinstance(v, Unset)
+            }
+        )
+        params = _query(options.params)
+        cookies: Dict[str, str] = {}
+        for credential in self._credentials:
+            if credential.scheme not in options.security:
+                continue
+            if isinstance(credential, ApiKey):
+                if credential.where == "header":
+                    headers[credential.name] = credential.secret.reveal()
+                elif credential.where == "query":
+                    params.append((credential.name, credential.secret.reveal()))
+                else:
+                    cookies[credential.name] = credential.secret.reveal()
+            elif isinstance(credential, Bearer):
+                headers["Authorization"] = f"Bearer {credential.secret.reveal()}"
+            else:
+                pair = f"{credential.username}:{credential.secret.reveal()}".encode()
+                headers["Authorization"] = "Basic " + base64.b64encode(pair).decode(
+                    "ascii"
+                )
+        if cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        content: Union[bytes, str, None] = options.content
+        if options.form is not None:
+            content = str(httpx.QueryParams(form_items(options.form)))
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif options.content_type is not None and content is not None:
+            headers["Content-Type"] = options.content_type
+        timeout = options.timeout if options.timeout is not None else self.timeout
+        return client.build_request(
+            options.method,
+            self.base_url + options.path,
+            params=params,
+            headers=headers,
+            json=options.json,
+            content=content,
+            files=options.files,
+            timeout=timeout,
+        )
+
+    def retry_policy(
+        self, options: RequestOptions, idempotency_header: Optional[str] = None
+    ) -> RetryPolicy:
+        """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
+        keyed = idempotency_header is not None and options.headers.get(
+            idempotency_header
+        ) not in (None, "")
+        if options.method.upper() in _IDEMPOTENT or keyed:
+            return RetryPolicy(attempts=self.max_retries + 1, budget=60.0)
+        return RetryPolicy.NO_RETRY
+
+    @staticmethod
+    def check(response: httpx.Response) -> httpx.Response:
+        if response.is_success:
+            return response
+        raise status_error_for(response)
+
+
+def _transport_error(
+    exc: httpx.TransportError, request: httpx.Request
+) -> APIConnectionError:
+    message = (
+        f"{request.method} {request.url.copy_with(query=None)}: {type(exc).__name__}"
+    )
+    if isinstance(exc, httpx.TimeoutException):
+        return APITimeoutError(message, request=request)
+    return APIConnectionError(message, request=request)
+
+
+class SyncHTTP(BaseHTTP):
+    """Sends requests with an ``httpx.Client``."""
+
+    def __init__(
+        self,
+        *,
+        http_client: Optional[httpx.Client] = None,
+        transport: Optional[httpx.BaseTransport] = None,
+        **settings: Any,
+    ) -> None:
+        super().__init__(**settings)
+        self._owns_client = http_client is None
+        self._client = http_client or httpx.Client(transport=transport)
+
+    def send_once(self, options: RequestOptions) -> httpx.Response:
+        request = self.build_request(self._client, options)
+        try:
+            response = self._client.send(request)
+        except httpx.TransportError as exc:
+            raise _transport_error(exc, request) from exc
+        return self.check(response)
+
+    def request(
+        self, options: RequestOptions, *, idempotency_header: Optional[str] = None
+    ) -> httpx.Response:
+        config = self.wait_config
+        return call_with_retries(
+            lambda: self.send_once(options),
+            self.retry_policy(options, idempotency_header),
+            sleep=config.sleep,
+            clock=config.clock,
+            rng=config.rng,
+        )
+
+    def close(self) -> None:
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self: _SyncT) -> _SyncT:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+
+class AsyncHTTP(BaseHTTP):
+    """Sends requests with an ``httpx.AsyncClient``."""
+
+    def __init__(
+        self,
+        *,
+        http_client: Optional[httpx.AsyncClient] = None,
+        transport: Optional[httpx.AsyncBaseTransport] = None,
+        **settings: Any,
+    ) -> None:
+        super().__init__(**settings)
+        self._owns_client = http_client is None
+        self._client = http_client or httpx.AsyncClient(transport=transport)
+
+    async def send_once(self, options: RequestOptions) -> httpx.Response:
+        request = self.build_request(self._client, options)
+        try:
+            response = await self._client.send(request)
+        except httpx.TransportError as exc:
+            raise _transport_error(exc, request) from exc
+        return self.check(response)
+
+    async def request(
+        self, options: RequestOptions, *, idempotency_header: Optional[str] = None
+    ) -> httpx.Response:
+        config = self.wait_config
+        return await async_call_with_retries(
+            lambda: self.send_once(options),
+            self.retry_policy(options, idempotency_header),
+            sleep=config.async_sleep,
+            clock=config.clock,
+            rng=config.rng,
+        )
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self: _AsyncT) -> _AsyncT:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        await self.aclose()
+
+
+def path_param(value: Any) -> str:
+    """A path parameter, percent-encoded so it stays one path segment."""
+    return quote(_scalar(value), safe="")
+
+
+def decode_json(response: httpx.Response, decoder: Callable[[object, str], T]) -> T:
+    """Decode a JSON response body; a body that is not JSON is a DecodeError."""
+    try:
+        data = response.json()
+    except ValueError:
+        raise DecodeError(
+            f"expected a JSON body from {response.request.method} {response.request.url.path}, "
+            f"got {response.headers.get('content-type', 'no content type')}",
+            path="$",
+        ) from None
+    return decoder(data, "$")
+
+
+def multipart(body: Any) -> List[Tuple[str, Any]]:
+    """A multipart body: bytes and file objects become files, everything else text fields."""
+    fields = _encode(body) if not isinstance(body, Mapping) else body
+    parts: List[Tuple[str, Any]] = []
+    for key, value in fields.items():
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if item is None or isinstance(item, Unset):
+                continue
+            if isinstance(item, (bytes, bytearray)) or hasattr(item, "read"):
+                parts.append((key, (key, item)))
+            else:
+                parts.append((key, (None, _scalar(item))))
+    return parts
+
+
+def with_header(headers: Optional[Mapping[str, str]], name: str, value: Optional[str]) -> Dict[str, str]:
+    """``headers`` plus one more, when ``value`` is set."""
+    merged = dict(headers or {})
+    if value is not None:
+        merged[name] = value
+    return merged

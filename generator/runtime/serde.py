@@ -1,0 +1,318 @@
+"""Decode JSON into typed values and back, with errors that name the field path.
+
+Generated models call these helpers from ``from_dict``/``to_dict``. A decoder is a
+callable ``(value, path) -> T``; composite decoders are built from smaller ones, so
+``list_of(Pet.from_dict)`` decodes a list of pets and reports ``$.pets[3].name``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, TypeVar, Union
+
+from .errors import DecodeError
+
+__all__ = [
+    "UNSET",
+    "Decoder",
+    "OpenIntEnum",
+    "OpenStrEnum",
+    "Unset",
+    "any_value",
+    "as_bool",
+    "as_date",
+    "as_datetime",
+    "as_float",
+    "as_int",
+    "as_object",
+    "as_str",
+    "as_uuid",
+    "const",
+    "encode",
+    "extra_fields",
+    "list_of",
+    "map_of",
+    "nullable",
+    "one_of",
+    "optional",
+    "required",
+]
+
+T = TypeVar("T")
+Decoder = Callable[[object, str], T]
+
+
+class Unset:
+    """The type of :data:`UNSET`: a field the payload did not carry (distinct from ``None``)."""
+
+    __slots__ = ()
+    _instance: Optional[Unset] = None
+
+    def __new__(cls) -> Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "UNSET"
+
+
+UNSET = Unset()
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def _fail(expected: str, value: object, path: str) -> DecodeError:
+    return DecodeError(f"expected {expected}, got {_kind(value)}", path=path)
+
+
+def any_value(value: object, path: str) -> Any:
+    return value
+
+
+def as_str(value: object, path: str) -> str:
+    if isinstance(value, str):
+        return value
+    raise _fail("a string", value, path)
+
+
+def as_int(value: object, path: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise _fail("an integer", value, path)
+
+
+def as_float(value: object, path: str) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise _fail("a number", value, path)
+
+
+def as_bool(value: object, path: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _fail("a boolean", value, path)
+
+
+_FRACTION = re.compile(r"\.(\d+)")
+
+
+def _iso(text: str) -> str:
+    # Python < 3.11 accepts neither "Z" nor fractions that are not 3 or 6 digits.
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    return _FRACTION.sub(lambda m: "." + (m.group(1) + "000000")[:6], text, count=1)
+
+
+def as_datetime(value: object, path: str) -> _dt.datetime:
+    if isinstance(value, str):
+        try:
+            return _dt.datetime.fromisoformat(_iso(value.strip()))
+        except ValueError:
+            raise DecodeError(
+                f"expected an ISO 8601 date-time, got {value[:40]!r}", path=path
+            ) from None
+    raise _fail("a date-time string", value, path)
+
+
+def as_date(value: object, path: str) -> _dt.date:
+    if isinstance(value, str):
+        try:
+            return _dt.date.fromisoformat(value.strip())
+        except ValueError:
+            raise DecodeError(
+                f"expected an ISO 8601 date, got {value[:40]!r}", path=path
+            ) from None
+    raise _fail("a date string", value, path)
+
+
+def as_uuid(value: object, path: str) -> uuid.UUID:
+    if isinstance(value, str):
+        try:
+            return uuid.UUID(value)
+        except ValueError:
+            raise DecodeError(
+                f"expected a UUID, got {value[:40]!r}", path=path
+            ) from None
+    raise _fail("a UUID string", value, path)
+
+
+def as_object(value: object, path: str) -> Mapping[str, Any]:
+    if isinstance(value, Mapping):
+        return value
+    raise _fail("an object", value, path)
+
+
+def list_of(item: Decoder[T]) -> Decoder[List[T]]:
+    def decode(value: object, path: str) -> List[T]:
+        if not isinstance(value, list):
+            raise _fail("an array", value, path)
+        return [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+    return decode
+
+
+def map_of(item: Decoder[T]) -> Decoder[Dict[str, T]]:
+    def decode(value: object, path: str) -> Dict[str, T]:
+        data = as_object(value, path)
+        return {str(k): item(v, _child(path, str(k))) for k, v in data.items()}
+
+    return decode
+
+
+def nullable(inner: Decoder[T]) -> Decoder[Optional[T]]:
+    def decode(value: object, path: str) -> Optional[T]:
+        return None if value is None else inner(value, path)
+
+    return decode
+
+
+def one_of(*variants: Decoder[Any]) -> Decoder[Any]:
+    """The first variant that decodes the value wins."""
+
+    def decode(value: object, path: str) -> Any:
+        errors = []
+        for variant in variants:
+            try:
+                return variant(value, path)
+            except DecodeError as exc:
+                errors.append(exc.reason)
+        raise DecodeError(
+            f"matches none of the {len(variants)} variants ({'; '.join(errors)})",
+            path=path,
+        )
+
+    return decode
+
+
+def const(expected: object) -> Decoder[Any]:
+    def decode(value: object, path: str) -> Any:
+        if value == expected and type(value) is type(expected):
+            return value
+        raise DecodeError(f"expected {expected!r}, got {_kind(value)}", path=path)
+
+    return decode
+
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _child(path: str, key: str) -> str:
+    return f"{path}.{key}" if _IDENT.match(key) else f"{path}[{key!r}]"
+
+
+def required(data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]) -> T:
+    if key not in data:
+        raise DecodeError("required field is missing", path=_child(path, key))
+    return decoder(data[key], _child(path, key))
+
+
+def optional(
+    data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]
+) -> Union[T, Unset]:
+    if key not in data:
+        return UNSET
+    return decoder(data[key], _child(path, key))
+
+
+def extra_fields(
+    data: Mapping[str, Any], known: frozenset[str], path: str, decoder: Decoder[T]
+) -> Dict[str, T]:
+    """Properties the schema does not name, kept rather than dropped."""
+    return {k: decoder(v, _child(path, k)) for k, v in data.items() if k not in known}
+
+
+class OpenStrEnum(str, enum.Enum):
+    """A string enum that keeps values the spec did not list (forward compatibility).
+
+    ``Status("new-value")`` returns a member whose ``is_known`` is false instead of
+    raising, so a server that adds a value does not break older clients.
+    """
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = value
+        member._value_ = value
+        return member
+
+    @property
+    def is_known(self) -> bool:
+        return self._name_ in type(self).__members__
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def decode(cls, value: object, path: str) -> Any:
+        return cls(as_str(value, path))
+
+
+class OpenIntEnum(int, enum.Enum):
+    """An integer enum that keeps values the spec did not list."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        member = int.__new__(cls, value)
+        member._name_ = f"VALUE_{value}"
+        member._value_ = value
+        return member
+
+    @property
+    def is_known(self) -> bool:
+        return self._name_ in type(self).__members__
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def decode(cls, value: object, path: str) -> Any:
+        return cls(as_int(value, path))
+
+
+def encode(value: object) -> Any:
+    """The JSON form of a decoded value: models, enums, dates, UUIDs, lists and maps."""
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): encode(v) for k, v in value.items()}
+    return value
