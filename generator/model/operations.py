@@ -285,7 +285,12 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
     if not isinstance(schemes, dict):
         return ()
     params = NameSet({"base_url", "timeout", "headers", "http_client", "transport", "max_retries", "wait_config"})
-    kinds = [s.get("type") for s in schemes.values() if isinstance(s, dict)]
+    def kind_of(node: dict[str, Any]) -> str:
+        if node.get("type") == "http" and str(node.get("scheme", "")).lower() == "basic":
+            return "basic"
+        return "bearer" if node.get("type") in ("http", "oauth2", "openIdConnect") else str(node.get("type"))
+
+    kinds = [kind_of(s) for s in schemes.values() if isinstance(s, dict)]
     out: list[ir.Auth] = []
     at = Location(name, "/components/securitySchemes")
     for scheme, node in schemes.items():
@@ -302,7 +307,7 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
         elif kind == "http" and str(node.get("scheme", "")).lower() == "basic":
             out.append(ir.BasicAuth(scheme, params.claim("username"), params.claim("password")))
         elif kind in ("http", "oauth2", "openIdConnect"):
-            single = sum(k in ("http", "oauth2", "openIdConnect") for k in kinds) == 1
+            single = kinds.count("bearer") == 1
             out.append(ir.BearerAuth(scheme, params.claim("token" if single else f"{snake(scheme)}_token")))
     return tuple(out)
 

@@ -61,6 +61,10 @@ def _types(node: dict[str, Any]) -> tuple[list[str], bool]:
     nullable = node.get("nullable") is True or "null" in types
     if isinstance(node.get("enum"), list) and None in node["enum"]:
         nullable = True
+    for keyword in ("oneOf", "anyOf"):
+        branches = node.get(keyword)
+        if isinstance(branches, list) and any(_is_null_schema(b) for b in branches):
+            nullable = True
     return [t for t in types if t != "null" and isinstance(t, str)], nullable
 
 

@@ -1,0 +1,32 @@
+# Two entry points: `make demo` (the live demo) and `make test` (the whole suite).
+# Each creates the virtual environment it needs; nothing but python3 is assumed.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test generate check lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m generator.demo
+
+test: $(STAMP)
+	$(BIN)/jobgen generate --check
+	$(BIN)/python -m pytest
+
+generate: $(STAMP)
+	$(BIN)/jobgen generate
+
+lint: $(STAMP)
+	$(BIN)/ruff check generator tests
+	$(BIN)/mypy generator
+
+clean:
+	rm -rf $(VENV) .venv-sdk .pytest_cache .mypy_cache .hypothesis

@@ -1,0 +1,418 @@
+"""Errors raised by the SDK: one hierarchy, rooted at `SDKError`.
+
+```
+SDKError
+├── APIConnectionError              the request never got an HTTP answer
+│   └── APITimeoutError             ... because it timed out
+├── APIStatusError                  the server answered with an error status
+│   ├── BadRequestError             400
+│   ├── AuthenticationError         401
+│   ├── PermissionDeniedError       403
+│   ├── NotFoundError               404
+│   ├── ConflictError               409
+│   ├── UnprocessableEntityError    422
+│   ├── RateLimitError              429
+│   └── InternalServerError         500 and above
+├── DecodeError (ValueError)        a response did not match its schema
+├── MissingJobId (ValueError)       a create response carried no job id
+├── InvalidResumeToken (ValueError) a resume token that cannot be read
+├── NoResultOperation (TypeError)   wait_for_result on a job without a result operation
+└── WaitError                       a wait ended without a usable record
+    ├── JobTimeout                  the deadline came first
+    ├── UnknownJobState             the server reported an undocumented state
+    ├── JobFailed                   the job ended in a failure state
+    ├── JobCanceled                 the job ended in a canceled state
+    └── StatusUnavailable           the status endpoint kept failing
+```
+
+Every error raised while waiting for a job names that job: waiter errors carry it as
+`job_id` and in their message; any other `SDKError` escaping a wait (a 401, a 404, a
+decoding error) is raised unchanged, with its `job_id` attribute set, which its message
+then mentions. Messages are built from status codes, paths and server payloads only:
+never from request headers, credentials or query strings.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TypeVar
+
+import httpx
+
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConflictError",
+    "DecodeError",
+    "InternalServerError",
+    "InvalidResumeToken",
+    "JobCanceled",
+    "JobFailed",
+    "JobTimeout",
+    "MissingJobId",
+    "NoResultOperation",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "SDKError",
+    "StatusUnavailable",
+    "UnknownJobState",
+    "UnprocessableEntityError",
+    "WaitError",
+    "attach_job_id",
+    "status_error_for",
+]
+
+_SUMMARY_LIMIT = 200
+
+
+def _summary(value: object) -> str:
+    """A short, single-line rendering of a server payload for messages."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, dict):
+        for key in ("message", "detail", "error_description"):
+            inner = value.get(key)
+            if isinstance(inner, str) and inner:
+                value = inner
+                break
+        else:
+            inner = value.get("error")
+            if isinstance(inner, (dict, str)) and inner:
+                return _summary(inner)
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    if len(text) > _SUMMARY_LIMIT:
+        text = text[: _SUMMARY_LIMIT - 3] + "..."
+    return text
+
+
+def _seconds(value: float) -> str:
+    return f"{round(value, 2):g}s"
+
+
+class SDKError(Exception):
+    """Root of every error this SDK raises."""
+
+    #: The job this error concerns, when it was raised while waiting for one.
+    job_id: str | None = None
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        if self.job_id is not None and self.job_id not in self.message:
+            return f"{self.message} (job {self.job_id})"
+        return self.message
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def attach_job_id(error: E, job_id: str) -> E:
+    """Record on an `SDKError` which job it concerns; other exceptions pass unchanged."""
+    if isinstance(error, SDKError) and error.job_id is None:
+        error.job_id = job_id
+    return error
+
+
+class APIConnectionError(SDKError):
+    """The request did not get an HTTP response (DNS, refused, reset, TLS...)."""
+
+    def __init__(
+        self,
+        message: str = "Connection error.",
+        *,
+        request: httpx.Request | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.request = request
+
+
+class APITimeoutError(APIConnectionError):
+    """The request timed out."""
+
+    def __init__(
+        self,
+        message: str = "Request timed out.",
+        *,
+        request: httpx.Request | None = None,
+    ) -> None:
+        super().__init__(message, request=request)
+
+
+class APIStatusError(SDKError):
+    """The server answered with a 4xx or 5xx status."""
+
+    #: Extra advice appended to the message of this class.
+    advice: str = ""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: httpx.Response,
+        body: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.response = response
+        self.status_code: int = response.status_code
+        self.body = body
+        headers = response.headers
+        self.request_id: str | None = headers.get("x-request-id") or headers.get("request-id")
+
+
+class BadRequestError(APIStatusError):
+    """400 Bad Request."""
+
+
+class AuthenticationError(APIStatusError):
+    """401 Unauthorized."""
+
+    advice = (
+        "check the API key or credentials this client was configured with; "
+        "a job is often readable only with the key that created it"
+    )
+
+
+class PermissionDeniedError(APIStatusError):
+    """403 Forbidden."""
+
+    advice = "the credentials this client was configured with lack permission"
+
+
+class NotFoundError(APIStatusError):
+    """404 Not Found."""
+
+
+class ConflictError(APIStatusError):
+    """409 Conflict."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422 Unprocessable Entity."""
+
+
+class RateLimitError(APIStatusError):
+    """429 Too Many Requests."""
+
+
+class InternalServerError(APIStatusError):
+    """500 and above."""
+
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def _read_body(response: httpx.Response) -> object:
+    try:
+        raw = response.content
+    except httpx.ResponseNotRead:
+        return None
+    except Exception:  # noqa: BLE001 - reading an error body must never raise
+        return None
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pass
+    try:
+        return response.text
+    except Exception:  # noqa: BLE001
+        return raw.decode("utf-8", errors="replace")
+
+
+def status_error_for(response: httpx.Response) -> APIStatusError:
+    """The `APIStatusError` subclass for `response`, with its decoded body.
+
+    The body is JSON when it parses, else text; reading it never raises.
+    """
+    code = response.status_code
+    cls = _BY_STATUS.get(code)
+    if cls is None:
+        cls = InternalServerError if code >= 500 else APIStatusError
+    body = _read_body(response)
+    parts = [f"HTTP {code} {response.reason_phrase}".rstrip()]
+    try:
+        request: httpx.Request | None = response.request
+    except RuntimeError:
+        request = None
+    if request is not None:
+        parts[0] += f" from {request.method} {request.url.path}"
+    detail = _summary(body)
+    if detail:
+        parts.append(detail)
+    if cls.advice:
+        parts.append(cls.advice)
+    return cls(": ".join(parts), response=response, body=body)
+
+
+class DecodeError(SDKError, ValueError):
+    """A response did not match the schema; `path` locates the value, e.g. `$.data.status`."""
+
+    def __init__(self, reason: str, *, path: str = "$") -> None:
+        super().__init__(f"cannot decode {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class MissingJobId(SDKError, ValueError):
+    """The create response did not carry the new job's id."""
+
+
+class InvalidResumeToken(SDKError, ValueError):
+    """A resume token that is not one this SDK wrote."""
+
+
+class NoResultOperation(SDKError, TypeError):
+    """`wait_for_result` was called for a job type that has no result operation."""
+
+
+class WaitError(SDKError):
+    """A wait for a job ended without a usable record; names the job."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        job_id: str,
+        last_state: str | None = None,
+        last_record: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.job_id = job_id
+        self.last_state = last_state
+        self.last_record = last_record
+
+
+class JobTimeout(WaitError):
+    """The deadline came before a terminal state; the job may still finish.
+
+    `resume_token` lets `wait_for_job(resume=...)` continue the wait elsewhere.
+    """
+
+    def __init__(
+        self,
+        job_id: str,
+        *,
+        elapsed: float,
+        deadline: float,
+        resume_token: str,
+        last_state: str | None = None,
+        last_record: object = None,
+    ) -> None:
+        state = last_state if last_state is not None else "not finished"
+        super().__init__(
+            f"job {job_id} still {state} after {_seconds(elapsed)} "
+            f"(deadline {_seconds(deadline)}); it was not canceled, "
+            "wait again or resume with the resume_token",
+            job_id=job_id,
+            last_state=last_state,
+            last_record=last_record,
+        )
+        self.elapsed = elapsed
+        self.deadline = deadline
+        self.resume_token = resume_token
+
+
+class UnknownJobState(WaitError):
+    """The server reported a state the API does not document."""
+
+    def __init__(
+        self,
+        job_id: str,
+        *,
+        state: str | None,
+        documented: frozenset[str] = frozenset(),
+        last_record: object = None,
+        detail: str = "",
+    ) -> None:
+        if state is None:
+            message = f"job {job_id}: the status record has no state"
+        else:
+            message = f"job {job_id} reported undocumented state {state!r}"
+        if detail:
+            message += f" ({detail})"
+        if documented:
+            message += f"; documented states: {', '.join(sorted(documented))}"
+        super().__init__(message, job_id=job_id, last_state=state, last_record=last_record)
+        self.state = state
+
+
+class _JobEnded(WaitError):
+    """A terminal state that has no result: base of `JobFailed` and `JobCanceled`."""
+
+    verb = "ended"
+
+    def __init__(
+        self,
+        job_id: str,
+        *,
+        state: str | None,
+        error: object = None,
+        last_record: object = None,
+        record: object = None,
+    ) -> None:
+        message = f"job {job_id} {self.verb}"
+        if state is not None:
+            message += f" (state {state})"
+        detail = _summary(error)
+        if detail:
+            message += f": {detail}"
+        super().__init__(message, job_id=job_id, last_state=state, last_record=last_record)
+        self.error = error
+        #: The terminal record, decoded to its model.
+        self.record = record
+
+
+class JobFailed(_JobEnded):
+    """The job ended in a failure state; `error` is the server's error payload."""
+
+    verb = "failed"
+
+
+class JobCanceled(_JobEnded):
+    """The job ended in a canceled state; `error` is the server's payload, if any."""
+
+    verb = "was canceled"
+
+
+class StatusUnavailable(WaitError):
+    """The status endpoint kept failing past its retry budget.
+
+    This says nothing about the job itself, which may still be running; the last
+    transport or server error is `last_error` (and `__cause__`).
+    """
+
+    def __init__(
+        self,
+        job_id: str,
+        *,
+        last_error: BaseException,
+        attempts: int,
+        last_state: str | None = None,
+        last_record: object = None,
+    ) -> None:
+        super().__init__(
+            f"status endpoint unavailable for job {job_id} after {attempts} "
+            f"attempt(s) (last error: {last_error}); the job itself may still "
+            "be running",
+            job_id=job_id,
+            last_state=last_state,
+            last_record=last_record,
+        )
+        self.last_error = last_error
+        self.attempts = attempts

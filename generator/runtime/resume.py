@@ -1,0 +1,71 @@
+"""Resume tokens: how a timed-out wait is continued, possibly in another process.
+
+A token is versioned JSON naming the job, the wall-clock deadline (epoch seconds) and
+the number of polls made, e.g. `{"attempt":4,"deadline_at":1767225600.0,"job":"job",
+"job_id":"j_1","v":1}`. It holds no credentials.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import attrs
+
+from .errors import InvalidResumeToken
+
+__all__ = ["ResumeToken", "decode_resume_token", "encode_resume_token"]
+
+_TOKEN_VERSION = 1
+
+
+@attrs.frozen
+class ResumeToken:
+    """The decoded content of a `JobTimeout.resume_token`."""
+
+    job_id: str
+    deadline_at: float
+    attempt: int
+    job: str | None = None
+
+
+def encode_resume_token(token: ResumeToken) -> str:
+    """Versioned JSON: `{"v":1,"job_id":...,"deadline_at":<epoch s>,"attempt":n,...}`."""
+    payload: dict[str, object] = {
+        "v": _TOKEN_VERSION,
+        "job_id": token.job_id,
+        "deadline_at": token.deadline_at,
+        "attempt": token.attempt,
+    }
+    if token.job is not None:
+        payload["job"] = token.job
+    return json.dumps(payload, separators=(",", ":"), sort_keys=True)
+
+
+def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
+    """Read a token written by `encode_resume_token`; InvalidResumeToken if it is not one."""
+
+    def bad(why: str) -> InvalidResumeToken:
+        return InvalidResumeToken(f"invalid resume token: {why}")
+
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError):
+        raise bad("not JSON") from None
+    if not isinstance(data, dict):
+        raise bad("not a JSON object")
+    if data.get("v") != _TOKEN_VERSION:
+        raise bad(f"unsupported version {data.get('v')!r}")
+    job_id, deadline_at, attempt = (data.get(k) for k in ("job_id", "deadline_at", "attempt"))
+    if not isinstance(job_id, str) or not job_id:
+        raise bad("no job_id")
+    if isinstance(deadline_at, bool) or not isinstance(deadline_at, (int, float)):
+        raise bad("no deadline_at")
+    if not math.isfinite(deadline_at):
+        raise bad("deadline_at is not finite")
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
+        raise bad("no attempt count")
+    kind = data.get("job")
+    if job is not None and kind is not None and kind != job:
+        raise bad(f"it belongs to a {kind!r} job, not a {job!r} job")
+    return ResumeToken(job_id, float(deadline_at), attempt, kind if isinstance(kind, str) else None)

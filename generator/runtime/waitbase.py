@@ -1,0 +1,172 @@
+"""What the sync and async waiters share besides the decision core: no I/O here.
+
+Argument checks, resume handling, record decoding, terminal outcomes turned into
+errors, and reading the new job's id from a create response.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, Protocol, TypeVar
+
+import httpx
+
+from .errors import (
+    InvalidResumeToken,
+    JobCanceled,
+    JobFailed,
+    MissingJobId,
+    NoResultOperation,
+    SDKError,
+    attach_job_id,
+)
+from .ratelimit import RateLimiter
+from .resume import decode_resume_token
+from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
+from .waitspec import JobSpec, PollEvent, WaitConfig
+
+__all__ = ["AsyncReadStatus", "BaseJobWaiter", "ReadStatus", "check_wait_args"]
+
+RecordT = TypeVar("RecordT")
+ResultT = TypeVar("ResultT")
+
+
+class ReadStatus(Protocol):
+    """Reads the job's status once; raises `errors` exceptions for failures."""
+
+    def __call__(self, job_id: str, timeout: float) -> httpx.Response: ...
+
+
+class AsyncReadStatus(Protocol):
+    """The async twin of `ReadStatus`."""
+
+    def __call__(self, job_id: str, timeout: float) -> Awaitable[httpx.Response]: ...
+
+
+class BaseJobWaiter(Generic[RecordT, ResultT]):
+    """What both twins share: everything but the I/O."""
+
+    def __init__(
+        self,
+        spec: JobSpec,
+        decode_record: Callable[[Any], RecordT],
+        config: WaitConfig | None,
+        limiter: RateLimiter | None,
+        has_result: bool,
+    ) -> None:
+        self.spec = spec
+        self.config = config = WaitConfig() if config is None else config
+        if limiter is None and config.max_status_reads_per_second:
+            limiter = RateLimiter(config.max_status_reads_per_second, clock=config.clock)
+        self.limiter = limiter
+        self._decode_record = decode_record
+        self._has_result = has_result
+
+    def _core(
+        self,
+        job_id: str | None,
+        deadline: float,
+        on_poll: Callable[[PollEvent], None] | None,
+        resume: str | None = None,
+        *,
+        want_result: bool = False,
+        abandon: threading.Event | None = None,
+    ) -> WaitCore:
+        if resume is not None:
+            token = decode_resume_token(resume, self.spec.name)
+            if job_id is not None and job_id != token.job_id:
+                raise InvalidResumeToken(
+                    f"resume token is for job {token.job_id}, not job {job_id}"
+                )
+            left = token.deadline_at - self.config.wall_clock()
+            return WaitCore(
+                self.spec,
+                self.config,
+                token.job_id,
+                deadline=left,
+                attempt=token.attempt,
+                deadline_at=token.deadline_at,
+                on_poll=on_poll,
+            )
+        if not isinstance(job_id, str) or not job_id:
+            raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+        return WaitCore(
+            self.spec,
+            self.config,
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            want_result=want_result,
+            abandon=abandon,
+        )
+
+    def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
+        try:
+            return self._decode_record(finished.record)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+
+    def _require_success(self, core: WaitCore, finished: Finished) -> None:
+        """Raise JobFailed / JobCanceled unless the job succeeded (W3)."""
+        if finished.outcome == "success":
+            return
+        cls = JobCanceled if finished.outcome == "canceled" else JobFailed
+        try:
+            record: object = self._decode_record(finished.record)
+        except SDKError:
+            record = finished.record
+        raise cls(
+            core.job_id,
+            state=finished.state,
+            error=finished.error,
+            last_record=finished.record,
+            record=record,
+        )
+
+    def _no_result_operation(self) -> NoResultOperation:
+        return NoResultOperation(
+            f"{self.spec.name} jobs have no result operation: "
+            "use wait_for_job(), which returns the terminal record"
+        )
+
+    def _idempotency_key(self) -> str | None:
+        return str(uuid.uuid4()) if self.spec.idempotency_header else None
+
+    def _job_id_from(self, response: httpx.Response) -> str:
+        """The new job's id from a create response (`id_path` or `id_header`)."""
+        ensure_success(response)
+        spec = self.spec
+        found: object = None
+        where = "the spec declares neither id_path nor id_header"
+        if spec.id_path is not None:
+            where = f"nothing at {pointer(spec.id_path)} of the create response"
+            try:
+                found = dig(response.json(), spec.id_path)
+            except ValueError:
+                where = "the create response body is not JSON"
+        if not _usable_id(found) and spec.id_header is not None:
+            where = f"no usable {spec.id_header} header in the create response"
+            url = response.headers.get(spec.id_header)
+            if url:
+                found = httpx.URL(url.strip()).path.rstrip("/").rsplit("/", 1)[-1]
+        if isinstance(found, int) and not isinstance(found, bool):
+            found = str(found)
+        if not _usable_id(found):
+            raise MissingJobId(f"cannot find the new {spec.name} job's id: {where}")
+        return str(found)
+
+
+def _usable_id(value: object) -> bool:
+    return (isinstance(value, str) and bool(value.strip())) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    )
+
+
+def check_wait_args(deadline: float, concurrency: int = 1) -> None:
+    if not (deadline > 0 and math.isfinite(deadline)):
+        raise ValueError(f"deadline must be a positive number of seconds, got {deadline!r}")
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")

@@ -1,0 +1,333 @@
+"""The sans-I/O decision core of the waiter, shared by the sync and async loops.
+
+A `WaitCore` follows one wait. The loops hand it each status response (`step`) and
+it answers `Finished` (a terminal record), `Sleep` (how long, and why), or raises
+(`JobTimeout`, `UnknownJobState`). It never sends a request and never sleeps, so the
+two loops only do I/O and cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import logging
+import math
+import threading
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import attrs
+import httpx
+
+from .errors import (
+    DecodeError,
+    JobTimeout,
+    StatusUnavailable,
+    UnknownJobState,
+    WaitError,
+    attach_job_id,
+    status_error_for,
+)
+from .policy import choose_delay
+from .resume import ResumeToken, encode_resume_token
+from .retry import RetryStats
+from .retry_after import parse_delay
+from .waitspec import JobSpec, PollEvent, WaitConfig
+
+__all__ = [
+    "Finished",
+    "Sleep",
+    "WaitCore",
+    "dig",
+    "ensure_success",
+    "pointer",
+    "wait_span",
+]
+
+logger = logging.getLogger(__name__)
+
+_MISSING: Any = object()
+
+
+def dig(value: object, path: tuple[str, ...]) -> Any:
+    """The value at `path` inside `value`, or a private MISSING marker."""
+    for key in path:
+        if isinstance(value, dict):
+            value = value.get(key, _MISSING)
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return _MISSING
+        if value is _MISSING:
+            return _MISSING
+    return value
+
+
+def pointer(path: tuple[str, ...]) -> str:
+    """A path as shown in messages: `$.data.items[3].status`."""
+    return "$" + "".join(f"[{key}]" if key.isdigit() else f".{key}" for key in path)
+
+
+def ensure_success(response: httpx.Response) -> httpx.Response:
+    """`response` itself if it is 2xx, else raise its `APIStatusError`."""
+    if not response.is_success:
+        raise status_error_for(response)
+    return response
+
+
+_tracer: Any = None
+
+
+def wait_span(job: str, job_id: str) -> contextlib.AbstractContextManager[object]:
+    """An OpenTelemetry span "jobgen.wait" when opentelemetry is installed, else nothing."""
+    global _tracer
+    if _tracer is None:
+        try:
+            trace = importlib.import_module("opentelemetry.trace")
+            _tracer = trace.get_tracer(__name__)
+        except ImportError:
+            _tracer = False
+    if _tracer is False:
+        return contextlib.nullcontext()
+    span: contextlib.AbstractContextManager[object] = _tracer.start_as_current_span(
+        "jobgen.wait", attributes={"job.id": job_id, "job.type": job}
+    )
+    return span
+
+
+@attrs.frozen
+class Sleep:
+    """Not finished: sleep `delay` seconds (chosen by `source`), then poll again."""
+
+    delay: float
+    source: str
+
+
+@attrs.frozen
+class Finished:
+    """A terminal record; `outcome` is "success", "failure" or "canceled"."""
+
+    record: object
+    state: str | None
+    outcome: str
+    error: object = None
+
+
+class Abandoned(Exception):
+    """Internal: the caller stopped wanting this wait (a closed `wait_for_jobs`)."""
+
+
+class WaitCore:
+    """The state and decisions of one wait for one job."""
+
+    def __init__(
+        self,
+        spec: JobSpec,
+        config: WaitConfig,
+        job_id: str,
+        *,
+        deadline: float,
+        attempt: int = 0,
+        deadline_at: float | None = None,
+        on_poll: Callable[[PollEvent], None] | None = None,
+        want_result: bool = False,
+        abandon: threading.Event | None = None,
+    ) -> None:
+        self.spec = spec
+        self.config = config
+        self.job_id = job_id
+        self.deadline = deadline
+        self.attempt = attempt
+        self.started = config.clock()
+        self.deadline_at = config.wall_clock() + deadline if deadline_at is None else deadline_at
+        self.last_state: str | None = None
+        self.last_record: object = None
+        self._hooks = [h for h in (config.on_poll, on_poll) if h is not None]
+        self._want_result = want_result
+        self._abandon = abandon
+        self.floor = spec.floor if config.floor is None else config.floor
+        self.first = spec.first if config.first is None else config.first
+        self.cap = spec.cap if config.cap is None else config.cap
+
+    def elapsed(self) -> float:
+        return self.config.clock() - self.started
+
+    def time_left(self) -> float:
+        return self.deadline - self.elapsed()
+
+    def request_timeout(self) -> float:
+        """The timeout for the next status request: the time left, never negative."""
+        return max(0.0, self.time_left())
+
+    def before_read(self) -> None:
+        """Called before every status request: no request starts past the deadline."""
+        if self._abandon is not None and self._abandon.is_set():
+            raise Abandoned(self.job_id)
+        if self.time_left() < 0:
+            raise self.timeout_error()
+
+    def timeout_error(self) -> JobTimeout:
+        token = ResumeToken(self.job_id, self.deadline_at, self.attempt, self.spec.name)
+        error = JobTimeout(
+            self.job_id,
+            elapsed=self.elapsed(),
+            deadline=self.deadline,
+            resume_token=encode_resume_token(token),
+            last_state=self.last_state,
+            last_record=self.last_record,
+        )
+        logger.info("%s", error)
+        return error
+
+    def read_failed(self, error: BaseException, stats: RetryStats) -> NoReturn:
+        """Raise what a failed status read means for this wait (rule W6)."""
+        if isinstance(error, (WaitError, Abandoned)):
+            raise error
+        if stats.stop_reason == "time_left":
+            raise self.timeout_error() from error
+        if stats.stop_reason is not None:
+            unavailable = StatusUnavailable(
+                self.job_id,
+                last_error=error,
+                attempts=stats.attempts,
+                last_state=self.last_state,
+                last_record=self.last_record,
+            )
+            logger.info("%s", unavailable)
+            raise unavailable from error
+        raise attach_job_id(error, self.job_id)
+
+    def step(self, response: httpx.Response) -> Sleep | Finished:
+        """Decide what a successful status response means: finished, or how long to sleep."""
+        try:
+            body = response.json()
+        except ValueError:
+            raise attach_job_id(DecodeError("the status body is not JSON"), self.job_id) from None
+        spec = self.spec
+        record = dig(body, spec.record_path)
+        if record is _MISSING:
+            error = DecodeError("the status body has no record", path=pointer(spec.record_path))
+            raise attach_job_id(error, self.job_id)
+        attempt = self.attempt
+        self.attempt += 1
+        self.last_record = record
+        state, outcome = self._classify(record)
+        self.last_state = state
+        if outcome is not None and not (
+            self._want_result and outcome == "success" and not self._ready(record)
+        ):
+            self._emit(attempt, record, None, None)
+            logger.info(
+                "job %s finished: %s (state %s) after %d polls in %.2fs",
+                self.job_id,
+                outcome,
+                state,
+                self.attempt,
+                self.elapsed(),
+            )
+            payload = dig(record, spec.error_path) if spec.error_path else None
+            return Finished(record, state, outcome, None if payload is _MISSING else payload)
+        delay, source = choose_delay(
+            self._hints(record, response.headers),
+            attempt=attempt,
+            floor=self.floor,
+            first=self.first,
+            cap=self.cap,
+            rng=self.config.rng,
+        )
+        if self.elapsed() + delay > self.deadline:
+            self._emit(attempt, record, None, None)
+            raise self.timeout_error()
+        self._emit(attempt, record, delay, source)
+        return Sleep(delay, source)
+
+    def _classify(self, record: object) -> tuple[str | None, str | None]:
+        """The record's state and terminal outcome (None while in progress), W1/W2."""
+        spec = self.spec
+        state: str | None = None
+        outcome: str | None = None
+        if spec.state_path is not None:
+            raw = dig(record, spec.state_path)
+            if raw is _MISSING or raw is None:
+                raise UnknownJobState(
+                    self.job_id,
+                    state=None,
+                    documented=spec.documented_states,
+                    last_record=record,
+                    detail=f"nothing at {pointer(spec.state_path)}",
+                )
+            state = raw if isinstance(raw, str) else json.dumps(raw)
+            for name, group in (
+                ("success", spec.success),
+                ("failure", spec.failure),
+                ("canceled", spec.canceled),
+            ):
+                if state in group:
+                    outcome = name
+            if outcome is None and state not in spec.pending:
+                raise UnknownJobState(
+                    self.job_id,
+                    state=state,
+                    documented=spec.documented_states,
+                    last_record=record,
+                )
+        terminal = spec.terminal_path
+        if outcome is None and terminal is not None and dig(record, terminal) is True:
+            error = dig(record, spec.error_path) if spec.error_path else None
+            outcome = "success" if error is None or error is _MISSING else "failure"
+        return state, outcome
+
+    def _ready(self, record: object) -> bool:
+        path = self.spec.ready_path
+        return path is None or dig(record, path) is True
+
+    def _hints(self, record: object, headers: httpx.Headers) -> list[tuple[float, str]]:
+        """Every server hint of this poll, in seconds (W4), re-read on every poll."""
+        hints: list[tuple[float, str]] = []
+        now = self.config.wall_clock()
+        for hint in self.spec.header_hints:
+            seconds = parse_delay(headers.get(hint.name), hint.format, now)
+            if seconds is not None:
+                kind = "retry-after" if hint.name.lower() == "retry-after" else "header"
+                hints.append((seconds, kind))
+        if self.spec.hint_path is not None:
+            raw = dig(record, self.spec.hint_path)
+            value: float | None = None
+            if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+                value = float(raw)
+            elif isinstance(raw, str):
+                value = parse_delay(raw, "seconds", now)
+            if value is not None and value >= 0 and math.isfinite(value):
+                hints.append((value * self.spec.hint_scale, "hint"))
+        return hints
+
+    def _emit(
+        self,
+        attempt: int,
+        record: object,
+        delay: float | None,
+        source: str | None,
+    ) -> None:
+        elapsed = self.elapsed()
+        logger.debug(
+            "job %s poll %d: state=%s delay=%s source=%s elapsed=%.2fs",
+            self.job_id,
+            attempt,
+            self.last_state,
+            delay,
+            source,
+            elapsed,
+        )
+        if self._hooks:
+            event = PollEvent(
+                job_id=self.job_id,
+                attempt=attempt,
+                state=self.last_state,
+                delay=delay,
+                source=source,
+                elapsed=elapsed,
+                record=record,
+            )
+            for hook in self._hooks:
+                hook(event)

@@ -1,0 +1,177 @@
+"""The plain data the waiter works from: job specs, wait configuration, poll events.
+
+Generated code builds one `JobSpec` per job type from the spec's `x-jobgen` extension;
+callers tune a wait with `WaitConfig` and observe it through `PollEvent`s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Generic, TypeVar
+
+import attrs
+
+from .errors import SDKError
+from .retry import RetryPolicy
+from .retry_after import DELAY_FORMATS
+
+__all__ = [
+    "DEFAULT_STATUS_RETRY",
+    "HeaderHint",
+    "JobOutcome",
+    "JobSpec",
+    "PollEvent",
+    "WaitConfig",
+]
+
+RecordT = TypeVar("RecordT")
+
+
+def _format(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value not in DELAY_FORMATS:
+        raise ValueError(f"{attribute.name} must be one of {sorted(DELAY_FORMATS)}, got {value!r}")
+
+
+@attrs.frozen
+class HeaderHint:
+    """A response header carrying a poll hint, in `format` retry-after|seconds|milliseconds."""
+
+    name: str
+    format: str = attrs.field(default="retry-after", validator=_format)
+
+
+def _seconds(_: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{attribute.name} must be a non-negative number, got {value!r}")
+
+
+def _optional_path(value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _states(value: frozenset[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
+@attrs.frozen(kw_only=True)
+class JobSpec:
+    """What the waiter knows about one job type.
+
+    Paths are tuples of keys (digit strings index lists): `record_path` leads from the
+    status body to the record (`()` is the body itself); every other path is inside the
+    record, except `id_path`, which points into the create response body. `hint_scale`
+    converts the body hint to seconds (0.001 for milliseconds). `id_header` names a
+    create-response header holding a URL whose last path segment is the job id.
+    """
+
+    name: str
+    record_path: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    state_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    success: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
+    failure: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
+    canceled: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
+    pending: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
+    terminal_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    ready_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    error_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    hint_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    hint_scale: float = attrs.field(default=1.0, validator=_seconds)
+    header_hints: tuple[HeaderHint, ...] = attrs.field(
+        default=(HeaderHint("Retry-After", "retry-after"),), converter=tuple
+    )
+    floor: float = attrs.field(default=0.0, validator=_seconds)
+    first: float = attrs.field(default=1.0, validator=_seconds)
+    cap: float = attrs.field(default=30.0, validator=_seconds)
+    id_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    id_header: str | None = None
+    idempotency_header: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.state_path is None and self.terminal_path is None:
+            raise ValueError(f"job {self.name!r}: needs a state_path or a terminal_path")
+        groups = (self.success, self.failure, self.canceled, self.pending)
+        seen: set[str] = set()
+        for group in groups:
+            twice = seen & group
+            if twice:
+                raise ValueError(f"job {self.name!r}: states classified twice: {sorted(twice)}")
+            seen |= group
+
+    @property
+    def documented_states(self) -> frozenset[str]:
+        """Every state the API documents for this job."""
+        return self.success | self.failure | self.canceled | self.pending
+
+
+#: The status read's own retry budget, apart from the job deadline.
+DEFAULT_STATUS_RETRY = RetryPolicy(attempts=5, budget=60.0)
+
+
+def _optional_seconds(
+    _: object, attribute: attrs.Attribute[float | None], value: float | None
+) -> None:
+    if value is not None:
+        _seconds(_, attribute, value)  # type: ignore[arg-type]
+
+
+@attrs.frozen(kw_only=True)
+class WaitConfig:
+    """How waits run: schedule overrides, status retries, clocks and hooks.
+
+    `first`, `floor` and `cap` override the spec's when set. `clock` is monotonic and
+    measures deadlines; `wall_clock` (epoch seconds) reads HTTP-dates and resume tokens.
+    `sleep`, `async_sleep` and `rng` are injectable so a test can pin an exact schedule.
+    `max_status_reads_per_second` caps status reads across every wait of the waiter
+    (when no shared `RateLimiter` is passed to it).
+    """
+
+    first: float | None = attrs.field(default=None, validator=_optional_seconds)
+    floor: float | None = attrs.field(default=None, validator=_optional_seconds)
+    cap: float | None = attrs.field(default=None, validator=_optional_seconds)
+    status_retry: RetryPolicy = DEFAULT_STATUS_RETRY
+    clock: Callable[[], float] = time.monotonic
+    wall_clock: Callable[[], float] = time.time
+    sleep: Callable[[float], None] = time.sleep
+    async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    rng: Callable[[], float] = random.random
+    on_poll: Callable[[PollEvent], None] | None = None
+    max_status_reads_per_second: float | None = attrs.field(
+        default=None, validator=_optional_seconds
+    )
+
+
+@attrs.frozen(kw_only=True)
+class PollEvent:
+    """One status read of a wait, for progress displays and metrics.
+
+    `attempt` is the 0-based poll number (status retries do not count); `delay` is the
+    chosen wait before the next poll, None when the wait stops here; `source` is where
+    it came from: "retry-after", "hint" (the body), "header" (another header),
+    "backoff" or "floor". `record` is the raw JSON record.
+    """
+
+    job_id: str
+    attempt: int
+    state: str | None
+    delay: float | None
+    source: str | None
+    elapsed: float
+    record: object
+
+
+@attrs.frozen(kw_only=True)
+class JobOutcome(Generic[RecordT]):
+    """How one job of `wait_for_jobs` ended: its terminal record, or the error."""
+
+    job_id: str
+    record: RecordT | None = None
+    error: SDKError | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the wait reached a terminal record (whatever its state)."""
+        return self.error is None

@@ -1,0 +1,36 @@
+"""Shared test helpers: generate an SDK into a temporary directory and import it."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+from generator.pipeline import Target, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = ROOT / "specs"
+TEST_SPECS = ROOT / "tests" / "specs"
+REAL_SPECS = ROOT.parent / "shared" / "specs-real"
+
+
+@contextmanager
+def imported_sdk(spec: Path, out: Path, package: str, jobs: Path | None = None) -> Iterator[ModuleType]:
+    """Generate the SDK of ``spec`` into ``out`` and import it; unimport it afterwards."""
+    generate(Target(spec=spec, output=out / package, package=package, jobs=jobs))
+    sys.path.insert(0, str(out / package))
+    try:
+        yield importlib.import_module(package)
+    finally:
+        sys.path.remove(str(out / package))
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            del sys.modules[name]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
