@@ -242,7 +242,7 @@ class _JobReader:
     ) -> tuple[tuple[str, ...] | None, str | None]:
         value = node.get("id_from")
         if create is None:
-            if value is not None:
+            if value is not None and node.get("create") is None:
                 self.problem(at.child("id_from"), "'id_from' needs a 'create' operation")
             return None, None
         if value is None:

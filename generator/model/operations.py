@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from ..problems import Location, Problem
+from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet
 from . import ir
 from .names import NameSet, pascal, snake, words
@@ -41,6 +41,15 @@ def _media_kind(media_type: str) -> ir.BodyKind | None:
 _BODY_PREFERENCE = ("json", "form", "multipart", "text", "binary")
 
 
+def _safe_deref(spec: SpecSet, node: Any, at: Location, problems: list[Problem]) -> tuple[Any, Location]:
+    """Follow a ``$ref``; a broken one becomes a problem and ``None``."""
+    try:
+        return spec.deref(node, at)
+    except SpecError as exc:
+        problems.extend(exc.problems)
+        return None, at
+
+
 class OperationBuilder:
     """Reads ``paths`` into :class:`~.ir.Operation` objects, collecting problems."""
 
@@ -63,7 +72,7 @@ class OperationBuilder:
         seen: dict[str, Location] = {}
         for path, item in paths.items():
             item_at = at.child(str(path))
-            item, item_at = self.spec.deref(item, item_at)
+            item, item_at = _safe_deref(self.spec, item, item_at, self.problems)
             if not isinstance(item, dict):
                 self.problems.append(Problem(item_at, "a path item must be a mapping"))
                 continue
@@ -71,7 +80,7 @@ class OperationBuilder:
             for method in METHODS:
                 if method not in item:
                     continue
-                node, op_at = self.spec.deref(item[method], item_at.child(method))
+                node, op_at = _safe_deref(self.spec, item[method], item_at.child(method), self.problems)
                 if not isinstance(node, dict):
                     self.problems.append(Problem(op_at, "an operation must be a mapping"))
                     continue
@@ -145,7 +154,7 @@ class OperationBuilder:
                 self.problems.append(Problem(source_at, "parameters must be a list"))
                 continue
             for index, raw in enumerate(source):
-                param, param_at = self.spec.deref(raw, source_at.child(index))
+                param, param_at = _safe_deref(self.spec, raw, source_at.child(index), self.problems)
                 if not isinstance(param, dict) or not isinstance(param.get("name"), str):
                     self.problems.append(Problem(param_at, "a parameter needs a string 'name'"))
                     continue
@@ -198,7 +207,7 @@ class OperationBuilder:
     def _body(self, raw: Any, at: Location, hint: str) -> ir.Body | None:
         if raw is None:
             return None
-        node, at = self.spec.deref(raw, at)
+        node, at = _safe_deref(self.spec, raw, at, self.problems)
         if not isinstance(node, dict) or not isinstance(node.get("content"), dict):
             self.problems.append(Problem(at, "requestBody needs a 'content' mapping"))
             return None
@@ -228,7 +237,7 @@ class OperationBuilder:
             return ir.Response("200", "empty", None, None)
         codes = sorted(str(code) for code in raw if str(code).startswith("2"))
         for code in codes:
-            node, node_at = self.spec.deref(raw[code] if code in raw else raw[int(code)], at.child(code))
+            node, node_at = _safe_deref(self.spec, raw[code] if code in raw else raw[int(code)], at.child(code), self.problems)
             if not isinstance(node, dict):
                 continue
             content = node.get("content")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..problems import Location, Problem
+from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet
 from . import ir
 from .names import NameSet, constant, pascal, snake
@@ -123,7 +123,11 @@ class SchemaBuilder:
             self.problems.append(Problem(location, "a schema must be an object"))
             return ir.AnyType()
         if "$ref" in node:
-            target, target_at = self.spec.deref(node, location)
+            try:
+                target, target_at = self.spec.deref(node, location)
+            except SpecError as exc:
+                self.problems.extend(exc.problems)
+                return ir.AnyType()
             if not isinstance(target, dict):
                 self.problems.append(Problem(target_at, "a schema must be an object"))
                 return ir.AnyType()
@@ -206,6 +210,8 @@ class SchemaBuilder:
         description = _text(node.get("description")) if isinstance(node, dict) else ""
         if not isinstance(node, dict):
             return ir.AliasSchema(key, name, module, ir.AnyType(), "", location)
+        if "$ref" in node:
+            return ir.AliasSchema(key, name, module, self.type_of(node, location, name), description, location)
         union = self._variants(node)
         if union is not None and not node.get("properties"):
             return self._build_union(node, location, key, name, module, union, description)
@@ -301,7 +307,11 @@ class SchemaBuilder:
             self.problems.append(Problem(location, "allOf nests too deep"))
             return
         for index, part in enumerate(node.get("allOf") or []):
-            part_node, part_at = self.spec.deref(part, location.child("allOf", index))
+            try:
+                part_node, part_at = self.spec.deref(part, location.child("allOf", index))
+            except SpecError as exc:
+                self.problems.extend(exc.problems)
+                continue
             if isinstance(part_node, dict):
                 self._collect_properties(part_node, part_at, props, required, extra, depth + 1)
         properties = node.get("properties")

@@ -61,7 +61,7 @@ def _positive_int(_: object, attribute: attrs.Attribute[int], value: int) -> Non
         raise ValueError(f"{attribute.name} must be >= 1, got {value!r}")
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen
 class RetryPolicy:
     """How hard to retry one request.
 

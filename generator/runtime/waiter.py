@@ -69,8 +69,10 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
-        `resume` continues a wait from a `JobTimeout.resume_token` (job id, remaining
-        time and attempt count come from the token; `deadline` is then ignored).
+        `resume` continues a wait from a `JobTimeout.resume_token`: the job id, the
+        time left before the original deadline and the attempt count come from the
+        token, and `deadline` is ignored (a token whose deadline has passed raises
+        `JobTimeout` at once, without a request).
         """
         check_wait_args(deadline)
         core = self._core(job_id, deadline, on_poll, resume)
@@ -180,7 +182,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             core.before_read()
             if limiter is not None and not limiter.acquire(config.sleep, timeout=core.time_left()):
                 raise core.timeout_error()
-            return ensure_success(self._read_status(core.job_id, core.request_timeout()))
+            return ensure_success(self._read_status(core.job_id, timeout=core.request_timeout()))
 
         stats = RetryStats()
         try:
@@ -252,8 +254,10 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
-        `resume` continues a wait from a `JobTimeout.resume_token` (job id, remaining
-        time and attempt count come from the token; `deadline` is then ignored).
+        `resume` continues a wait from a `JobTimeout.resume_token`: the job id, the
+        time left before the original deadline and the attempt count come from the
+        token, and `deadline` is ignored (a token whose deadline has passed raises
+        `JobTimeout` at once, without a request).
         """
         check_wait_args(deadline)
         core = self._core(job_id, deadline, on_poll, resume)
@@ -359,7 +363,9 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.async_sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            return ensure_success(await self._read_status(core.job_id, core.request_timeout()))
+            return ensure_success(
+                await self._read_status(core.job_id, timeout=core.request_timeout())
+            )
 
         stats = RetryStats()
         try:

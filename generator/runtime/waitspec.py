@@ -10,7 +10,7 @@ import asyncio
 import math
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Generic, TypeVar
 
 import attrs
@@ -49,12 +49,24 @@ def _seconds(_: object, attribute: attrs.Attribute[float], value: float) -> None
         raise ValueError(f"{attribute.name} must be a non-negative number, got {value!r}")
 
 
-def _optional_path(value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(value)
+def _path(value: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise TypeError(f"a path is a sequence of keys, like ('data', 'status'); got {value!r}")
+    return tuple(value)
 
 
-def _states(value: frozenset[str]) -> frozenset[str]:
+def _optional_path(value: Iterable[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else _path(value)
+
+
+def _states(value: Iterable[str]) -> frozenset[str]:
+    if isinstance(value, str):
+        raise TypeError(f"states are a collection of names; got the string {value!r}")
     return frozenset(value)
+
+
+def _hints(value: Iterable[HeaderHint]) -> tuple[HeaderHint, ...]:
+    return tuple(value)
 
 
 @attrs.frozen(kw_only=True)
@@ -66,10 +78,11 @@ class JobSpec:
     record, except `id_path`, which points into the create response body. `hint_scale`
     converts the body hint to seconds (0.001 for milliseconds). `id_header` names a
     create-response header holding a URL whose last path segment is the job id.
+    `header_hints` defaults to `Retry-After` alone; pass `()` to ignore every header.
     """
 
     name: str
-    record_path: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    record_path: tuple[str, ...] = attrs.field(default=(), converter=_path)
     state_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
     success: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
     failure: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
@@ -81,7 +94,7 @@ class JobSpec:
     hint_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
     hint_scale: float = attrs.field(default=1.0, validator=_seconds)
     header_hints: tuple[HeaderHint, ...] = attrs.field(
-        default=(HeaderHint("Retry-After", "retry-after"),), converter=tuple
+        default=(HeaderHint("Retry-After", "retry-after"),), converter=_hints
     )
     floor: float = attrs.field(default=0.0, validator=_seconds)
     first: float = attrs.field(default=1.0, validator=_seconds)

@@ -1,0 +1,133 @@
+"""The x-jobgen extension: what it resolves to, and a clear error for each inconsistency."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.model.build import load_and_build
+from generator.problems import SpecError
+from tests.helpers import SPECS, write
+
+SUME = yaml.safe_load((SPECS / "sume.yaml").read_text())
+
+
+def build(tmp_path: Path, spec: dict[str, Any], jobs: dict[str, Any] | None = None) -> Any:
+    path = write(tmp_path / "spec.yaml", yaml.safe_dump(spec, sort_keys=False))
+    side = write(tmp_path / "side.jobs.yaml", yaml.safe_dump(jobs)) if jobs is not None else None
+    return load_and_build(path, jobs_file=side)
+
+
+def problems(tmp_path: Path, spec: dict[str, Any], jobs: dict[str, Any] | None = None) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        build(tmp_path, spec, jobs)
+    return [str(p) for p in caught.value.problems]
+
+
+def mutated(**changes: Any) -> dict[str, Any]:
+    spec = copy.deepcopy(SUME)
+    job = spec["x-jobgen"]["jobs"]["job"]
+    for key, value in changes.items():
+        if value is None:
+            job.pop(key, None)
+        else:
+            job[key] = value
+    return spec
+
+
+def test_example_spec_resolves_to_a_job(tmp_path: Path) -> None:
+    (job,) = build(tmp_path, SUME).jobs
+    assert job.status.operation_id == "getJob"
+    assert job.create is not None and job.create.operation_id == "createJob"
+    assert job.record_path == ("data",)
+    assert job.state_path == ("status",)
+    assert set(job.success + job.failure + job.canceled + job.pending) == {
+        "queued", "processing", "completed", "failed", "canceled"
+    }
+    assert job.floor == 2.0
+    assert job.idempotency_header == "Idempotency-Key"
+
+
+def test_unknown_operation_id(tmp_path: Path) -> None:
+    (problem,) = problems(tmp_path, mutated(status="getJobz"))
+    assert problem.endswith("spec.yaml#/x-jobgen/jobs/job/status: unknown operationId 'getJobz'")
+
+
+def test_missing_state_field(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["x-jobgen"]["jobs"]["job"]["state"]["field"] = "/stat"
+    (problem,) = problems(tmp_path, spec)
+    assert "#/x-jobgen/jobs/job/state/field" in problem
+    assert "has no property 'stat'" in problem
+
+
+def test_unclassified_documented_state_fails_naming_it(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["x-jobgen"]["jobs"]["job"]["state"]["pending"] = ["queued"]
+    (problem,) = problems(tmp_path, spec)
+    assert "state 'processing'" in problem and "is not classified" in problem
+
+
+def test_terminal_state_not_in_the_enum(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["x-jobgen"]["jobs"]["job"]["state"]["failure"] = ["failed", "exploded"]
+    (problem,) = problems(tmp_path, spec)
+    assert "#/x-jobgen/jobs/job/state/failure/1" in problem and "'exploded' is not one of" in problem
+
+
+def test_state_classified_twice(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["x-jobgen"]["jobs"]["job"]["state"]["canceled"] = ["canceled", "failed"]
+    assert any("classified twice" in p for p in problems(tmp_path, spec))
+
+
+def test_wrong_pointers_and_parameters_are_all_reported(tmp_path: Path) -> None:
+    found = problems(
+        tmp_path,
+        mutated(record="/envelope", id_parameter="nope", result_ready_field="/ready"),
+    )
+    assert any("/id_parameter" in p and "'nope' is not a path parameter" in p for p in found)
+    assert any("/record" in p and "no property 'envelope'" in p for p in found)
+
+
+def test_bad_poll_settings(tmp_path: Path) -> None:
+    found = problems(tmp_path, mutated(poll={"floor": -1, "first": 40, "cap": 30, "headers": [{"name": "x", "format": "weeks"}]}))
+    assert any("/poll/floor" in p for p in found)
+    assert any("/poll/first" in p and "must not exceed cap" in p for p in found)
+    assert any("/poll/headers/0/format" in p for p in found)
+
+
+def test_unknown_key_is_named(tmp_path: Path) -> None:
+    (problem,) = problems(tmp_path, mutated(staus="typo"))
+    assert "/x-jobgen/jobs/job/staus: unknown key" in problem
+
+
+def test_side_file_declares_jobs_for_an_unedited_spec(tmp_path: Path) -> None:
+    spec = copy.deepcopy(SUME)
+    declaration = {"jobs": spec.pop("x-jobgen")["jobs"]}
+    assert build(tmp_path, spec).jobs == ()
+    (job,) = build(tmp_path, spec, declaration).jobs
+    assert job.name == "job"
+
+
+def test_side_file_errors_name_the_side_file(tmp_path: Path) -> None:
+    spec = copy.deepcopy(SUME)
+    declaration = {"jobs": spec.pop("x-jobgen")["jobs"]}
+    declaration["jobs"]["job"]["create"] = "makeJob"
+    (problem,) = problems(tmp_path, spec, declaration)
+    assert "side.jobs.yaml#/jobs/job/create: unknown operationId 'makeJob'" in problem
+
+
+def test_terminal_field_alone_is_enough(tmp_path: Path) -> None:
+    spec = mutated(state=None)
+    (job,) = build(tmp_path, spec).jobs
+    assert job.state_path is None and job.terminal_path == ("terminal",)
+
+
+def test_neither_state_nor_terminal_field(tmp_path: Path) -> None:
+    found = problems(tmp_path, mutated(state=None, terminal_field=None))
+    assert any("declare 'state' or 'terminal_field'" in p for p in found)

@@ -1,0 +1,147 @@
+"""Spec loading: formats, refs across files, and every kind of malformed input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.model.build import load_and_build
+from generator.problems import SpecError
+from tests.helpers import TEST_SPECS, write
+
+MINIMAL = """openapi: 3.0.3
+info: {title: Mini, version: "1"}
+paths: {}
+components:
+  schemas:
+"""
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        load_and_build(path)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_yaml_31_and_json_30_load() -> None:
+    assert len(load_and_build(TEST_SPECS / "features-3.1.yaml").schemas) >= 10
+    assert "/components/schemas/Item" in "".join(load_and_build(TEST_SPECS / "features-3.0.json").schemas)
+
+
+def test_relative_file_refs_and_cycles(tmp_path: Path) -> None:
+    write(tmp_path / "models" / "node.yaml", "Node:\n  type: object\n  properties:\n    next: {$ref: '#/Node'}\n    peer: {$ref: '../spec.yaml#/components/schemas/Peer'}\n")
+    spec = write(
+        tmp_path / "spec.yaml",
+        MINIMAL + "    Peer:\n      type: object\n      properties:\n        node: {$ref: './models/node.yaml#/Node'}\n",
+    )
+    names = sorted(s.name for s in load_and_build(spec).schemas.values())
+    assert names == ["Node", "Peer"]
+
+
+def test_broken_local_ref_names_file_and_pointer(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", MINIMAL + "    A:\n      type: object\n      properties:\n        b: {$ref: '#/components/schemas/Missing'}\n")
+    (problem,) = problems_of(spec)
+    assert problem.startswith(f"{spec}#/components/schemas/A/properties/b/$ref")
+    assert "'/components/schemas/Missing' does not exist" in problem
+
+
+def test_missing_referenced_file(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", MINIMAL + "    A: {$ref: './nowhere.yaml#/A'}\n")
+    (problem,) = problems_of(spec)
+    assert "nowhere.yaml not found" in problem and "#/components/schemas/A/$ref" in problem
+
+
+def test_ref_outside_the_spec_folder_is_refused(tmp_path: Path) -> None:
+    write(tmp_path / "secret.yaml", "A: {type: string}\n")
+    spec = write(tmp_path / "api" / "spec.yaml", MINIMAL + "    A: {$ref: '../secret.yaml#/A'}\n")
+    (problem,) = problems_of(spec)
+    assert "points outside the spec's folder" in problem
+
+
+def test_pure_ref_cycle_is_an_error(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", MINIMAL + "    A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/A'}\n")
+    assert any("$ref cycle" in p for p in problems_of(spec))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"openapi: 3.0.3\ninfo: [unclosed", "is not valid YAML"),
+        (b'{"openapi": "3.0.3", "info": ', "is not valid JSON"),
+        (b"openapi: 3.0.3\ninfo:\n  title: caf\xe9\n", "is not UTF-8 text (byte 33, line 3)"),
+        (b"swagger: '2.0'\ninfo: {title: x, version: '1'}\n", "Swagger 2.0 is not supported"),
+        (b"openapi: 4.0.0\ninfo: {title: x, version: '1'}\n", "expected OpenAPI 3.0.x or 3.1.x"),
+        (b"- just\n- a list\n", "must be a mapping at the top level"),
+        (b"openapi: 3.1.0\ninfo: {version: '1'}\n", "'info.title' is required"),
+    ],
+)
+def test_malformed_documents(tmp_path: Path, content: bytes, message: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_bytes(content)
+    problems = problems_of(spec)
+    assert any(message in p for p in problems), problems
+    assert all(p.startswith(str(spec)) for p in problems)
+
+
+def test_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join(f'*a{i - 1}' for _ in range(10))}]" for i in range(1, 9)]
+    spec = write(tmp_path / "bomb.yaml", "\n".join(lines) + "\n")
+    (problem,) = problems_of(spec)
+    assert "YAML aliases" in problem
+
+
+@pytest.mark.parametrize("suffix", ["yaml", "json"])
+def test_nesting_thousands_deep_is_refused(tmp_path: Path, suffix: str) -> None:
+    depth = 5000
+    if suffix == "json":
+        text = '{"openapi": "3.0.3", "x": ' + '{"a": ' * depth + "1" + "}" * depth + "}"
+    else:
+        text = "openapi: 3.0.3\nx: " + "[" * depth + "]" * depth + "\n"
+    spec = write(tmp_path / f"deep.{suffix}", text)
+    (problem,) = problems_of(spec)
+    assert "nests deeper than" in problem
+
+
+def test_duplicate_operation_ids(tmp_path: Path) -> None:
+    spec = write(
+        tmp_path / "spec.yaml",
+        """openapi: 3.0.3
+info: {title: Dup, version: "1"}
+paths:
+  /a:
+    get: {operationId: same, responses: {"204": {description: ok}}}
+  /b:
+    get: {operationId: same, responses: {"204": {description: ok}}}
+""",
+    )
+    (problem,) = problems_of(spec)
+    assert "#/paths/~1b/get/operationId" in problem and "duplicate operationId 'same'" in problem
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    spec = write(
+        tmp_path / "spec.yaml",
+        """openapi: 3.0.3
+info: {title: Many, version: "1"}
+paths:
+  /a/{id}:
+    get:
+      operationId: a
+      responses: {"204": {description: ok}}
+  /b:
+    get:
+      operationId: b
+      parameters: [{name: q, in: nowhere}]
+      responses: {"204": {description: ok}}
+components:
+  schemas:
+    Bad: {type: strange}
+""",
+    )
+    problems = problems_of(spec)
+    assert len(problems) == 3
+    assert any("path parameter 'id'" in p for p in problems)
+    assert any("/paths/~1b/get/parameters/0/in" in p for p in problems)
+    assert any("/components/schemas/Bad/type: unknown type 'strange'" in p for p in problems)
