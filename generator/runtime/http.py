@@ -14,7 +14,7 @@ import json as _json
 import uuid
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, Callable, Dict, List, Optional, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, TypeVar, Union, final
 from urllib.parse import quote
 
 import attrs
@@ -44,8 +44,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-_SyncT = TypeVar("_SyncT", bound="SyncHTTP")
-_AsyncT = TypeVar("_AsyncT", bound="AsyncHTTP")
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 DEFAULT_TIMEOUT = 60.0
 
@@ -104,12 +102,12 @@ class RequestOptions:
     params: Mapping[str, Any] = attrs.field(factory=dict)
     headers: Mapping[str, Any] = attrs.field(factory=dict)
     json: Any = None
-    form: Optional[Mapping[str, Any]] = None
+    form: Mapping[str, Any] | None = None
     files: Any = None
-    content: Union[bytes, str, None] = None
-    content_type: Optional[str] = None
-    security: Tuple[str, ...] = ()
-    timeout: Optional[float] = None
+    content: bytes | str | None = None
+    content_type: str | None = None
+    security: tuple[str, ...] = ()
+    timeout: float | None = None
 
 
 def _scalar(value: Any) -> str:
@@ -126,9 +124,9 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
-def form_items(data: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:
+def form_items(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     """Flatten nested values the way form APIs read them: ``a[b][0]=x`` (deepObject)."""
-    items: List[Tuple[str, Any]] = []
+    items: list[tuple[str, Any]] = []
     for key, value in data.items():
         name = f"{prefix}[{key}]" if prefix else str(key)
         if value is None or isinstance(value, Unset):
@@ -146,8 +144,8 @@ def form_items(data: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any
     return items
 
 
-def _query(params: Mapping[str, Any]) -> List[Tuple[str, Any]]:
-    out: List[Tuple[str, Any]] = []
+def _query(params: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
     for key, value in params.items():
         if value is None or isinstance(value, Unset):
             continue
@@ -168,18 +166,18 @@ class BaseHTTP:
         *,
         base_url: str,
         credentials: Sequence[Credential],
-        timeout: Union[float, httpx.Timeout, None],
-        headers: Optional[Mapping[str, str]],
+        timeout: float | httpx.Timeout | None,
+        headers: Mapping[str, str] | None,
         user_agent: str,
         max_retries: int,
-        wait_config: Optional[WaitConfig],
+        wait_config: WaitConfig | None,
     ) -> None:
         if not base_url:
             raise ValueError("base_url is required: the spec names no server")
         self.base_url = base_url.rstrip("/")
         self._credentials = tuple(credentials)
         self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
-        self.headers: Dict[str, str] = {
+        self.headers: dict[str, str] = {
             "User-Agent": user_agent,
             "Accept": "application/json",
         }
@@ -187,7 +185,7 @@ class BaseHTTP:
         self.max_retries = max_retries
         self.wait_config = wait_config or WaitConfig()
         rate = self.wait_config.max_status_reads_per_second
-        self.status_limiter: Optional[RateLimiter] = (
+        self.status_limiter: RateLimiter | None = (
             RateLimiter(rate, clock=self.wait_config.clock) if rate else None
         )
 
@@ -195,7 +193,7 @@ class BaseHTTP:
         return f"<{type(self).__name__} base_url={self.base_url!r}>"
 
     def build_request(
-        self, client: Union[httpx.Client, httpx.AsyncClient], options: RequestOptions
+        self, client: httpx.Client | httpx.AsyncClient, options: RequestOptions
     ) -> httpx.Request:
         headers = dict(self.headers)
         headers.update(
@@ -206,7 +204,7 @@ class BaseHTTP:
             }
         )
         params = _query(options.params)
-        cookies: Dict[str, str] = {}
+        cookies: dict[str, str] = {}
         for credential in self._credentials:
             if credential.scheme not in options.security:
                 continue
@@ -221,12 +219,10 @@ class BaseHTTP:
                 headers["Authorization"] = f"Bearer {credential.secret.reveal()}"
             else:
                 pair = f"{credential.username}:{credential.secret.reveal()}".encode()
-                headers["Authorization"] = "Basic " + base64.b64encode(pair).decode(
-                    "ascii"
-                )
+                headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
-        content: Union[bytes, str, None] = options.content
+        content: bytes | str | None = options.content
         if options.form is not None:
             content = str(httpx.QueryParams(form_items(options.form)))
             headers["Content-Type"] = "application/x-www-form-urlencoded"
@@ -245,12 +241,13 @@ class BaseHTTP:
         )
 
     def retry_policy(
-        self, options: RequestOptions, idempotency_header: Optional[str] = None
+        self, options: RequestOptions, idempotency_header: str | None = None
     ) -> RetryPolicy:
         """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
-        keyed = idempotency_header is not None and options.headers.get(
-            idempotency_header
-        ) not in (None, "")
+        keyed = idempotency_header is not None and options.headers.get(idempotency_header) not in (
+            None,
+            "",
+        )
         if options.method.upper() in _IDEMPOTENT or keyed:
             return RetryPolicy(attempts=self.max_retries + 1, budget=60.0)
         return RetryPolicy.NO_RETRY
@@ -262,25 +259,22 @@ class BaseHTTP:
         raise status_error_for(response)
 
 
-def _transport_error(
-    exc: httpx.TransportError, request: httpx.Request
-) -> APIConnectionError:
-    message = (
-        f"{request.method} {request.url.copy_with(query=None)}: {type(exc).__name__}"
-    )
+def _transport_error(exc: httpx.TransportError, request: httpx.Request) -> APIConnectionError:
+    message = f"{request.method} {request.url.copy_with(query=None)}: {type(exc).__name__}"
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
     return APIConnectionError(message, request=request)
 
 
+@final
 class SyncHTTP(BaseHTTP):
     """Sends requests with an ``httpx.Client``."""
 
     def __init__(
         self,
         *,
-        http_client: Optional[httpx.Client] = None,
-        transport: Optional[httpx.BaseTransport] = None,
+        http_client: httpx.Client | None = None,
+        transport: httpx.BaseTransport | None = None,
         **settings: Any,
     ) -> None:
         super().__init__(**settings)
@@ -296,7 +290,7 @@ class SyncHTTP(BaseHTTP):
         return self.check(response)
 
     def request(
-        self, options: RequestOptions, *, idempotency_header: Optional[str] = None
+        self, options: RequestOptions, *, idempotency_header: str | None = None
     ) -> httpx.Response:
         config = self.wait_config
         return call_with_retries(
@@ -311,26 +305,27 @@ class SyncHTTP(BaseHTTP):
         if self._owns_client:
             self._client.close()
 
-    def __enter__(self: _SyncT) -> _SyncT:
+    def __enter__(self) -> SyncHTTP:
         return self
 
     def __exit__(
         self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
 
+@final
 class AsyncHTTP(BaseHTTP):
     """Sends requests with an ``httpx.AsyncClient``."""
 
     def __init__(
         self,
         *,
-        http_client: Optional[httpx.AsyncClient] = None,
-        transport: Optional[httpx.AsyncBaseTransport] = None,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
         **settings: Any,
     ) -> None:
         super().__init__(**settings)
@@ -346,7 +341,7 @@ class AsyncHTTP(BaseHTTP):
         return self.check(response)
 
     async def request(
-        self, options: RequestOptions, *, idempotency_header: Optional[str] = None
+        self, options: RequestOptions, *, idempotency_header: str | None = None
     ) -> httpx.Response:
         config = self.wait_config
         return await async_call_with_retries(
@@ -361,14 +356,14 @@ class AsyncHTTP(BaseHTTP):
         if self._owns_client:
             await self._client.aclose()
 
-    async def __aenter__(self: _AsyncT) -> _AsyncT:
+    async def __aenter__(self) -> AsyncHTTP:
         return self
 
     async def __aexit__(
         self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.aclose()
 
@@ -391,10 +386,10 @@ def decode_json(response: httpx.Response, decoder: Callable[[object, str], T]) -
     return decoder(data, "$")
 
 
-def multipart(body: Any) -> List[Tuple[str, Any]]:
+def multipart(body: Any) -> list[tuple[str, Any]]:
     """A multipart body: bytes and file objects become files, everything else text fields."""
     fields = _encode(body) if not isinstance(body, Mapping) else body
-    parts: List[Tuple[str, Any]] = []
+    parts: list[tuple[str, Any]] = []
     for key, value in fields.items():
         values = value if isinstance(value, list) else [value]
         for item in values:
@@ -407,7 +402,7 @@ def multipart(body: Any) -> List[Tuple[str, Any]]:
     return parts
 
 
-def with_header(headers: Optional[Mapping[str, str]], name: str, value: Optional[str]) -> Dict[str, str]:
+def with_header(headers: Mapping[str, str] | None, name: str, value: str | None) -> dict[str, str]:
     """``headers`` plus one more, when ``value`` is set."""
     merged = dict(headers or {})
     if value is not None:

@@ -12,7 +12,7 @@ import enum
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, List, Optional, TypeVar, Union
+from typing import Any, Callable, TypeVar, final
 
 from .errors import DecodeError
 
@@ -46,11 +46,12 @@ T = TypeVar("T")
 Decoder = Callable[[object, str], T]
 
 
+@final
 class Unset:
     """The type of :data:`UNSET`: a field the payload did not carry (distinct from ``None``)."""
 
     __slots__ = ()
-    _instance: Optional[Unset] = None
+    _instance: Unset | None = None
 
     def __new__(cls) -> Unset:
         if cls._instance is None:
@@ -146,9 +147,7 @@ def as_date(value: object, path: str) -> _dt.date:
         try:
             return _dt.date.fromisoformat(value.strip())
         except ValueError:
-            raise DecodeError(
-                f"expected an ISO 8601 date, got {value[:40]!r}", path=path
-            ) from None
+            raise DecodeError(f"expected an ISO 8601 date, got {value[:40]!r}", path=path) from None
     raise _fail("a date string", value, path)
 
 
@@ -157,9 +156,7 @@ def as_uuid(value: object, path: str) -> uuid.UUID:
         try:
             return uuid.UUID(value)
         except ValueError:
-            raise DecodeError(
-                f"expected a UUID, got {value[:40]!r}", path=path
-            ) from None
+            raise DecodeError(f"expected a UUID, got {value[:40]!r}", path=path) from None
     raise _fail("a UUID string", value, path)
 
 
@@ -169,8 +166,8 @@ def as_object(value: object, path: str) -> Mapping[str, Any]:
     raise _fail("an object", value, path)
 
 
-def list_of(item: Decoder[T]) -> Decoder[List[T]]:
-    def decode(value: object, path: str) -> List[T]:
+def list_of(item: Decoder[T]) -> Decoder[list[T]]:
+    def decode(value: object, path: str) -> list[T]:
         if not isinstance(value, list):
             raise _fail("an array", value, path)
         return [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
@@ -178,16 +175,16 @@ def list_of(item: Decoder[T]) -> Decoder[List[T]]:
     return decode
 
 
-def map_of(item: Decoder[T]) -> Decoder[Dict[str, T]]:
-    def decode(value: object, path: str) -> Dict[str, T]:
+def map_of(item: Decoder[T]) -> Decoder[dict[str, T]]:
+    def decode(value: object, path: str) -> dict[str, T]:
         data = as_object(value, path)
         return {str(k): item(v, _child(path, str(k))) for k, v in data.items()}
 
     return decode
 
 
-def nullable(inner: Decoder[T]) -> Decoder[Optional[T]]:
-    def decode(value: object, path: str) -> Optional[T]:
+def nullable(inner: Decoder[T]) -> Decoder[T | None]:
+    def decode(value: object, path: str) -> T | None:
         return None if value is None else inner(value, path)
 
     return decode
@@ -233,9 +230,7 @@ def required(data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]) 
     return decoder(data[key], _child(path, key))
 
 
-def optional(
-    data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]
-) -> Union[T, Unset]:
+def optional(data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]) -> T | Unset:
     if key not in data:
         return UNSET
     return decoder(data[key], _child(path, key))
@@ -243,7 +238,7 @@ def optional(
 
 def extra_fields(
     data: Mapping[str, Any], known: frozenset[str], path: str, decoder: Decoder[T]
-) -> Dict[str, T]:
+) -> dict[str, T]:
     """Properties the schema does not name, kept rather than dropped."""
     return {k: decoder(v, _child(path, k)) for k, v in data.items() if k not in known}
 
