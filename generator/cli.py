@@ -36,14 +36,22 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     gen = commands.add_parser("generate", help="write an SDK (or every SDK the config lists)")
-    gen.add_argument("spec", nargs="?", type=Path, help="OpenAPI spec (YAML or JSON); omit to use the config")
+    gen.add_argument(
+        "spec", nargs="?", type=Path, help="OpenAPI spec (YAML or JSON); omit to use the config"
+    )
     gen.add_argument("-o", "--output", type=Path, help="output directory (required with SPEC)")
     gen.add_argument("--package", help="import name of the generated package")
-    gen.add_argument("--jobs", type=Path, help="side file declaring the jobs of a spec you do not own")
+    gen.add_argument(
+        "--jobs", type=Path, help="side file declaring the jobs of a spec you do not own"
+    )
     gen.add_argument("--config", type=Path, help="jobgen.toml or pyproject.toml listing SDKs")
-    gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if the output is stale")
+    gen.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if the output is stale"
+    )
 
-    val = commands.add_parser("validate", help="report every problem in a spec, with file and JSON pointer")
+    val = commands.add_parser(
+        "validate", help="report every problem in a spec, with file and JSON pointer"
+    )
     val.add_argument("spec", type=Path)
     val.add_argument("--jobs", type=Path, help="side file declaring the jobs")
 
@@ -80,7 +88,11 @@ def _generate(args: argparse.Namespace) -> int:
                 print(f"{target.output}: up to date")
                 continue
             stale += 1
-            for label, names in (("stale", drift.stale), ("missing", drift.missing), ("extra", drift.extra)):
+            for label, names in (
+                ("stale", drift.stale),
+                ("missing", drift.missing),
+                ("extra", drift.extra),
+            ):
                 for name in names:
                     print(f"{target.output}/{name}: {label}")
             lines = drift.diff.splitlines()
@@ -90,7 +102,10 @@ def _generate(args: argparse.Namespace) -> int:
             elif lines:
                 print(drift.diff, end="" if drift.diff.endswith("\n") else "\n")
         if stale:
-            print(f"{stale} SDK(s) stale: run `jobgen generate` and commit the result", file=sys.stderr)
+            print(
+                f"{stale} SDK(s) stale: run `jobgen generate` and commit the result",
+                file=sys.stderr,
+            )
             return EXIT_STALE
         return 0
     for target in targets:
@@ -106,7 +121,9 @@ def _generate(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     sdk = load_and_build(args.spec, jobs_file=args.jobs)
     operations = sum(len(r.operations) for r in sdk.resources)
-    print(f"{args.spec}: valid ({len(sdk.schemas)} schemas, {operations} operations, {len(sdk.jobs)} jobs)")
+    print(
+        f"{args.spec}: valid ({len(sdk.schemas)} schemas, {operations} operations, {len(sdk.jobs)} jobs)"
+    )
     return 0
 
 

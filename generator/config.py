@@ -48,7 +48,9 @@ def load_targets(path: Path) -> list[Target]:
     table: Any = data.get("tool", {}).get("jobgen") if path.name == "pyproject.toml" else data
     at = Location(name, "/tool/jobgen" if path.name == "pyproject.toml" else "")
     if not isinstance(table, dict) or not isinstance(table.get("sdk"), list) or not table["sdk"]:
-        raise SpecError.at(at.child("sdk"), "expected a list of [[sdk]] tables, each with 'spec' and 'output'")
+        raise SpecError.at(
+            at.child("sdk"), "expected a list of [[sdk]] tables, each with 'spec' and 'output'"
+        )
     problems: list[Problem] = []
     targets: list[Target] = []
     base = path.parent
@@ -59,7 +61,12 @@ def load_targets(path: Path) -> list[Target]:
             continue
         for key in entry:
             if key not in ("spec", "output", "package", "jobs"):
-                problems.append(Problem(entry_at.child(key), f"unknown key '{key}' (known: spec, output, package, jobs)"))
+                problems.append(
+                    Problem(
+                        entry_at.child(key),
+                        f"unknown key '{key}' (known: spec, output, package, jobs)",
+                    )
+                )
         missing = [k for k in ("spec", "output") if not isinstance(entry.get(k), str)]
         for key in missing:
             problems.append(Problem(entry_at.child(key), "is required and must be a string"))

@@ -12,7 +12,7 @@ from .model.build import load_and_build
 from .render.output import Drift, compare, format_files, write_tree
 from .render.render import render_sdk
 
-__all__ = ["Target", "Generated", "generate", "check", "render"]
+__all__ = ["Generated", "Target", "check", "generate", "render"]
 
 
 @attrs.frozen

@@ -14,14 +14,18 @@ from tests.helpers import TEST_SPECS, imported_sdk
 @pytest.fixture(scope="session")
 def features(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The SDK of tests/specs/features-3.1.yaml: every schema feature and auth scheme."""
-    with imported_sdk(TEST_SPECS / "features-3.1.yaml", tmp_path_factory.mktemp("sdk"), "features_sdk") as sdk:
+    with imported_sdk(
+        TEST_SPECS / "features-3.1.yaml", tmp_path_factory.mktemp("sdk"), "features_sdk"
+    ) as sdk:
         yield sdk
 
 
 @pytest.fixture(scope="session")
 def features30(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The SDK of tests/specs/features-3.0.json (OpenAPI 3.0: nullable, allOf refs)."""
-    with imported_sdk(TEST_SPECS / "features-3.0.json", tmp_path_factory.mktemp("sdk"), "features30_sdk") as sdk:
+    with imported_sdk(
+        TEST_SPECS / "features-3.0.json", tmp_path_factory.mktemp("sdk"), "features30_sdk"
+    ) as sdk:
         yield sdk
 
 

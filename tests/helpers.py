@@ -18,7 +18,9 @@ REAL_SPECS = ROOT.parent / "shared" / "specs-real"
 
 
 @contextmanager
-def imported_sdk(spec: Path, out: Path, package: str, jobs: Path | None = None) -> Iterator[ModuleType]:
+def imported_sdk(
+    spec: Path, out: Path, package: str, jobs: Path | None = None
+) -> Iterator[ModuleType]:
     """Generate the SDK of ``spec`` into ``out`` and import it; unimport it afterwards."""
     generate(Target(spec=spec, output=out / package, package=package, jobs=jobs))
     sys.path.insert(0, str(out / package))

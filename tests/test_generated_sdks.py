@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -29,7 +28,17 @@ def test_committed_sdk_matches_the_generator(target: object) -> None:
 @pytest.mark.slow
 def test_generated_sdks_pass_ruff() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--isolated", "--target-version", "py39", "--no-cache", "generated"],
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--isolated",
+            "--target-version",
+            "py39",
+            "--no-cache",
+            "generated",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -44,7 +53,16 @@ def test_generated_sdk_passes_mypy_strict(target: object) -> None:
     out = ROOT / target.output  # type: ignore[attr-defined]
     package = next(p.name for p in out.iterdir() if (p / "__init__.py").is_file())
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.10", package],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--python-version",
+            "3.10",
+            package,
+        ],
         cwd=out,
         capture_output=True,
         text=True,

@@ -35,13 +35,17 @@ def _check_root(root: Any, name: str, problems: list[Problem]) -> bool:
         return False
     version = root.get("openapi")
     if not isinstance(version, str) or not _VERSION.match(version):
-        problems.append(Problem(at.child("openapi"), f"expected OpenAPI 3.0.x or 3.1.x, found {version!r}"))
+        problems.append(
+            Problem(at.child("openapi"), f"expected OpenAPI 3.0.x or 3.1.x, found {version!r}")
+        )
         return False
     info = root.get("info")
     if not isinstance(info, dict):
         problems.append(Problem(at.child("info"), "'info' is required and must be a mapping"))
     elif not isinstance(info.get("title"), str):
-        problems.append(Problem(at.child("info", "title"), "'info.title' is required and must be a string"))
+        problems.append(
+            Problem(at.child("info", "title"), "'info.title' is required and must be a string")
+        )
     return True
 
 
@@ -124,4 +128,6 @@ def load_and_build(
     try:
         return build_sdk(spec, package=package, jobs_file=jobs_file)
     except RecursionError:
-        raise SpecError.at(Location(spec.root.name), "schemas nest too deeply to generate") from None
+        raise SpecError.at(
+            Location(spec.root.name), "schemas nest too deeply to generate"
+        ) from None

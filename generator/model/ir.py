@@ -7,13 +7,14 @@ them, verbatim, for (de)serialisation only.
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal
 
 import attrs
 
 from ..problems import Location
 
 __all__ = [
+    "AliasSchema",
     "AnyType",
     "ApiKeyAuth",
     "Auth",
@@ -41,7 +42,6 @@ __all__ = [
     "Sdk",
     "TypeRef",
     "UnionSchema",
-    "AliasSchema",
 ]
 
 PrimitiveKind = Literal["str", "int", "float", "bool", "datetime", "date", "uuid", "bytes"]
@@ -93,7 +93,7 @@ class InlineUnion:
     variants: tuple[TypeRef, ...]
 
 
-TypeRef = Union[Primitive, AnyType, ConstType, ListType, MapType, Ref, Nullable, InlineUnion]
+TypeRef = Primitive | AnyType | ConstType | ListType | MapType | Ref | Nullable | InlineUnion
 
 
 @attrs.frozen
@@ -156,14 +156,17 @@ class AliasSchema:
     location: Location | None = None
 
 
-NamedSchema = Union[Model, EnumSchema, UnionSchema, AliasSchema]
+NamedSchema = Model | EnumSchema | UnionSchema | AliasSchema
+
+
+ParamLocation = Literal["path", "query", "header", "cookie"]
 
 
 @attrs.frozen
 class Parameter:
     name: str
     wire: str
-    location: Literal["path", "query", "header", "cookie"]
+    location: ParamLocation
     type: TypeRef
     required: bool
     description: str = ""
@@ -247,7 +250,7 @@ class BasicAuth:
     password_param: str
 
 
-Auth = Union[ApiKeyAuth, BearerAuth, BasicAuth]
+Auth = ApiKeyAuth | BearerAuth | BasicAuth
 
 
 @attrs.frozen

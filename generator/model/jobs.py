@@ -92,7 +92,9 @@ class _JobReader:
     def problem(self, at: Location, message: str) -> None:
         self.problems.append(Problem(at, message))
 
-    def operation(self, node: dict[str, Any], key: str, at: Location, required: bool) -> ir.Operation | None:
+    def operation(
+        self, node: dict[str, Any], key: str, at: Location, required: bool
+    ) -> ir.Operation | None:
         value = node.get(key)
         if value is None:
             if required:
@@ -134,7 +136,9 @@ class _JobReader:
 
     def states(self, node: dict[str, Any], key: str, at: Location) -> tuple[str, ...]:
         value = node.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+        if not isinstance(value, list) or not all(
+            isinstance(v, (str, int)) and not isinstance(v, bool) for v in value
+        ):
             self.problem(at.child(key), "must be a list of state values")
             return ()
         return tuple(str(v) for v in value)
@@ -145,7 +149,10 @@ class _JobReader:
             return None
         for key in node:
             if key not in _KNOWN_KEYS:
-                self.problem(at.child(str(key)), f"unknown key '{key}' (known: {', '.join(sorted(_KNOWN_KEYS))})")
+                self.problem(
+                    at.child(str(key)),
+                    f"unknown key '{key}' (known: {', '.join(sorted(_KNOWN_KEYS))})",
+                )
         status = self.operation(node, "status", at, required=True)
         create = self.operation(node, "create", at, required=False)
         result = self.operation(node, "result", at, required=False)
@@ -156,7 +163,10 @@ class _JobReader:
         record_path = self.pointer(node, "record", at) or ()
         body_type = status.response.type if status.response.kind == "json" else None
         if body_type is None:
-            self.problem(at.child("status"), f"operation '{status.operation_id}' has no JSON success response to read the job from")
+            self.problem(
+                at.child("status"),
+                f"operation '{status.operation_id}' has no JSON success response to read the job from",
+            )
             return None
         record_type = self.resolve(body_type, record_path, at.child("record"), "record")
         if record_type is None:
@@ -165,14 +175,22 @@ class _JobReader:
         id_path, id_header = self._id_source(node, at, create)
         state_path, classes = self._state(node, at, record_type)
         terminal_path = self.pointer(node, "terminal_field", at)
-        self._expect(record_type, terminal_path, at.child("terminal_field"), "terminal_field", "bool")
+        self._expect(
+            record_type, terminal_path, at.child("terminal_field"), "terminal_field", "bool"
+        )
         if state_path is None and terminal_path is None:
-            self.problem(at, "declare 'state' or 'terminal_field': the waiter needs one to know when to stop")
+            self.problem(
+                at, "declare 'state' or 'terminal_field': the waiter needs one to know when to stop"
+            )
         ready_path = self.pointer(node, "result_ready_field", at)
-        self._expect(record_type, ready_path, at.child("result_ready_field"), "result_ready_field", "bool")
+        self._expect(
+            record_type, ready_path, at.child("result_ready_field"), "result_ready_field", "bool"
+        )
         error_path = self.pointer(node, "error_field", at)
         self.resolve(record_type, error_path, at.child("error_field"), "error_field")
-        hint_path, hint_unit, headers, floor, first, cap = self._poll(node.get("poll"), at.child("poll"), record_type)
+        hint_path, hint_unit, headers, floor, first, cap = self._poll(
+            node.get("poll"), at.child("poll"), record_type
+        )
         idem = node.get("idempotency_header")
         if idem is not None and not isinstance(idem, str):
             self.problem(at.child("idempotency_header"), "must be a header name")
@@ -206,13 +224,18 @@ class _JobReader:
             location=at,
         )
 
-    def _expect(self, record: ir.TypeRef, path: tuple[str, ...] | None, at: Location, what: str, kind: str) -> None:
+    def _expect(
+        self, record: ir.TypeRef, path: tuple[str, ...] | None, at: Location, what: str, kind: str
+    ) -> None:
         found = self.resolve(record, path, at, what)
         if found is None:
             return
         node = _deref_type(found, self.schemas)
         if isinstance(node, ir.Primitive) and node.kind != kind:
-            self.problem(at, f"{what} must be a {'boolean' if kind == 'bool' else kind} field, but it is {node.kind}")
+            self.problem(
+                at,
+                f"{what} must be a {'boolean' if kind == 'bool' else kind} field, but it is {node.kind}",
+            )
 
     def _id_parameter(
         self, node: dict[str, Any], at: Location, status: ir.Operation, result: ir.Operation | None
@@ -234,7 +257,9 @@ class _JobReader:
             )
             return str(value)
         if result is not None and value not in [p.wire for p in result.path_parameters]:
-            self.problem(at.child("result"), f"'{result.operation_id}' has no path parameter '{value}'")
+            self.problem(
+                at.child("result"), f"'{result.operation_id}' has no path parameter '{value}'"
+            )
         return value
 
     def _id_source(
@@ -246,7 +271,9 @@ class _JobReader:
                 self.problem(at.child("id_from"), "'id_from' needs a 'create' operation")
             return None, None
         if value is None:
-            self.problem(at, "'id_from' is required with 'create': where the new job's id is in its response")
+            self.problem(
+                at, "'id_from' is required with 'create': where the new job's id is in its response"
+            )
             return None, None
         if isinstance(value, str) and value.startswith("header:"):
             return None, value.split(":", 1)[1].strip()
@@ -254,7 +281,10 @@ class _JobReader:
         if path is None:
             return None, None
         if create.response.kind != "json" or create.response.type is None:
-            self.problem(at.child("create"), f"'{create.operation_id}' has no JSON success response to read the id from")
+            self.problem(
+                at.child("create"),
+                f"'{create.operation_id}' has no JSON success response to read the id from",
+            )
             return path, None
         self.resolve(create.response.type, path, at.child("id_from"), "id_from")
         return path, None
@@ -272,14 +302,21 @@ class _JobReader:
             return None, empty
         path = self.pointer(raw, "field", state_at)
         if path is None:
-            self.problem(state_at, "'field' is required: a JSON pointer to the state inside the record")
+            self.problem(
+                state_at, "'field' is required: a JSON pointer to the state inside the record"
+            )
             return None, empty
-        groups = tuple(self.states(raw, key, state_at) for key in ("success", "failure", "canceled", "pending"))
+        groups = tuple(
+            self.states(raw, key, state_at) for key in ("success", "failure", "canceled", "pending")
+        )
         seen: dict[str, str] = {}
         for key, values in zip(("success", "failure", "canceled", "pending"), groups):
             for value in values:
                 if value in seen:
-                    self.problem(state_at.child(key), f"state '{value}' is classified twice ({seen[value]} and {key})")
+                    self.problem(
+                        state_at.child(key),
+                        f"state '{value}' is classified twice ({seen[value]} and {key})",
+                    )
                 seen[value] = key
         if not groups[0] and not raw.get("success"):
             self.problem(state_at.child("success"), "at least one success state is required")
@@ -300,7 +337,9 @@ class _JobReader:
                                 state_at.child(key, index),
                                 f"state '{value}' is not one of {enum.name}'s values ({', '.join(sorted(documented))})",
                             )
-            elif not (isinstance(enum, ir.Primitive) and enum.kind in ("str", "int")) and not isinstance(enum, ir.AnyType):
+            elif not (
+                isinstance(enum, ir.Primitive) and enum.kind in ("str", "int")
+            ) and not isinstance(enum, ir.AnyType):
                 self.problem(state_at.child("field"), "the state field must be a string or an enum")
         return path, groups
 
@@ -321,7 +360,10 @@ class _JobReader:
                 self.resolve(record, hint_path, at.child("body_hint", "field"), "body_hint.field")
                 unit = hint.get("unit", "seconds")
                 if unit not in ("seconds", "milliseconds"):
-                    self.problem(at.child("body_hint", "unit"), f"unit must be seconds or milliseconds, not {unit!r}")
+                    self.problem(
+                        at.child("body_hint", "unit"),
+                        f"unit must be seconds or milliseconds, not {unit!r}",
+                    )
                     unit = "seconds"
             else:
                 self.problem(at.child("body_hint"), "must be a mapping with 'field' and 'unit'")
@@ -331,9 +373,14 @@ class _JobReader:
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 self.problem(item_at, "a header hint needs a 'name'")
                 continue
-            fmt = item.get("format", "retry-after" if item["name"].lower() == "retry-after" else "seconds")
+            fmt = item.get(
+                "format", "retry-after" if item["name"].lower() == "retry-after" else "seconds"
+            )
             if fmt not in _HEADER_FORMATS:
-                self.problem(item_at.child("format"), f"format must be one of {', '.join(_HEADER_FORMATS)}, not {fmt!r}")
+                self.problem(
+                    item_at.child("format"),
+                    f"format must be one of {', '.join(_HEADER_FORMATS)}, not {fmt!r}",
+                )
                 continue
             headers.append(ir.HeaderHint(item["name"], fmt))
         floor = self.number(raw, "floor", at, 0.0)

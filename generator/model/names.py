@@ -58,7 +58,7 @@ class NameSet:
         candidate, n = name, 1
         while candidate.lower() in self._taken:
             n += 1
-            candidate = f"{name}_{n}" if not name[-1].isdigit() else f"{name}_{n}"
+            candidate = f"{name}_{n}"
         self._taken.add(candidate.lower())
         return candidate
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -33,15 +33,19 @@ def _media_kind(media_type: str) -> ir.BodyKind | None:
         return "multipart"
     if base.startswith("text/"):
         return "text"
-    if base in ("application/octet-stream", "*/*") or base.startswith(("image/", "audio/", "video/")):
+    if base in ("application/octet-stream", "*/*") or base.startswith(
+        ("image/", "audio/", "video/")
+    ):
         return "binary"
     return None
 
 
-_BODY_PREFERENCE = ("json", "form", "multipart", "text", "binary")
+_BODY_PREFERENCE: tuple[ir.BodyKind, ...] = ("json", "form", "multipart", "text", "binary")
 
 
-def _safe_deref(spec: SpecSet, node: Any, at: Location, problems: list[Problem]) -> tuple[Any, Location]:
+def _safe_deref(
+    spec: SpecSet, node: Any, at: Location, problems: list[Problem]
+) -> tuple[Any, Location]:
     """Follow a ``$ref``; a broken one becomes a problem and ``None``."""
     try:
         return spec.deref(node, at)
@@ -80,11 +84,15 @@ class OperationBuilder:
             for method in METHODS:
                 if method not in item:
                     continue
-                node, op_at = _safe_deref(self.spec, item[method], item_at.child(method), self.problems)
+                node, op_at = _safe_deref(
+                    self.spec, item[method], item_at.child(method), self.problems
+                )
                 if not isinstance(node, dict):
                     self.problems.append(Problem(op_at, "an operation must be a mapping"))
                     continue
-                operation = self._operation(str(path), method, node, op_at, shared, item_at, global_security)
+                operation = self._operation(
+                    str(path), method, node, op_at, shared, item_at, global_security
+                )
                 if operation is None:
                     continue
                 if operation.operation_id in seen:
@@ -147,7 +155,10 @@ class OperationBuilder:
         hint: str,
     ) -> tuple[ir.Parameter, ...]:
         merged: dict[tuple[str, str], tuple[dict[str, Any], Location]] = {}
-        for source, source_at in ((shared, item_at.child("parameters")), (node.get("parameters"), at.child("parameters"))):
+        for source, source_at in (
+            (shared, item_at.child("parameters")),
+            (node.get("parameters"), at.child("parameters")),
+        ):
             if source is None:
                 continue
             if not isinstance(source, list):
@@ -160,7 +171,9 @@ class OperationBuilder:
                     continue
                 where = param.get("in")
                 if where not in ("path", "query", "header", "cookie"):
-                    self.problems.append(Problem(param_at.child("in"), f"unknown parameter location {where!r}"))
+                    self.problems.append(
+                        Problem(param_at.child("in"), f"unknown parameter location {where!r}")
+                    )
                     continue
                 merged[(param["name"], where)] = (param, param_at)
         names = NameSet(_PARAM_RESERVED)
@@ -168,22 +181,33 @@ class OperationBuilder:
         templated = _PATH_PARAM.findall(path.split("?", 1)[0])
         for name in templated:
             if (name, "path") not in merged:
-                self.problems.append(Problem(at, f"path parameter '{name}' of {path} is not declared"))
+                self.problems.append(
+                    Problem(at, f"path parameter '{name}' of {path} is not declared")
+                )
         # Path parameters first, in the order the path names them.
         order = {name: i for i, name in enumerate(templated)}
         items = sorted(
             merged.items(),
-            key=lambda kv: (kv[0][1] != "path", order.get(kv[0][0], 0) if kv[0][1] == "path" else 0),
+            key=lambda kv: (
+                kv[0][1] != "path",
+                order.get(kv[0][0], 0) if kv[0][1] == "path" else 0,
+            ),
         )
         for (wire, where), (param, param_at) in items:
             if where == "path" and wire not in templated:
-                self.problems.append(Problem(param_at, f"path parameter '{wire}' is not in the path {path}"))
+                self.problems.append(
+                    Problem(param_at, f"path parameter '{wire}' is not in the path {path}")
+                )
                 continue
             schema = param.get("schema")
             if schema is None and isinstance(param.get("content"), dict):
-                media = next(iter(param["content"].values()), {})
+                media: Any = next(iter(param["content"].values()), {})
                 schema = media.get("schema") if isinstance(media, dict) else None
-            ptype = self.schemas.type_of(schema if schema is not None else {}, param_at.child("schema"), hint + pascal(wire, "Param"))
+            ptype = self.schemas.type_of(
+                schema if schema is not None else {},
+                param_at.child("schema"),
+                hint + pascal(wire, "Param"),
+            )
             style = param.get("style")
             explode = param.get("explode")
             default = schema.get("default") if isinstance(schema, dict) else None
@@ -192,7 +216,7 @@ class OperationBuilder:
                 ir.Parameter(
                     name=names.claim(snake(wire, "param")),
                     wire=wire,
-                    location=where,
+                    location=cast(ir.ParamLocation, where),
                     type=ptype,
                     required=where == "path" or param.get("required") is True,
                     description=_text(param.get("description")),
@@ -211,15 +235,17 @@ class OperationBuilder:
         if not isinstance(node, dict) or not isinstance(node.get("content"), dict):
             self.problems.append(Problem(at, "requestBody needs a 'content' mapping"))
             return None
-        choices = {}
+        choices: dict[ir.BodyKind, tuple[str, Any]] = {}
         for media_type, media in node["content"].items():
-            kind = _media_kind(str(media_type))
-            if kind is not None and kind not in choices:
-                choices[kind] = (str(media_type), media)
+            found = _media_kind(str(media_type))
+            if found is not None and found not in choices:
+                choices[found] = (str(media_type), media)
         if not choices:
-            media_type, media = next(iter(node["content"].items()), ("application/octet-stream", {}))
+            media_type, media = next(
+                iter(node["content"].items()), ("application/octet-stream", {})
+            )
             choices["binary"] = (str(media_type), media)
-        kind = next(k for k in _BODY_PREFERENCE if k in choices)
+        kind: ir.BodyKind = next(k for k in _BODY_PREFERENCE if k in choices)
         media_type, media = choices[kind]
         schema = media.get("schema") if isinstance(media, dict) else None
         media_at = at.child("content", media_type, "schema")
@@ -228,8 +254,16 @@ class OperationBuilder:
         elif kind == "binary":
             body_type = ir.Primitive("bytes")
         else:
-            body_type = self.schemas.type_of(schema if schema is not None else {}, media_at, hint + "Body")
-        return ir.Body(kind, media_type, body_type, node.get("required") is True, _text(node.get("description")))
+            body_type = self.schemas.type_of(
+                schema if schema is not None else {}, media_at, hint + "Body"
+            )
+        return ir.Body(
+            kind,
+            media_type,
+            body_type,
+            node.get("required") is True,
+            _text(node.get("description")),
+        )
 
     def _response(self, raw: Any, at: Location, hint: str) -> ir.Response:
         if not isinstance(raw, dict):
@@ -237,7 +271,12 @@ class OperationBuilder:
             return ir.Response("200", "empty", None, None)
         codes = sorted(str(code) for code in raw if str(code).startswith("2"))
         for code in codes:
-            node, node_at = _safe_deref(self.spec, raw[code] if code in raw else raw[int(code)], at.child(code), self.problems)
+            node, node_at = _safe_deref(
+                self.spec,
+                raw[code] if code in raw else raw[int(code)],
+                at.child(code),
+                self.problems,
+            )
             if not isinstance(node, dict):
                 continue
             content = node.get("content")
@@ -262,7 +301,9 @@ class OperationBuilder:
                         return ir.Response(code, "json", media_type, rtype, description)
                     ptype: ir.TypeRef = ir.Primitive("str" if kind == "text" else "bytes")
                     return ir.Response(code, kind, media_type, ptype, description)  # type: ignore[arg-type]
-            return ir.Response(code, "binary", next(iter(content)), ir.Primitive("bytes"), description)
+            return ir.Response(
+                code, "binary", next(iter(content)), ir.Primitive("bytes"), description
+            )
         return ir.Response(codes[0] if codes else "200", "empty", None, None)
 
 
@@ -293,11 +334,18 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
     schemes = components.get("securitySchemes") if isinstance(components, dict) else None
     if not isinstance(schemes, dict):
         return ()
-    params = NameSet({"base_url", "timeout", "headers", "http_client", "transport", "max_retries", "wait_config"})
+    params = NameSet(
+        {"base_url", "timeout", "headers", "http_client", "transport", "max_retries", "wait_config"}
+    )
+
     def kind_of(node: dict[str, Any]) -> str:
         if node.get("type") == "http" and str(node.get("scheme", "")).lower() == "basic":
             return "basic"
-        return "bearer" if node.get("type") in ("http", "oauth2", "openIdConnect") else str(node.get("type"))
+        return (
+            "bearer"
+            if node.get("type") in ("http", "oauth2", "openIdConnect")
+            else str(node.get("type"))
+        )
 
     kinds = [kind_of(s) for s in schemes.values() if isinstance(s, dict)]
     out: list[ir.Auth] = []
@@ -309,7 +357,11 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
         if kind == "apiKey":
             where = node.get("in")
             if where not in ("header", "query", "cookie") or not isinstance(node.get("name"), str):
-                problems.append(Problem(at.child(scheme), "apiKey needs 'in' (header, query, cookie) and 'name'"))
+                problems.append(
+                    Problem(
+                        at.child(scheme), "apiKey needs 'in' (header, query, cookie) and 'name'"
+                    )
+                )
                 continue
             base = "api_key" if kinds.count("apiKey") == 1 else f"{snake(scheme)}_api_key"
             out.append(ir.ApiKeyAuth(scheme, params.claim(base), node["name"], where))
@@ -317,11 +369,15 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
             out.append(ir.BasicAuth(scheme, params.claim("username"), params.claim("password")))
         elif kind in ("http", "oauth2", "openIdConnect"):
             single = kinds.count("bearer") == 1
-            out.append(ir.BearerAuth(scheme, params.claim("token" if single else f"{snake(scheme)}_token")))
+            out.append(
+                ir.BearerAuth(scheme, params.claim("token" if single else f"{snake(scheme)}_token"))
+            )
     return tuple(out)
 
 
-def group_resources(operations: list[tuple[ir.Operation, str]], jobs: tuple[ir.Job, ...]) -> tuple[ir.Resource, ...]:
+def group_resources(
+    operations: list[tuple[ir.Operation, str]], jobs: tuple[ir.Job, ...]
+) -> tuple[ir.Resource, ...]:
     """One resource per tag; method names lose the tag's own words (``createJob`` -> ``create``).
 
     Each job joins the resource of its status operation.
@@ -350,7 +406,9 @@ def group_resources(operations: list[tuple[ir.Operation, str]], jobs: tuple[ir.J
     for name, attr, module, ops in staged:
         ids = {op.operation_id for op in ops}
         own = tuple(_rebind(job, final) for job in jobs if job.status.operation_id in ids)
-        resources.append(ir.Resource(name=name, attr=attr, module=module, operations=tuple(ops), jobs=own))
+        resources.append(
+            ir.Resource(name=name, attr=attr, module=module, operations=tuple(ops), jobs=own)
+        )
     return tuple(resources)
 
 
@@ -358,4 +416,6 @@ def _rebind(job: ir.Job, final: dict[str, ir.Operation]) -> ir.Job:
     def pick(op: ir.Operation | None) -> ir.Operation | None:
         return final.get(op.operation_id, op) if op is not None else None
 
-    return attrs.evolve(job, status=final[job.status.operation_id], create=pick(job.create), result=pick(job.result))
+    return attrs.evolve(
+        job, status=final[job.status.operation_id], create=pick(job.create), result=pick(job.result)
+    )

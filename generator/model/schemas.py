@@ -8,7 +8,7 @@ unions are hoisted to named schemas called after where they appear.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet
@@ -179,21 +179,23 @@ class SchemaBuilder:
             if values and (all(isinstance(v, str) for v in values) or _all_ints(values)):
                 return self.named(node, location, hint)
         if len(types) > 1:
-            return ir.InlineUnion(
-                tuple(self._inner_type(node, location, hint, [t]) for t in types)
-            )
+            return ir.InlineUnion(tuple(self._inner_type(node, location, hint, [t]) for t in types))
         kind = types[0] if types else None
         if kind == "array" or (kind is None and "items" in node):
             items = node.get("items")
             if isinstance(items, list):  # draft-4 tuple form
                 return ir.ListType(ir.AnyType())
             return ir.ListType(self.type_of(items, location.child("items"), hint + "Item"))
-        if kind == "object" or (kind is None and ("properties" in node or "additionalProperties" in node)):
+        if kind == "object" or (
+            kind is None and ("properties" in node or "additionalProperties" in node)
+        ):
             if node.get("properties"):
                 return self.named(node, location, hint)
             extra = node.get("additionalProperties")
             if isinstance(extra, dict) and extra:
-                return ir.MapType(self.type_of(extra, location.child("additionalProperties"), hint + "Value"))
+                return ir.MapType(
+                    self.type_of(extra, location.child("additionalProperties"), hint + "Value")
+                )
             return ir.MapType(ir.AnyType())
         if kind in _SCALARS:
             if kind == "string":
@@ -211,7 +213,9 @@ class SchemaBuilder:
         if not isinstance(node, dict):
             return ir.AliasSchema(key, name, module, ir.AnyType(), "", location)
         if "$ref" in node:
-            return ir.AliasSchema(key, name, module, self.type_of(node, location, name), description, location)
+            return ir.AliasSchema(
+                key, name, module, self.type_of(node, location, name), description, location
+            )
         union = self._variants(node)
         if union is not None and not node.get("properties"):
             return self._build_union(node, location, key, name, module, union, description)
@@ -226,7 +230,10 @@ class SchemaBuilder:
         is_object = (
             "properties" in node
             or "allOf" in node
-            or (types == ["object"] and not ("additionalProperties" in node and not node.get("properties")))
+            or (
+                types == ["object"]
+                and not ("additionalProperties" in node and not node.get("properties"))
+            )
         )
         if is_object:
             return self._build_model(node, location, key, name, module, description)
@@ -240,7 +247,7 @@ class SchemaBuilder:
         key: str,
         name: str,
         module: str,
-        base: ir.Literal["str", "int"],
+        base: Literal["str", "int"],
         values: list[Any],
         description: str,
         location: Location,
@@ -271,7 +278,9 @@ class SchemaBuilder:
         for index, branch in enumerate(branches):
             if _is_null_schema(branch):
                 continue
-            variant = self.type_of(branch, location.child(keyword, index), f"{name}{keyword[:-2].title()}{index}")
+            variant = self.type_of(
+                branch, location.child(keyword, index), f"{name}{keyword[:-2].title()}{index}"
+            )
             if variant not in variants:
                 variants.append(variant)
         discriminator = node.get("discriminator")
@@ -292,7 +301,9 @@ class SchemaBuilder:
                         mapping.append((str(value), ref.key))
         if len(variants) == 1:
             return ir.AliasSchema(key, name, module, variants[0], description, location)
-        return ir.UnionSchema(key, name, module, tuple(variants), prop, tuple(mapping), description, location)
+        return ir.UnionSchema(
+            key, name, module, tuple(variants), prop, tuple(mapping), description, location
+        )
 
     def _collect_properties(
         self,
@@ -319,7 +330,9 @@ class SchemaBuilder:
             for wire, schema in properties.items():
                 props[str(wire)] = (schema, location.child("properties", str(wire)))
         elif properties is not None:
-            self.problems.append(Problem(location.child("properties"), "properties must be a mapping"))
+            self.problems.append(
+                Problem(location.child("properties"), "properties must be a mapping")
+            )
         req = node.get("required")
         if isinstance(req, list):
             required.update(str(r) for r in req)

@@ -58,7 +58,9 @@ def docstring(*parts: str, width: int = 88) -> str:
     body = body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     lines = []
     for line in body.split("\n"):
-        lines.extend(textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""])
+        lines.extend(
+            textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""]
+        )
     body = "\n".join(line.rstrip() for line in lines)
     if body.endswith('"'):
         body += " "
@@ -98,7 +100,9 @@ class TypeCode:
             return f"dict[str, {self.annotation(t.value, seen)}]"
         if isinstance(t, ir.Nullable):
             inner = self.annotation(t.inner, seen)
-            return inner if inner in ("Any", "None") or inner.endswith("| None") else f"{inner} | None"
+            return (
+                inner if inner in ("Any", "None") or inner.endswith("| None") else f"{inner} | None"
+            )
         if isinstance(t, ir.InlineUnion):
             return " | ".join(_unique(self.annotation(v, seen) for v in t.variants))
         assert isinstance(t, ir.Ref)

@@ -20,7 +20,11 @@ def _ref_items(code: TypeCode, types: list[ir.TypeRef], exclude: str = "") -> li
     for named in code.references(types):
         if named.module == exclude:
             continue
-        runtime = f"{named.name}, decode_{named.module}" if isinstance(named, ir.UnionSchema) else named.name
+        runtime = (
+            f"{named.name}, decode_{named.module}"
+            if isinstance(named, ir.UnionSchema)
+            else named.name
+        )
         items.append({"module": named.module, "name": named.name, "runtime": runtime})
     return items
 
@@ -49,7 +53,10 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
         )
     additional = None
     if model.additional is not None:
-        additional = {"annotation": code.annotation(model.additional), "decoder": code.decoder(model.additional)}
+        additional = {
+            "annotation": code.annotation(model.additional),
+            "decoder": code.decoder(model.additional),
+        }
     return {
         "name": model.name,
         "doc": docstring(model.description or f"{model.name} object."),
@@ -82,7 +89,9 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
                     mapping.append((tail, variant.key))
         for value, key in mapping:
             cases.append({"value": literal(value), "decoder": code.decoder(ir.Ref(key))})
-        refs = _ref_items(code, list(union.variants) + [ir.Ref(k) for _, k in mapping], exclude=union.module)
+        refs = _ref_items(
+            code, list(union.variants) + [ir.Ref(k) for _, k in mapping], exclude=union.module
+        )
     return {
         "name": union.name,
         "module": union.module,
@@ -127,7 +136,9 @@ def _path_expression(path: str, params: dict[str, ir.Parameter]) -> str:
     return " + ".join(parts) or literal("")
 
 
-def operation_view(code: TypeCode, op: ir.Operation, idempotency_header: str | None = None) -> dict[str, Any]:
+def operation_view(
+    code: TypeCode, op: ir.Operation, idempotency_header: str | None = None
+) -> dict[str, Any]:
     path, _, fixed_query = op.path.partition("?")
     by_wire = {p.wire: p for p in op.parameters if p.location == "path"}
     positional = [p for p in op.parameters if p.location == "path"]
@@ -145,7 +156,9 @@ def operation_view(code: TypeCode, op: ir.Operation, idempotency_header: str | N
         annotation = code.annotation(op.body.type)
         if op.body.kind == "binary":
             annotation = "bytes"
-        body_sig = f"body: {annotation}" if op.body.required else f"body: {annotation} | Unset = UNSET"
+        body_sig = (
+            f"body: {annotation}" if op.body.required else f"body: {annotation} | Unset = UNSET"
+        )
     if body_sig and op.body is not None and op.body.required:
         kw.append(body_sig)
     for p in required_kw:
@@ -178,9 +191,16 @@ def operation_view(code: TypeCode, op: ir.Operation, idempotency_header: str | N
             "binary": f"content=body, content_type={literal(op.body.media_type)}",
         }[op.body.kind]
         if not op.body.required:
-            body_arg = body_arg.replace("=_s.encode(body)", "=None if isinstance(body, Unset) else _s.encode(body)")
-            body_arg = body_arg.replace("content=body", "content=None if isinstance(body, Unset) else body")
-            body_arg = body_arg.replace("files=_multipart(body)", "files=None if isinstance(body, Unset) else _multipart(body)")
+            body_arg = body_arg.replace(
+                "=_s.encode(body)", "=None if isinstance(body, Unset) else _s.encode(body)"
+            )
+            body_arg = body_arg.replace(
+                "content=body", "content=None if isinstance(body, Unset) else body"
+            )
+            body_arg = body_arg.replace(
+                "files=_multipart(body)",
+                "files=None if isinstance(body, Unset) else _multipart(body)",
+            )
 
     response = op.response
     if response.kind == "json" and response.type is not None:
@@ -245,7 +265,9 @@ def _frozen(values: tuple[str, ...]) -> str:
 
 def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -> dict[str, Any]:
     name = snake(job.name, "job")
-    status_id_param = next(p for p in job.status.parameters if p.location == "path" and p.wire == job.id_parameter)
+    status_id_param = next(
+        p for p in job.status.parameters if p.location == "path" and p.wire == job.id_parameter
+    )
     spec_args = {
         "name": literal(job.name),
         "record_path": _tuple(job.record_path),
@@ -294,7 +316,11 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
             "request": f"_{job.result.name}_request",
             "response": f"_{job.result.name}_response",
             "returns": result_view["returns"],
-            "id_kw": next(p.name for p in job.result.parameters if p.location == "path" and p.wire == job.id_parameter),
+            "id_kw": next(
+                p.name
+                for p in job.result.parameters
+                if p.location == "path" and p.wire == job.id_parameter
+            ),
             "module": owner.get(job.result.operation_id),
         }
         view["types"] += result_view["types"]
@@ -305,7 +331,11 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         idem_param = None
         if job.idempotency_header is not None:
             idem_param = next(
-                (p.name for p in job.create.parameters if p.location == "header" and p.wire.lower() == job.idempotency_header.lower()),
+                (
+                    p.name
+                    for p in job.create.parameters
+                    if p.location == "header" and p.wire.lower() == job.idempotency_header.lower()
+                ),
                 None,
             )
         # The waiter owns the idempotency key: the caller does not pass one.
@@ -313,7 +343,9 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         call_args = create_view["call_args"]
         if idem_param is not None:
             signature = re.sub(rf", {idem_param}: [^,]*= UNSET", "", signature)
-            call_args = call_args.replace(f"{idem_param}={idem_param}", f"{idem_param}=UNSET if key is None else key")
+            call_args = call_args.replace(
+                f"{idem_param}={idem_param}", f"{idem_param}=UNSET if key is None else key"
+            )
         extra = "extra_headers=extra_headers"
         if idem_param is None and job.idempotency_header is not None:
             call_args = call_args.replace(
@@ -321,7 +353,10 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
                 f"extra_headers=_with_key(extra_headers, {literal(job.idempotency_header)}, key)",
             )
         view["create"] = {
-            "signature": signature.replace("timeout: float | None = None, ", "timeout: float | None = None, deadline: float = 600.0, on_poll: Callable[[PollEvent], None] | None = None, "),
+            "signature": signature.replace(
+                "timeout: float | None = None, ",
+                "timeout: float | None = None, deadline: float = 600.0, on_poll: Callable[[PollEvent], None] | None = None, ",
+            ),
             "call_args": call_args,
             "request": f"_{job.create.name}_request",
             "module": owner.get(job.create.operation_id),
@@ -345,7 +380,9 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         if job["status_import"] and job["status_import"] != resource.module:
             cross.setdefault(job["status_import"], set()).add(job["status_request"])
         if job["result"] and job["result"]["module"] != resource.module:
-            cross.setdefault(job["result"]["module"], set()).update({job["result"]["request"], job["result"]["response"]})
+            cross.setdefault(job["result"]["module"], set()).update(
+                {job["result"]["request"], job["result"]["response"]}
+            )
         if job["create"] and job["create"]["module"] != resource.module:
             cross.setdefault(job["create"]["module"], set()).add(job["create"]["request"])
     needs = code.needs(types)
@@ -359,7 +396,9 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         "stdlib": sorted(needs - {"Any"}),
         "cross": [{"module": m, "names": sorted(n)} for m, n in sorted(cross.items())],
         "has_multipart": any(op["body_arg"] and "_multipart" in op["body_arg"] for op in ops),
-        "has_with_key": any(job["create"] and "_with_key(" in job["create"]["call_args"] for job in jobs),
+        "has_with_key": any(
+            job["create"] and "_with_key(" in job["create"]["call_args"] for job in jobs
+        ),
     }
 
 

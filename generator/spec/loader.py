@@ -108,7 +108,7 @@ def _parse_yaml(text: str, name: str) -> Any:
         if node is None:
             return None
         _check_yaml_graph(node, name)
-        return loader.construct_document(node)
+        return loader.construct_document(node)  # type: ignore[no-untyped-call]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -116,7 +116,7 @@ def _parse_yaml(text: str, name: str) -> Any:
     except yaml.YAMLError as exc:
         raise SpecError.at(Location(name), f"is not valid YAML: {exc}") from None
     finally:
-        loader.dispose()
+        loader.dispose()  # type: ignore[no-untyped-call]
 
 
 def _check_depth(data: Any, name: str) -> None:
@@ -204,7 +204,9 @@ class SpecSet:
         if not isinstance(ref, str):
             raise SpecError.at(at, "$ref must be a string")
         if "://" in ref:
-            raise SpecError.at(at, f"$ref '{ref}' is remote; only local and relative files are read")
+            raise SpecError.at(
+                at, f"$ref '{ref}' is remote; only local and relative files are read"
+            )
         base = self.document_at(at)
         target, _, pointer = ref.partition("#")
         document = self._load_relative(base, target, at) if target else base

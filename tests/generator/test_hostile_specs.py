@@ -38,14 +38,28 @@ def hostile_spec(sentinel: Path) -> dict[str, object]:
                     "summary": p[1],
                     "description": p[2],
                     "parameters": [
-                        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}, "description": p[3]},
-                        {"name": p[5], "in": "query", "schema": {"type": "string", "default": p[0]}},
+                        {
+                            "name": "id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string"},
+                            "description": p[3],
+                        },
+                        {
+                            "name": p[5],
+                            "in": "query",
+                            "schema": {"type": "string", "default": p[0]},
+                        },
                         {"name": p[2], "in": "header", "schema": {"type": "string"}},
                     ],
                     "responses": {
                         "200": {
                             "description": p[4],
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/" + "Evil"}}},
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/" + "Evil"}
+                                }
+                            },
                         }
                     },
                 }

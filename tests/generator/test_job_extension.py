@@ -46,7 +46,11 @@ def test_example_spec_resolves_to_a_job(tmp_path: Path) -> None:
     assert job.record_path == ("data",)
     assert job.state_path == ("status",)
     assert set(job.success + job.failure + job.canceled + job.pending) == {
-        "queued", "processing", "completed", "failed", "canceled"
+        "queued",
+        "processing",
+        "completed",
+        "failed",
+        "canceled",
     }
     assert job.floor == 2.0
     assert job.idempotency_header == "Idempotency-Key"
@@ -76,7 +80,9 @@ def test_terminal_state_not_in_the_enum(tmp_path: Path) -> None:
     spec = mutated()
     spec["x-jobgen"]["jobs"]["job"]["state"]["failure"] = ["failed", "exploded"]
     (problem,) = problems(tmp_path, spec)
-    assert "#/x-jobgen/jobs/job/state/failure/1" in problem and "'exploded' is not one of" in problem
+    assert (
+        "#/x-jobgen/jobs/job/state/failure/1" in problem and "'exploded' is not one of" in problem
+    )
 
 
 def test_state_classified_twice(tmp_path: Path) -> None:
@@ -95,7 +101,17 @@ def test_wrong_pointers_and_parameters_are_all_reported(tmp_path: Path) -> None:
 
 
 def test_bad_poll_settings(tmp_path: Path) -> None:
-    found = problems(tmp_path, mutated(poll={"floor": -1, "first": 40, "cap": 30, "headers": [{"name": "x", "format": "weeks"}]}))
+    found = problems(
+        tmp_path,
+        mutated(
+            poll={
+                "floor": -1,
+                "first": 40,
+                "cap": 30,
+                "headers": [{"name": "x", "format": "weeks"}],
+            }
+        ),
+    )
     assert any("/poll/floor" in p for p in found)
     assert any("/poll/first" in p and "must not exceed cap" in p for p in found)
     assert any("/poll/headers/0/format" in p for p in found)

@@ -26,21 +26,31 @@ def problems_of(path: Path) -> list[str]:
 
 def test_yaml_31_and_json_30_load() -> None:
     assert len(load_and_build(TEST_SPECS / "features-3.1.yaml").schemas) >= 10
-    assert "/components/schemas/Item" in "".join(load_and_build(TEST_SPECS / "features-3.0.json").schemas)
+    assert "/components/schemas/Item" in "".join(
+        load_and_build(TEST_SPECS / "features-3.0.json").schemas
+    )
 
 
 def test_relative_file_refs_and_cycles(tmp_path: Path) -> None:
-    write(tmp_path / "models" / "node.yaml", "Node:\n  type: object\n  properties:\n    next: {$ref: '#/Node'}\n    peer: {$ref: '../spec.yaml#/components/schemas/Peer'}\n")
+    write(
+        tmp_path / "models" / "node.yaml",
+        "Node:\n  type: object\n  properties:\n    next: {$ref: '#/Node'}\n    peer: {$ref: '../spec.yaml#/components/schemas/Peer'}\n",
+    )
     spec = write(
         tmp_path / "spec.yaml",
-        MINIMAL + "    Peer:\n      type: object\n      properties:\n        node: {$ref: './models/node.yaml#/Node'}\n",
+        MINIMAL
+        + "    Peer:\n      type: object\n      properties:\n        node: {$ref: './models/node.yaml#/Node'}\n",
     )
     names = sorted(s.name for s in load_and_build(spec).schemas.values())
     assert names == ["Node", "Peer"]
 
 
 def test_broken_local_ref_names_file_and_pointer(tmp_path: Path) -> None:
-    spec = write(tmp_path / "spec.yaml", MINIMAL + "    A:\n      type: object\n      properties:\n        b: {$ref: '#/components/schemas/Missing'}\n")
+    spec = write(
+        tmp_path / "spec.yaml",
+        MINIMAL
+        + "    A:\n      type: object\n      properties:\n        b: {$ref: '#/components/schemas/Missing'}\n",
+    )
     (problem,) = problems_of(spec)
     assert problem.startswith(f"{spec}#/components/schemas/A/properties/b/$ref")
     assert "'/components/schemas/Missing' does not exist" in problem
@@ -60,7 +70,11 @@ def test_ref_outside_the_spec_folder_is_refused(tmp_path: Path) -> None:
 
 
 def test_pure_ref_cycle_is_an_error(tmp_path: Path) -> None:
-    spec = write(tmp_path / "spec.yaml", MINIMAL + "    A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/A'}\n")
+    spec = write(
+        tmp_path / "spec.yaml",
+        MINIMAL
+        + "    A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/A'}\n",
+    )
     assert any("$ref cycle" in p for p in problems_of(spec))
 
 

@@ -11,7 +11,12 @@ from typing import Any
 import httpx
 import pytest
 
-THING = {"id": "6f1c5e0a-8a5b-4a57-9d5e-0c8f1f2f9b11", "created_at": "2026-11-29T08:00:00Z", "color": "red", "tags": []}
+THING = {
+    "id": "6f1c5e0a-8a5b-4a57-9d5e-0c8f1f2f9b11",
+    "created_at": "2026-11-29T08:00:00Z",
+    "color": "red",
+    "tags": [],
+}
 SECRETS = {
     "key_header_api_key": "header-secret-1",
     "key_query_api_key": "query-secret-2",
@@ -41,7 +46,9 @@ class Recorder:
 def client(sdk: ModuleType, handler: Handler, **kwargs: Any) -> Any:
     sleeps: list[float] = []
     config = sdk.WaitConfig(sleep=sleeps.append, rng=lambda: 0.5)
-    return sdk.Client(**SECRETS, transport=httpx.MockTransport(handler), wait_config=config, **kwargs)
+    return sdk.Client(
+        **SECRETS, transport=httpx.MockTransport(handler), wait_config=config, **kwargs
+    )
 
 
 def ok(body: Any = None, status: int = 200, **headers: str) -> httpx.Response:
@@ -164,7 +171,9 @@ def test_idempotent_requests_are_retried(features: ModuleType) -> None:
 def test_posts_without_idempotency_key_are_not_retried(features: ModuleType) -> None:
     rec = Recorder(httpx.Response(503), ok({"kind": "cat", "name": "Tom"}, 201))
     with pytest.raises(features.errors.InternalServerError):
-        client(features, rec, max_retries=3).animals.create(body=features.models.Cat(kind="cat", name="Tom"))
+        client(features, rec, max_retries=3).animals.create(
+            body=features.models.Cat(kind="cat", name="Tom")
+        )
     assert len(rec.requests) == 1
 
 
@@ -173,7 +182,13 @@ def test_secrets_never_appear_in_reprs_or_errors(features: ModuleType) -> None:
     c = client(features, rec, max_retries=0)
     with pytest.raises(features.errors.AuthenticationError) as caught:
         c.things.get("t1")
-    texts = [repr(c), repr(c._http), str(caught.value), repr(caught.value), repr(c._http._credentials)]
+    texts = [
+        repr(c),
+        repr(c._http),
+        str(caught.value),
+        repr(caught.value),
+        repr(c._http._credentials),
+    ]
     for secret in SECRETS.values():
         if secret != "ada":
             assert all(secret not in text for text in texts), secret

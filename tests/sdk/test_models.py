@@ -41,7 +41,7 @@ def test_formats_decode_to_python_types(features: ModuleType) -> None:
 
     thing = Thing.from_dict(THING)
     assert thing.id == uuid.UUID(THING["id"])
-    assert thing.created_at == datetime.datetime(2026, 11, 29, 8, tzinfo=datetime.timezone.utc)
+    assert thing.created_at == datetime.datetime(2026, 11, 29, 8, tzinfo=datetime.UTC)
     assert thing.day == datetime.date(2026, 11, 29)
     assert thing.color is Color.GREEN
     assert thing.priority is Priority.VALUE_2
@@ -80,7 +80,9 @@ def test_inline_union_of_types_keeps_each_variant(features: ModuleType) -> None:
         ({"id": "not-a-uuid"}, "$.id"),
     ],
 )
-def test_decoding_errors_name_the_field_path(features: ModuleType, patch: dict[str, Any], path: str) -> None:
+def test_decoding_errors_name_the_field_path(
+    features: ModuleType, patch: dict[str, Any], path: str
+) -> None:
     from features_sdk.errors import DecodeError
     from features_sdk.models import Thing
 
@@ -99,7 +101,7 @@ def test_missing_required_field_is_named(features: ModuleType) -> None:
 
 
 def test_unknown_enum_values_are_kept(features: ModuleType) -> None:
-    from features_sdk.models import Color, Priority, Thing
+    from features_sdk.models import Color, Thing
 
     thing = Thing.from_dict({**THING, "color": "ultraviolet", "priority": 9})
     assert thing.color == "ultraviolet"
@@ -140,7 +142,11 @@ def test_any_of_with_null_is_nullable(features: ModuleType) -> None:
 def test_recursive_schema_from_another_file(features: ModuleType) -> None:
     from features_sdk.models import Node
 
-    tree = {"value": 1, "children": [{"value": 2, "children": [{"value": 3}]}], "parent": {"value": 0}}
+    tree = {
+        "value": 1,
+        "children": [{"value": 2, "children": [{"value": 3}]}],
+        "parent": {"value": 0},
+    }
     node = Node.from_dict(tree)
     assert node.children[0].children[0].value == 3  # type: ignore[index,union-attr]
     assert node.to_dict() == tree
@@ -159,7 +165,14 @@ def test_models_are_frozen_and_keyword_only(features: ModuleType) -> None:
 def test_openapi_30_nullable_and_nullable_refs(features30: ModuleType) -> None:
     from features30_sdk.models import Item
 
-    data = {"id": 1, "status": "new", "note": None, "parent": {"id": 0, "status": "old", "parent": None}, "blob": "AAEC", "ratio": 0.5}
+    data = {
+        "id": 1,
+        "status": "new",
+        "note": None,
+        "parent": {"id": 0, "status": "old", "parent": None},
+        "blob": "AAEC",
+        "ratio": 0.5,
+    }
     item = Item.from_dict(data)
     assert item.note is None
     assert item.parent is not None and item.parent.parent is None  # type: ignore[union-attr]

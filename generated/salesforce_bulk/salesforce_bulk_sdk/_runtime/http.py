@@ -13,9 +13,9 @@ import datetime as _dt
 import enum
 import json as _json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Callable, TypeVar, Union, final
+from typing import Any, TypeVar, Union, final
 from urllib.parse import quote
 
 import attrs

@@ -12,8 +12,8 @@ import datetime as _dt
 import enum
 import re
 import uuid
-from collections.abc import Mapping
-from typing import Any, Callable, TypeVar, final
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, final
 
 from .errors import DecodeError
 

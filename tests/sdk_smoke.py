@@ -1,0 +1,54 @@
+"""Run inside a fresh interpreter: import every module of each SDK and answer real calls.
+
+Usage: python sdk_smoke.py PLAN.json. The plan (written by the test) lists, per SDK, the
+package name and calls to make with the JSON body the mock transport answers with.
+Prints one line per SDK; exits non-zero on the first failure. Standard library + the SDKs only.
+"""
+
+import asyncio
+import importlib
+import json
+import pkgutil
+import sys
+
+import httpx
+
+
+def main(plan_path):
+    with open(plan_path, encoding="utf-8") as stream:
+        plan = json.load(stream)
+    for sdk in plan:
+        package = importlib.import_module(sdk["package"])
+        for info in pkgutil.walk_packages(package.__path__, sdk["package"] + "."):
+            importlib.import_module(info.name)
+        calls = 0
+        for call in sdk["calls"]:
+            body = call["response"]
+
+            def handler(request, body=body):
+                return httpx.Response(200, json=body)
+
+            client = package.Client(
+                base_url="http://sdk.test", transport=httpx.MockTransport(handler)
+            )
+            method = getattr(getattr(client, call["resource"]), call["method"])
+            result = method(*call["args"])
+            assert result is not None and type(result).__name__ != "dict", (call, result)
+            if hasattr(result, "to_dict"):
+                result.to_dict()
+
+            async def run_async(call=call, handler=handler, package=package):
+                async with package.AsyncClient(
+                    base_url="http://sdk.test", transport=httpx.MockTransport(handler)
+                ) as aclient:
+                    return await getattr(getattr(aclient, call["resource"]), call["method"])(
+                        *call["args"]
+                    )
+
+            assert type(asyncio.run(run_async())) is type(result)
+            calls += 1
+        print(f"{sdk['package']}: ok ({calls} calls) on Python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
