@@ -110,7 +110,9 @@ def build_sdk(
         package=package or snake(info["title"], "sdk"),
         base_url=_base_url(root),
         schemas=schemas.schemas,
-        resources=group_resources(operations.operations, jobs),
+        resources=group_resources(
+            operations.operations, jobs, frozenset(s.name for s in schemas.schemas.values())
+        ),
         auths=auths,
         jobs=jobs,
         spec_hash=digest.hexdigest()[:16],

@@ -21,6 +21,9 @@ _VERSION_SEGMENT = re.compile(r"^(v\d+(\.\d+)*|api)$", re.IGNORECASE)
 # Names an operation's signature already uses for itself.
 _PARAM_RESERVED = frozenset({"self", "body", "timeout", "extra_headers", "extra_query"})
 WAITER_METHODS = frozenset({"wait_for_job", "wait_for_result", "create_and_wait", "wait_for_jobs"})
+# Builtins a resource's annotations use; a method may not shadow them (``list`` may:
+# annotations in such a resource say ``builtins.list``).
+_METHOD_RESERVED = WAITER_METHODS | {"str", "int", "float", "bool", "bytes", "object", "dict", "type"}
 
 
 def _media_kind(media_type: str) -> ir.BodyKind | None:
@@ -376,24 +379,27 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
 
 
 def group_resources(
-    operations: list[tuple[ir.Operation, str]], jobs: tuple[ir.Job, ...]
+    operations: list[tuple[ir.Operation, str]],
+    jobs: tuple[ir.Job, ...],
+    model_names: frozenset[str] = frozenset(),
 ) -> tuple[ir.Resource, ...]:
     """One resource per tag; method names lose the tag's own words (``createJob`` -> ``create``).
 
-    Each job joins the resource of its status operation.
+    Each job joins the resource of its status operation. A resource class whose name a
+    model already has (and its ``Async`` twin) is called ``<Tag>Resource``.
     """
     grouped: dict[str, list[ir.Operation]] = {}
     for operation, tag in operations:
         grouped.setdefault(tag, []).append(operation)
     attr_names = NameSet({"with_options", "close", "aclose"})
     modules = NameSet({"__init__"})
-    classes = NameSet({"Client", "AsyncClient"})
+    classes = NameSet({"Client", "AsyncClient"} | set(model_names) | {"Async" + n for n in model_names})
     staged: list[tuple[str, str, str, list[ir.Operation]]] = []
     final: dict[str, ir.Operation] = {}
     for tag, ops in grouped.items():
         tag_words = {w.lower() for w in words(tag)}
         tag_words |= {w[:-1] for w in tag_words if w.endswith("s")} | {w + "s" for w in tag_words}
-        method_names = NameSet(WAITER_METHODS)
+        method_names = NameSet(_METHOD_RESERVED)
         renamed = []
         for op in ops:
             kept = [w.lower() for w in words(op.operation_id) if w.lower() not in tag_words]
@@ -401,7 +407,10 @@ def group_resources(
             renamed.append(attrs.evolve(op, name=name))
             final[op.operation_id] = renamed[-1]
         attr = attr_names.claim(snake(tag, "default"))
-        staged.append((classes.claim(pascal(tag, "Default")), attr, modules.claim(attr), renamed))
+        class_name = pascal(tag, "Default")
+        if class_name in classes:
+            class_name += "Resource"
+        staged.append((classes.claim(class_name), attr, modules.claim(attr), renamed))
     resources = []
     for name, attr, module, ops in staged:
         ids = {op.operation_id for op in ops}

@@ -72,7 +72,11 @@ class TypeCode:
     """Code for the types of one module: annotations, decoders, and what they import."""
 
     schemas: dict[str, ir.NamedSchema]
-    module_path: str = ".."
+    shadowed: frozenset[str] = frozenset()
+    """Builtin names a class body redefines; annotations then say ``builtins.<name>``."""
+
+    def _builtin(self, name: str) -> str:
+        return f"builtins.{name}" if name in self.shadowed else name
 
     def resolve(self, t: ir.TypeRef, seen: frozenset[str] = frozenset()) -> ir.TypeRef:
         """Aliases are transparent: ``Pets`` (``list[Pet]``) is used as ``list[Pet]``."""
@@ -95,7 +99,7 @@ class TypeCode:
         if isinstance(t, ir.ConstType):
             return "None" if t.value is None else type(t.value).__name__
         if isinstance(t, ir.ListType):
-            return f"list[{self.annotation(t.item, seen)}]"
+            return f"{self._builtin('list')}[{self.annotation(t.item, seen)}]"
         if isinstance(t, ir.MapType):
             return f"dict[str, {self.annotation(t.value, seen)}]"
         if isinstance(t, ir.Nullable):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import attrs
+
 from ..model import ir
 from ..model.names import snake
 from .code import TypeCode, docstring, literal
@@ -102,7 +104,7 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
         "discriminator_doc": docstring(union.discriminator or ""),
         "cases": cases,
         "refs": refs,
-        "stdlib": [],
+        "stdlib": _stdlib(code, list(union.variants)),
     }
 
 
@@ -114,12 +116,35 @@ def _id_annotation(code: TypeCode, p: ir.Parameter) -> str:
     return annotation
 
 
+def _default(code: TypeCode, p: ir.Parameter) -> str | None:
+    """The spec's default as an expression of the parameter's type, if it has one that fits."""
+    if not p.has_default:
+        return None
+    value, target = p.default, code.resolve(p.type)
+    if isinstance(target, ir.Nullable):
+        target = code.resolve(target.inner)
+    if isinstance(target, ir.Primitive):
+        fits = {
+            "str": isinstance(value, str),
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+        }.get(target.kind, False)
+        return literal(value) if fits else None
+    if isinstance(target, ir.Ref):
+        named = code.schemas[target.key]
+        if isinstance(named, ir.EnumSchema) and isinstance(value, (str, int)):
+            return f"{named.name}({literal(value)})"
+    return None
+
+
 def _param_annotation(code: TypeCode, p: ir.Parameter) -> tuple[str, str | None]:
     annotation = _id_annotation(code, p)
-    if p.required and not p.has_default:
+    default = _default(code, p)
+    if default is not None:
+        return annotation, default
+    if p.required:
         return annotation, None
-    if p.has_default:
-        return annotation, literal(p.default)
     return (f"{annotation} | Unset" if annotation != "Any" else "Any"), "UNSET"
 
 
@@ -149,8 +174,8 @@ def operation_view(
         sig.append(f"{p.name}: {_id_annotation(code, p)}")
         call.append(p.name)
     kw: list[str] = []
-    required_kw = [p for p in keyword if p.required and not p.has_default]
-    optional_kw = [p for p in keyword if not (p.required and not p.has_default)]
+    required_kw = [p for p in keyword if p.required and _default(code, p) is None]
+    optional_kw = [p for p in keyword if p not in required_kw]
     body_sig = None
     if op.body is not None:
         annotation = code.annotation(op.body.type)
@@ -371,6 +396,8 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
 
 
 def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) -> dict[str, Any]:
+    if any(op.name == "list" for op in resource.operations):
+        code = attrs.evolve(code, shadowed=frozenset({"list"}))
     ops = [operation_view(code, op) for op in resource.operations]
     jobs = [job_view(code, job, len(resource.jobs) == 1, owner) for job in resource.jobs]
     types = [t for op in ops for t in op["types"]] + [t for job in jobs for t in job["types"]]
@@ -386,6 +413,8 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         if job["create"] and job["create"]["module"] != resource.module:
             cross.setdefault(job["create"]["module"], set()).add(job["create"]["request"])
     needs = code.needs(types)
+    if code.shadowed:
+        needs.add("builtins")
     return {
         "name": resource.name,
         "module": resource.module,
