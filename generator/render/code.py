@@ -38,6 +38,7 @@ _PRIMITIVE_DECODER = {
     "bytes": "_s.as_str",
 }
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ARG_ITEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
 
 
 def literal(value: object) -> str:
@@ -58,8 +59,18 @@ def docstring(*parts: str, width: int = 88) -> str:
     body = body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     lines = []
     for line in body.split("\n"):
+        lead = " " * (len(line) - len(line.lstrip()))
+        hang = lead + "    " if _ARG_ITEM.match(line.strip()) else lead
         lines.extend(
-            textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""]
+            textwrap.wrap(
+                line.strip(),
+                width,
+                initial_indent=lead,
+                subsequent_indent=hang,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or [""]
         )
     body = "\n".join(line.rstrip() for line in lines)
     if body.endswith('"'):

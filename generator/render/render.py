@@ -87,6 +87,12 @@ def _sdk_version(version: str) -> str:
     return ".".join(str(int(p)) for p in parts[:3]) if parts else "0.1.0"
 
 
+def _api_name(title: str) -> str:
+    """``Sume API`` stays as it is; ``Stripe`` becomes ``Stripe API``."""
+    title = " ".join(title.split())
+    return title if title.lower().endswith("api") else f"{title} API"
+
+
 def _states(states: tuple[str, ...]) -> str:
     return ", ".join(f"`{_md(s)}`" for s in states) or "none"
 
@@ -170,8 +176,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         "spec_name": spec_name,
         "spec_hash": sdk.spec_hash,
         "header_text": header,
-        "title": docstring(sdk.title.replace("\n", " ")),
-        "title_md": _md(sdk.title),
+        "title": docstring(_api_name(sdk.title)),
+        "title_md": _md(_api_name(sdk.title)),
         "api_version_md": _md(sdk.version),
         "package": pkg,
         "package_toml": _toml(pkg),

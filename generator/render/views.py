@@ -319,7 +319,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
         "name": name,
-        "spec_const": f"_{name.upper()}_JOB",
+        "spec_const": f"_{name.upper()}_SPEC",
         "waiter_attr": f"_{name}_waiter",
         "spec_args": spec_args,
         "record_annotation": code.annotation(job.record_type),

@@ -51,7 +51,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: ReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: Callable[[str], ResultT] | None = None,
+        fetch_result: Callable[[str, float], ResultT] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
     ) -> None:
@@ -93,7 +93,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         core = self._core(job_id, deadline, on_poll, want_result=True)
         self._require_success(core, self._run(core))
         try:
-            return fetch(core.job_id)
+            return fetch(core.job_id, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
@@ -236,7 +236,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: AsyncReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: Callable[[str], Awaitable[ResultT]] | None = None,
+        fetch_result: Callable[[str, float], Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
     ) -> None:
@@ -278,7 +278,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         core = self._core(job_id, deadline, on_poll, want_result=True)
         self._require_success(core, await self._run(core))
         try:
-            return await fetch(core.job_id)
+            return await fetch(core.job_id, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 

@@ -166,7 +166,7 @@ class Harness:
         read: Callable[[str, float], httpx.Response],
         config: WaitConfig,
         *,
-        result: Callable[[str], Any] | None = None,
+        result: Callable[[str, float], Any] | None = None,
         decode: Callable[[Any], Any] = lambda raw: raw,
         limiter: RateLimiter | None = None,
     ) -> None:
@@ -186,8 +186,8 @@ class Harness:
             if result is not None:
                 fetch = result
 
-                async def aresult(job_id: str) -> Any:
-                    return fetch(job_id)
+                async def aresult(job_id: str, time_left: float) -> Any:
+                    return fetch(job_id, time_left)
 
             self.waiter = AsyncJobWaiter(
                 spec, read_status=aread, decode_record=decode, fetch_result=aresult,

@@ -308,7 +308,7 @@ def test_terminal_flag_alone(mode: str) -> None:
     _, script, h = setup(mode, spec, steps)
     assert h.wait_for_job("j") == {"done": True, "error": None} and script.count == 2
     failed = [response(200, {"done": True, "error": {"message": "bad"}})]
-    _, _, h = setup(mode, spec, failed, result=lambda job_id: "r")
+    _, _, h = setup(mode, spec, failed, result=lambda job_id, _left: "r")
     with pytest.raises(JobFailed, match="bad"):
         h.wait_for_result("j")
 
@@ -325,7 +325,8 @@ def test_result_fetched_once_after_ready(mode: str) -> None:
         sume("completed", result_ready=True),
     ]
 
-    def fetch(job_id: str) -> dict[str, str]:
+    def fetch(job_id: str, time_left: float) -> dict[str, str]:
+        assert 0 < time_left <= 600
         fetched.append(job_id)
         return {"url": "s3://result"}
 
@@ -435,7 +436,7 @@ def test_create_and_wait_uses_one_idempotency_key(mode: str) -> None:
         return response(201, {"data": {"id": "job_new", "status": "queued"}})
 
     steps = [sume("processing"), sume("completed", result_ready=True)]
-    _, script, h = setup(mode, SUME, steps, result=lambda job_id: f"result of {job_id}")
+    _, script, h = setup(mode, SUME, steps, result=lambda job_id, _left: f"result of {job_id}")
     assert h.create_and_wait(create) == "result of job_new"
     assert len(keys) == 1 and keys[0] is not None and uuid.UUID(keys[0]).version == 4
     assert {job_id for job_id, _ in script.calls} == {"job_new"}
@@ -459,14 +460,14 @@ def test_create_and_wait_without_result_returns_record(mode: str) -> None:
 
 
 def test_create_response_without_id(mode: str) -> None:
-    _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id: 1)
+    _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id, _left: 1)
     with pytest.raises(MissingJobId, match=r"\$\.data\.id"):
         h.create_and_wait(lambda key: response(201, {"data": {"status": "queued"}}))
     assert script.count == 0
 
 
 def test_create_error_propagates(mode: str) -> None:
-    _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id: 1)
+    _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id, _left: 1)
     with pytest.raises(AuthenticationError):
         h.create_and_wait(lambda key: response(401, {"error": "no"}))
     assert script.count == 0

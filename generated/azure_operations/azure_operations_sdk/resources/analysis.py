@@ -21,7 +21,7 @@ from ..models.operation_status import OperationStatus
 
 __all__ = ["Analysis", "AsyncAnalysis"]
 
-_ANALYSIS_JOB = JobSpec(
+_ANALYSIS_SPEC = JobSpec(
     name="analysis",
     record_path=(),
     state_path=("status",),
@@ -125,7 +125,7 @@ class Analysis:
         self._http = http
         self._analysis_waiter: SyncJobWaiter[OperationStatus, AnalysisResult] = (
             SyncJobWaiter(
-                _ANALYSIS_JOB,
+                _ANALYSIS_SPEC,
                 read_status=self._read_analysis_status,
                 decode_record=_decode_analysis_record,
                 fetch_result=self._fetch_analysis_result,
@@ -149,9 +149,9 @@ class Analysis:
         Args:
             api_version: The API version to use.
             repeatability_request_id: A client-generated id; a repeated request with the same id
-        is not executed twice.
+                is not executed twice.
             repeatability_first_sent: When the request with this Repeatability-Request-ID was
-        first sent, as an HTTP-date.
+                first sent, as an HTTP-date.
 
         ``POST /analyze`` (operationId ``startAnalysis``)."""
         response = self._http.request(
@@ -178,7 +178,7 @@ class Analysis:
 
         Args:
             operation_id: The id of the operation, the last path segment of
-        `Operation-Location`.
+                `Operation-Location`.
             api_version: The API version to use.
 
         ``GET /operations/{operationId}`` (operationId ``getOperationStatus``)."""
@@ -204,7 +204,7 @@ class Analysis:
 
         Args:
             operation_id: The id of the operation, the last path segment of
-        `Operation-Location`.
+                `Operation-Location`.
             api_version: The API version to use.
 
         ``GET /analyses/{operationId}`` (operationId ``getAnalysisResult``)."""
@@ -220,11 +220,11 @@ class Analysis:
 
     def _read_analysis_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(
-            _get_operation_status_request(job_id, timeout=timeout)
+            _get_operation_status_request(job_id), time_left=timeout
         )
 
-    def _fetch_analysis_result(self, job_id: str) -> AnalysisResult:
-        response = self._http.request(_get_result_request(job_id))
+    def _fetch_analysis_result(self, job_id: str, time_left: float) -> AnalysisResult:
+        response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
 
     def wait_for_job(
@@ -332,7 +332,7 @@ class AsyncAnalysis:
         self._http = http
         self._analysis_waiter: AsyncJobWaiter[OperationStatus, AnalysisResult] = (
             AsyncJobWaiter(
-                _ANALYSIS_JOB,
+                _ANALYSIS_SPEC,
                 read_status=self._read_analysis_status,
                 decode_record=_decode_analysis_record,
                 fetch_result=self._fetch_analysis_result,
@@ -356,9 +356,9 @@ class AsyncAnalysis:
         Args:
             api_version: The API version to use.
             repeatability_request_id: A client-generated id; a repeated request with the same id
-        is not executed twice.
+                is not executed twice.
             repeatability_first_sent: When the request with this Repeatability-Request-ID was
-        first sent, as an HTTP-date.
+                first sent, as an HTTP-date.
 
         ``POST /analyze`` (operationId ``startAnalysis``)."""
         response = await self._http.request(
@@ -385,7 +385,7 @@ class AsyncAnalysis:
 
         Args:
             operation_id: The id of the operation, the last path segment of
-        `Operation-Location`.
+                `Operation-Location`.
             api_version: The API version to use.
 
         ``GET /operations/{operationId}`` (operationId ``getOperationStatus``)."""
@@ -411,7 +411,7 @@ class AsyncAnalysis:
 
         Args:
             operation_id: The id of the operation, the last path segment of
-        `Operation-Location`.
+                `Operation-Location`.
             api_version: The API version to use.
 
         ``GET /analyses/{operationId}`` (operationId ``getAnalysisResult``)."""
@@ -429,11 +429,15 @@ class AsyncAnalysis:
         self, job_id: str, timeout: float
     ) -> httpx.Response:
         return await self._http.send_once(
-            _get_operation_status_request(job_id, timeout=timeout)
+            _get_operation_status_request(job_id), time_left=timeout
         )
 
-    async def _fetch_analysis_result(self, job_id: str) -> AnalysisResult:
-        response = await self._http.request(_get_result_request(job_id))
+    async def _fetch_analysis_result(
+        self, job_id: str, time_left: float
+    ) -> AnalysisResult:
+        response = await self._http.request(
+            _get_result_request(job_id), time_left=time_left
+        )
         return _get_result_response(response)
 
     async def wait_for_job(

@@ -23,7 +23,7 @@ from ..models.ingest_job_state_update import IngestJobStateUpdate
 
 __all__ = ["AsyncIngest", "Ingest"]
 
-_INGEST_JOB_JOB = JobSpec(
+_INGEST_JOB_SPEC = JobSpec(
     name="ingest_job",
     record_path=(),
     state_path=("state",),
@@ -221,7 +221,7 @@ class Ingest:
     def __init__(self, http: SyncHTTP) -> None:
         self._http = http
         self._ingest_job_waiter: SyncJobWaiter[IngestJobInfoFull, str] = SyncJobWaiter(
-            _INGEST_JOB_JOB,
+            _INGEST_JOB_SPEC,
             read_status=self._read_ingest_job_status,
             decode_record=_decode_ingest_job_record,
             fetch_result=self._fetch_ingest_job_result,
@@ -242,7 +242,7 @@ class Ingest:
 
         Args:
             query_locator: Where to start the next page, from `nextRecordsUrl` of the previous
-        one.
+                one.
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
         response = self._http.request(
@@ -394,11 +394,11 @@ class Ingest:
         return _get_job_failed_record_results_response(response)
 
     def _read_ingest_job_status(self, job_id: str, timeout: float) -> httpx.Response:
-        return self._http.send_once(_get_job_info_request(job_id, timeout=timeout))
+        return self._http.send_once(_get_job_info_request(job_id), time_left=timeout)
 
-    def _fetch_ingest_job_result(self, job_id: str) -> str:
+    def _fetch_ingest_job_result(self, job_id: str, time_left: float) -> str:
         response = self._http.request(
-            _get_job_successful_record_results_request(job_id)
+            _get_job_successful_record_results_request(job_id), time_left=time_left
         )
         return _get_job_successful_record_results_response(response)
 
@@ -499,7 +499,7 @@ class AsyncIngest:
         self._http = http
         self._ingest_job_waiter: AsyncJobWaiter[IngestJobInfoFull, str] = (
             AsyncJobWaiter(
-                _INGEST_JOB_JOB,
+                _INGEST_JOB_SPEC,
                 read_status=self._read_ingest_job_status,
                 decode_record=_decode_ingest_job_record,
                 fetch_result=self._fetch_ingest_job_result,
@@ -521,7 +521,7 @@ class AsyncIngest:
 
         Args:
             query_locator: Where to start the next page, from `nextRecordsUrl` of the previous
-        one.
+                one.
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
         response = await self._http.request(
@@ -676,12 +676,12 @@ class AsyncIngest:
         self, job_id: str, timeout: float
     ) -> httpx.Response:
         return await self._http.send_once(
-            _get_job_info_request(job_id, timeout=timeout)
+            _get_job_info_request(job_id), time_left=timeout
         )
 
-    async def _fetch_ingest_job_result(self, job_id: str) -> str:
+    async def _fetch_ingest_job_result(self, job_id: str, time_left: float) -> str:
         response = await self._http.request(
-            _get_job_successful_record_results_request(job_id)
+            _get_job_successful_record_results_request(job_id), time_left=time_left
         )
         return _get_job_successful_record_results_response(response)
 

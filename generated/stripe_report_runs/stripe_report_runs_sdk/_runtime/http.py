@@ -108,7 +108,7 @@ class RequestOptions:
     content: bytes | str | None = None
     content_type: str | None = None
     security: tuple[str, ...] = ()
-    timeout: float | None = None
+    timeout: float | httpx.Timeout | None = None
 
 
 def _scalar(value: Any) -> str:
@@ -193,8 +193,28 @@ class BaseHTTP:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={self.base_url!r}>"
 
+    def timeout_within(
+        self, timeout: float | httpx.Timeout | None, time_left: float | None
+    ) -> float | httpx.Timeout:
+        """The request's timeout, never longer than ``time_left`` (the wait's remaining time)."""
+        chosen = timeout if timeout is not None else self.timeout
+        if time_left is None:
+            return chosen
+        left = max(time_left, 0.001)
+        if isinstance(chosen, httpx.Timeout):
+            return httpx.Timeout(
+                connect=_bounded(chosen.connect, left),
+                read=_bounded(chosen.read, left),
+                write=_bounded(chosen.write, left),
+                pool=_bounded(chosen.pool, left),
+            )
+        return min(chosen, left)
+
     def build_request(
-        self, client: httpx.Client | httpx.AsyncClient, options: RequestOptions
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        options: RequestOptions,
+        time_left: float | None = None,
     ) -> httpx.Request:
         headers = dict(self.headers)
         headers.update(
@@ -231,7 +251,7 @@ class BaseHTTP:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         elif options.content_type is not None and content is not None:
             headers["Content-Type"] = options.content_type
-        timeout = options.timeout if options.timeout is not None else self.timeout
+        timeout = self.timeout_within(options.timeout, time_left)
         return client.build_request(
             options.method,
             self.base_url + options.path,
@@ -257,11 +277,23 @@ class BaseHTTP:
             return RetryPolicy(attempts=self.max_retries + 1, budget=60.0)
         return RetryPolicy.NO_RETRY
 
+    def time_left_from(self, seconds: float | None) -> Callable[[], float] | None:
+        """A countdown of ``seconds`` on the configured clock (None: no limit)."""
+        if seconds is None:
+            return None
+        clock = self.wait_config.clock
+        end = clock() + seconds
+        return lambda: end - clock()
+
     @staticmethod
     def check(response: httpx.Response) -> httpx.Response:
         if response.is_success:
             return response
         raise status_error_for(response)
+
+
+def _bounded(value: float | None, limit: float) -> float:
+    return limit if value is None else min(value, limit)
 
 
 def _transport_error(
@@ -290,8 +322,11 @@ class SyncHTTP(BaseHTTP):
         self._owns_client = http_client is None
         self._client = http_client or httpx.Client(transport=transport)
 
-    def send_once(self, options: RequestOptions) -> httpx.Response:
-        request = self.build_request(self._client, options)
+    def send_once(
+        self, options: RequestOptions, *, time_left: float | None = None
+    ) -> httpx.Response:
+        """Send once, no retries; the timeout never exceeds ``time_left``."""
+        request = self.build_request(self._client, options, time_left)
         try:
             response = self._client.send(request)
         except httpx.TransportError as exc:
@@ -299,15 +334,23 @@ class SyncHTTP(BaseHTTP):
         return self.check(response)
 
     def request(
-        self, options: RequestOptions, *, idempotency_header: str | None = None
+        self,
+        options: RequestOptions,
+        *,
+        idempotency_header: str | None = None,
+        time_left: float | None = None,
     ) -> httpx.Response:
+        """Send with the retry policy; retries and timeouts stay within ``time_left``."""
         config = self.wait_config
+        left = self.time_left_from(time_left)
         return call_with_retries(
-            lambda: self.send_once(options),
+            lambda: self.send_once(options, time_left=left() if left else None),
             self.retry_policy(options, idempotency_header),
             sleep=config.sleep,
             clock=config.clock,
             rng=config.rng,
+            wall_clock=config.wall_clock,
+            time_left=left,
         )
 
     def close(self) -> None:
@@ -341,8 +384,11 @@ class AsyncHTTP(BaseHTTP):
         self._owns_client = http_client is None
         self._client = http_client or httpx.AsyncClient(transport=transport)
 
-    async def send_once(self, options: RequestOptions) -> httpx.Response:
-        request = self.build_request(self._client, options)
+    async def send_once(
+        self, options: RequestOptions, *, time_left: float | None = None
+    ) -> httpx.Response:
+        """Send once, no retries; the timeout never exceeds ``time_left``."""
+        request = self.build_request(self._client, options, time_left)
         try:
             response = await self._client.send(request)
         except httpx.TransportError as exc:
@@ -350,15 +396,23 @@ class AsyncHTTP(BaseHTTP):
         return self.check(response)
 
     async def request(
-        self, options: RequestOptions, *, idempotency_header: str | None = None
+        self,
+        options: RequestOptions,
+        *,
+        idempotency_header: str | None = None,
+        time_left: float | None = None,
     ) -> httpx.Response:
+        """Send with the retry policy; retries and timeouts stay within ``time_left``."""
         config = self.wait_config
+        left = self.time_left_from(time_left)
         return await async_call_with_retries(
-            lambda: self.send_once(options),
+            lambda: self.send_once(options, time_left=left() if left else None),
             self.retry_policy(options, idempotency_header),
             sleep=config.async_sleep,
             clock=config.clock,
             rng=config.rng,
+            wall_clock=config.wall_clock,
+            time_left=left,
         )
 
     async def aclose(self) -> None:

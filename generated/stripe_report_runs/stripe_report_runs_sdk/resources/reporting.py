@@ -20,7 +20,7 @@ from ..models.reporting_report_run import ReportingReportRun
 
 __all__ = ["AsyncReporting", "Reporting"]
 
-_REPORT_RUN_JOB = JobSpec(
+_REPORT_RUN_SPEC = JobSpec(
     name="report_run",
     record_path=(),
     state_path=("status",),
@@ -126,7 +126,7 @@ class Reporting:
         self._http = http
         self._report_run_waiter: SyncJobWaiter[ReportingReportRun, None] = (
             SyncJobWaiter(
-                _REPORT_RUN_JOB,
+                _REPORT_RUN_SPEC,
                 read_status=self._read_report_run_status,
                 decode_record=_decode_report_run_record,
                 config=http.wait_config,
@@ -177,7 +177,7 @@ class Reporting:
 
         Args:
             idempotency_key: Retries with the same key return the first answer instead of
-        creating a second run.
+                creating a second run.
 
         ``POST /v1/reporting/report_runs`` (operationId ``PostReportingReportRuns``)."""
         response = self._http.request(
@@ -215,7 +215,7 @@ class Reporting:
 
     def _read_report_run_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(
-            _get_report_runs_report_run_request(job_id, timeout=timeout)
+            _get_report_runs_report_run_request(job_id), time_left=timeout
         )
 
     def wait_for_job(
@@ -299,7 +299,7 @@ class AsyncReporting:
         self._http = http
         self._report_run_waiter: AsyncJobWaiter[ReportingReportRun, None] = (
             AsyncJobWaiter(
-                _REPORT_RUN_JOB,
+                _REPORT_RUN_SPEC,
                 read_status=self._read_report_run_status,
                 decode_record=_decode_report_run_record,
                 config=http.wait_config,
@@ -350,7 +350,7 @@ class AsyncReporting:
 
         Args:
             idempotency_key: Retries with the same key return the first answer instead of
-        creating a second run.
+                creating a second run.
 
         ``POST /v1/reporting/report_runs`` (operationId ``PostReportingReportRuns``)."""
         response = await self._http.request(
@@ -390,7 +390,7 @@ class AsyncReporting:
         self, job_id: str, timeout: float
     ) -> httpx.Response:
         return await self._http.send_once(
-            _get_report_runs_report_run_request(job_id, timeout=timeout)
+            _get_report_runs_report_run_request(job_id), time_left=timeout
         )
 
     async def wait_for_job(

@@ -21,7 +21,7 @@ from ..models.job_result_envelope import JobResultEnvelope
 
 __all__ = ["AsyncJobs", "Jobs"]
 
-_JOB_JOB = JobSpec(
+_JOB_SPEC = JobSpec(
     name="job",
     record_path=("data",),
     state_path=("status",),
@@ -116,7 +116,7 @@ class Jobs:
     def __init__(self, http: SyncHTTP) -> None:
         self._http = http
         self._job_waiter: SyncJobWaiter[Job, JobResultEnvelope] = SyncJobWaiter(
-            _JOB_JOB,
+            _JOB_SPEC,
             read_status=self._read_job_status,
             decode_record=_decode_job_record,
             fetch_result=self._fetch_job_result,
@@ -136,7 +136,7 @@ class Jobs:
 
         Args:
             idempotency_key: A unique key per logical request; a retried create with the same
-        key returns the same job.
+                key returns the same job.
 
         ``POST /v1/jobs`` (operationId ``createJob``)."""
         response = self._http.request(
@@ -187,10 +187,10 @@ class Jobs:
         return _get_result_response(response)
 
     def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
-        return self._http.send_once(_get_request(job_id, timeout=timeout))
+        return self._http.send_once(_get_request(job_id), time_left=timeout)
 
-    def _fetch_job_result(self, job_id: str) -> JobResultEnvelope:
-        response = self._http.request(_get_result_request(job_id))
+    def _fetch_job_result(self, job_id: str, time_left: float) -> JobResultEnvelope:
+        response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
 
     def wait_for_job(
@@ -293,7 +293,7 @@ class AsyncJobs:
     def __init__(self, http: AsyncHTTP) -> None:
         self._http = http
         self._job_waiter: AsyncJobWaiter[Job, JobResultEnvelope] = AsyncJobWaiter(
-            _JOB_JOB,
+            _JOB_SPEC,
             read_status=self._read_job_status,
             decode_record=_decode_job_record,
             fetch_result=self._fetch_job_result,
@@ -313,7 +313,7 @@ class AsyncJobs:
 
         Args:
             idempotency_key: A unique key per logical request; a retried create with the same
-        key returns the same job.
+                key returns the same job.
 
         ``POST /v1/jobs`` (operationId ``createJob``)."""
         response = await self._http.request(
@@ -364,10 +364,14 @@ class AsyncJobs:
         return _get_result_response(response)
 
     async def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
-        return await self._http.send_once(_get_request(job_id, timeout=timeout))
+        return await self._http.send_once(_get_request(job_id), time_left=timeout)
 
-    async def _fetch_job_result(self, job_id: str) -> JobResultEnvelope:
-        response = await self._http.request(_get_result_request(job_id))
+    async def _fetch_job_result(
+        self, job_id: str, time_left: float
+    ) -> JobResultEnvelope:
+        response = await self._http.request(
+            _get_result_request(job_id), time_left=time_left
+        )
         return _get_result_response(response)
 
     async def wait_for_job(
