@@ -1,8 +1,9 @@
 """The ``jobgen`` command line.
 
-Exit codes: 0 success; 1 ``generate --check`` found stale output; 2 bad input (spec,
-side file, config or arguments), with every problem printed as ``file#pointer: message``;
-70 an internal error (a bug in jobgen), reported without a traceback.
+Exit codes: 0 success; 1 ``generate --check`` found stale output, or ``diff`` found a
+breaking change; 2 bad input (spec, side file, config or arguments), with every problem
+printed as ``file#pointer: message``; 70 an internal error (a bug in jobgen), reported
+without a traceback.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .render.output import FormatError
 __all__ = ["main"]
 
 EXIT_STALE = 1
+EXIT_BREAKING = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 70
 DIFF_LIMIT = 400
@@ -60,6 +62,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--jobs", type=Path, help="side file declaring the jobs")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+
+    diff = commands.add_parser(
+        "diff", help="what changed for SDK callers between two versions of a spec"
+    )
+    diff.add_argument("old", metavar="OLD_SPEC", help="a file, or git:REV:path")
+    diff.add_argument("new", metavar="NEW_SPEC", help="a file, or git:REV:path")
+    diff.add_argument(
+        "--jobs", metavar="OLD_SIDE", help="side file of OLD_SPEC (and of NEW_SPEC, by default)"
+    )
+    diff.add_argument("--new-jobs", metavar="NEW_SIDE", help="side file of NEW_SPEC")
+    diff.add_argument("--format", choices=("text", "json"), default="text")
     return parser
 
 
@@ -133,9 +146,20 @@ def _serve(args: argparse.Namespace) -> int:
     return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port)
 
 
+def _diff(args: argparse.Namespace) -> int:
+    from .diff import diff_sdks, load_sdk, render_json, render_text
+
+    old = load_sdk(args.old, args.jobs)
+    new = load_sdk(args.new, args.new_jobs if args.new_jobs is not None else args.jobs)
+    report = diff_sdks(old, new)
+    render = render_json if args.format == "json" else render_text
+    print(render(report), end="")
+    return EXIT_BREAKING if report.breaking else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"generate": _generate, "validate": _validate, "serve": _serve}
+    handlers = {"generate": _generate, "validate": _validate, "serve": _serve, "diff": _diff}
     try:
         return handlers[args.command](args)
     except SpecError as exc:

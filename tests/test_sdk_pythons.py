@@ -73,7 +73,11 @@ def test_sdks_work_in_a_clean_environment(version: str, tmp_path: Path) -> None:
     if not python.exists():
         subprocess.run([interpreter(version), "-m", "venv", str(env)], check=True)
     sdks = plan()
-    dirs = [str(s["dir"]) for s in sdks]
+    dirs = []
+    for sdk in sdks:  # build from copies: pip leaves build/ and egg-info behind
+        copy = tmp_path / "src" / Path(str(sdk["dir"])).name
+        shutil.copytree(str(sdk["dir"]), copy)
+        dirs.append(str(copy))
     subprocess.run(
         [
             str(python),

@@ -368,7 +368,9 @@ class _JobReader:
             else:
                 self.problem(at.child("body_hint"), "must be a mapping with 'field' and 'unit'")
         headers: list[ir.HeaderHint] = []
-        for index, item in enumerate(raw.get("headers") or []):
+        # Retry-After is the standard hint: honoured unless the declaration lists headers.
+        declared = raw.get("headers", [{"name": "Retry-After", "format": "retry-after"}])
+        for index, item in enumerate(declared or []):
             item_at = at.child("headers", index)
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 self.problem(item_at, "a header hint needs a 'name'")

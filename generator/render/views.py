@@ -398,7 +398,8 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
 def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) -> dict[str, Any]:
     if any(op.name == "list" for op in resource.operations):
         code = attrs.evolve(code, shadowed=frozenset({"list"}))
-    ops = [operation_view(code, op) for op in resource.operations]
+    keys = {j.create.operation_id: j.idempotency_header for j in resource.jobs if j.create is not None}
+    ops = [operation_view(code, op, keys.get(op.operation_id)) for op in resource.operations]
     jobs = [job_view(code, job, len(resource.jobs) == 1, owner) for job in resource.jobs]
     types = [t for op in ops for t in op["types"]] + [t for job in jobs for t in job["types"]]
     refs = _ref_items(code, types)

@@ -162,7 +162,8 @@ class Analysis:
                 repeatability_first_sent=repeatability_first_sent,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
+            idempotency_header="Repeatability-Request-ID",
         )
         return _start_response(response)
 
@@ -369,7 +370,8 @@ class AsyncAnalysis:
                 repeatability_first_sent=repeatability_first_sent,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
+            idempotency_header="Repeatability-Request-ID",
         )
         return _start_response(response)
 

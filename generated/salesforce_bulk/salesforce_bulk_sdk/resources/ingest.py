@@ -13,7 +13,7 @@ from .._runtime.http import AsyncHTTP, RequestOptions, SyncHTTP, decode_json
 from .._runtime.http import path_param as _path
 from .._runtime.serde import UNSET, Unset
 from .._runtime.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-from .._runtime.waitspec import JobOutcome, JobSpec, PollEvent
+from .._runtime.waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent
 from ..models.create_ingest_job_request import CreateIngestJobRequest
 from ..models.get_all_ingest_jobs_job_type import GetAllIngestJobsJobType
 from ..models.ingest_job_info import IngestJobInfo
@@ -36,7 +36,7 @@ _INGEST_JOB_SPEC = JobSpec(
     error_path=("errorMessage",),
     hint_path=None,
     hint_scale=1.0,
-    header_hints=(),
+    header_hints=(HeaderHint("Retry-After", "retry-after"),),
     floor=0.0,
     first=1.0,
     cap=30.0,

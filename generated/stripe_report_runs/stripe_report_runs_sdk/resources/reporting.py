@@ -13,7 +13,7 @@ from .._runtime.http import AsyncHTTP, RequestOptions, SyncHTTP, decode_json
 from .._runtime.http import path_param as _path
 from .._runtime.serde import UNSET, Unset
 from .._runtime.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-from .._runtime.waitspec import JobOutcome, JobSpec, PollEvent
+from .._runtime.waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent
 from ..models.post_reporting_report_runs_request import PostReportingReportRunsRequest
 from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
@@ -33,7 +33,7 @@ _REPORT_RUN_SPEC = JobSpec(
     error_path=("error",),
     hint_path=None,
     hint_scale=1.0,
-    header_hints=(),
+    header_hints=(HeaderHint("Retry-After", "retry-after"),),
     floor=0.0,
     first=1.0,
     cap=30.0,

@@ -267,12 +267,8 @@ class BaseHTTP:
         self, options: RequestOptions, idempotency_header: str | None = None
     ) -> RetryPolicy:
         """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
-        keyed = idempotency_header is not None and options.headers.get(
-            idempotency_header
-        ) not in (
-            None,
-            "",
-        )
+        key = options.headers.get(idempotency_header) if idempotency_header else None
+        keyed = key is not None and not isinstance(key, Unset) and key != ""
         if options.method.upper() in _IDEMPOTENT or keyed:
             return RetryPolicy(attempts=self.max_retries + 1, budget=60.0)
         return RetryPolicy.NO_RETRY

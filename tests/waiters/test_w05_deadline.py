@@ -1,0 +1,241 @@
+"""W5: one deadline per wait, checked before every sleep; JobTimeout with a portable
+resume token; request timeouts and retries bounded by the time left."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from tests.waiters.support import (
+    AZURE,
+    STRIPE,
+    SUME,
+    WALL_START,
+    FakeTime,
+    ScriptedAPI,
+    answer,
+    http,
+)
+
+
+def _never_finishing() -> ScriptedAPI:
+    return ScriptedAPI(STRIPE).script("frr_01", "pending")
+
+
+def test_stripe_job_never_finishing_times_out_at_the_last_affordable_poll(twin) -> None:
+    api = _never_finishing()
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=60))
+
+    error = caught.value
+    assert len(api.requests) == 6
+    assert s.time.sleeps == [1.5, 3.0, 6.0, 12.0, 22.5]
+    assert s.time.elapsed == 45.0  # 45 + 22.5 would pass 60: raised without sleeping
+    assert error.job_id == "frr_01"
+    assert error.elapsed == 45.0
+    assert error.deadline == 60
+    assert error.last_state == "pending"
+    assert error.last_record == api.last_record["frr_01"]
+    assert "frr_01" in str(error)
+
+
+def test_a_hint_longer_than_the_time_left_raises_at_once(twin) -> None:
+    api = ScriptedAPI(SUME).script("job_01", answer("processing", hint=120), "completed")
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=60))
+
+    assert len(api.requests) == 1
+    assert s.time.sleeps == []
+    assert caught.value.job_id == "job_01"
+    assert caught.value.last_state == "processing"
+
+
+def test_a_retry_after_longer_than_the_time_left_raises_at_once(twin) -> None:
+    op = AZURE.make_id(1)
+    api = ScriptedAPI(AZURE).script(
+        op, answer("Running", {"Retry-After": "3"}), answer("Running", {"Retry-After": "58"})
+    )
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.analysis.wait_for_job(op, deadline=60))
+
+    assert s.time.sleeps == [3.0]
+    assert caught.value.elapsed == 3.0
+
+
+def test_resume_token_is_versioned_json_naming_the_job(twin) -> None:
+    s = twin.connect(_never_finishing())
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=60))
+
+    token = json.loads(caught.value.resume_token)
+    assert token["v"] == 1
+    assert token["job_id"] == "frr_01"
+    assert token["attempt"] == 6
+    assert token["deadline_at"] == WALL_START + 60
+    assert "secret" not in caught.value.resume_token
+
+
+def _timed_out_token(twin) -> str:
+    s = twin.connect(_never_finishing())
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=60))
+    # through JSON and back, as if stored and read by another process
+    return json.dumps(json.loads(caught.value.resume_token))
+
+
+def test_resume_on_a_fresh_client_continues_the_same_job(twin) -> None:
+    token = _timed_out_token(twin)
+    # another process: another monotonic origin, the wall clock where the wait stopped
+    api = ScriptedAPI(STRIPE, FakeTime(start=50_000.0, wall=WALL_START + 45)).script(
+        "frr_01", "succeeded"
+    )
+    s = twin.connect(api)
+    events = []
+
+    record = s.run(lambda c: c.reporting.wait_for_job(resume=token, on_poll=events.append))
+
+    assert record.id == "frr_01" and record.status == "succeeded"
+    assert [r.job_id for r in api.requests] == ["frr_01"]
+    assert [e.attempt for e in events] == [6]
+    assert api.of("create") == []
+
+
+def test_resume_keeps_the_original_deadline_and_counts_on(twin) -> None:
+    token = _timed_out_token(twin)
+    api = ScriptedAPI(STRIPE, FakeTime(start=7.0, wall=WALL_START + 45)).script("frr_01", "pending")
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job(resume=token))
+
+    # 15 s were left; attempt 6 backs off 22.5 s (the cap), so it stops after one poll
+    assert len(api.requests) == 1
+    assert s.time.sleeps == []
+    assert json.loads(caught.value.resume_token)["attempt"] == 7
+    assert caught.value.job_id == "frr_01"
+
+
+def test_resume_after_the_deadline_raises_without_a_request(twin) -> None:
+    token = _timed_out_token(twin)
+    api = ScriptedAPI(STRIPE, FakeTime(wall=WALL_START + 3600)).script("frr_01", "succeeded")
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job(resume=token))
+
+    assert api.requests == []
+    assert caught.value.job_id == "frr_01"
+
+
+def test_resume_token_of_another_job_is_refused(twin) -> None:
+    token = _timed_out_token(twin)
+    api = ScriptedAPI(STRIPE).script("frr_02", "succeeded")
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.InvalidResumeToken):
+        s.run(lambda c: c.reporting.wait_for_job("frr_02", resume=token))
+    assert api.requests == []
+
+
+def test_request_timeout_never_exceeds_the_time_left(twin) -> None:
+    api = ScriptedAPI(STRIPE).script("frr_01", "pending", "pending", "pending", "succeeded")
+    s = twin.connect(api)
+
+    s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=20))
+
+    assert len(api.requests) == 4
+    for request in api.requests:
+        left = 20 - request.at
+        assert request.timeout, "no timeout reached the transport"
+        assert all(v is not None and v <= left for v in request.timeout.values()), (
+            request.at,
+            request.timeout,
+        )
+
+
+def test_request_timeout_stays_under_the_client_timeout(twin) -> None:
+    api = ScriptedAPI(STRIPE).script("frr_01", "pending", "succeeded")
+    s = twin.connect(api, timeout=5.0)
+
+    s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=600))
+
+    for request in api.requests:
+        assert all(v is not None and v <= 5.0 for v in request.timeout.values()), request.timeout
+
+
+def test_status_retries_stop_when_the_time_left_runs_out(twin) -> None:
+    api = ScriptedAPI(STRIPE).script(
+        "frr_01", "pending", http(503, {"Retry-After": "50"}), "succeeded"
+    )
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=30))
+
+    assert s.time.sleeps == [1.5]  # the 50 s retry would outlive the deadline
+    assert len(api.requests) == 2
+    assert caught.value.job_id == "frr_01"
+
+
+def test_result_fetch_is_bounded_by_the_deadline(twin) -> None:
+    api = ScriptedAPI(SUME).script("job_01", "processing", "completed")
+    s = twin.connect(api)
+
+    s.run(lambda c: c.jobs.wait_for_result("job_01", deadline=10))
+
+    (fetch,) = api.of("result")
+    left = 10 - fetch.at
+    assert all(v is not None and v <= left for v in fetch.timeout.values()), fetch.timeout
+
+
+def test_result_fetch_retries_do_not_outlive_the_deadline(twin) -> None:
+    unavailable = http(503, {"Retry-After": "30"})
+    api = ScriptedAPI(SUME).script("job_01", "completed")
+    api.on_result("job_01", unavailable, unavailable)
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.SDKError) as caught:
+        s.run(lambda c: c.jobs.wait_for_result("job_01", deadline=10))
+
+    assert caught.value.job_id == "job_01"
+    assert s.time.elapsed <= 10, s.time.sleeps
+
+
+def test_an_httpx_timeout_is_bounded_per_phase(twin) -> None:
+    api = ScriptedAPI(STRIPE).script("frr_01", "pending", "succeeded")
+    s = twin.connect(api, timeout=httpx.Timeout(30.0, connect=2.0))
+
+    s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=10))
+
+    first, second = api.requests
+    assert first.timeout == {"connect": 2.0, "read": 10.0, "write": 10.0, "pool": 10.0}
+    assert second.timeout == {"connect": 2.0, "read": 8.5, "write": 8.5, "pool": 8.5}
+
+
+def test_resume_token_of_another_job_type_is_refused(twin) -> None:
+    token = _timed_out_token(twin)
+    api = ScriptedAPI(SUME).script("frr_01", "completed")
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.InvalidResumeToken, match="report_run"):
+        s.run(lambda c: c.jobs.wait_for_job(resume=token))
+    assert api.requests == []
+
+
+@pytest.mark.parametrize("deadline", [0, -1, float("inf"), float("nan")])
+def test_deadline_must_be_a_positive_number(twin, deadline: float) -> None:
+    api = ScriptedAPI(SUME).script("job_01", "completed")
+    s = twin.connect(api)
+
+    with pytest.raises(ValueError, match="deadline"):
+        s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=deadline))
+    assert api.requests == []

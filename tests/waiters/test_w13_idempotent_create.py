@@ -1,0 +1,206 @@
+"""W13: create_and_wait sends one idempotency key, reused when the create is retried, so a
+job is never created twice; a POST without a key is never retried."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from tests.waiters.support import AZURE, CSV, SALESFORCE, STRIPE, SUME, ScriptedAPI, http
+
+FIRST = {f.package: f.make_id(1) for f in (SUME, STRIPE, SALESFORCE, AZURE)}
+
+
+def _api(flavour, *states: str) -> ScriptedAPI:
+    return ScriptedAPI(flavour).script(FIRST[flavour.package], *states)
+
+
+def _create_and_wait(s, flavour, **options):
+    body = flavour.create_body(s.sdk)
+    return s.run(
+        lambda c: getattr(c, flavour.resource).create_and_wait(body=body, deadline=600, **options)
+    )
+
+
+def test_sume_create_and_wait_sends_one_idempotency_key(twin) -> None:
+    api = _api(SUME, "queued", "processing", "completed")
+    s = twin.connect(api)
+
+    result = _create_and_wait(s, SUME)
+
+    assert type(result) is s.models.JobResultEnvelope
+    assert result.data_2.job_id == "job_01"
+    (create,) = api.of("create")
+    key = create.headers["idempotency-key"]
+    assert str(uuid.UUID(key)) == key
+    assert api.kinds == ["create", "status", "status", "status", "result"]
+    assert [r.job_id for r in api.of("status")] == ["job_01"] * 3
+    assert api.jobs_created == ["job_01"]
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [httpx.ConnectError("connection refused"), "lost", http(503)],
+    ids=["connect-error", "reset-after-create", "503"],
+)
+def test_sume_retried_create_reuses_the_key_and_makes_one_job(twin, failure) -> None:
+    api = _api(SUME, "processing", "completed").on_create(failure)
+    s = twin.connect(api)
+
+    result = _create_and_wait(s, SUME)
+
+    creates = api.of("create")
+    assert len(creates) == 2
+    keys = {c.headers["idempotency-key"] for c in creates}
+    assert len(keys) == 1
+    assert api.jobs_created == ["job_01"]
+    assert result.data_2.job_id == "job_01"
+    assert s.time.sleeps[0] == 0.375  # the create's retry backoff, then the polls
+
+
+def test_each_create_and_wait_has_its_own_key(twin) -> None:
+    api = _api(SUME, "completed").script("job_02", "completed")
+    s = twin.connect(api)
+
+    _create_and_wait(s, SUME)
+    _create_and_wait(s, SUME)
+
+    keys = [c.headers["idempotency-key"] for c in api.of("create")]
+    assert len(set(keys)) == 2
+    assert api.jobs_created == ["job_01", "job_02"]
+
+
+def test_azure_uses_repeatability_request_id(twin) -> None:
+    op = FIRST[AZURE.package]
+    api = _api(AZURE, "Running", "Succeeded").on_create(httpx.ConnectError("refused"))
+    s = twin.connect(api)
+
+    result = _create_and_wait(s, AZURE)
+
+    assert type(result) is s.models.AnalysisResult
+    creates = api.of("create")
+    assert len(creates) == 2
+    ids = {c.headers["repeatability-request-id"] for c in creates}
+    assert len(ids) == 1
+    assert str(uuid.UUID(ids.pop())) is not None
+    assert "idempotency-key" not in creates[0].headers
+    assert api.jobs_created == [op]
+    assert [r.job_id for r in api.of("status")] == [op, op]
+
+
+def test_stripe_create_and_wait_returns_the_record(twin) -> None:
+    api = _api(STRIPE, "pending", "succeeded").on_create(httpx.ConnectError("refused"))
+    s = twin.connect(api)
+
+    record = _create_and_wait(s, STRIPE)
+
+    assert type(record) is s.models.ReportingReportRun
+    assert record.status == "succeeded"
+    creates = api.of("create")
+    assert len({c.headers["idempotency-key"] for c in creates}) == 1
+    assert creates[0].headers["content-type"] == "application/x-www-form-urlencoded"
+    assert creates[0].body == b"report_type=balance.summary.1"
+    assert api.jobs_created == ["frr_01"]
+
+
+@pytest.mark.parametrize(
+    ("failure", "error"),
+    [
+        (httpx.ConnectError("connection refused"), "APIConnectionError"),
+        ("lost", "APIConnectionError"),
+        (http(503), "InternalServerError"),
+        (http(429, {"Retry-After": "1"}), "RateLimitError"),
+    ],
+    ids=["connect-error", "reset-after-create", "503", "429"],
+)
+def test_salesforce_create_without_a_key_is_never_retried(twin, failure, error: str) -> None:
+    api = _api(SALESFORCE, "JobComplete").on_create(failure)
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.SDKError) as caught:
+        _create_and_wait(s, SALESFORCE)
+
+    assert type(caught.value).__name__ == error
+    assert len(api.requests) == 1
+    assert api.kinds == ["create"]
+    assert "idempotency-key" not in api.requests[0].headers
+    assert s.time.sleeps == []
+
+
+def test_salesforce_create_and_wait_returns_the_csv(twin) -> None:
+    api = _api(SALESFORCE, "UploadComplete", "InProgress", "JobComplete")
+    s = twin.connect(api)
+
+    assert _create_and_wait(s, SALESFORCE) == CSV
+    assert api.kinds == ["create", "status", "status", "status", "result"]
+
+
+PLAIN_CREATE = [(SUME, "create"), (STRIPE, "post_report_runs"), (AZURE, "start")]
+PLAIN_CREATE.append((SALESFORCE, "create_job"))
+
+
+@pytest.mark.parametrize(
+    ("flavour", "method"), PLAIN_CREATE, ids=[f.package for f, _ in PLAIN_CREATE]
+)
+@pytest.mark.parametrize(
+    "failure", [httpx.ConnectError("refused"), "lost"], ids=["connect-error", "reset-after-create"]
+)
+def test_plain_create_without_a_key_is_not_retried(twin, flavour, method, failure) -> None:
+    api = ScriptedAPI(flavour).on_create(failure)
+    s = twin.connect(api)
+    body = flavour.create_body(s.sdk)
+    create = lambda c: getattr(getattr(c, flavour.resource), method)(body=body)
+
+    with pytest.raises(s.errors.APIConnectionError):
+        s.run(create)
+
+    assert len(api.of("create")) == 1
+    assert len(api.jobs_created) <= 1
+    if flavour.idempotency_header:
+        assert flavour.idempotency_header.lower() not in api.requests[0].headers
+
+
+def test_plain_create_with_a_key_is_retried_with_it(twin) -> None:
+    api = ScriptedAPI(SUME).on_create(httpx.ConnectError("refused"))
+    s = twin.connect(api)
+    body = SUME.create_body(s.sdk)
+
+    envelope = s.run(lambda c: c.jobs.create(body=body, idempotency_key="order-42"))
+
+    assert envelope.data_2.id == "job_01"
+    assert [c.headers["idempotency-key"] for c in api.of("create")] == ["order-42"] * 2
+
+
+def test_create_and_wait_errors_name_the_new_job(twin) -> None:
+    api = _api(SUME, "processing", "failed")
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobFailed) as caught:
+        _create_and_wait(s, SUME)
+
+    assert caught.value.job_id == "job_01"
+    assert len(api.of("create")) == 1
+
+
+def test_create_answer_without_an_id_raises_missing_job_id(twin) -> None:
+    api = ScriptedAPI(SUME).on_create(http(202, body={"data": {"status": "queued"}}))
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.MissingJobId):
+        _create_and_wait(s, SUME)
+
+    assert api.kinds == ["create"]
+
+
+def test_retried_create_honours_retry_after(twin) -> None:
+    api = _api(SUME, "completed").on_create(http(429, {"Retry-After": "3"}))
+    s = twin.connect(api)
+
+    _create_and_wait(s, SUME)
+
+    first, second = api.of("create")
+    assert second.at - first.at == 3.0
+    assert first.headers["idempotency-key"] == second.headers["idempotency-key"]
+    assert api.jobs_created == ["job_01"]
