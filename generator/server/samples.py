@@ -43,7 +43,9 @@ class Sampler:
         """An example of ``t``; ``force`` fills a nullable value instead of leaving it null."""
         return self._sample(t, 0, (), force)
 
-    def _sample(self, t: ir.TypeRef, depth: int, seen: tuple[str, ...], force: bool = False) -> JSON:
+    def _sample(
+        self, t: ir.TypeRef, depth: int, seen: tuple[str, ...], force: bool = False
+    ) -> JSON:
         if depth > MAX_DEPTH:
             return None
         if isinstance(t, ir.Primitive):
@@ -75,9 +77,8 @@ class Sampler:
             return self._sample(schema.target, depth, seen, force)
         out: dict[str, JSON] = {}
         for field in schema.fields:
-            if field.required:
-                out[field.wire] = self._sample(field.type, depth + 1, seen)
-            elif depth < OPTIONAL_DEPTH and not _recursive(field.type, seen):
+            shallow = depth < OPTIONAL_DEPTH and not _recursive(field.type, seen)
+            if field.required or shallow:
                 out[field.wire] = self._sample(field.type, depth + 1, seen)
         return out
 

@@ -26,6 +26,7 @@ __all__ = [
     "parse_scenario",
 ]
 
+TerminalKind = Literal["success", "failure", "canceled"]
 Kind = Literal["pending", "success", "failure", "canceled"]
 FinalKind = Literal["success", "failure", "canceled", "undocumented", "never"]
 
@@ -152,7 +153,11 @@ _FIELDS = frozenset(
         "create_errors",
     }
 )
-_ALIASES: dict[str, Kind] = {"success": "success", "failure": "failure", "canceled": "canceled"}
+_ALIASES: dict[str, TerminalKind] = {
+    "success": "success",
+    "failure": "failure",
+    "canceled": "canceled",
+}
 
 
 # -- primitive readers ------------------------------------------------------------------
@@ -160,7 +165,8 @@ _ALIASES: dict[str, Kind] = {"success": "success", "failure": "failure", "cancel
 
 def _mapping(value: object, field: str) -> Mapping[str, object]:
     if not isinstance(value, Mapping):
-        raise ScenarioError(field, f"must be a JSON object, not {_describe(value)}")
+        what = "must be" if field else "the scenario must be"
+        raise ScenarioError(field, f"{what} a JSON object, not {_describe(value)}")
     return value
 
 
@@ -168,7 +174,9 @@ def _known(data: Mapping[str, object], allowed: frozenset[str], field: str) -> N
     for key in data:
         if key not in allowed:
             where = f"{field}.{key}" if field else str(key)
-            raise ScenarioError(where, f"unknown field; expected one of {', '.join(sorted(allowed))}")
+            raise ScenarioError(
+                where, f"unknown field; expected one of {', '.join(sorted(allowed))}"
+            )
 
 
 def _describe(value: object) -> str:
@@ -193,12 +201,16 @@ def _int(value: object, field: str, *, low: int, high: int = MAX_POLL) -> int:
     return value
 
 
-def _number(value: object, field: str, *, positive: bool = False, high: float = MAX_SECONDS) -> float:
+def _number(
+    value: object, field: str, *, positive: bool = False, high: float = MAX_SECONDS
+) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ScenarioError(field, f"must be a number, not {_describe(value)}")
     number = float(value)
     if not math.isfinite(number) or number < 0 or (positive and number == 0):
-        raise ScenarioError(field, f"must be {'greater than 0' if positive else 'at least 0'}, not {value}")
+        raise ScenarioError(
+            field, f"must be {'greater than 0' if positive else 'at least 0'}, not {value}"
+        )
     if number > high:
         raise ScenarioError(field, f"must be at most {high:g}, not {value}")
     return number
@@ -238,7 +250,7 @@ def parse_retry_after(value: object, field: str) -> RetryAfter:
     if _is_decimal(value):
         return RetryAfter("seconds", _number(float(value), field))
     raise ScenarioError(
-        field, f"{value!r}: expected seconds (5, 0.05, \"0\"), \"date:+N\", \"date:-N\" or \"raw:TEXT\""
+        field, f'{value!r}: expected seconds (5, 0.05, "0"), "date:+N", "date:-N" or "raw:TEXT"'
     )
 
 
@@ -263,7 +275,8 @@ def _stages(value: object, states: JobStates) -> tuple[Stage, ...]:
         kind = states.kind(state)
         if kind is None:
             raise ScenarioError(
-                f"{field}.state", f"{state!r} is not a documented in-progress state ({', '.join(pending)})"
+                f"{field}.state",
+                f"{state!r} is not a documented in-progress state ({', '.join(pending)})",
             )
         if kind != "pending":
             raise ScenarioError(
@@ -274,14 +287,18 @@ def _stages(value: object, states: JobStates) -> tuple[Stage, ...]:
         if "polls" in data:
             stages.append(Stage(state, polls=_int(data["polls"], f"{field}.polls", low=1)))
         else:
-            stages.append(Stage(state, seconds=_number(data["seconds"], f"{field}.seconds", positive=True)))
+            stages.append(
+                Stage(state, seconds=_number(data["seconds"], f"{field}.seconds", positive=True))
+            )
     return tuple(stages)
 
 
 def _final(data: Mapping[str, object], states: JobStates) -> tuple[str | None, FinalKind]:
     if "undocumented_state" in data:
         if "final" in data:
-            raise ScenarioError("undocumented_state", "give either 'final' or 'undocumented_state', not both")
+            raise ScenarioError(
+                "undocumented_state", "give either 'final' or 'undocumented_state', not both"
+            )
         state = data["undocumented_state"]
         if not isinstance(state, str) or not state:
             raise ScenarioError("undocumented_state", "must be a non-empty string")
@@ -309,8 +326,10 @@ def _final(data: Mapping[str, object], states: JobStates) -> tuple[str | None, F
             "(or use undocumented_state)",
         )
     if kind == "pending":
-        raise ScenarioError("final", f"{final!r} is not terminal; use \"never\" for a job that never ends")
-    return final, kind
+        raise ScenarioError(
+            "final", f'{final!r} is not terminal; use "never" for a job that never ends'
+        )
+    return final, _ALIASES[kind]
 
 
 def _status_errors(value: object) -> tuple[StatusError, ...]:
@@ -340,13 +359,17 @@ def _status_errors(value: object) -> tuple[StatusError, ...]:
 def _status(value: object, field: str) -> int:
     status = _int(value, field, low=400, high=599)
     if status == 401:
-        raise ScenarioError(field, "401 comes from credentials: read the job with another key instead")
+        raise ScenarioError(
+            field, "401 comes from credentials: read the job with another key instead"
+        )
     return status
 
 
 def _create_errors(value: object) -> tuple[CreateFault, ...]:
     out = []
-    allowed = frozenset({"attempt", "count", "status", "drop_connection", "retry_after", "after_create"})
+    allowed = frozenset(
+        {"attempt", "count", "status", "drop_connection", "retry_after", "after_create"}
+    )
     for index, item in enumerate(_list(value, "create_errors")):
         field = f"create_errors[{index}]"
         data = _mapping(item, field)
@@ -355,14 +378,18 @@ def _create_errors(value: object) -> tuple[CreateFault, ...]:
             raise ScenarioError(f"{field}.attempt", "is required")
         drop = data.get("drop_connection", False)
         if not isinstance(drop, bool):
-            raise ScenarioError(f"{field}.drop_connection", f"must be a boolean, not {_describe(drop)}")
+            raise ScenarioError(
+                f"{field}.drop_connection", f"must be a boolean, not {_describe(drop)}"
+            )
         if drop == ("status" in data):
             raise ScenarioError(field, "give exactly one of 'status' or 'drop_connection: true'")
         if drop and "retry_after" in data:
             raise ScenarioError(f"{field}.retry_after", "a dropped connection sends no headers")
         after = data.get("after_create", False)
         if not isinstance(after, bool):
-            raise ScenarioError(f"{field}.after_create", f"must be a boolean, not {_describe(after)}")
+            raise ScenarioError(
+                f"{field}.after_create", f"must be a boolean, not {_describe(after)}"
+            )
         out.append(
             CreateFault(
                 attempt=_int(data["attempt"], f"{field}.attempt", low=1),
@@ -386,7 +413,9 @@ def _disjoint(groups: list[tuple[str, range | frozenset[int]]], unit: str) -> No
     for field, numbers in groups:
         for number in numbers:
             if number in owner:
-                raise ScenarioError(field, f"{unit} {number} already has a fault from {owner[number]}")
+                raise ScenarioError(
+                    field, f"{unit} {number} already has a fault from {owner[number]}"
+                )
             owner[number] = field
 
 
@@ -414,11 +443,15 @@ def parse_scenario(raw: object, job: ir.Job) -> Scenario:
     has_result = job.result is not None or job.ready_path is not None
     for name in ("result_delay_polls", "result_delay_seconds"):
         if name in data and not has_result:
-            raise ScenarioError(name, "the job declares neither a result operation nor a readiness field")
+            raise ScenarioError(
+                name, "the job declares neither a result operation nor a readiness field"
+            )
     if "hint" in data and job.hint_path is None:
         raise ScenarioError("hint", "the job declares no body poll hint (poll.body_hint)")
     if "poll_after_ms" in data and not _custom_hints(job):
-        raise ScenarioError("poll_after_ms", "the job declares no custom poll header (poll.headers)")
+        raise ScenarioError(
+            "poll_after_ms", "the job declares no custom poll header (poll.headers)"
+        )
 
     status_errors = _status_errors(data.get("status_errors", []))
     drops = _polls(data.get("drop_connection_at_polls", []), "drop_connection_at_polls")
@@ -435,9 +468,13 @@ def parse_scenario(raw: object, job: ir.Job) -> Scenario:
         result_delay_polls=_int(data.get("result_delay_polls", 0), "result_delay_polls", low=0),
         result_delay_seconds=_number(data.get("result_delay_seconds", 0), "result_delay_seconds"),
         hint=_number(data["hint"], "hint", high=1e9) if "hint" in data else None,
-        retry_after=parse_retry_after(data["retry_after"], "retry_after") if "retry_after" in data else None,
+        retry_after=parse_retry_after(data["retry_after"], "retry_after")
+        if "retry_after" in data
+        else None,
         poll_after_ms=(
-            _number(data["poll_after_ms"], "poll_after_ms", high=1e12) if "poll_after_ms" in data else None
+            _number(data["poll_after_ms"], "poll_after_ms", high=1e12)
+            if "poll_after_ms" in data
+            else None
         ),
         status_errors=status_errors,
         drop_connection_at_polls=drops,

@@ -1,0 +1,374 @@
+"""The simulated job API: an ASGI app serving a spec's job operations, and ``jobgen serve``.
+
+Only the operations the job extension declares (create, status, result) are served, on
+the spec's own paths and methods, at the root of the server (a path in the spec's server
+URL, such as Azure's ``/language``, is not part of them). Control endpoints live under
+``/_jobgen/``; they are not part of the request log.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ..model import ir
+from ..model.build import load_and_build
+from ..problems import Location, SpecError
+from .auth import Credentials, read_credential
+from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, handle_control
+from .errors import ErrorShapes
+from .kinds import JobKind, format_retry_after, timestamp
+from .listen import base_url, bind, make_server
+from .log import RequestRecord
+from .routes import Matched, Route, Router
+from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
+from .store import Replay, SimJob, Store
+from .timeline import Dropped, ErrorAnswer, Malformed, create_fault, peek, read, start, status_fault
+from .wire import (
+    Answer,
+    BodyTooLarge,
+    Receive,
+    Request,
+    Scope,
+    Send,
+    json_answer,
+    read_request,
+    send_answer,
+)
+
+__all__ = ["CONTROL_PREFIX", "SCENARIO_HEADER", "JobApp", "serve"]
+
+MALFORMED_BODY = b'{"data": {"id": <html><title>502 Bad Gateway</title></html>'
+
+
+@attrs.define
+class _Exchange:
+    """What one request did, for its log record."""
+
+    operation: str | None = None
+    job_name: str | None = None
+    job_id: str | None = None
+    poll: int | None = None
+    idempotency_key: str | None = None
+    fault: str | None = None
+    replayed: bool = False
+
+
+class JobApp:
+    """The ASGI application simulating the jobs of one SDK."""
+
+    def __init__(
+        self,
+        sdk: ir.Sdk,
+        *,
+        spec_path: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        if not sdk.jobs:
+            raise SpecError.at(
+                Location(str(spec_path) if spec_path else sdk.title, "/x-jobgen"),
+                "declares no jobs: there is nothing to simulate",
+            )
+        self.sdk = sdk
+        self.clock = clock
+        self.wall = wall
+        self.kinds = {job.name: JobKind(job, sdk.schemas) for job in sdk.jobs}
+        self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
+        self.router = Router(sdk.jobs)
+        self.store = Store()
+
+    # -- ASGI -------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        try:
+            request = await read_request(scope, receive)
+        except BodyTooLarge:
+            await send_answer(send, control_error(413, "", "the request body is too large"))
+            return
+        await send_answer(send, self.handle(request))
+
+    def handle(self, request: Request) -> Answer:
+        """Answer one request (and log it, unless it is a control request)."""
+        if request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/"):
+            return handle_control(self, request)
+        with self.store.lock:
+            now = self.clock()
+            exchange = _Exchange()
+            answer = self._api(request, exchange, now)
+            self.store.seq += 1
+            self.store.log.append(
+                RequestRecord(
+                    seq=self.store.seq,
+                    time=now,
+                    method=request.method,
+                    path=request.path,
+                    query=request.query,
+                    status=None if answer.drop else answer.status,
+                    **attrs.asdict(exchange),
+                )
+            )
+        return answer
+
+    # -- in-process control -------------------------------------------------------------
+
+    def job_for(self, job_name: str | None) -> ir.Job:
+        """The declared job called ``job_name`` (optional when the spec declares one)."""
+        if job_name is None:
+            if len(self.kinds) > 1:
+                names = ", ".join(self.kinds)
+                raise ScenarioError(
+                    "job_name", f"the spec declares several jobs; name one of {names}"
+                )
+            return next(iter(self.kinds.values())).job
+        if job_name not in self.kinds:
+            raise ScenarioError(
+                "job_name", f"no job {job_name!r}; declared: {', '.join(self.kinds)}"
+            )
+        return self.kinds[job_name].job
+
+    def create_job(
+        self,
+        scenario: Mapping[str, Any] | None = None,
+        *,
+        job_name: str | None = None,
+        credential: str | None = None,
+    ) -> str:
+        """Create a job directly; it answers to ``credential`` only (any credential if None)."""
+        job = self.job_for(job_name)
+        return self.add_job(job, parse_scenario(scenario, job), credential)
+
+    def add_job(self, job: ir.Job, scenario: Scenario, owner: str | None) -> str:
+        """Create a job of kind ``job`` with an already parsed scenario; returns its id."""
+        with self.store.lock:
+            return self._new_job(self.kinds[job.name], scenario, owner, self.clock()).id
+
+    def requests(self, job_id: str | None = None) -> list[RequestRecord]:
+        return self.store.records(job_id)
+
+    def reset(self) -> None:
+        with self.store.lock:
+            self.store.clear()
+
+    # -- the job API ------------------------------------------------------------------
+
+    def _new_job(self, kind: JobKind, scenario: Scenario, owner: str | None, now: float) -> SimJob:
+        job_id = kind.new_id()
+        while job_id in self.store.jobs:
+            job_id = kind.new_id()
+        wall = self.wall()
+        sim = SimJob(
+            job_id, kind.job.name, scenario, owner, start(now), wall, kind.base_record(wall)
+        )
+        self.store.jobs[job_id] = sim
+        return sim
+
+    def _error(
+        self,
+        op: ir.Operation | None,
+        status: int,
+        message: str,
+        *,
+        code: str | None = None,
+        headers: tuple[tuple[str, str], ...] = (),
+    ) -> Answer:
+        return json_answer(status, self.errors.body(op, status, message, code), headers)
+
+    def _api(self, request: Request, exchange: _Exchange, now: float) -> Answer:
+        found = self.router.match(request.method, request.path)
+        if found is None:
+            return self._error(None, 404, f"no job operation at {request.method} {request.path}")
+        if isinstance(found, list):
+            allow = ", ".join(found)
+            return self._error(
+                None,
+                405,
+                f"{request.method} is not allowed here; use {allow}",
+                headers=(("allow", allow),),
+            )
+        route = found.route
+        exchange.operation, exchange.job_name = route.role, route.job.name
+        if route.role != "create":
+            exchange.job_id = found.params.get(route.job.id_parameter)
+        credentials = read_credential(
+            self.sdk.auths, route.operation.security, request.headers, request.params
+        )
+        if credentials.problem:
+            exchange.fault = "missing_credentials"
+            challenge = (
+                (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
+            )
+            return self._error(route.operation, 401, credentials.problem, headers=challenge)
+        missing = [
+            p.wire
+            for p in route.operation.parameters
+            if p.location == "query" and p.required and p.wire not in request.params
+        ]
+        if missing:
+            return self._error(
+                route.operation, 400, f"missing required query parameter {missing[0]}"
+            )
+        if route.role == "create":
+            return self._create(request, route, credentials, exchange, now)
+        return self._read(request, found, credentials, exchange, now)
+
+    def _read(
+        self,
+        request: Request,
+        found: Matched,
+        credentials: Credentials,
+        exchange: _Exchange,
+        now: float,
+    ) -> Answer:
+        route = found.route
+        job_id = found.params.get(route.job.id_parameter, "")
+        sim = self.store.jobs.get(job_id)
+        if sim is None or sim.name != route.job.name:
+            return self._error(route.operation, 404, f"no job {job_id!r}")
+        if sim.owner is not None and credentials.required and credentials.value != sim.owner:
+            exchange.fault = "wrong_credentials"
+            return self._error(
+                route.operation, 401, "this job was created with a different credential"
+            )
+        if route.role == "status":
+            return self._status(route, sim, exchange, now)
+        return self._result(route, sim, now)
+
+    def _status(self, route: Route, sim: SimJob, exchange: _Exchange, now: float) -> Answer:
+        kind = self.kinds[sim.name]
+        sim.polls += 1
+        exchange.poll = sim.polls
+        fault = status_fault(sim.scenario, sim.polls)
+        if isinstance(fault, ErrorAnswer):
+            exchange.fault = "status_error"
+            return self._fault_answer(route.operation, fault.status, fault.retry_after)
+        if isinstance(fault, Dropped):
+            exchange.fault = "drop_connection"
+            return Answer(200, b'{"', (("content-type", "application/json"),), drop=True)
+        if isinstance(fault, Malformed):
+            exchange.fault = "malformed"
+            return Answer(200, MALFORMED_BODY, (("content-type", "application/json"),))
+        sim.progress, view = read(sim.scenario, sim.progress, now)
+        hints = () if view.terminal else kind.hint_headers(sim.scenario, self.wall())
+        status = route.operation.response.status
+        return json_answer(
+            int(status) if status.isdigit() else 200, kind.status_body(sim, view), hints
+        )
+
+    def _result(self, route: Route, sim: SimJob, now: float) -> Answer:
+        kind = self.kinds[sim.name]
+        sim.progress, view = peek(sim.scenario, sim.progress, now)
+        if not view.ready:
+            return self._error(
+                route.operation,
+                409,
+                f"job {sim.id} is {view.state}: its result is not ready",
+                code="job_not_completed",
+            )
+        status, body, content_type, value = kind.result(sim)
+        if value is not None:
+            return json_answer(status, value)
+        headers = (("content-type", content_type),) if content_type else ()
+        return Answer(status, body, headers)
+
+    def _create(
+        self,
+        request: Request,
+        route: Route,
+        credentials: Credentials,
+        exchange: _Exchange,
+        now: float,
+    ) -> Answer:
+        kind = self.kinds[route.job.name]
+        raw = request.headers.get(SCENARIO_HEADER)
+        try:
+            scenario = parse_scenario(json.loads(raw) if raw else None, route.job)
+        except json.JSONDecodeError as exc:
+            return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
+        except ScenarioError as exc:
+            return control_error(400, exc.field, f"{SCENARIO_HEADER}: {exc.message}")
+        body = route.operation.body
+        if body is not None and body.kind == "json" and request.body:
+            try:
+                json.loads(request.body)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                return self._error(route.operation, 400, "the request body is not JSON")
+        header = route.job.idempotency_header
+        key = request.headers.get(header.lower()) if header else None
+        exchange.idempotency_key = key
+        attempt = 1
+        correlation = key or raw
+        if correlation:
+            counter = (route.job.name, correlation)
+            attempt = self.store.attempts[counter] = self.store.attempts.get(counter, 0) + 1
+        fault = create_fault(scenario, attempt)
+        if fault is not None and not fault.after_create:
+            return self._create_fault(route, fault, exchange)
+        replay = self.store.replays.get((route.job.name, key)) if key else None
+        if replay is not None:
+            exchange.job_id, exchange.replayed = replay.job_id, True
+            answer = replay.answer
+        else:
+            sim = self._new_job(kind, scenario, credentials.value, now)
+            exchange.job_id = sim.id
+            answer = self._created(request, kind, sim, now)
+            if key:
+                self.store.replays[(route.job.name, key)] = Replay(sim.id, answer)
+        if fault is not None:
+            return self._create_fault(route, fault, exchange)
+        return answer
+
+    def _create_fault(self, route: Route, fault: CreateFault, exchange: _Exchange) -> Answer:
+        if fault.drop_connection:
+            exchange.fault = "drop_connection"
+            return Answer(200, b'{"', (("content-type", "application/json"),), drop=True)
+        assert fault.status is not None
+        exchange.fault = "status_error"
+        return self._fault_answer(route.operation, fault.status, fault.retry_after)
+
+    def _fault_answer(
+        self, op: ir.Operation, status: int, retry_after: RetryAfter | None
+    ) -> Answer:
+        headers: tuple[tuple[str, str], ...] = ()
+        if retry_after is not None:
+            headers = (("retry-after", format_retry_after(retry_after, self.wall())),)
+        return self._error(op, status, f"simulated {status} answer", headers=headers)
+
+    def _created(self, request: Request, kind: JobKind, sim: SimJob, now: float) -> Answer:
+        create = kind.job.create
+        assert create is not None
+        sim.progress, view = peek(sim.scenario, sim.progress, now)
+        headers: tuple[tuple[str, str], ...] = ()
+        if kind.job.id_header:
+            headers = (
+                (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim.id)),
+            )
+        status = int(create.response.status) if create.response.status.isdigit() else 200
+        value = kind.create_body(sim, view)
+        if value is None:
+            return Answer(status, b"", headers)
+        return json_answer(status, value, headers)
+
+
+def serve(spec: Path, *, jobs: Path | None, host: str, port: int) -> int:
+    """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError."""
+    sdk = load_and_build(spec, jobs_file=jobs)
+    app = JobApp(sdk, spec_path=spec)
+    sock = bind(host, port)
+    try:
+        print(describe(app, base_url(sock)), flush=True)
+        server = make_server(app)
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
+    finally:
+        sock.close()
+    return 0

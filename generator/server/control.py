@@ -1,0 +1,96 @@
+"""Control endpoints under ``/_jobgen/`` (create a job from a scenario, the log, reset),
+and the banner ``jobgen serve`` prints."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .auth import read_credential
+from .scenario import ScenarioError, parse_scenario
+from .wire import Answer, Request, json_answer
+
+if TYPE_CHECKING:
+    from .app import JobApp
+
+__all__ = ["CONTROL_PREFIX", "SCENARIO_HEADER", "control_error", "describe", "handle_control"]
+
+CONTROL_PREFIX = "/_jobgen"
+SCENARIO_HEADER = "x-jobgen-scenario"
+
+
+def control_error(status: int, field: str, message: str) -> Answer:
+    """A control-plane error: ``{"error": {"field": ..., "message": ...}}``."""
+    return json_answer(status, {"error": {"field": field, "message": message}})
+
+
+def handle_control(app: JobApp, request: Request) -> Answer:
+    action = request.path[len(CONTROL_PREFIX) :]
+    routes: dict[str, tuple[str, Callable[[JobApp, Request], Answer]]] = {
+        "/jobs": ("POST", _create),
+        "/requests": ("GET", _requests),
+        "/reset": ("POST", _reset),
+    }
+    if action not in routes:
+        return control_error(
+            404, "", f"no control endpoint {request.path}; try {CONTROL_PREFIX}/jobs"
+        )
+    method, handler = routes[action]
+    if request.method != method:
+        answer = control_error(405, "", f"use {method} {request.path}")
+        return Answer(answer.status, answer.body, (*answer.headers, ("allow", method)))
+    return handler(app, request)
+
+
+def _create(app: JobApp, request: Request) -> Answer:
+    names = request.params.get("job_name")
+    try:
+        job = app.job_for(names[0] if names else None)
+        text = request.body.decode("utf-8")
+        data = json.loads(text) if text.strip() else None
+        scenario = parse_scenario(data, job)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        return control_error(400, "", f"the body is not JSON: {exc.msg} ({where})")
+    except UnicodeDecodeError:
+        return control_error(400, "", "the body is not UTF-8")
+    except ScenarioError as exc:
+        return control_error(400, exc.field, exc.message)
+    credentials = read_credential(
+        app.sdk.auths, job.status.security, request.headers, request.params
+    )
+    job_id = app.add_job(job, scenario, credentials.value)
+    return json_answer(201, {"id": job_id, "job": job.name})
+
+
+def _requests(app: JobApp, request: Request) -> Answer:
+    ids = request.params.get("job")
+    records = app.requests(ids[0] if ids else None)
+    return json_answer(200, {"requests": [r.to_json() for r in records]})
+
+
+def _reset(app: JobApp, request: Request) -> Answer:
+    app.reset()
+    return json_answer(200, {"reset": True})
+
+
+def describe(app: JobApp, url: str) -> str:
+    """The banner: the base URL, the job operations and the control endpoints."""
+    lines = [f"Simulating {app.sdk.title} on {url}", ""]
+    for name, kind in app.kinds.items():
+        job = kind.job
+        for role, op in (("create", job.create), ("status", job.status), ("result", job.result)):
+            if op is not None:
+                lines.append(f"  {name:<12} {role:<7} {op.method.upper():<6} {url}{op.path}")
+    lines += [
+        "",
+        "Control:",
+        f"  POST {url}{CONTROL_PREFIX}/jobs       create a job from a scenario (JSON body)",
+        f"  GET  {url}{CONTROL_PREFIX}/requests   the request log (?job=ID)",
+        f"  POST {url}{CONTROL_PREFIX}/reset      forget every job and the log",
+        f"  or send a scenario on create in the {SCENARIO_HEADER} header (JSON)",
+        "",
+        "Press Ctrl-C to stop.",
+    ]
+    return "\n".join(lines)

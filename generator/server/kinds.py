@@ -1,0 +1,245 @@
+"""One declared job, as the simulated API renders it: ids, records, results and hints."""
+
+from __future__ import annotations
+
+import copy
+import secrets
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import formatdate
+from typing import Any
+from urllib.parse import urlencode
+
+from ..model import ir
+from .errors import fill_error
+from .samples import Located, Sampler, drop, locate, put
+from .scenario import RetryAfter, Scenario
+from .store import SimJob
+from .timeline import View
+
+__all__ = ["JobKind", "format_retry_after", "timestamp"]
+
+JSON = Any
+
+FAILURE_MESSAGE = "the simulated job failed"
+
+
+def timestamp(wall: float) -> str:
+    """An ISO 8601 UTC timestamp, e.g. ``2025-01-02T03:04:05Z``."""
+    return datetime.fromtimestamp(wall, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _seconds_text(seconds: float) -> str:
+    if seconds == int(seconds):
+        return str(int(seconds))
+    return f"{seconds:.6f}".rstrip("0").rstrip(".")
+
+
+def format_retry_after(value: RetryAfter, wall: float) -> str:
+    """The header text of ``value`` at wall-clock time ``wall``."""
+    if value.form == "seconds":
+        return _seconds_text(value.seconds)
+    if value.form == "date":
+        return formatdate(wall + value.seconds, usegmt=True)
+    return value.text
+
+
+def _int_like(t: ir.TypeRef) -> bool:
+    while isinstance(t, ir.Nullable):
+        t = t.inner
+    return isinstance(t, ir.Primitive) and t.kind == "int"
+
+
+class JobKind:
+    """Renders the answers of one ``ir.Job`` for simulated jobs of that kind."""
+
+    def __init__(self, job: ir.Job, schemas: Mapping[str, ir.NamedSchema]) -> None:
+        self.job = job
+        self.schemas = schemas
+        self.status_type = job.status.response.type
+        self._record = job.record_path
+
+    # -- ids ------------------------------------------------------------------------
+
+    def new_id(self) -> str:
+        param = next(
+            (p for p in self.job.status.path_parameters if p.wire == self.job.id_parameter), None
+        )
+        if param is not None and param.type == ir.Primitive("uuid"):
+            return str(uuid.uuid4())
+        return f"{self.job.name}_{secrets.token_hex(8)}"
+
+    def status_url(self, base_url: str, job_id: str) -> str:
+        """The status URL of a job, with the operation's required query defaults."""
+        path = self.job.status.path.replace("{" + self.job.id_parameter + "}", job_id)
+        query = [
+            (p.wire, str(p.default))
+            for p in self.job.status.parameters
+            if p.location == "query" and p.required and p.has_default
+        ]
+        return base_url + path + (f"?{urlencode(query)}" if query else "")
+
+    # -- bodies ---------------------------------------------------------------------
+
+    def sampler(self, wall: float) -> Sampler:
+        return Sampler(self.schemas, timestamp=timestamp(wall))
+
+    def base_record(self, wall: float) -> JSON:
+        """The status body a new job starts from (before its state is written in)."""
+        return self.sampler(wall).sample(self.status_type) if self.status_type is not None else {}
+
+    def status_body(self, sim: SimJob, view: View) -> JSON:
+        body = copy.deepcopy(sim.base)
+        if isinstance(body, dict) and self.status_type is not None:
+            self._overlay(body, self.status_type, sim, view)
+        return body
+
+    def create_body(self, sim: SimJob, view: View) -> JSON:
+        """The create answer's body, or None when the create answer has no JSON body."""
+        create = self.job.create
+        if create is None or create.response.kind != "json" or create.response.type is None:
+            return None
+        if create.response.type == self.status_type:
+            return self.status_body(sim, view)
+        body = self.sampler(sim.created_wall).sample(create.response.type)
+        if isinstance(body, dict):
+            self._overlay(body, create.response.type, sim, view)
+        return body
+
+    def _at(self, t: ir.TypeRef, path: tuple[str, ...]) -> Located | None:
+        return locate(t, path, self.schemas)
+
+    def _overlay(self, body: dict[str, JSON], t: ir.TypeRef, sim: SimJob, view: View) -> None:
+        job, record = self.job, self._record
+        for path in (job.id_path, (*record, "id")):
+            if path and self._at(t, path) is not None:
+                put(body, path, sim.id)
+                break
+        flags = (
+            (job.state_path, view.state),
+            (job.terminal_path, view.terminal),
+            (job.ready_path, view.ready),
+        )
+        for field, value in flags:
+            if field is not None and self._at(t, (*record, *field)) is not None:
+                put(body, (*record, *field), value)
+        self._hint(body, t, sim.scenario, view)
+        self._error(body, t, sim, view)
+        self._embedded_result(body, t, sim, view)
+
+    def _set_or_clear(
+        self, body: dict[str, JSON], path: tuple[str, ...], found: Located, value: JSON
+    ) -> None:
+        if value is not None:
+            put(body, path, value)
+        elif isinstance(found.type, ir.Nullable):
+            put(body, path, None)
+        elif not found.required:
+            drop(body, path)
+
+    def _hint(self, body: dict[str, JSON], t: ir.TypeRef, scenario: Scenario, view: View) -> None:
+        if self.job.hint_path is None:
+            return
+        path = (*self._record, *self.job.hint_path)
+        found = self._at(t, path)
+        if found is None:
+            return
+        value: float | None = None
+        if not view.terminal:
+            floor = self.job.floor * (1000 if self.job.hint_unit == "milliseconds" else 1)
+            value = scenario.hint if scenario.hint is not None else (floor if floor > 0 else None)
+        if value is not None and _int_like(found.type):
+            value = round(value)
+        self._set_or_clear(body, path, found, value)
+
+    def _error(self, body: dict[str, JSON], t: ir.TypeRef, sim: SimJob, view: View) -> None:
+        if self.job.error_path is None:
+            return
+        path = (*self._record, *self.job.error_path)
+        found = self._at(t, path)
+        if found is None:
+            return
+        value = None
+        if view.kind == "failure":
+            sample = self.sampler(sim.created_wall).sample(found.type, force=True)
+            value = (
+                FAILURE_MESSAGE
+                if isinstance(sample, str)
+                else fill_error(sample, "job_failed", FAILURE_MESSAGE)
+            )
+        self._set_or_clear(body, path, found, value)
+
+    def _embedded_result(
+        self, body: dict[str, JSON], t: ir.TypeRef, sim: SimJob, view: View
+    ) -> None:
+        """A record field named ``result`` holds the result once the job has succeeded."""
+        path = (*self._record, "result")
+        taken = {
+            self.job.state_path,
+            self.job.ready_path,
+            self.job.terminal_path,
+            self.job.error_path,
+        }
+        found = self._at(t, path)
+        if found is None or ("result",) in taken:
+            return
+        value = None
+        if view.kind == "success":
+            value = self._with_id(
+                self.sampler(sim.created_wall).sample(found.type, force=True), sim.id
+            )
+        self._set_or_clear(body, path, found, value)
+
+    def _with_id(self, value: JSON, job_id: str) -> JSON:
+        names = {"job_id", "jobId", self.job.id_parameter}
+        if isinstance(value, dict):
+            return {
+                k: job_id if k in names and isinstance(v, str) else self._with_id(v, job_id)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self._with_id(v, job_id) for v in value]
+        return value
+
+    def result(self, sim: SimJob) -> tuple[int, bytes, str | None, JSON]:
+        """The result answer: status, body bytes, content type, and the JSON value if any."""
+        op = self.job.result
+        assert op is not None
+        response = op.response
+        status = int(response.status) if response.status.isdigit() else 200
+        if response.kind == "json" and response.type is not None:
+            value = self._with_id(
+                self.sampler(sim.created_wall).sample(response.type, force=True), sim.id
+            )
+            return status, b"", response.media_type or "application/json", value
+        if response.kind == "text":
+            media = response.media_type or "text/plain"
+            if "csv" in media:
+                text = f"job_id,row,value\r\n{sim.id},1,example\r\n{sim.id},2,example\r\n"
+            else:
+                text = f"result of {sim.id}\n"
+            return status, text.encode(), f"{media}; charset=utf-8", None
+        if response.kind == "binary":
+            return status, b"example result of " + sim.id.encode(), response.media_type, None
+        return status, b"", None, None
+
+    # -- hints ----------------------------------------------------------------------
+
+    def hint_headers(self, scenario: Scenario, wall: float) -> tuple[tuple[str, str], ...]:
+        """Poll hint headers for a status answer while the job is not terminal."""
+        out: list[tuple[str, str]] = []
+        if scenario.retry_after is not None:
+            out.append(("retry-after", format_retry_after(scenario.retry_after, wall)))
+        if scenario.poll_after_ms is not None:
+            for hint in self.job.header_hints:
+                if hint.name.lower() == "retry-after":
+                    continue
+                seconds = scenario.poll_after_ms / 1000
+                text = (
+                    _seconds_text(scenario.poll_after_ms)
+                    if hint.format == "milliseconds"
+                    else _seconds_text(seconds)
+                )
+                out.append((hint.name.lower(), text))
+        return tuple(out)

@@ -1,0 +1,76 @@
+"""Matching request paths against the job operations' templated paths."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import attrs
+
+from ..model import ir
+
+__all__ = ["Matched", "Route", "Router", "compile_path"]
+
+OperationRole = Literal["create", "status", "result"]
+
+_PARAM = re.compile(r"\{([^{}]+)\}")
+
+
+def compile_path(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """A regex matching ``template`` (``/v1/jobs/{job_id}``) and its parameter names, in order."""
+    parts: list[str] = []
+    names: list[str] = []
+    position = 0
+    for found in _PARAM.finditer(template):
+        parts.append(re.escape(template[position : found.start()]))
+        parts.append("([^/]+)")
+        names.append(found.group(1))
+        position = found.end()
+    parts.append(re.escape(template[position:]))
+    return re.compile("".join(parts)), tuple(names)
+
+
+@attrs.frozen
+class Route:
+    method: str
+    pattern: re.Pattern[str]
+    names: tuple[str, ...]
+    job: ir.Job
+    role: OperationRole
+    operation: ir.Operation
+
+
+@attrs.frozen
+class Matched:
+    route: Route
+    params: dict[str, str]
+
+
+class Router:
+    """The create, status and result operations of every declared job."""
+
+    def __init__(self, jobs: tuple[ir.Job, ...]) -> None:
+        self.routes: list[Route] = []
+        for job in jobs:
+            roles: tuple[tuple[OperationRole, ir.Operation | None], ...] = (
+                ("create", job.create),
+                ("status", job.status),
+                ("result", job.result),
+            )
+            for role, op in roles:
+                if op is not None:
+                    pattern, names = compile_path(op.path)
+                    self.routes.append(Route(op.method.upper(), pattern, names, job, role, op))
+
+    def match(self, method: str, path: str) -> Matched | list[str] | None:
+        """The route for ``method path``; the allowed methods when only the path matches; else None."""
+        allowed: list[str] = []
+        for route in self.routes:
+            found = route.pattern.fullmatch(path)
+            if found is None:
+                continue
+            if route.method == method:
+                return Matched(route, dict(zip(route.names, found.groups(), strict=True)))
+            if route.method not in allowed:
+                allowed.append(route.method)
+        return allowed or None

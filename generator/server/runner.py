@@ -1,0 +1,143 @@
+"""The simulated API in a background thread, for tests: ``with run_server(spec) as server:``."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from ..model import ir
+from ..model.build import load_and_build
+from .app import JobApp
+from .listen import base_url, bind, make_server
+from .log import RequestRecord
+
+__all__ = ["RunningServer", "run_server"]
+
+STARTUP_TIMEOUT = 10.0
+
+
+class RunningServer:
+    """A simulated job API on 127.0.0.1; a context manager, sync (``with``) or async (``async with``).
+
+    Entering starts uvicorn on a free port in a background thread; leaving stops it and
+    waits for the thread, so no thread or socket outlives the block.
+    """
+
+    def __init__(
+        self,
+        spec: Path | str | ir.Sdk,
+        *,
+        jobs: Path | None = None,
+        host: str = "127.0.0.1",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if isinstance(spec, ir.Sdk):
+            self.app = JobApp(spec, clock=clock)
+        else:
+            path = Path(spec)
+            self.app = JobApp(load_and_build(path, jobs_file=jobs), spec_path=path, clock=clock)
+        self._host = host
+        self._thread: threading.Thread | None = None
+        self._server: Any = None
+        self.base_url = ""
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    def start(self) -> Self:
+        if self._thread is not None:
+            raise RuntimeError("the server is already running")
+        sock = bind(self._host, 0)
+        self.base_url = base_url(sock)
+        server = make_server(self.app)
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                server.run(sockets=[sock])
+            except BaseException as exc:  # noqa: BLE001 - reported to the starting thread
+                failure.append(exc)
+            finally:
+                sock.close()
+
+        thread = threading.Thread(target=run, name=f"jobgen-serve-{self.base_url}", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                server.should_exit = True
+                thread.join(STARTUP_TIMEOUT)
+                sock.close()
+                raise RuntimeError(
+                    f"the simulated server did not start: {failure[0] if failure else 'timeout'}"
+                )
+            time.sleep(0.005)
+        self._server, self._thread = server, thread
+        return self
+
+    def stop(self) -> None:
+        """Stop the server and wait for its thread (idempotent)."""
+        if self._thread is None:
+            return
+        self._server.should_exit = True
+        self._thread.join()
+        self._thread = None
+        self._server = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> Self:
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await asyncio.to_thread(self.stop)
+
+    # -- jobs and the log -----------------------------------------------------------------
+
+    def create_job(
+        self,
+        scenario: Mapping[str, Any] | None = None,
+        *,
+        job_name: str | None = None,
+        credential: str | None = None,
+    ) -> str:
+        """Create a job with ``scenario``; raises ScenarioError (a ValueError) on bad input.
+
+        The job answers only to ``credential`` (an API key, a bearer token, or
+        ``user:password`` for basic auth); with None, to any credential.
+        """
+        return self.app.create_job(scenario, job_name=job_name, credential=credential)
+
+    def requests(self, job_id: str | None = None) -> list[RequestRecord]:
+        """The request log, oldest first; only ``job_id``'s requests when given."""
+        return self.app.requests(job_id)
+
+    def reset(self) -> None:
+        """Forget every job, idempotency key and logged request."""
+        self.app.reset()
+
+
+def run_server(
+    spec: Path | str | ir.Sdk,
+    *,
+    jobs: Path | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> RunningServer:
+    """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``."""
+    return RunningServer(spec, jobs=jobs, clock=clock)

@@ -1,0 +1,116 @@
+"""`jobgen serve` from the shell: prints its URL, serves until Ctrl-C, exits 0."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from generator.server.listen import bind
+from tests.helpers import ROOT, SPECS, write
+
+JOBGEN = Path(sys.executable).with_name("jobgen")
+
+
+@contextmanager
+def serving(*args: str) -> Iterator[tuple[subprocess.Popen[str], str, list[str]]]:
+    """Run ``jobgen serve ARGS`` in the background; yield it, its base URL and its banner."""
+    process = subprocess.Popen(
+        [str(JOBGEN), "serve", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("Simulating "), first + (
+            process.stderr.read() if process.stderr else ""
+        )
+        url = first.split()[-1]
+        banner = [first]
+        while (line := process.stdout.readline()) and not line.startswith("Press Ctrl-C"):
+            banner.append(line)
+        yield process, url, banner
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def test_serve_in_the_background_then_ctrl_c() -> None:
+    with serving("specs/sume.yaml", "--port", "0") as (process, url, banner):
+        text = "".join(banner)
+        assert url.startswith("http://127.0.0.1:") and not url.endswith(":0")
+        assert f"{url}/v1/jobs/{{job_id}}" in text and f"{url}/_jobgen/jobs" in text
+        made = httpx.post(f"{url}/_jobgen/jobs", json={"states": [], "final": "failed"})
+        job_id = made.json()["id"]
+        answer = httpx.get(f"{url}/v1/jobs/{job_id}", headers={"x-api-key": "anything"})
+        assert answer.json()["data"]["status"] == "failed"
+        created = httpx.post(
+            f"{url}/v1/jobs",
+            headers={"x-api-key": "k", "x-jobgen-scenario": '{"final": "never"}'},
+            json={"input": {"type": "text", "text": "x"}},
+        )
+        assert created.status_code == 202
+        log = httpx.get(f"{url}/_jobgen/requests").json()["requests"]
+        assert [entry["operation"] for entry in log] == ["status", "create"]
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+        assert process.stderr is not None and process.stderr.read() == ""
+
+
+def test_bad_spec_exits_2(tmp_path: Path) -> None:
+    broken = write(
+        tmp_path / "broken.yaml", "openapi: 3.0.3\ninfo: {title: X, version: '1'}\npaths: [\n"
+    )
+    done = subprocess.run(
+        [str(JOBGEN), "serve", str(broken), "--port", "0"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert "is not valid YAML" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_spec_without_jobs_exits_2(tmp_path: Path) -> None:
+    plain = write(
+        tmp_path / "plain.yaml", "openapi: 3.0.3\ninfo: {title: X, version: '1'}\npaths: {}\n"
+    )
+    done = subprocess.run(
+        [str(JOBGEN), "serve", str(plain), "--port", "0"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert "declares no jobs" in done.stderr
+
+
+def test_port_in_use_exits_2() -> None:
+    taken = bind("127.0.0.1", 0)
+    try:
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(
+            [str(JOBGEN), "serve", str(SPECS / "sume.yaml"), "--port", port],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        taken.close()
+    assert done.returncode == 2
+    assert "Address already in use" in done.stderr
