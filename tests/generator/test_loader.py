@@ -115,7 +115,8 @@ def test_nesting_thousands_deep_is_refused(tmp_path: Path, suffix: str) -> None:
         text = "openapi: 3.0.3\nx: " + "[" * depth + "]" * depth + "\n"
     spec = write(tmp_path / f"deep.{suffix}", text)
     (problem,) = problems_of(spec)
-    assert "nests deeper than" in problem
+    # Ours ("nests deeper than 400 levels") or libyaml's own limit, whichever comes first.
+    assert "nest" in problem and problem.startswith(f"{spec}#")
 
 
 def test_duplicate_operation_ids(tmp_path: Path) -> None:
