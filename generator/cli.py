@@ -123,6 +123,7 @@ def _generate(args: argparse.Namespace) -> int:
         return 0
     for target in targets:
         done = generate(target)
+        _print_warnings(done.sdk.warnings)
         print(
             f"{target.output}: {len(done.files)} files, {done.lines} lines, "
             f"{len(done.sdk.schemas)} schemas, {sum(len(r.operations) for r in done.sdk.resources)} operations, "
@@ -131,11 +132,21 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_warnings(warnings: Sequence[str]) -> None:
+    """What the SDK cannot represent; generation still succeeds."""
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
 def _validate(args: argparse.Namespace) -> int:
     sdk = load_and_build(args.spec, jobs_file=args.jobs)
+    _print_warnings(sdk.warnings)
     operations = sum(len(r.operations) for r in sdk.resources)
+    count = len(sdk.warnings)
+    warned = f", {count} warning{'s' if count != 1 else ''}" if count else ""
     print(
-        f"{args.spec}: valid ({len(sdk.schemas)} schemas, {operations} operations, {len(sdk.jobs)} jobs)"
+        f"{args.spec}: valid ({len(sdk.schemas)} schemas, {operations} operations, "
+        f"{len(sdk.jobs)} jobs{warned})"
     )
     return 0
 

@@ -11,7 +11,7 @@ from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet, load_document, load_spec
 from . import ir
 from .jobs import build_jobs
-from .names import snake
+from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources
 from .schemas import SchemaBuilder
 
@@ -76,10 +76,13 @@ def build_sdk(
     name = spec.root.name
     if not _check_root(root, name, problems):
         raise SpecError(problems)
-    schemas = SchemaBuilder(spec, problems)
+    warnings: list[Problem] = []
+    schemas = SchemaBuilder(spec, problems, warnings)
     components = root.get("components")
     if isinstance(components, dict) and isinstance(components.get("schemas"), dict):
         at = Location(name, "/components/schemas")
+        for key in components["schemas"]:
+            schemas.reserve(at.child(str(key)), str(key))
         for key, node in components["schemas"].items():
             schemas.named(node, at.child(str(key)), str(key))
     elif isinstance(components, dict) and "schemas" in components:
@@ -107,7 +110,7 @@ def build_sdk(
         title=info["title"],
         version=str(info.get("version", "0.0.0")),
         description=info.get("description") if isinstance(info.get("description"), str) else "",
-        package=package or snake(info["title"], "sdk"),
+        package=package or file_stem(snake(info["title"], "sdk")),
         base_url=_base_url(root),
         schemas=schemas.schemas,
         resources=group_resources(
@@ -116,6 +119,8 @@ def build_sdk(
         auths=auths,
         jobs=jobs,
         spec_hash=digest.hexdigest()[:16],
+        warnings=tuple(str(w) for w in warnings),
+        located=schemas.located,
     )
 
 

@@ -305,3 +305,6 @@ class Sdk:
     jobs: tuple[Job, ...]
     spec_hash: str
     warnings: tuple[str, ...] = ()
+    """What the SDK cannot represent, each as ``file#pointer: message``; the rest works."""
+    located: dict[str, TypeRef] = attrs.field(factory=dict, eq=False, repr=False)
+    """The type built for each schema location, keyed ``file#pointer``."""

@@ -7,11 +7,12 @@ deterministically by numbering, in the order names are claimed.
 
 from __future__ import annotations
 
+import hashlib
 import keyword
 import re
 import unicodedata
 
-__all__ = ["NameSet", "constant", "pascal", "snake", "words"]
+__all__ = ["NameSet", "constant", "file_stem", "pascal", "snake", "words"]
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+[a-z]*")
 _RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"None", "True", "False"}
@@ -46,6 +47,18 @@ def pascal(text: str, fallback: str = "Model") -> str:
 def constant(text: str, fallback: str = "VALUE") -> str:
     """An enum member name: ``anthropic/claude-3`` -> ``ANTHROPIC_CLAUDE_3``."""
     return _fix("_".join(w.upper() for w in words(text)), fallback, "V")
+
+
+MAX_STEM = 80
+
+
+def file_stem(name: str) -> str:
+    """A module or package name short enough for any file system (names derived from
+    long titles, tags or deeply nested schemas): a readable head and a hash of the whole."""
+    if len(name) <= MAX_STEM:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: MAX_STEM - 9].rstrip('_')}_{digest}"
 
 
 class NameSet:

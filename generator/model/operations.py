@@ -10,7 +10,7 @@ import attrs
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet
 from . import ir
-from .names import NameSet, pascal, snake, words
+from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder
 
 __all__ = ["OperationBuilder", "build_auths", "group_resources"]
@@ -23,7 +23,16 @@ _PARAM_RESERVED = frozenset({"self", "body", "timeout", "extra_headers", "extra_
 WAITER_METHODS = frozenset({"wait_for_job", "wait_for_result", "create_and_wait", "wait_for_jobs"})
 # Builtins a resource's annotations use; a method may not shadow them (``list`` may:
 # annotations in such a resource say ``builtins.list``).
-_METHOD_RESERVED = WAITER_METHODS | {"str", "int", "float", "bool", "bytes", "object", "dict", "type"}
+_METHOD_RESERVED = WAITER_METHODS | {
+    "str",
+    "int",
+    "float",
+    "bool",
+    "bytes",
+    "object",
+    "dict",
+    "type",
+}
 
 
 def _media_kind(media_type: str) -> ir.BodyKind | None:
@@ -41,6 +50,14 @@ def _media_kind(media_type: str) -> ir.BodyKind | None:
     ):
         return "binary"
     return None
+
+
+_FILE_SUFFIX = re.compile(r"\.(ya?ml|json)$", re.IGNORECASE)
+
+
+def _name_source(operation_id: str) -> str:
+    """The text an operation's names come from: a copied file name's ``.yml`` is no word of it."""
+    return _FILE_SUFFIX.sub("", operation_id) or operation_id
 
 
 _BODY_PREFERENCE: tuple[ir.BodyKind, ...] = ("json", "form", "multipart", "text", "binary")
@@ -128,14 +145,14 @@ class OperationBuilder:
             self.problems.append(Problem(at.child("operationId"), "operationId must be a string"))
             return None
         operation_id = raw_id or f"{method}_{path}"
-        hint = pascal(operation_id, "Operation")
+        hint = pascal(_name_source(operation_id), "Operation")
         parameters = self._parameters(path, node, at, shared, item_at, hint)
         body = self._body(node.get("requestBody"), at.child("requestBody"), hint)
         response = self._response(node.get("responses"), at.child("responses"), hint)
         security = _security_names(node.get("security"))
         return ir.Operation(
             operation_id=operation_id,
-            name=snake(operation_id, "call"),
+            name=snake(_name_source(operation_id), "call"),
             method=method.upper(),
             path=path,
             summary=_text(node.get("summary")),
@@ -250,6 +267,14 @@ class OperationBuilder:
             choices["binary"] = (str(media_type), media)
         kind: ir.BodyKind = next(k for k in _BODY_PREFERENCE if k in choices)
         media_type, media = choices[kind]
+        self._other_schemas(node["content"], at, media_type, hint + "Body")
+        others = [str(m) for m in node["content"] if str(m) != media_type]
+        if others:
+            self.schemas.warn(
+                at.child("content"),
+                f"the method sends {media_type} only; the other encodings of the body "
+                f"({', '.join(others)}) are not offered",
+            )
         schema = media.get("schema") if isinstance(media, dict) else None
         media_at = at.child("content", media_type, "schema")
         if kind == "text":
@@ -268,10 +293,46 @@ class OperationBuilder:
             _text(node.get("description")),
         )
 
+    def _other_schemas(self, content: Any, at: Location, chosen: str | None, hint: str) -> None:
+        """Build the schemas of the media types an operation does not use (alternative
+        encodings, event streams, error bodies), so every schema the spec names is a model."""
+        if not isinstance(content, dict):
+            return
+        for media_type, media in content.items():
+            if str(media_type) == chosen or not isinstance(media, dict) or "schema" not in media:
+                continue
+            self.schemas.type_of(
+                media["schema"], at.child("content", str(media_type), "schema"), hint
+            )
+
     def _response(self, raw: Any, at: Location, hint: str) -> ir.Response:
         if not isinstance(raw, dict):
             self.problems.append(Problem(at, "responses must be a mapping"))
             return ir.Response("200", "empty", None, None)
+        response = self._success(raw, at, hint)
+        for code in raw:
+            node, node_at = _safe_deref(self.spec, raw[code], at.child(str(code)), [])
+            if not isinstance(node, dict):
+                continue
+            chosen = response.media_type if str(code) == response.status else None
+            suffix = "Response" if str(code).startswith("2") else f"Error{pascal(str(code))}"
+            self._other_schemas(node.get("content"), node_at, chosen, hint + suffix)
+            content = node.get("content")
+            if str(code).startswith("2") and chosen is None and isinstance(content, dict):
+                media = content.get(response.media_type or "application/json")
+                if isinstance(media, dict) and "schema" in media:
+                    other = self.schemas.located.get(
+                        str(node_at.child("content", response.media_type or "", "schema"))
+                    )
+                    if other is not None and other != response.type:
+                        self.schemas.warn(
+                            node_at,
+                            f"the method decodes every success as the {response.status} "
+                            f"response; this {code} response's different body is not typed",
+                        )
+        return response
+
+    def _success(self, raw: dict[Any, Any], at: Location, hint: str) -> ir.Response:
         codes = sorted(str(code) for code in raw if str(code).startswith("2"))
         for code in codes:
             node, node_at = _safe_deref(
@@ -389,11 +450,17 @@ def group_resources(
     model already has (and its ``Async`` twin) is called ``<Tag>Resource``.
     """
     grouped: dict[str, list[ir.Operation]] = {}
+    spelled: dict[str, str] = {}
     for operation, tag in operations:
+        # "Responses" (a tag) and "responses" (from the path of an untagged operation)
+        # are one resource.
+        tag = spelled.setdefault(snake(tag, "default"), tag)
         grouped.setdefault(tag, []).append(operation)
     attr_names = NameSet({"with_options", "close", "aclose"})
     modules = NameSet({"__init__"})
-    classes = NameSet({"Client", "AsyncClient"} | set(model_names) | {"Async" + n for n in model_names})
+    classes = NameSet(
+        {"Client", "AsyncClient"} | set(model_names) | {"Async" + n for n in model_names}
+    )
     staged: list[tuple[str, str, str, list[ir.Operation]]] = []
     final: dict[str, ir.Operation] = {}
     for tag, ops in grouped.items():
@@ -402,7 +469,8 @@ def group_resources(
         method_names = NameSet(_METHOD_RESERVED)
         renamed = []
         for op in ops:
-            kept = [w.lower() for w in words(op.operation_id) if w.lower() not in tag_words]
+            source = _name_source(op.operation_id)
+            kept = [w.lower() for w in words(source) if w.lower() not in tag_words]
             name = method_names.claim(snake("_".join(kept)) if kept else op.name)
             renamed.append(attrs.evolve(op, name=name))
             final[op.operation_id] = renamed[-1]
@@ -410,7 +478,7 @@ def group_resources(
         class_name = pascal(tag, "Default")
         if class_name in classes:
             class_name += "Resource"
-        staged.append((classes.claim(class_name), attr, modules.claim(attr), renamed))
+        staged.append((classes.claim(class_name), attr, modules.claim(file_stem(attr)), renamed))
     resources = []
     for name, attr, module, ops in staged:
         ids = {op.operation_id for op in ops}

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet
 from . import ir
-from .names import NameSet, constant, pascal, snake
+from .names import NameSet, constant, file_stem, pascal, snake
 
 __all__ = ["SchemaBuilder"]
 
@@ -35,7 +35,6 @@ _MODEL_RESERVED = frozenset(
         "to_dict",
         "from_dict",
         "additional_properties",
-        "object",
         "str",
         "int",
         "float",
@@ -48,8 +47,6 @@ _MODEL_RESERVED = frozenset(
         "attrs",
         "cls",
         "self",
-        "path",
-        "data",
     }
 )
 
@@ -77,19 +74,28 @@ def _is_null_schema(node: Any) -> bool:
 class SchemaBuilder:
     """Builds named schemas on demand; keeps them in the order they were first met."""
 
-    def __init__(self, spec: SpecSet, problems: list[Problem]) -> None:
+    def __init__(
+        self, spec: SpecSet, problems: list[Problem], warnings: list[Problem] | None = None
+    ) -> None:
         self.spec = spec
         self.problems = problems
+        self.warnings: list[Problem] = [] if warnings is None else warnings
         self.schemas: dict[str, ir.NamedSchema] = {}
+        self.located: dict[str, ir.TypeRef] = {}
+        """The type built for each schema location (examples are checked against these)."""
         self._names = NameSet({"Client", "AsyncClient", "Unset", "UNSET"})
         self._modules = NameSet({"__init__"})
         self._building: dict[str, tuple[str, str]] = {}
+        self._reserved: dict[str, tuple[str, str]] = {}
+        # Named schemas being built, outermost first, and whether each is a
+        # ``$recursiveAnchor``: what ``$recursiveRef: "#"`` resolves against.
+        self._scopes: list[tuple[Location, bool]] = []
 
     # -- naming -------------------------------------------------------------
 
     def _claim(self, hint: str) -> tuple[str, str]:
         name = self._names.claim(pascal(hint))
-        return name, self._modules.claim(snake(name))
+        return name, self._modules.claim(file_stem(snake(name)))
 
     @staticmethod
     def _hint_for(location: Location) -> str:
@@ -100,6 +106,22 @@ class SchemaBuilder:
             return stem or "Model"
         return last
 
+    def reserve(self, location: Location, hint: str) -> None:
+        """Claim the name of a schema the spec names (a ``components/schemas`` key) first.
+
+        Names of inline schemas hoisted while building others are derived from their
+        parents, so without this a hoisted ``Transcript.language_code`` would take
+        ``TranscriptLanguageCode`` from the component of that name.
+        """
+        key = str(location)
+        if key not in self.schemas and key not in self._reserved:
+            self._reserved[key] = self._claim(hint)
+
+    def warn(self, location: Location, message: str) -> None:
+        problem = Problem(location, message)
+        if problem not in self.warnings:
+            self.warnings.append(problem)
+
     # -- entry points -------------------------------------------------------
 
     def named(self, node: Any, location: Location, hint: str | None = None) -> ir.Ref:
@@ -107,21 +129,49 @@ class SchemaBuilder:
         key = str(location)
         if key in self.schemas or key in self._building:
             return ir.Ref(key)
-        name, module = self._claim(hint or self._hint_for(location))
+        reserved = self._reserved.pop(key, None)
+        name, module = reserved or self._claim(hint or self._hint_for(location))
         self._building[key] = (name, module)
+        anchor = isinstance(node, dict) and node.get("$recursiveAnchor") is True
+        self._scopes.append((location, anchor))
         try:
             self.schemas[key] = self._build_named(node, location, key, name, module)
         finally:
             del self._building[key]
+            self._scopes.pop()
+        self.located.setdefault(key, ir.Ref(key))
         return ir.Ref(key)
 
     def type_of(self, node: Any, location: Location, hint: str) -> ir.TypeRef:
         """The type of a schema found inline at ``location``."""
+        found = self._type_of(node, location, hint)
+        self.located.setdefault(str(location), found)
+        return found
+
+    def _recursive_ref(self, node: dict[str, Any], location: Location) -> ir.TypeRef:
+        """``$recursiveRef: "#"`` (JSON Schema 2019-09): the outermost enclosing schema
+        marked ``$recursiveAnchor``, else the enclosing schema resource (the component)."""
+        keyword = "$recursiveRef" if "$recursiveRef" in node else "$dynamicRef"
+        if node.get(keyword) == "#":
+            anchored = [at for at, anchor in self._scopes if anchor]
+            roots = [at for at, _ in self._scopes if _is_resource_root(at)]
+            target = anchored[0] if anchored else roots[-1] if roots else None
+            if target is not None:
+                return ir.Ref(str(target))
+        self.warn(
+            location.child(keyword),
+            f"{keyword} {node.get(keyword)!r} cannot be resolved; typed as Any",
+        )
+        return ir.AnyType()
+
+    def _type_of(self, node: Any, location: Location, hint: str) -> ir.TypeRef:
         if not isinstance(node, dict):
             if node is True or node is None:
                 return ir.AnyType()
             self.problems.append(Problem(location, "a schema must be an object"))
             return ir.AnyType()
+        if "$recursiveRef" in node or "$dynamicRef" in node:
+            return self._recursive_ref(node, location)
         if "$ref" in node:
             try:
                 target, target_at = self.spec.deref(node, location)
@@ -138,6 +188,11 @@ class SchemaBuilder:
         if _is_null_schema(node):
             return ir.Nullable(ir.AnyType())
         types, nullable = _types(node)
+        if types == ["object"] and "items" in node:
+            self.warn(
+                location.child("items"),
+                "'items' on a 'type: object' schema is ignored (it applies to arrays only)",
+            )
         inner = self._inner_type(node, location, hint, types)
         if nullable and not isinstance(inner, (ir.Nullable, ir.AnyType)):
             return ir.Nullable(inner)
@@ -168,16 +223,12 @@ class SchemaBuilder:
             return ir.Nullable(inner) if nullable and not isinstance(inner, ir.Nullable) else inner
         all_of = node.get("allOf")
         if isinstance(all_of, list) and all_of:
-            if len(all_of) == 1 and not node.get("properties"):
-                return self.type_of(all_of[0], location.child("allOf", 0), hint)
-            return self.named(node, location, hint)
+            single = self._single_all_of(node, location, hint)
+            return single if single is not None else self.named(node, location, hint)
         if "const" in node:
             return ir.ConstType(node["const"]) if _json_scalar(node["const"]) else ir.AnyType()
-        enum = node.get("enum")
-        if isinstance(enum, list) and enum:
-            values = [v for v in enum if v is not None]
-            if values and (all(isinstance(v, str) for v in values) or _all_ints(values)):
-                return self.named(node, location, hint)
+        if _enum_kind(node) is not None:
+            return self.named(node, location, hint)
         if len(types) > 1:
             return ir.InlineUnion(tuple(self._inner_type(node, location, hint, [t]) for t in types))
         kind = types[0] if types else None
@@ -219,13 +270,22 @@ class SchemaBuilder:
         union = self._variants(node)
         if union is not None and not node.get("properties"):
             return self._build_union(node, location, key, name, module, union, description)
-        enum = node.get("enum")
-        if isinstance(enum, list) and enum and "properties" not in node:
-            values = [v for v in enum if v is not None]
-            if values and all(isinstance(v, str) for v in values):
-                return self._build_enum(key, name, module, "str", values, description, location)
-            if values and _all_ints(values):
-                return self._build_enum(key, name, module, "int", values, description, location)
+        kind = _enum_kind(node) if "properties" not in node else None
+        if kind is not None:
+            values = [v for v in node["enum"] if v is not None]
+            if kind == "str" and not all(isinstance(v, str) for v in values):
+                odd = [v for v in values if not isinstance(v, str)]
+                self.warn(
+                    location.child("enum"),
+                    f"enum values {', '.join(repr(v) for v in odd)} of a string enum are not "
+                    "strings (YAML 1.1 reads unquoted yes/no/on/off as booleans); they are "
+                    "left out of the members and still accepted as unknown values",
+                )
+                values = [v for v in values if isinstance(v, str)]
+            return self._build_enum(key, name, module, kind, values, description, location)
+        single = self._single_all_of(node, location, name)
+        if single is not None:
+            return ir.AliasSchema(key, name, module, single, description, location)
         types, nullable = _types(node)
         is_object = (
             "properties" in node
@@ -241,6 +301,27 @@ class SchemaBuilder:
         if nullable and not isinstance(inner, (ir.Nullable, ir.AnyType)):
             inner = ir.Nullable(inner)
         return ir.AliasSchema(key, name, module, inner, description, location)
+
+    def _single_all_of(
+        self, node: dict[str, Any], location: Location, hint: str
+    ) -> ir.TypeRef | None:
+        """The type of an ``allOf`` with one part that says what the value is.
+
+        ``allOf: [{$ref: tags.yml}, {description: ...}]`` is how a spec annotates a
+        reference; the other parts carry no type, so the value is the referenced one.
+        """
+        all_of = node.get("allOf")
+        if not isinstance(all_of, list) or not all_of or node.get("properties"):
+            return None
+        structural = [(i, part) for i, part in enumerate(all_of) if _is_structural(part)]
+        if len(structural) != 1:
+            return None
+        index, part = structural[0]
+        inner = self.type_of(part, location.child("allOf", index), hint)
+        marked = any(isinstance(p, dict) and p.get("nullable") is True for p in all_of)
+        if marked and not isinstance(inner, (ir.Nullable, ir.AnyType)):
+            return ir.Nullable(inner)
+        return inner
 
     def _build_enum(
         self,
@@ -323,12 +404,23 @@ class SchemaBuilder:
             except SpecError as exc:
                 self.problems.extend(exc.problems)
                 continue
+            if isinstance(part_node, dict) and isinstance(part, dict) and "$ref" in part:
+                # A referenced base is a schema of its own as well as a part of this one.
+                self.named(part_node, part_at)
             if isinstance(part_node, dict):
                 self._collect_properties(part_node, part_at, props, required, extra, depth + 1)
         properties = node.get("properties")
+        properties_at = location.child("properties")
+        if isinstance(properties, dict) and isinstance(properties.get("$ref"), str):
+            # A ``$ref`` standing for the whole map of properties (DigitalOcean's style).
+            try:
+                properties, properties_at = self.spec.deref(properties, properties_at)
+            except SpecError as exc:
+                self.problems.extend(exc.problems)
+                properties = {}
         if isinstance(properties, dict):
             for wire, schema in properties.items():
-                props[str(wire)] = (schema, location.child("properties", str(wire)))
+                props[str(wire)] = (schema, properties_at.child(str(wire)))
         elif properties is not None:
             self.problems.append(
                 Problem(location.child("properties"), "properties must be a mapping")
@@ -380,6 +472,51 @@ class SchemaBuilder:
         # Required fields first keeps the generated signature readable; order is stable.
         fields.sort(key=lambda f: not f.required)
         return ir.Model(key, name, module, tuple(fields), additional, description, location)
+
+
+def _enum_kind(node: dict[str, Any]) -> Literal["str", "int"] | None:
+    """The base of the enum class a schema with ``enum`` becomes, if it becomes one."""
+    enum = node.get("enum")
+    if not isinstance(enum, list):
+        return None
+    values = [v for v in enum if v is not None]
+    if not values:
+        return None
+    if all(isinstance(v, str) for v in values):
+        return "str"
+    if _all_ints(values):
+        return "int"
+    types, _ = _types(node)
+    if types == ["string"] and any(isinstance(v, str) for v in values):
+        return "str"
+    return None
+
+
+_STRUCTURE = frozenset(
+    {
+        "$ref",
+        "type",
+        "properties",
+        "items",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "enum",
+        "const",
+        "additionalProperties",
+        "$recursiveRef",
+    }
+)
+
+
+def _is_structural(part: Any) -> bool:
+    """Whether an ``allOf`` part says what the value is (not only how it is documented)."""
+    return isinstance(part, dict) and any(key in part for key in _STRUCTURE)
+
+
+def _is_resource_root(location: Location) -> bool:
+    pointer = location.pointer
+    return pointer == "" or (pointer.startswith("/components/schemas/") and pointer.count("/") == 3)
 
 
 def _json_scalar(value: object) -> bool:

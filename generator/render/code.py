@@ -85,13 +85,15 @@ class TypeCode:
     schemas: dict[str, ir.NamedSchema]
     shadowed: frozenset[str] = frozenset()
     """Builtin names a class body redefines; annotations then say ``builtins.<name>``."""
+    opaque: frozenset[str] = frozenset()
+    """Alias keys named rather than expanded: an alias module refers to itself by name."""
 
     def _builtin(self, name: str) -> str:
         return f"builtins.{name}" if name in self.shadowed else name
 
     def resolve(self, t: ir.TypeRef, seen: frozenset[str] = frozenset()) -> ir.TypeRef:
         """Aliases are transparent: ``Pets`` (``list[Pet]``) is used as ``list[Pet]``."""
-        while isinstance(t, ir.Ref):
+        while isinstance(t, ir.Ref) and t.key not in self.opaque:
             named = self.schemas[t.key]
             if not isinstance(named, ir.AliasSchema):
                 return t
@@ -141,6 +143,8 @@ class TypeCode:
             return f"_s.one_of({', '.join(self.decoder(v, seen) for v in t.variants)})"
         assert isinstance(t, ir.Ref)
         named = self.schemas[t.key]
+        if isinstance(named, ir.AliasSchema):
+            return f"decode_{named.module}"
         if isinstance(named, ir.Model):
             return f"{named.name}.from_dict"
         if isinstance(named, ir.EnumSchema):
@@ -158,7 +162,7 @@ class TypeCode:
         while stack:
             t = stack.pop()
             if isinstance(t, ir.Ref):
-                if t.key in seen:
+                if t.key in seen or t.key in self.opaque:
                     continue
                 seen.add(t.key)
                 named = self.schemas[t.key]
@@ -192,7 +196,7 @@ class TypeCode:
                 out.add("Any")
             elif isinstance(t, ir.Ref):
                 named = self.schemas[t.key]
-                if isinstance(named, ir.AliasSchema) and t.key not in seen:
+                if isinstance(named, ir.AliasSchema) and t.key not in seen | self.opaque:
                     seen.add(t.key)
                     stack.append(named.target)
             elif isinstance(t, ir.ListType):

@@ -12,7 +12,7 @@ import jinja2
 from .. import __version__
 from ..model import ir
 from .code import TypeCode, docstring, literal
-from .views import client_view, enum_view, model_view, resource_view, union_view
+from .views import alias_view, client_view, enum_view, model_view, resource_view, union_view
 
 __all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "render_sdk"]
 
@@ -207,7 +207,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         elif isinstance(schema, ir.UnionSchema):
             put(path, "package/models/union.py.jinja", u=union_view(code, schema))
         else:
-            continue
+            put(path, "package/models/alias.py.jinja", a=alias_view(code, schema))
         exports.append({"name": schema.name, "module": schema.module})
     exports.sort(key=lambda e: e["name"])
     put(f"{pkg}/models/__init__.py", "package/models/__init__.py.jinja", exports=exports)

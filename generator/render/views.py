@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -11,7 +12,7 @@ from ..model import ir
 from ..model.names import snake
 from .code import TypeCode, docstring, literal
 
-__all__ = ["client_view", "model_view", "resource_view"]
+__all__ = ["alias_view", "client_view", "enum_view", "model_view", "resource_view", "union_view"]
 
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
 
@@ -79,16 +80,57 @@ def enum_view(enum: ir.EnumSchema) -> dict[str, Any]:
     }
 
 
+def alias_view(code: TypeCode, alias: ir.AliasSchema) -> dict[str, Any]:
+    """A named alias (``Metadata = dict[str, str]``); it may refer to itself by name."""
+    code = attrs.evolve(code, opaque=frozenset({alias.key}))
+    annotation = code.annotation(alias.target)
+    return {
+        "name": alias.name,
+        "module": alias.module,
+        "doc": docstring(alias.description or f"The {alias.name} type."),
+        "annotation": literal(annotation),
+        "uses_any": "Any" in code.needs([alias.target]),
+        "decoder": code.decoder(alias.target),
+        "refs": _ref_items(code, [alias.target], exclude=alias.module),
+        "stdlib": _stdlib(code, [alias.target]),
+    }
+
+
+def _pinned_value(code: TypeCode, variant: ir.Ref, prop: str) -> str | None:
+    model = code.schemas[variant.key]
+    if not isinstance(model, ir.Model):
+        return None
+    field = next((f for f in model.fields if f.wire == prop), None)
+    if field is None:
+        return None
+    target = code.resolve(field.type)
+    if isinstance(target, ir.ConstType) and isinstance(target.value, str):
+        return target.value
+    if isinstance(target, ir.Ref):
+        named = code.schemas[target.key]
+        if isinstance(named, ir.EnumSchema) and len(named.members) == 1:
+            return str(named.members[0].value)
+    return None
+
+
 def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
     refs = _ref_items(code, list(union.variants), exclude=union.module)
     cases = []
     if union.discriminator:
         mapping = list(union.mapping)
-        if not mapping:
-            for variant in union.variants:
-                if isinstance(variant, ir.Ref):
-                    tail = variant.key.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-                    mapping.append((tail, variant.key))
+        mapped = {key for _, key in mapping}
+        values = {value for value, _ in mapping}
+        for variant in union.variants:
+            if not isinstance(variant, ir.Ref) or variant.key in mapped:
+                continue
+            # The value a variant pins its discriminator to (a const or a one-value
+            # enum) selects it; without one, OpenAPI's implicit value is the schema name.
+            tag = _pinned_value(code, variant, union.discriminator)
+            if tag is None and not union.mapping:
+                tag = variant.key.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+            if tag is not None and tag not in values:
+                values.add(tag)
+                mapping.append((tag, variant.key))
         for value, key in mapping:
             cases.append({"value": literal(value), "decoder": code.decoder(ir.Ref(key))})
         refs = _ref_items(
@@ -98,7 +140,7 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
         "name": union.name,
         "module": union.module,
         "doc": docstring(union.description or f"One of the {union.name} variants."),
-        "variants": [literal(code.annotation(v)) for v in union.variants],
+        "variants": _unique_strings(literal(code.annotation(v)) for v in union.variants),
         "decoders": [code.decoder(v) for v in union.variants],
         "discriminator": literal(union.discriminator) if union.discriminator else None,
         "discriminator_doc": docstring(union.discriminator or ""),
@@ -108,10 +150,18 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
     }
 
 
+def _unique_strings(items: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
 def _id_annotation(code: TypeCode, p: ir.Parameter) -> str:
     """Path and header parameters also take a plain string (ids arrive as strings)."""
     annotation = code.annotation(p.type)
-    if p.location in ("path", "header") and annotation not in ("str", "Any"):
+    if p.location in ("path", "header") and not {"str", "Any"} & set(annotation.split(" | ")):
         return f"{annotation} | str"
     return annotation
 
@@ -133,8 +183,11 @@ def _default(code: TypeCode, p: ir.Parameter) -> str | None:
         return literal(value) if fits else None
     if isinstance(target, ir.Ref):
         named = code.schemas[target.key]
-        if isinstance(named, ir.EnumSchema) and isinstance(value, (str, int)):
-            return f"{named.name}({literal(value)})"
+        if isinstance(named, ir.EnumSchema):
+            # A member, not a call: defaults are evaluated once, at import.
+            member = next((m for m in named.members if m.value == value), None)
+            if member is not None and type(member.value) is type(value):
+                return f"{named.name}.{member.name}"
     return None
 
 
@@ -206,6 +259,13 @@ def operation_view(
         key, _, value = pair.partition("=")
         params.append(f"{literal(key)}: {literal(value)}")
     headers = [f"{literal(p.wire)}: {p.name}" for p in keyword if p.location == "header"]
+    cookies = [f"({literal(p.wire)}, {p.name})" for p in keyword if p.location == "cookie"]
+    if cookies:
+        pairs = "(" + ", ".join(cookies) + ",)"
+        headers.append(
+            f'"Cookie": "; ".join(k + "=" + _path(v) for k, v in {pairs} '
+            "if v is not None and not isinstance(v, Unset)) or None"
+        )
     body_arg = None
     if op.body is not None:
         body_arg = {
@@ -398,7 +458,9 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
 def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) -> dict[str, Any]:
     if any(op.name == "list" for op in resource.operations):
         code = attrs.evolve(code, shadowed=frozenset({"list"}))
-    keys = {j.create.operation_id: j.idempotency_header for j in resource.jobs if j.create is not None}
+    keys = {
+        j.create.operation_id: j.idempotency_header for j in resource.jobs if j.create is not None
+    }
     ops = [operation_view(code, op, keys.get(op.operation_id)) for op in resource.operations]
     jobs = [job_view(code, job, len(resource.jobs) == 1, owner) for job in resource.jobs]
     types = [t for op in ops for t in op["types"]] + [t for job in jobs for t in job["types"]]

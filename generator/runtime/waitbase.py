@@ -81,15 +81,17 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
-            left = token.deadline_at - self.config.wall_clock()
+            # The schedule continues where the timed-out wait left off; the resumed
+            # wait gets its own deadline (the old one is usually what ran out).
             return WaitCore(
                 self.spec,
                 self.config,
                 token.job_id,
-                deadline=left,
+                deadline=deadline,
                 attempt=token.attempt,
-                deadline_at=token.deadline_at,
                 on_poll=on_poll,
+                want_result=want_result,
+                abandon=abandon,
             )
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")

@@ -62,13 +62,45 @@ class JobKind:
 
     # -- ids ------------------------------------------------------------------------
 
+    def _id_kind(self) -> str:
+        """``uuid``, ``int`` or ``str``: what the record's id field (or the path) holds."""
+        candidates: list[ir.TypeRef] = []
+        if self.status_type is not None:
+            found = self._at(self.status_type, (*self._record, "id"))
+            if found is not None:
+                candidates.append(found.type)
+        candidates += [
+            p.type for p in self.job.status.path_parameters if p.wire == self.job.id_parameter
+        ]
+        for candidate in candidates:
+            resolved = self._resolve(candidate)
+            if isinstance(resolved, ir.Primitive) and resolved.kind in ("uuid", "int"):
+                return resolved.kind
+        return "str"
+
+    def _resolve(self, t: ir.TypeRef) -> ir.TypeRef:
+        for _ in range(32):
+            if isinstance(t, ir.Nullable):
+                t = t.inner
+            elif isinstance(t, ir.Ref) and isinstance(self.schemas.get(t.key), ir.AliasSchema):
+                alias = self.schemas[t.key]
+                assert isinstance(alias, ir.AliasSchema)
+                t = alias.target
+            else:
+                break
+        return t
+
     def new_id(self) -> str:
-        param = next(
-            (p for p in self.job.status.path_parameters if p.wire == self.job.id_parameter), None
-        )
-        if param is not None and param.type == ir.Primitive("uuid"):
+        kind = self._id_kind()
+        if kind == "uuid":
             return str(uuid.uuid4())
+        if kind == "int":
+            return str(secrets.randbelow(10**9) + 10**8)
         return f"{self.job.name}_{secrets.token_hex(8)}"
+
+    def id_value(self, job_id: str) -> JSON:
+        """The id as the record carries it (an integer where the schema says so)."""
+        return int(job_id) if self._id_kind() == "int" else job_id
 
     def status_url(self, base_url: str, job_id: str) -> str:
         """The status URL of a job, with the operation's required query defaults."""
@@ -114,7 +146,7 @@ class JobKind:
         job, record = self.job, self._record
         for path in (job.id_path, (*record, "id")):
             if path and self._at(t, path) is not None:
-                put(body, path, sim.id)
+                put(body, path, self.id_value(sim.id))
                 break
         flags = (
             (job.state_path, view.state),

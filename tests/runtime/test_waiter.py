@@ -383,20 +383,20 @@ def test_resume_token_continues_in_a_fresh_waiter(mode: str) -> None:
     script = Script([job("running", headers={"Retry-After": "2"})], clock)
     second = Harness(mode, DEMO, script, clock.config(on_poll=events.append))
     with pytest.raises(JobTimeout) as again:
-        second.wait_for_job(resume=token)
+        second.wait_for_job(resume=token, deadline=7.5)
     assert events[0].attempt == 4  # the attempt count goes on
-    assert again.value.deadline == pytest.approx(7.5)  # only the time that was left
-    assert clock.sleeps == [2.0, 2.0, 2.0]  # 6 s of the 7.5 s left, then 8 > 7.5
+    assert again.value.deadline == pytest.approx(7.5)  # the resumed wait's own deadline
+    assert clock.sleeps == [2.0, 2.0, 2.0]  # 6 s of the 7.5 s, then 8 > 7.5
     assert json.loads(again.value.resume_token)["attempt"] == 8
-    assert json.loads(again.value.resume_token)["deadline_at"] == WALL_START + 20
+    assert json.loads(again.value.resume_token)["deadline_at"] == pytest.approx(WALL_START + 12.5 + 7.5)
 
 
 def test_resumed_wait_returns_when_done(mode: str) -> None:
     token = json.dumps({"v": 1, "job_id": "job_r", "deadline_at": WALL_START + 100, "attempt": 3})
     clock, script, h = setup(mode, DEMO, [job("running"), job("succeeded")])
-    assert h.wait_for_job(resume=token)["status"] == "succeeded"
-    assert clock.sleeps == [12.0]  # backoff(3)
-    assert script.calls[0] == ("job_r", 100.0)
+    assert h.wait_for_job(resume=token, deadline=100)["status"] == "succeeded"
+    assert clock.sleeps == [12.0]  # backoff(3): the schedule goes on
+    assert script.calls[0] == ("job_r", 100.0)  # the resumed wait's own deadline
 
 
 @pytest.mark.parametrize(

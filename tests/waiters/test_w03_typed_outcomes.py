@@ -57,8 +57,8 @@ def test_sume_wait_for_result_returns_the_typed_result(twin) -> None:
     result = s.run(lambda c: c.jobs.wait_for_result("job_01", deadline=60))
 
     assert type(result) is s.models.JobResultEnvelope
-    assert result.data_2.job_id == "job_01"
-    assert result.data_2.summary == "Short."
+    assert result.data.job_id == "job_01"
+    assert result.data.summary == "Short."
 
 
 def test_azure_wait_for_result_returns_the_typed_result(twin) -> None:

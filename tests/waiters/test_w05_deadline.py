@@ -109,31 +109,31 @@ def test_resume_on_a_fresh_client_continues_the_same_job(twin) -> None:
     assert api.of("create") == []
 
 
-def test_resume_keeps_the_original_deadline_and_counts_on(twin) -> None:
+def test_resume_counts_on_with_a_deadline_of_its_own(twin) -> None:
     token = _timed_out_token(twin)
     api = ScriptedAPI(STRIPE, FakeTime(start=7.0, wall=WALL_START + 45)).script("frr_01", "pending")
     s = twin.connect(api)
 
     with pytest.raises(s.errors.JobTimeout) as caught:
-        s.run(lambda c: c.reporting.wait_for_job(resume=token))
+        s.run(lambda c: c.reporting.wait_for_job(resume=token, deadline=15))
 
-    # 15 s were left; attempt 6 backs off 22.5 s (the cap), so it stops after one poll
+    # attempt 6 backs off 22.5 s (the cap), past the new 15 s deadline: one poll, no sleep
     assert len(api.requests) == 1
     assert s.time.sleeps == []
     assert json.loads(caught.value.resume_token)["attempt"] == 7
     assert caught.value.job_id == "frr_01"
+    assert caught.value.deadline == 15
 
 
-def test_resume_after_the_deadline_raises_without_a_request(twin) -> None:
+def test_resume_after_the_old_deadline_still_polls(twin) -> None:
     token = _timed_out_token(twin)
     api = ScriptedAPI(STRIPE, FakeTime(wall=WALL_START + 3600)).script("frr_01", "succeeded")
     s = twin.connect(api)
 
-    with pytest.raises(s.errors.JobTimeout) as caught:
-        s.run(lambda c: c.reporting.wait_for_job(resume=token))
+    record = s.run(lambda c: c.reporting.wait_for_job(resume=token, deadline=60))
 
-    assert api.requests == []
-    assert caught.value.job_id == "frr_01"
+    assert len(api.requests) == 1
+    assert record.id == "frr_01"
 
 
 def test_resume_token_of_another_job_is_refused(twin) -> None:

@@ -20,7 +20,7 @@ def test_sume_completed_but_not_ready_keeps_polling(twin) -> None:
 
     result = s.run(lambda c: c.jobs.wait_for_result("job_01", deadline=600))
 
-    assert result.data_2.job_id == "job_01"
+    assert result.data.job_id == "job_01"
     assert api.kinds == ["status"] * 4 + ["result"]
     assert api.violations == []  # never answered 409 "not completed"
     assert s.time.sleeps == [3.0, 6.0, 12.0]

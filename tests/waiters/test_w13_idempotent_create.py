@@ -31,7 +31,7 @@ def test_sume_create_and_wait_sends_one_idempotency_key(twin) -> None:
     result = _create_and_wait(s, SUME)
 
     assert type(result) is s.models.JobResultEnvelope
-    assert result.data_2.job_id == "job_01"
+    assert result.data.job_id == "job_01"
     (create,) = api.of("create")
     key = create.headers["idempotency-key"]
     assert str(uuid.UUID(key)) == key
@@ -56,7 +56,7 @@ def test_sume_retried_create_reuses_the_key_and_makes_one_job(twin, failure) -> 
     keys = {c.headers["idempotency-key"] for c in creates}
     assert len(keys) == 1
     assert api.jobs_created == ["job_01"]
-    assert result.data_2.job_id == "job_01"
+    assert result.data.job_id == "job_01"
     assert s.time.sleeps[0] == 0.375  # the create's retry backoff, then the polls
 
 
@@ -169,7 +169,7 @@ def test_plain_create_with_a_key_is_retried_with_it(twin) -> None:
 
     envelope = s.run(lambda c: c.jobs.create(body=body, idempotency_key="order-42"))
 
-    assert envelope.data_2.id == "job_01"
+    assert envelope.data.id == "job_01"
     assert [c.headers["idempotency-key"] for c in api.of("create")] == ["order-42"] * 2
 
 

@@ -41,7 +41,7 @@ class AnalysisResult:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> AnalysisResult:
+    def from_dict(cls, data: Any, path: str = "$") -> AnalysisResult:
         """Decode a JSON object; errors name the path of the offending value."""
         from .document_result import DocumentResult
 

@@ -41,7 +41,7 @@ class AnalyzeRequest:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> AnalyzeRequest:
+    def from_dict(cls, data: Any, path: str = "$") -> AnalyzeRequest:
         """Decode a JSON object; errors name the path of the offending value."""
         from .analysis_source import decode_analysis_source
         from .analyze_request_features_item import AnalyzeRequestFeaturesItem

@@ -44,7 +44,7 @@ class DocumentResult:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> DocumentResult:
+    def from_dict(cls, data: Any, path: str = "$") -> DocumentResult:
         """Decode a JSON object; errors name the path of the offending value."""
         from .document_result_sentiment import DocumentResultSentiment
         from .entity import Entity

@@ -37,7 +37,7 @@ class Entity:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> Entity:
+    def from_dict(cls, data: Any, path: str = "$") -> Entity:
         """Decode a JSON object; errors name the path of the offending value."""
 
         d: Mapping[str, Any] = _s.as_object(data, path)

@@ -40,7 +40,7 @@ class ErrorDetail:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> ErrorDetail:
+    def from_dict(cls, data: Any, path: str = "$") -> ErrorDetail:
         """Decode a JSON object; errors name the path of the offending value."""
         from .inner_error import InnerError
 

@@ -27,7 +27,7 @@ class ErrorResponse:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> ErrorResponse:
+    def from_dict(cls, data: Any, path: str = "$") -> ErrorResponse:
         """Decode a JSON object; errors name the path of the offending value."""
         from .error_detail import ErrorDetail
 

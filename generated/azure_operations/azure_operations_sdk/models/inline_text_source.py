@@ -38,7 +38,7 @@ class InlineTextSource:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> InlineTextSource:
+    def from_dict(cls, data: Any, path: str = "$") -> InlineTextSource:
         """Decode a JSON object; errors name the path of the offending value."""
         from .inline_text_source_kind import InlineTextSourceKind
 

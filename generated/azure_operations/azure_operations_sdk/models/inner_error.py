@@ -31,7 +31,7 @@ class InnerError:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> InnerError:
+    def from_dict(cls, data: Any, path: str = "$") -> InnerError:
         """Decode a JSON object; errors name the path of the offending value."""
 
         d: Mapping[str, Any] = _s.as_object(data, path)

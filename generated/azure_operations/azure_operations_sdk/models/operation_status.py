@@ -50,7 +50,7 @@ class OperationStatus:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> OperationStatus:
+    def from_dict(cls, data: Any, path: str = "$") -> OperationStatus:
         """Decode a JSON object; errors name the path of the offending value."""
         from .analysis_result import AnalysisResult
         from .error_detail import ErrorDetail

@@ -35,7 +35,7 @@ class UrlSource:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> UrlSource:
+    def from_dict(cls, data: Any, path: str = "$") -> UrlSource:
         """Decode a JSON object; errors name the path of the offending value."""
         from .url_source_kind import UrlSourceKind
 

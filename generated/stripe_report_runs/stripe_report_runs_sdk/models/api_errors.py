@@ -55,7 +55,7 @@ class ApiErrors:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> ApiErrors:
+    def from_dict(cls, data: Any, path: str = "$") -> ApiErrors:
         """Decode a JSON object; errors name the path of the offending value."""
         from .api_errors_type import ApiErrorsType
 

@@ -27,7 +27,7 @@ class Error:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> Error:
+    def from_dict(cls, data: Any, path: str = "$") -> Error:
         """Decode a JSON object; errors name the path of the offending value."""
         from .api_errors import ApiErrors
 

@@ -40,7 +40,7 @@ class File:
     id: str
     """Unique identifier for the object."""
 
-    object_2: FileObject
+    object: FileObject
     created: int
     purpose: FilePurpose
     """The purpose of the uploaded file."""
@@ -67,7 +67,7 @@ class File:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> File:
+    def from_dict(cls, data: Any, path: str = "$") -> File:
         """Decode a JSON object; errors name the path of the offending value."""
         from .file_object import FileObject
         from .file_purpose import FilePurpose
@@ -75,7 +75,7 @@ class File:
         d: Mapping[str, Any] = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_str),
-            object_2=_s.required(d, "object", path, FileObject.decode),
+            object=_s.required(d, "object", path, FileObject.decode),
             created=_s.required(d, "created", path, _s.as_int),
             purpose=_s.required(d, "purpose", path, FilePurpose.decode),
             size=_s.required(d, "size", path, _s.as_int),
@@ -91,7 +91,7 @@ class File:
         """The JSON form of this object; fields left UNSET are omitted."""
         out: dict[str, Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
-        out["object"] = _s.encode(self.object_2)
+        out["object"] = _s.encode(self.object)
         out["created"] = _s.encode(self.created)
         out["purpose"] = _s.encode(self.purpose)
         out["size"] = _s.encode(self.size)

@@ -64,7 +64,7 @@ class FinancialReportingFinanceReportRunRunParameters:
 
     @classmethod
     def from_dict(
-        cls, data: object, path: str = "$"
+        cls, data: Any, path: str = "$"
     ) -> FinancialReportingFinanceReportRunRunParameters:
         """Decode a JSON object; errors name the path of the offending value."""
 

@@ -42,7 +42,7 @@ class PostReportingReportRunsRequest:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> PostReportingReportRunsRequest:
+    def from_dict(cls, data: Any, path: str = "$") -> PostReportingReportRunsRequest:
         """Decode a JSON object; errors name the path of the offending value."""
         from .financial_reporting_finance_report_run_run_parameters import (
             FinancialReportingFinanceReportRunRunParameters,

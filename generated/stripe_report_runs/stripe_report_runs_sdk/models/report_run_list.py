@@ -30,8 +30,8 @@ _KNOWN: frozenset[str] = frozenset(
 class ReportRunList:
     """A page of report runs."""
 
-    object_2: ReportRunListObject
-    data_2: list[ReportingReportRun]
+    object: ReportRunListObject
+    data: list[ReportingReportRun]
     has_more: bool
     """True if this list has another page of items after this one that can be fetched."""
 
@@ -42,17 +42,15 @@ class ReportRunList:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> ReportRunList:
+    def from_dict(cls, data: Any, path: str = "$") -> ReportRunList:
         """Decode a JSON object; errors name the path of the offending value."""
         from .report_run_list_object import ReportRunListObject
         from .reporting_report_run import ReportingReportRun
 
         d: Mapping[str, Any] = _s.as_object(data, path)
         return cls(
-            object_2=_s.required(d, "object", path, ReportRunListObject.decode),
-            data_2=_s.required(
-                d, "data", path, _s.list_of(ReportingReportRun.from_dict)
-            ),
+            object=_s.required(d, "object", path, ReportRunListObject.decode),
+            data=_s.required(d, "data", path, _s.list_of(ReportingReportRun.from_dict)),
             has_more=_s.required(d, "has_more", path, _s.as_bool),
             url=_s.required(d, "url", path, _s.as_str),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
@@ -61,8 +59,8 @@ class ReportRunList:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
         out: dict[str, Any] = _s.encode(self.additional_properties)
-        out["object"] = _s.encode(self.object_2)
-        out["data"] = _s.encode(self.data_2)
+        out["object"] = _s.encode(self.object)
+        out["data"] = _s.encode(self.data)
         out["has_more"] = _s.encode(self.has_more)
         out["url"] = _s.encode(self.url)
         return out

@@ -43,7 +43,7 @@ class ReportingReportRun:
     id: str
     """Unique identifier for the object."""
 
-    object_2: ReportingReportRunObject
+    object: ReportingReportRunObject
     """String representing the object's type."""
 
     created: int
@@ -78,7 +78,7 @@ class ReportingReportRun:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> ReportingReportRun:
+    def from_dict(cls, data: Any, path: str = "$") -> ReportingReportRun:
         """Decode a JSON object; errors name the path of the offending value."""
         from .file import File
         from .financial_reporting_finance_report_run_run_parameters import (
@@ -89,7 +89,7 @@ class ReportingReportRun:
         d: Mapping[str, Any] = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_str),
-            object_2=_s.required(d, "object", path, ReportingReportRunObject.decode),
+            object=_s.required(d, "object", path, ReportingReportRunObject.decode),
             created=_s.required(d, "created", path, _s.as_int),
             livemode=_s.required(d, "livemode", path, _s.as_bool),
             parameters=_s.required(
@@ -110,7 +110,7 @@ class ReportingReportRun:
         """The JSON form of this object; fields left UNSET are omitted."""
         out: dict[str, Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
-        out["object"] = _s.encode(self.object_2)
+        out["object"] = _s.encode(self.object)
         out["created"] = _s.encode(self.created)
         out["livemode"] = _s.encode(self.livemode)
         out["parameters"] = _s.encode(self.parameters)

@@ -237,7 +237,8 @@ class Reporting:
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a ``PollEvent``.
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
-                in another process: continues with its job, time and attempt.
+                in another process: continues that job's poll schedule, with a
+                new ``deadline``.
         """
         return self._report_run_waiter.wait_for_job(
             job_id, deadline=deadline, on_poll=on_poll, resume=resume
@@ -412,7 +413,8 @@ class AsyncReporting:
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a ``PollEvent``.
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
-                in another process: continues with its job, time and attempt.
+                in another process: continues that job's poll schedule, with a
+                new ``deadline``.
         """
         return await self._report_run_waiter.wait_for_job(
             job_id, deadline=deadline, on_poll=on_poll, resume=resume

@@ -46,7 +46,7 @@ class CreateJobRequest:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> CreateJobRequest:
+    def from_dict(cls, data: Any, path: str = "$") -> CreateJobRequest:
         """Decode a JSON object; errors name the path of the offending value."""
         from .create_job_request_mode import CreateJobRequestMode
         from .job_input import decode_job_input

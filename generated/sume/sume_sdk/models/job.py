@@ -71,7 +71,7 @@ class Job:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> Job:
+    def from_dict(cls, data: Any, path: str = "$") -> Job:
         """Decode a JSON object; errors name the path of the offending value."""
         from .job_error import JobError
         from .job_mode import JobMode

@@ -33,7 +33,7 @@ class JobProgress:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> JobProgress:
+    def from_dict(cls, data: Any, path: str = "$") -> JobProgress:
         """Decode a JSON object; errors name the path of the offending value."""
 
         d: Mapping[str, Any] = _s.as_object(data, path)

@@ -48,7 +48,7 @@ class JobResult:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> JobResult:
+    def from_dict(cls, data: Any, path: str = "$") -> JobResult:
         """Decode a JSON object; errors name the path of the offending value."""
         from .job_result_usage import JobResultUsage
         from .result_section import ResultSection

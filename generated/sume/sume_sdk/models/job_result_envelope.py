@@ -22,23 +22,23 @@ _KNOWN: frozenset[str] = frozenset(("data",))
 class JobResultEnvelope:
     """The envelope of a job result."""
 
-    data_2: JobResult
+    data: JobResult
     additional_properties: dict[str, Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> JobResultEnvelope:
+    def from_dict(cls, data: Any, path: str = "$") -> JobResultEnvelope:
         """Decode a JSON object; errors name the path of the offending value."""
         from .job_result import JobResult
 
         d: Mapping[str, Any] = _s.as_object(data, path)
         return cls(
-            data_2=_s.required(d, "data", path, JobResult.from_dict),
+            data=_s.required(d, "data", path, JobResult.from_dict),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
         out: dict[str, Any] = _s.encode(self.additional_properties)
-        out["data"] = _s.encode(self.data_2)
+        out["data"] = _s.encode(self.data)
         return out

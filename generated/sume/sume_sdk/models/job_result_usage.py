@@ -31,7 +31,7 @@ class JobResultUsage:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> JobResultUsage:
+    def from_dict(cls, data: Any, path: str = "$") -> JobResultUsage:
         """Decode a JSON object; errors name the path of the offending value."""
 
         d: Mapping[str, Any] = _s.as_object(data, path)

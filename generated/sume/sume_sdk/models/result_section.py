@@ -30,7 +30,7 @@ class ResultSection:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> ResultSection:
+    def from_dict(cls, data: Any, path: str = "$") -> ResultSection:
         """Decode a JSON object; errors name the path of the offending value."""
 
         d: Mapping[str, Any] = _s.as_object(data, path)

@@ -30,7 +30,7 @@ class UrlInput:
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> UrlInput:
+    def from_dict(cls, data: Any, path: str = "$") -> UrlInput:
         """Decode a JSON object; errors name the path of the offending value."""
 
         d: Mapping[str, Any] = _s.as_object(data, path)

@@ -212,7 +212,8 @@ class Jobs:
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a ``PollEvent``.
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
-                in another process: continues with its job, time and attempt.
+                in another process: continues that job's poll schedule, with a
+                new ``deadline``.
         """
         return self._job_waiter.wait_for_job(
             job_id, deadline=deadline, on_poll=on_poll, resume=resume
@@ -393,7 +394,8 @@ class AsyncJobs:
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a ``PollEvent``.
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
-                in another process: continues with its job, time and attempt.
+                in another process: continues that job's poll schedule, with a
+                new ``deadline``.
         """
         return await self._job_waiter.wait_for_job(
             job_id, deadline=deadline, on_poll=on_poll, resume=resume

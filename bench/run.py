@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""jobgen benchmarks: one command, from a fresh clone.
+
+    python3 bench/run.py            # full run (8-15 min on 2 shared cores)
+    python3 bench/run.py --quick    # fewer repetitions (about 5 min)
+    python3 bench/run.py --only waiters,scale   # sections: gen,profile,imports,size,waiters,scale
+    python3 bench/run.py --report   # re-render the tables from bench/results.json
+
+The first run creates bench/.work/venv (jobgen editable from this checkout, plus the
+pinned peers in bench/requirements.txt) and bench/.work/sdk-venv (only the generated
+SDKs' runtime dependencies, bench/requirements-sdk.txt); later runs reuse them until
+those files or pyproject.toml change. Specs are read from ../shared/specs-real (override with --specs). Writes
+bench/results.md, bench/results.json, and the results block of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+VENV = BENCH / ".work" / "venv"
+PY = VENV / "bin" / "python"
+SDK_VENV = BENCH / ".work" / "sdk-venv"
+SECTIONS = ("gen", "profile", "imports", "size", "waiters", "scale")
+
+
+def _stamp() -> str:
+    digest = hashlib.sha256()
+    for path in (
+        BENCH / "requirements.txt",
+        BENCH / "requirements-sdk.txt",
+        REPO / "pyproject.toml",
+    ):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def bootstrap() -> None:
+    """Create or refresh the benchmark's two virtual environments.
+
+    venv/ runs the generators and the harness; sdk-venv/ holds only the generated
+    SDKs' runtime dependencies, for the import-time probe.
+    """
+    stamp = VENV / ".bench-stamp"
+    if PY.exists() and stamp.exists() and stamp.read_text() == _stamp():
+        return
+    for venv, install in (
+        (VENV, ["-e", str(REPO), "-r", str(BENCH / "requirements.txt")]),
+        (SDK_VENV, ["-r", str(BENCH / "requirements-sdk.txt")]),
+    ):
+        print(f"setting up {venv} ...", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ]
+        subprocess.run([*pip, "--upgrade", "pip"], check=True)
+        subprocess.run([*pip, *install], check=True)
+    stamp.write_text(_stamp())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument(
+        "--only", default=",".join(SECTIONS), help=f"comma-separated sections: {','.join(SECTIONS)}"
+    )
+    parser.add_argument(
+        "--report", action="store_true", help="only re-render results.md and docs from results.json"
+    )
+    parser.add_argument(
+        "--specs",
+        type=Path,
+        default=REPO.parent / "shared" / "specs-real",
+        help="folder with the real-world specs (default ../shared/specs-real)",
+    )
+    args = parser.parse_args()
+    if Path(sys.prefix).resolve() != VENV.resolve():
+        if sys.version_info < (3, 11):
+            raise SystemExit("python 3.11+ is needed")
+        bootstrap()
+        os.execv(str(PY), [str(PY), str(Path(__file__).resolve()), *sys.argv[1:]])
+    from suite import rerender, run_suite
+
+    if args.report:
+        rerender()
+        return
+    started = time.perf_counter()
+    sections = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        raise SystemExit(f"unknown sections: {', '.join(sorted(unknown))}")
+    run_suite(sections, quick=args.quick, specs_dir=args.specs.resolve(), started=started)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Fixtures of the end-to-end suite: the committed SDKs, imported from generated/, one
+simulated server per spec, and `e2e`: every spec, with `Client` and with `AsyncClient`."""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import sys
+from collections.abc import Iterator
+from types import ModuleType
+
+import pytest
+
+from generator.server import RunningServer, run_server
+from tests.e2e.support import APIS, E2E, ROOT
+
+
+@pytest.fixture(scope="session")
+def e2e_sdks() -> Iterator[dict[str, ModuleType]]:
+    """Every example SDK, imported from its committed folder; unimported afterwards."""
+    paths = [str(api.output) for api in APIS.values()]
+    packages = {api.package for api in APIS.values()}
+
+    def ours(name: str) -> bool:
+        return name.split(".")[0] in packages
+
+    saved = {name: module for name, module in sys.modules.items() if ours(name)}
+    for name in saved:
+        del sys.modules[name]
+    sys.path[:0] = paths
+    try:
+        modules = {}
+        for api in APIS.values():
+            module = importlib.import_module(api.package)
+            importlib.import_module(f"{api.package}.models")
+            assert module.__file__ is not None
+            assert module.__file__.startswith(str(ROOT / "generated"))
+            modules[api.name] = module
+        yield modules
+    finally:
+        for path in paths:
+            sys.path.remove(path)
+        for name in [name for name in sys.modules if ours(name)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+@pytest.fixture(scope="session")
+def e2e_servers() -> Iterator[dict[str, RunningServer]]:
+    """One simulated API per spec on 127.0.0.1 for the whole session."""
+    started: dict[str, RunningServer] = {}
+    try:
+        for name, api in APIS.items():
+            started[name] = run_server(api.spec).start()
+        yield started
+    finally:
+        for server in started.values():
+            server.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_collector_pauses() -> Iterator[None]:
+    """Keep the cycle collector out of measured windows.
+
+    In a full test session a generation-2 collection takes about 0.1 s; landing inside a
+    wait it would stretch a deadline or bunch requests in the server's log. Collections
+    that fall due during a test run right after it instead.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@pytest.fixture(params=["sync", "async"])
+def mode(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(params=sorted(APIS))
+def spec_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def e2e(
+    spec_name: str,
+    mode: str,
+    e2e_sdks: dict[str, ModuleType],
+    e2e_servers: dict[str, RunningServer],
+) -> E2E:
+    """One spec's SDK against its own server (jobs and log reset), sync or async."""
+    server = e2e_servers[spec_name]
+    server.reset()
+    return E2E(APIS[spec_name], e2e_sdks[spec_name], server, mode)

@@ -1,0 +1,272 @@
+"""The committed SDKs against the simulated API over real HTTP: what each spec offers,
+and a harness that runs one wait with `Client` or `AsyncClient`."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import attrs
+import httpx
+
+from generator.server import RunningServer
+from generator.server.log import RequestRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "key-1"
+OTHER_KEY = "key-2"
+
+#: Small poll schedule and status-retry budget: real seconds stay in hundredths.
+FLOOR = 0.01
+FAST: dict[str, float] = {"first": 0.01, "floor": FLOOR, "cap": 0.02}
+#: Leeway for clocks read on two sides of a socket (sleep never returns early by more).
+EPSILON = 0.002
+
+
+@attrs.frozen(kw_only=True)
+class Api:
+    """One example spec and what its job declares."""
+
+    name: str
+    package: str
+    resource: str
+    auth: str  # keyword of Client taking the credential
+    pending: str  # an in-progress state to build timelines from
+    success: str
+    failure: str
+    canceled: str | None
+    has_ready_field: bool
+    has_body_hint: bool
+    idempotency_header: str | None
+    state_attr: str
+    error_attr: str
+    error_key: str  # the error field in the raw record
+    body_model: str
+    body: Mapping[str, Any]
+    result_type: str | None  # the class name of what wait_for_result returns
+
+    @property
+    def has_result(self) -> bool:
+        return self.result_type is not None
+
+    @property
+    def spec(self) -> Path:
+        return ROOT / "specs" / f"{self.name}.yaml"
+
+    @property
+    def output(self) -> Path:
+        return ROOT / "generated" / self.name
+
+    def scenario(self, **fields: Any) -> dict[str, Any]:
+        """A scenario for this spec; Sume's body hint (2 s by default) is lowered to 0."""
+        base: dict[str, Any] = {"hint": 0} if self.has_body_hint else {}
+        base.update(fields)
+        return base
+
+    def stages(self, polls: int) -> list[dict[str, Any]]:
+        return [{"state": self.pending, "polls": polls}]
+
+
+APIS = {
+    api.name: api
+    for api in (
+        Api(
+            name="sume",
+            package="sume_sdk",
+            resource="jobs",
+            auth="api_key",
+            pending="processing",
+            success="completed",
+            failure="failed",
+            canceled="canceled",
+            has_ready_field=True,
+            has_body_hint=True,
+            idempotency_header="Idempotency-Key",
+            state_attr="status",
+            error_attr="error",
+            error_key="error",
+            body_model="CreateJobRequest",
+            body={"input": {"type": "text", "text": "hello"}},
+            result_type="JobResultEnvelope",
+        ),
+        Api(
+            name="stripe_report_runs",
+            package="stripe_report_runs_sdk",
+            resource="reporting",
+            auth="token",
+            pending="pending",
+            success="succeeded",
+            failure="failed",
+            canceled=None,
+            has_ready_field=False,
+            has_body_hint=False,
+            idempotency_header="Idempotency-Key",
+            state_attr="status",
+            error_attr="error",
+            error_key="error",
+            body_model="PostReportingReportRunsRequest",
+            body={"report_type": "balance.summary.1"},
+            result_type=None,
+        ),
+        Api(
+            name="salesforce_bulk",
+            package="salesforce_bulk_sdk",
+            resource="ingest",
+            auth="token",
+            pending="InProgress",
+            success="JobComplete",
+            failure="Failed",
+            canceled="Aborted",
+            has_ready_field=False,
+            has_body_hint=False,
+            idempotency_header=None,
+            state_attr="state",
+            error_attr="error_message",
+            error_key="errorMessage",
+            body_model="CreateIngestJobRequest",
+            body={"object": "Account", "operation": "insert"},
+            result_type="str",
+        ),
+        Api(
+            name="azure_operations",
+            package="azure_operations_sdk",
+            resource="analysis",
+            auth="api_key",
+            pending="Running",
+            success="Succeeded",
+            failure="Failed",
+            canceled="Canceled",
+            has_ready_field=False,
+            has_body_hint=False,
+            idempotency_header="Repeatability-Request-ID",
+            state_attr="status",
+            error_attr="error",
+            error_key="error",
+            body_model="AnalyzeRequest",
+            body={
+                "documents": [{"kind": "inline", "id": "1", "text": "hi"}],
+                "features": ["summary"],
+            },
+            result_type="AnalysisResult",
+        ),
+    )
+}
+
+
+class E2E:
+    """One spec's SDK and server, driven through `Client` or `AsyncClient`."""
+
+    def __init__(self, api: Api, sdk: ModuleType, server: RunningServer, mode: str) -> None:
+        self.api = api
+        self.sdk = sdk
+        self.server = server
+        self.mode = mode
+        #: When the last `run` called the SDK (monotonic, the server's clock too), and
+        #: the seconds it spent there (client setup excluded).
+        self.started = 0.0
+        self.duration = 0.0
+
+    @property
+    def is_async(self) -> bool:
+        return self.mode == "async"
+
+    # -- the SDK --------------------------------------------------------------------
+
+    def config(self, **overrides: Any) -> Any:
+        """A WaitConfig on the fast schedule, with a status-retry budget in hundredths."""
+        retry = self.sdk._runtime.RetryPolicy(attempts=5, budget=5.0, first=0.01, cap=0.02)
+        settings: dict[str, Any] = {**FAST, "status_retry": retry}
+        settings.update(overrides)
+        return self.sdk.WaitConfig(**settings)
+
+    def body(self) -> Any:
+        return getattr(self.sdk.models, self.api.body_model).from_dict(dict(self.api.body))
+
+    def run(self, call: Callable[[Any], Any], *, key: str = KEY, **config: Any) -> Any:
+        """`call(resource)` on a fresh client; awaited when the client is async."""
+        options = {
+            "base_url": self.server.base_url,
+            self.api.auth: key,
+            "wait_config": self.config(**config),
+        }
+        # Plain HTTP on loopback: transports without a CA bundle to load keep clients cheap.
+        if not self.is_async:
+            with self.sdk.Client(transport=httpx.HTTPTransport(verify=False), **options) as client:
+                self.started = time.monotonic()
+                try:
+                    return call(getattr(client, self.api.resource))
+                finally:
+                    self.duration = time.monotonic() - self.started
+
+        async def main() -> Any:
+            transport = httpx.AsyncHTTPTransport(verify=False)
+            async with self.sdk.AsyncClient(transport=transport, **options) as client:
+                self.started = time.monotonic()
+                try:
+                    outcome = call(getattr(client, self.api.resource))
+                    if inspect.isawaitable(outcome):
+                        outcome = await outcome
+                    return outcome
+                finally:
+                    self.duration = time.monotonic() - self.started
+
+        return asyncio.run(main())
+
+    def collect(self, call: Callable[[Any], Any], **config: Any) -> list[Any]:
+        """Every outcome of a `wait_for_jobs(...)` that `call` starts."""
+        if not self.is_async:
+            return self.run(lambda jobs: list(call(jobs)), **config)
+
+        async def drain(outcomes: Any) -> list[Any]:
+            async with outcomes:
+                return [outcome async for outcome in outcomes]
+
+        return self.run(lambda jobs: drain(call(jobs)), **config)
+
+    def state(self, record: Any) -> str:
+        value = getattr(record, self.api.state_attr)
+        return str(getattr(value, "value", value))
+
+    # -- the server -----------------------------------------------------------------
+
+    def job(self, scenario: Mapping[str, Any] | None = None, *, key: str = KEY) -> str:
+        """A job with this spec's scenario defaults, readable with ``key`` only."""
+        return self.server.create_job(self.api.scenario(**(scenario or {})), credential=key)
+
+    def log(self, job_id: str | None = None) -> list[RequestRecord]:
+        return self.server.requests(job_id)
+
+    def polls(self, job_id: str) -> list[RequestRecord]:
+        """The job's status requests, oldest first."""
+        return [r for r in self.log(job_id) if r.operation == "status"]
+
+    def reads(self, job_id: str) -> list[RequestRecord]:
+        """The job's status requests answered with its record."""
+        return [r for r in self.polls(job_id) if r.fault is None and r.status == 200]
+
+    def results(self, job_id: str) -> list[RequestRecord]:
+        return [r for r in self.log(job_id) if r.operation == "result"]
+
+    def creates(self) -> list[RequestRecord]:
+        return [r for r in self.log() if r.operation == "create"]
+
+
+def gaps(records: Sequence[RequestRecord]) -> list[float]:
+    """Seconds between consecutive requests, on the server's monotonic clock."""
+    return [b.time - a.time for a, b in itertools.pairwise(records)]
+
+
+def scenario_header(scenario: Mapping[str, Any]) -> dict[str, str]:
+    return {"x-jobgen-scenario": json.dumps(scenario)}
+
+
+def max_overlap(spans: Sequence[tuple[float, float]]) -> int:
+    """The most closed intervals that share one instant."""
+    return max(sum(1 for lo, hi in spans if lo <= start <= hi) for start, _ in spans)

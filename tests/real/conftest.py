@@ -1,0 +1,74 @@
+"""The SDK of every real spec, generated (with its job side file) and imported once per session."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import attrs
+import pytest
+
+from generator.pipeline import Generated, Target, render
+from generator.render.output import write_tree
+from tests.helpers import REAL_SPECS
+from tests.real.realspecs import RealSpec
+
+if not REAL_SPECS.is_dir():  # pragma: no cover - CI places shared/ beside the clone
+    pytest.skip(f"the real specs are not at {REAL_SPECS}", allow_module_level=True)
+
+
+@attrs.frozen
+class RealSdk:
+    spec: RealSpec
+    generated: Generated
+    root: Path
+    """The output directory: it holds the package and its pyproject.toml."""
+    package: ModuleType
+
+    @property
+    def package_dir(self) -> Path:
+        return self.root / self.spec.package
+
+
+class RealSdks:
+    """Generates each SDK on first use; forgets the imported packages at the end."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self._built: dict[str, RealSdk] = {}
+        self.seconds: dict[str, float] = {}
+
+    def get(self, spec: RealSpec) -> RealSdk:
+        if spec.id not in self._built:
+            started = time.perf_counter()
+            target = Target(
+                spec=spec.spec,
+                output=self.base / spec.id,
+                package=spec.package,
+                jobs=spec.side_file,
+            )
+            generated = render(target)
+            write_tree(generated.files, target.output)
+            sys.path.insert(0, str(target.output))
+            package = importlib.import_module(spec.package)
+            self._built[spec.id] = RealSdk(spec, generated, target.output, package)
+            self.seconds[spec.id] = time.perf_counter() - started
+        return self._built[spec.id]
+
+    def close(self) -> None:
+        for built in self._built.values():
+            sys.path.remove(str(built.root))
+            name = built.spec.package
+            for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+                del sys.modules[module]
+
+
+@pytest.fixture(scope="session")
+def real_sdks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealSdks]:
+    sdks = RealSdks(tmp_path_factory.mktemp("real"))
+    yield sdks
+    sdks.close()
