@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from common import BIN, PY, WORK, bench_env, count_lines, median, run_child, say, tree_stats
 
 RSS_WRAP = str(Path(__file__).with_name("rss_wrap.py"))
@@ -41,8 +40,10 @@ for _tag, _rx, _first in (
     ("int", r"^[-+]?[0-9]+$", list("-+0123456789")),
     (
         "float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        (
+            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
         list("-+0123456789."),
     ),
 ):
@@ -143,7 +144,7 @@ def out_dir(tool: str, slug: str, fmt: str) -> Path:
 
 
 _SCHEMA_LINE = re.compile(
-    r"^Unable to (?:parse|process) schema (/components/schemas/[^\s:]+)", re.M
+    r"^Unable to (?:parse|process) schema (/components/schemas/[^\s:]+)", re.MULTILINE
 )
 _REMOVED = re.compile(r"resulted in the removal of:\n((?:/components/schemas/\S+\n)+)")
 
@@ -152,7 +153,7 @@ def parse_peer_log(text: str) -> dict[str, Any]:
     removed = set(_SCHEMA_LINE.findall(text))
     for block in _REMOVED.findall(text):
         removed.update(block.split())
-    warning_lines = re.findall(r"^WARNING .*$", text, re.M)
+    warning_lines = re.findall(r"^WARNING .*$", text, re.MULTILINE)
     crash = None
     if "Traceback" in text:
         tail = [line for line in text.splitlines() if line and not line.startswith(("│", "╭", "╰"))]
@@ -261,7 +262,7 @@ def sdk_size(prepared: dict[str, dict[str, Any]]) -> dict[str, Any]:
             op_files = [p for p in (pkg_dir / op_dir).glob(op_glob) if p.name != "__init__.py"]
             model_files = [p for p in (pkg_dir / "models").glob("*.py") if p.name != "__init__.py"]
             if tool == "jobgen":
-                log = sorted((WORK / "logs").glob(f"gen-jobgen-{slug}.yaml-*.log"))[-1]
+                log = max((WORK / "logs").glob(f"gen-jobgen-{slug}.yaml-*.log"))
                 ops = parse_jobgen_log(log.read_text()).get("operations") or 0
             else:
                 ops = len(op_files)

@@ -56,11 +56,13 @@ def generation(results: dict[str, Any]) -> list[str]:
     lines = [
         "## 1. Generation",
         "",
-        "Median wall time of each tool's CLI on the same file, runs alternating (the first "
-        "tool swaps every round); ratio = median over rounds of jobgen / peer within the "
-        "round (target <= 0.20). A tool that fails is not run again on that spec, so "
-        "there the ratio pairs the first round only. Peak RSS is the generator process's own (VmHWM; "
-        "its ruff subprocesses are not included). Lines are lines of .py files written.",
+        (
+            "Median wall time of each tool's CLI on the same file, runs alternating (the first "
+            "tool swaps every round); ratio = median over rounds of jobgen / peer within the "
+            "round (target <= 0.20). A tool that fails is not run again on that spec, so "
+            "there the ratio pairs the first round only. Peak RSS is the generator process's own (VmHWM; "
+            "its ruff subprocesses are not included). Lines are lines of .py files written."
+        ),
         "",
     ]
     rows = []
@@ -92,8 +94,10 @@ def generation(results: dict[str, Any]) -> list[str]:
                 f"{jg['peak_rss_mb']:.0f} / {peer['peak_rss_mb']:.0f}",
                 f"{jg.get('files', '–')} / {peer.get('files', '–')}",
                 f"{jg.get('py_lines', '–')} / {peer.get('py_lines', '–')}",
-                f"{jg['dropped'].get('operations', '–')} / {peer['dropped'].get('operations', '–')}"
-                f" of {info['operations']}",
+                (
+                    f"{jg['dropped'].get('operations', '–')} / {peer['dropped'].get('operations', '–')}"
+                    f" of {info['operations']}"
+                ),
                 _dropped_jobgen(jg["dropped"], info["operations"]),
                 _dropped_peer(peer["dropped"]),
             ]
@@ -140,8 +144,10 @@ def profile(results: dict[str, Any]) -> list[str]:
     )
     lines += [
         "",
-        "Self time by file or library (one cProfile pass; builtins = I/O and C calls, "
-        "mostly file writes and the wait on ruff):",
+        (
+            "Self time by file or library (one cProfile pass; builtins = I/O and C calls, "
+            "mostly file writes and the wait on ruff):"
+        ),
         "",
     ]
     lines += _table(
@@ -174,9 +180,11 @@ def imports(results: dict[str, Any]) -> list[str]:
     lines = [
         "## 2. Import time of the generated SDK",
         "",
-        "Fresh interpreter per run (bytecode compiled beforehand), median; `import pkg`, "
-        "then `Model.from_dict(example)`, then one client call over httpx.MockTransport "
-        "returning the same example. Target: total < 0.2 s.",
+        (
+            "Fresh interpreter per run (bytecode compiled beforehand), median; `import pkg`, "
+            "then `Model.from_dict(example)`, then one client call over httpx.MockTransport "
+            "returning the same example. Target: total < 0.2 s."
+        ),
         "",
     ]
     rows = []
@@ -214,9 +222,11 @@ def imports(results: dict[str, Any]) -> list[str]:
     if floor.get("total_s") is not None:
         lines += [
             "",
-            f"Floor on this machine in the same run: a fresh interpreter importing only "
-            f"httpx, attrs and tenacity (jobgen's runtime dependencies) takes "
-            f"{floor['total_s']:.3f} s (median of {floor['runs']}).",
+            (
+                f"Floor on this machine in the same run: a fresh interpreter importing only "
+                f"httpx, attrs and tenacity (jobgen's runtime dependencies) takes "
+                f"{floor['total_s']:.3f} s (median of {floor['runs']})."
+            ),
         ]
     top = results.get("importtime_top") or {}
     for tool, data in top.items():
@@ -239,9 +249,11 @@ def waiters(results: dict[str, Any]) -> list[str]:
     lines = [
         "## 3. Waiter efficiency (virtual time)",
         "",
-        "Status requests (retries included) and detection lag (job terminal -> waiter "
-        "returns), medians over seeded runs with T drawn within +-10 % of the nominal "
-        "end; 'early' = requests sent before the previous answer's hint allowed.",
+        (
+            "Status requests (retries included) and detection lag (job terminal -> waiter "
+            "returns), medians over seeded runs with T drawn within +-10 % of the nominal "
+            "end; 'early' = requests sent before the previous answer's hint allowed."
+        ),
         "",
     ]
     for timeline, data in w.items():
@@ -271,8 +283,10 @@ def scale(results: dict[str, Any]) -> list[str]:
     lines = [
         "## 4. Scale: one process, 10,000 concurrent waits",
         "",
-        f"{s['jobs']} jobs, each terminal on its read {s['reads_per_job']}, all waited at "
-        "once over an in-process httpx.MockTransport; medians of the runs.",
+        (
+            f"{s['jobs']} jobs, each terminal on its read {s['reads_per_job']}, all waited at "
+            "once over an in-process httpx.MockTransport; medians of the runs."
+        ),
         "",
     ]
     rows = []
@@ -314,8 +328,10 @@ def scale(results: dict[str, Any]) -> list[str]:
         request = shares.get("httpx", 0) + shares.get("json", 0)
         lines += [
             "",
-            f"cProfile split of CPU time ({prof['jobs']} jobs x 3 reads; builtins and "
-            "other stdlib time charged to their callers):",
+            (
+                f"cProfile split of CPU time ({prof['jobs']} jobs x 3 reads; builtins and "
+                "other stdlib time charged to their callers):"
+            ),
             "",
         ]
         groups = sorted(set(shares) | set((prof.get("bare") or {}).get("shares", {})))
@@ -332,9 +348,11 @@ def scale(results: dict[str, Any]) -> list[str]:
         )
         lines += [
             "",
-            f"jobgen's own code (SDK + runtime + tenacity) = {own:.1%} of CPU vs "
-            f"{request:.1%} in httpx + JSON decoding: overhead **{own / request:.0%} of "
-            "the request cost** (target < 10%).",
+            (
+                f"jobgen's own code (SDK + runtime + tenacity) = {own:.1%} of CPU vs "
+                f"{request:.1%} in httpx + JSON decoding: overhead **{own / request:.0%} of "
+                "the request cost** (target < 10%)."
+            ),
             "",
             "Self time in jobgen's code by file: "
             + ", ".join(
@@ -354,12 +372,14 @@ def scale(results: dict[str, Any]) -> list[str]:
     if "max_reads_in_1s" in rate:
         lines += [
             "",
-            f"Client-wide cap `WaitConfig(max_status_reads_per_second="
-            f"{rate['rate_cap']:.0f})`, {rate['jobs']} jobs: mean rate "
-            f"{rate['mean_rate']:.0f}/s, most reads in any 1 s window "
-            f"**{rate['max_reads_in_1s']}** (allowed {rate['rate_cap'] + 1:.0f}): "
-            f"cap {'holds' if rate['cap_holds'] else '**exceeded**'}. Reads per "
-            f"second from the first: {rate.get('reads_per_second')}.",
+            (
+                f"Client-wide cap `WaitConfig(max_status_reads_per_second="
+                f"{rate['rate_cap']:.0f})`, {rate['jobs']} jobs: mean rate "
+                f"{rate['mean_rate']:.0f}/s, most reads in any 1 s window "
+                f"**{rate['max_reads_in_1s']}** (allowed {rate['rate_cap'] + 1:.0f}): "
+                f"cap {'holds' if rate['cap_holds'] else '**exceeded**'}. Reads per "
+                f"second from the first: {rate.get('reads_per_second')}."
+            ),
         ]
     elif rate:
         lines += ["", f"rate check failed: {rate.get('error', '')[:300]}"]
@@ -373,10 +393,12 @@ def size(results: dict[str, Any]) -> list[str]:
     lines = [
         "## 5. Generated SDK size",
         "",
-        "Non-blank, non-comment lines of the YAML-generated packages. jobgen: "
-        "`resources/*.py` per operation (sync and async), `models/*.py` per module; peer: "
-        "`api/*/*.py` per operation (sync, sync_detailed, asyncio, asyncio_detailed), "
-        "`models/*.py` per module. Support = everything else (runtime, client, errors).",
+        (
+            "Non-blank, non-comment lines of the YAML-generated packages. jobgen: "
+            "`resources/*.py` per operation (sync and async), `models/*.py` per module; peer: "
+            "`api/*/*.py` per operation (sync, sync_detailed, asyncio, asyncio_detailed), "
+            "`models/*.py` per module. Support = everything else (runtime, client, errors)."
+        ),
         "",
     ]
     rows = []

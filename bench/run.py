@@ -87,7 +87,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if Path(sys.prefix).resolve() != VENV.resolve():
-        if sys.version_info < (3, 11):
+        if sys.version_info < (3, 11):  # noqa: UP036 - run by any python3
             raise SystemExit("python 3.11+ is needed")
         bootstrap()
         os.execv(str(PY), [str(PY), str(Path(__file__).resolve()), *sys.argv[1:]])

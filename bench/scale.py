@@ -37,7 +37,7 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "generated" / "sume"))
 
-from sume_sdk import AsyncClient, WaitConfig  # noqa: E402
+from sume_sdk import AsyncClient, WaitConfig
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 

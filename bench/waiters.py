@@ -33,12 +33,11 @@ from typing import Any
 import botocore.waiter
 import httpx
 import tenacity
+from common import median
 
 from generator.runtime.errors import SDKError
 from generator.runtime.waiter import SyncJobWaiter
 from generator.runtime.waitspec import JobSpec, WaitConfig
-
-from common import median
 
 EPOCH = 1_750_000_000.0
 
