@@ -388,7 +388,9 @@ def test_resume_token_continues_in_a_fresh_waiter(mode: str) -> None:
     assert again.value.deadline == pytest.approx(7.5)  # the resumed wait's own deadline
     assert clock.sleeps == [2.0, 2.0, 2.0]  # 6 s of the 7.5 s, then 8 > 7.5
     assert json.loads(again.value.resume_token)["attempt"] == 8
-    assert json.loads(again.value.resume_token)["deadline_at"] == pytest.approx(WALL_START + 12.5 + 7.5)
+    assert json.loads(again.value.resume_token)["deadline_at"] == pytest.approx(
+        WALL_START + 12.5 + 7.5
+    )
 
 
 def test_resumed_wait_returns_when_done(mode: str) -> None:

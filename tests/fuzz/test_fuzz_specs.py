@@ -1,0 +1,131 @@
+"""Property: a mutated spec either generates an inert, compiling SDK or is refused cleanly.
+
+Refused means exit 2 with ``file#pointer: message`` lines and nothing written; any
+other exit code, a traceback, or partial output fails. Deterministic (derandomized);
+``JOBGEN_FUZZ_EXAMPLES`` raises the example count for a longer hunt.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import os
+import pkgutil
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from generator.spec.loader import load_document
+from tests.fuzz.mutate import mutated
+from tests.fuzz.support import problems_in, run_cli
+from tests.helpers import SPECS, TEST_SPECS
+
+EXAMPLES = int(os.environ.get("JOBGEN_FUZZ_EXAMPLES", "0"))
+FUZZ = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=EXAMPLES or 25,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+SEEDS = {
+    "sume": (SPECS / "sume.yaml", []),
+    "features": (TEST_SPECS / "features-3.1.yaml", ["shared/tree.yaml"]),
+}
+
+
+@functools.cache
+def _seed(name: str) -> Any:
+    path, _ = SEEDS[name]
+    return load_document(path, str(path)).data
+
+
+def _dump(doc: Any, suffix: str) -> str:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        if suffix == "json":
+            return json.dumps(doc, indent=1)
+        return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _import_all(out: Path, package: str) -> Iterator[str]:
+    sys.path.insert(0, str(out))
+    try:
+        root = importlib.import_module(package)
+        yield package
+        for info in pkgutil.walk_packages(root.__path__, package + "."):
+            importlib.import_module(info.name)
+            yield info.name
+    finally:
+        sys.path.remove(str(out))
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            del sys.modules[name]
+
+
+def check_outcome(spec: Path, work: Path, sentinel: Path, package: str) -> int:
+    """Generate ``spec``; assert the contract whatever the outcome. Returns the exit code."""
+    out = work / "out"
+    run = run_cli(["generate", spec, "-o", out, "--package", package])
+    for text in (run.stdout, run.stderr):
+        assert "Traceback" not in text, text
+    if run.code == 0:
+        sources = sorted((out / package).rglob("*.py"))
+        assert sources, "generation succeeded but wrote no Python"
+        for path in sources:
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        assert list(_import_all(out, package))
+        assert not sentinel.exists(), "importing the generated SDK ran spec text"
+    else:
+        problems = problems_in(run, multiline=True)
+        for problem in problems:
+            assert Path(problem.file).resolve().is_relative_to(work), problem
+        assert not out.exists(), "a refused spec left output behind"
+    leftovers = [p.name for p in work.iterdir() if p.name.startswith(".out")]
+    assert not leftovers, leftovers
+    checked = run_cli(["validate", spec])
+    assert checked.code == run.code, (run.stderr, checked.stderr)
+    return run.code
+
+
+_counter = iter(range(10**9))
+
+
+def fuzz_one(data: st.DataObject, name: str) -> None:
+    work = Path(tempfile.mkdtemp(prefix="jobgen-fuzz-"))
+    try:
+        sentinel = work / "pwned"
+        steps, doc = data.draw(mutated(_seed(name), str(sentinel)), label="mutations")
+        note("\n".join(steps))
+        suffix = data.draw(st.sampled_from(["yaml", "json"]), label="format")
+        path, extra = SEEDS[name]
+        for rel in extra:
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path.parent / rel, work / rel)
+        spec = work / f"spec.{suffix}"
+        spec.write_text(_dump(doc, suffix), encoding="utf-8")
+        check_outcome(spec, work, sentinel, f"fuzz_sdk_{next(_counter)}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_sume(data: st.DataObject) -> None:
+    fuzz_one(data, "sume")
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_features(data: st.DataObject) -> None:
+    fuzz_one(data, "features")

@@ -1,0 +1,34 @@
+"""The project's own code stays lint-clean, formatted and type-checked (mypy --strict)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+PATHS = ["generator", "tests", "bench"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+
+def test_ruff_check() -> None:
+    proc = run("ruff", "check", "--no-cache", *PATHS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_format() -> None:
+    proc = run("ruff", "format", "--check", "--no-cache", *PATHS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_mypy_strict_on_the_generator() -> None:
+    proc = run("mypy", "--cache-dir", "/dev/null", "generator")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
