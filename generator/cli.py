@@ -125,7 +125,7 @@ def _generate(args: argparse.Namespace) -> int:
         done = generate(target)
         _print_warnings(done.sdk.warnings)
         print(
-            f"{target.output}: {len(done.files)} files, {done.lines} lines, "
+            f"{target.output}: {done.files} files, {done.lines} lines, "
             f"{len(done.sdk.schemas)} schemas, {sum(len(r.operations) for r in done.sdk.resources)} operations, "
             f"{len(done.sdk.jobs)} jobs ({done.seconds:.2f} s)"
         )

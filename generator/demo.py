@@ -139,7 +139,7 @@ def run_demo(out: TextIO = sys.stdout) -> int:
         target = Target(spec=SPEC, output=Path(tmp) / "sdk", package=PACKAGE)
         done = generate(target)
         out.write(
-            f"Generated {PACKAGE} from specs/{SPEC.name}: {len(done.files)} files, "
+            f"Generated {PACKAGE} from specs/{SPEC.name}: {done.files} files, "
             f"{done.lines} lines, in {done.seconds:.2f} s\n"
         )
         with run_server(SPEC) as server, _imported(target.output) as sdk:

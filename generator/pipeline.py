@@ -27,28 +27,34 @@ class Target:
 
 @attrs.frozen
 class Generated:
+    """What one generation produced: the model, the file count and size, and the time."""
+
     sdk: ir.Sdk
-    files: dict[str, str]
+    files: int
+    lines: int
     seconds: float
 
-    @property
-    def lines(self) -> int:
-        return sum(text.count("\n") for text in self.files.values())
 
-
-def render(target: Target) -> Generated:
-    """Build and render a target in memory; raises SpecError on bad input."""
-    started = time.perf_counter()
+def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
     sdk = load_and_build(target.spec, package=target.package, jobs_file=target.jobs)
-    files = format_files(render_sdk(sdk, target.spec.name))
-    return Generated(sdk, files, time.perf_counter() - started)
+    return sdk, render_sdk(sdk, target.spec.name)
+
+
+def render(target: Target) -> dict[str, str]:
+    """Every file of a target's SDK, formatted, in memory; raises SpecError on bad input."""
+    return format_files(_render(target)[1])
 
 
 def generate(target: Target) -> Generated:
-    generated = render(target)
-    write_tree(generated.files, target.output)
-    return generated
+    """Generate a target's SDK into its output directory (atomically)."""
+    started = time.perf_counter()
+    sdk, files = _render(target)
+    write_tree(files, target.output)
+    lines = sum(
+        path.read_bytes().count(b"\n") for path in target.output.rglob("*") if path.is_file()
+    )
+    return Generated(sdk, len(files), lines, time.perf_counter() - started)
 
 
 def check(target: Target) -> Drift:
-    return compare(render(target).files, target.output, str(target.output))
+    return compare(render(target), target.output, str(target.output))

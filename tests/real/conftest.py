@@ -12,8 +12,7 @@ from types import ModuleType
 import attrs
 import pytest
 
-from generator.pipeline import Generated, Target, render
-from generator.render.output import write_tree
+from generator.pipeline import Generated, Target, generate
 from tests.helpers import REAL_SPECS
 from tests.real.realspecs import RealSpec
 
@@ -51,8 +50,7 @@ class RealSdks:
                 package=spec.package,
                 jobs=spec.side_file,
             )
-            generated = render(target)
-            write_tree(generated.files, target.output)
+            generated = generate(target)
             sys.path.insert(0, str(target.output))
             package = importlib.import_module(spec.package)
             self._built[spec.id] = RealSdk(spec, generated, target.output, package)

@@ -9,37 +9,8 @@ public surface.
 
 from __future__ import annotations
 
-from .errors import (
-    APIConnectionError,
-    APIStatusError,
-    APITimeoutError,
-    AuthenticationError,
-    BadRequestError,
-    ConflictError,
-    DecodeError,
-    InternalServerError,
-    InvalidResumeToken,
-    JobCanceled,
-    JobFailed,
-    JobTimeout,
-    MissingJobId,
-    NoResultOperation,
-    NotFoundError,
-    PermissionDeniedError,
-    RateLimitError,
-    SDKError,
-    StatusUnavailable,
-    UnknownJobState,
-    UnprocessableEntityError,
-    WaitError,
-    status_error_for,
-)
-from .policy import backoff
-from .ratelimit import RateLimiter
-from .retry import RetryPolicy, async_call_with_retries, call_with_retries
-from .retry_after import parse_delay, parse_retry_after
-from .waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+import importlib
+from typing import Any
 
 __all__ = [
     "APIConnectionError",
@@ -81,3 +52,52 @@ __all__ = [
     "parse_retry_after",
     "status_error_for",
 ]
+
+# Names load on first use: importing the package (as every SDK module does) stays cheap.
+_HOMES = {
+    "APIConnectionError": "errors",
+    "APIStatusError": "errors",
+    "APITimeoutError": "errors",
+    "AsyncJobOutcomes": "waiter",
+    "AsyncJobWaiter": "waiter",
+    "AuthenticationError": "errors",
+    "BadRequestError": "errors",
+    "ConflictError": "errors",
+    "DecodeError": "errors",
+    "HeaderHint": "waitspec",
+    "InternalServerError": "errors",
+    "InvalidResumeToken": "errors",
+    "JobCanceled": "errors",
+    "JobFailed": "errors",
+    "JobOutcome": "waitspec",
+    "JobSpec": "waitspec",
+    "JobTimeout": "errors",
+    "MissingJobId": "errors",
+    "NoResultOperation": "errors",
+    "NotFoundError": "errors",
+    "PermissionDeniedError": "errors",
+    "PollEvent": "waitspec",
+    "RateLimitError": "errors",
+    "RateLimiter": "ratelimit",
+    "RetryPolicy": "retry",
+    "SDKError": "errors",
+    "StatusUnavailable": "errors",
+    "SyncJobWaiter": "waiter",
+    "UnknownJobState": "errors",
+    "UnprocessableEntityError": "errors",
+    "WaitConfig": "waitspec",
+    "WaitError": "errors",
+    "async_call_with_retries": "retry",
+    "backoff": "policy",
+    "call_with_retries": "retry",
+    "parse_delay": "retry_after",
+    "parse_retry_after": "retry_after",
+    "status_error_for": "errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{home}", __name__), name)

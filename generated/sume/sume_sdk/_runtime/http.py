@@ -26,7 +26,7 @@ from .ratelimit import RateLimiter
 from .retry import RetryPolicy, async_call_with_retries, call_with_retries
 from .serde import Unset
 from .serde import encode as _encode
-from .waiter import WaitConfig
+from .waitspec import WaitConfig
 
 __all__ = [
     "ApiKey",
