@@ -1,10 +1,12 @@
 """A client-wide cap on request rate, shared by every waiter of a client.
 
-`RateLimiter` is a generic cell-rate algorithm (a token bucket that schedules instead of
-refusing): each caller reserves the next free slot under a lock, then sleeps outside it
-until that slot. Reservations never await while holding the lock, so one limiter is safe
-across threads and across asyncio tasks alike, and it is deterministic under an injected
-clock and sleep. In any window of `w` seconds at most `burst + rate * w` slots are given.
+`RateLimiter` is a generic cell-rate algorithm (a token bucket): a caller takes a slot
+under a lock only when the slot is due *now*; otherwise it sleeps, outside the lock, until
+the slot should be due and tries again. Slots are counted when requests are really about
+to be sent, so callers that wake late all at once (a busy event loop) cannot send in a
+burst. Nothing awaits while holding the lock, so one limiter is safe across threads and
+asyncio tasks alike, and it is deterministic under an injected clock and sleep. In any
+window of `w` seconds at most `burst + rate * w` slots are taken.
 """
 
 from __future__ import annotations
@@ -47,21 +49,22 @@ class RateLimiter:
         """Whether this limiter never waits."""
         return self._interval == 0.0
 
-    def reserve(self, max_wait: float | None = None) -> float | None:
-        """Take the next slot and return the seconds to wait for it.
-
-        When that wait would exceed `max_wait`, take nothing and return None.
-        """
-        if self.unlimited:
-            return 0.0
+    def _take(self) -> float:
+        """Take a slot if one is due now (returns 0), else the seconds until one is."""
         with self._lock:
             now = self._clock()
             slot = now if self._next is None else max(self._next, now)
-            wait = max(0.0, slot - self._tolerance - now)
-            if max_wait is not None and wait > max_wait:
-                return None
+            wait = slot - self._tolerance - now
+            if wait > 0:
+                return wait
             self._next = slot + self._interval
-            return wait
+            return 0.0
+
+    def _deadline(self, timeout: float | None) -> float | None:
+        return None if timeout is None else self._clock() + timeout
+
+    def _too_late(self, wait: float, deadline: float | None) -> bool:
+        return deadline is not None and self._clock() + wait > deadline
 
     def acquire(
         self,
@@ -70,10 +73,12 @@ class RateLimiter:
         timeout: float | None = None,
     ) -> bool:
         """Wait for a slot (thread-safe); False, without waiting, if it is beyond `timeout`."""
-        wait = self.reserve(timeout)
-        if wait is None:
-            return False
-        if wait > 0:
+        if self.unlimited:
+            return True
+        deadline = self._deadline(timeout)
+        while (wait := self._take()) > 0:
+            if self._too_late(wait, deadline):
+                return False
             sleep(wait)
         return True
 
@@ -84,10 +89,12 @@ class RateLimiter:
         timeout: float | None = None,
     ) -> bool:
         """Wait for a slot (asyncio-safe); False, without waiting, if beyond `timeout`."""
-        wait = self.reserve(timeout)
-        if wait is None:
-            return False
-        if wait > 0:
+        if self.unlimited:
+            return True
+        deadline = self._deadline(timeout)
+        while (wait := self._take()) > 0:
+            if self._too_late(wait, deadline):
+                return False
             await async_sleep(wait)
         return True
 

@@ -33,7 +33,7 @@ FUZZ = settings(
     derandomize=True,
     database=None,
     deadline=None,
-    max_examples=EXAMPLES or 25,
+    max_examples=EXAMPLES or 50,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 SEEDS = {
