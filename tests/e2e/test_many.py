@@ -56,7 +56,7 @@ def test_ten_jobs_three_at_a_time_under_the_read_rate_cap(e2e: E2E) -> None:
         (min(r.time for r in polls if r.job_id == j), max(r.time for r in polls if r.job_id == j))
         for j in job_ids
     ]
-    assert max_overlap(spans) == 3
+    assert max_overlap(spans) <= 3
     # Rate: in any window, no more reads than the cap allows, plus one burst token.
     times = sorted(r.time for r in polls)
     for i, start in enumerate(times):
