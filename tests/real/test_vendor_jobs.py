@@ -54,7 +54,7 @@ JOBS = (
     VendorJob(
         "assemblyai",
         "transcript",
-        "transcripts",
+        "transcript",
         {"api_key": CREDENTIAL},
         {"success": "completed", "failure": "error"},
     ),
@@ -68,7 +68,7 @@ JOBS = (
     VendorJob(
         "digitalocean",
         "droplet_action",
-        "droplets",
+        "actions",
         {"bearer_auth_token": CREDENTIAL},
         {"success": "completed", "failure": "errored"},
     ),
