@@ -33,12 +33,15 @@ from yaml import events as ev
 
 from ..problems import Location, SpecError, pointer_join
 
-__all__ = ["MAX_DEPTH", "MAX_NODES", "Document", "SpecSet", "load_document", "load_spec"]
+__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "Document", "SpecSet", "load_document", "load_spec"]
 
-# Real specs nest about 25 levels; 128 leaves room while keeping every generated
-# annotation well inside Python's parser limits.
-MAX_DEPTH = 128
-MAX_NODES = 5_000_000
+# Real specs nest up to 25 levels. Each level of inline schema can add three levels of
+# brackets to a generated annotation (``Union[list[...], int, None]``), and Python's
+# parser stops at 200: 64 keeps the deepest allowed schema compiling.
+MAX_DEPTH = 64
+# Nodes that YAML aliases may add by repeating what they name. Real specs use none or
+# a few; the generator does work for every node of the expanded tree.
+MAX_ALIAS_NODES = 100_000
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -220,6 +223,7 @@ class _YamlBuilder:
         self.anchors: dict[str, _Anchor] = {}
         self.open_anchors: dict[str, int] = {}
         self.count = 0
+        self.aliased = 0
         self.root: Any = None
         self.done = False
         self.event: Any = None
@@ -338,8 +342,11 @@ class _YamlBuilder:
             self.count += 1
             return
         self.count += anchor.size
-        if self.count > MAX_NODES:
-            raise _Refused(f"expands to more than {MAX_NODES:,} nodes through YAML aliases")
+        self.aliased += anchor.size
+        if self.aliased > MAX_ALIAS_NODES:
+            raise _Refused(
+                f"YAML aliases expand it by more than {MAX_ALIAS_NODES:,} nodes: an alias bomb?"
+            )
         if len(self.frames) + anchor.height > MAX_DEPTH:
             raise _Refused(f"nests deeper than {MAX_DEPTH} levels through YAML aliases")
         self._add(anchor.value, anchor.height)
@@ -387,6 +394,10 @@ def _parse_yaml(text: str, name: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = _one_line(exc.problem or exc.context or "syntax error")
+        if "nesting depth" in problem:  # libyaml's own limit can fire before ours
+            raise SpecError.at(
+                Location(name, builder.pointer()), f"nests deeper than {MAX_DEPTH} levels{where}"
+            ) from None
         raise SpecError.at(
             Location(name, builder.pointer()), f"is not valid YAML: {problem}{where}"
         ) from None

@@ -42,10 +42,8 @@ EDGES: list[tuple[str, Any]] = [
     ("long-operation-id", lambda: mutate(base(), "/paths/~1items/post/operationId", "c" * 300)),
     ("long-schema-name", _long_schema_name),
     # Hoisted inline schemas are named after their parents: the names grow with depth.
-    ("nested-one-of", lambda: mutate(base(), ITEM + "/properties/deep", _nested("oneOf", 55))),
-    ("nested-items", lambda: mutate(base(), ITEM + "/properties/deep", _nested("items", 110))),
-    ("nested-maps", lambda: mutate(base(), ITEM + "/properties/deep", _nested("additional", 110))),
-    ("nested-objects", lambda: mutate(base(), ITEM + "/properties/deep", _nested("objects", 55))),
+    ("nested-one-of", lambda: mutate(base(), ITEM + "/properties/deep", _nested("oneOf", 28))),
+    ("nested-objects", lambda: mutate(base(), ITEM + "/properties/deep", _nested("objects", 28))),
 ]
 
 
@@ -54,6 +52,45 @@ def test_valid_edge_specs_generate(tmp_path: Path, make: Any) -> None:
     (tmp_path / "specs").mkdir()
     spec = save(tmp_path, "spec.json", make())
     assert check_outcome(spec, tmp_path, tmp_path / "pwned", "edge_sdk") == 0
+
+
+# Inline schemas nested as deep as the loader allows, in the forms that put the most
+# brackets in a generated annotation per level: the SDK must still compile.
+DEEPEST: dict[str, Any] = {
+    "items": lambda v: {"type": "array", "items": v},
+    "nullable-items": lambda v: {"type": ["array", "null"], "items": v},
+    "multi-type": lambda v: {"type": ["array", "integer", "null"], "items": v},
+    "maps": lambda v: {"type": ["object", "boolean", "null"], "additionalProperties": v},
+    "nullable-30": lambda v: {"type": "array", "items": v, "nullable": True},
+    "any-of": lambda v: {"anyOf": [{"type": "array", "items": v}, {"type": "null"}]},
+}
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        children = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else []
+        )
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+@pytest.mark.parametrize("wrap", DEEPEST)
+def test_the_deepest_schema_allowed_compiles(tmp_path: Path, wrap: str) -> None:
+    doc = base()
+    schemas = doc["components"]["schemas"]
+    schemas["Deep"] = {"type": "string", "enum": ["a", "b"]}
+    while True:
+        deeper = DEEPEST[wrap](schemas["Deep"])
+        if _depth({"components": {"schemas": {"Deep": deeper}}}) > MAX_DEPTH:
+            break
+        schemas["Deep"] = deeper
+    (tmp_path / "specs").mkdir()
+    spec = save(tmp_path, "spec.json", doc)
+    assert check_outcome(spec, tmp_path, tmp_path / "pwned", "deepest_sdk") == 0
 
 
 def _load(tmp_path: Path, text: str) -> Any:

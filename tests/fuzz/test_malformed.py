@@ -443,6 +443,17 @@ def _alias_bomb(levels: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _alias_dag(levels: int = 20) -> str:
+    """Schemas whose two properties alias the level below: 2**20 schemas once expanded."""
+    lines = ["openapi: 3.1.0", "info: {title: Dag, version: '1'}", "components:", "  schemas:"]
+    lines.append("    S0: &s0 {type: string}")
+    for i in range(1, levels):
+        lines.append(
+            f"    S{i}: &s{i} {{type: object, properties: {{a: *s{i - 1}, b: *s{i - 1}}}}}"
+        )
+    return "\n".join(lines) + "\n"
+
+
 NOT_SPECS: list[tuple[str, str, bytes, str, str | None]] = [
     # (id, file name, content, pointer a problem names, words in its message)
     ("empty", "spec.yaml", b"", "", "mapping"),
@@ -465,6 +476,7 @@ NOT_SPECS: list[tuple[str, str, bytes, str, str | None]] = [
     ("control-chars", "spec.yaml", b"openapi: 3.1.0\ninfo: {title: \x07}\n", "", "not valid YAML"),
     ("two-documents", "spec.yaml", b"openapi: 3.1.0\n---\nopenapi: 3.1.0\n", "", "more than one"),
     ("alias-bomb", "spec.yaml", _alias_bomb().encode(), "/a", "YAML aliases"),
+    ("alias-dag", "spec.yaml", _alias_dag().encode(), "/components/schemas/S", "YAML aliases"),
     ("recursive-alias", "spec.yaml", b"openapi: 3.1.0\nx: &a [1, *a]\n", "/x/1", "recursive"),
     ("undefined-alias", "spec.yaml", b"openapi: 3.1.0\nx: *nowhere\n", "/x", "no anchor"),
     ("merge-of-scalar", "spec.yaml", b"openapi: 3.1.0\nx: {<<: 5}\n", "/x/<<", "merge"),
@@ -588,7 +600,9 @@ def _deep_inline_items() -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("name", "make", "pointer"),
     [
-        pytest.param("spec.yaml", _deep_yaml_flow, "/x/0/0/0", id="yaml-flow"),
+        # Newer libyaml stops flow nesting itself while scanning ahead: the pointer is
+        # then where the parse had got to.
+        pytest.param("spec.yaml", _deep_yaml_flow, "/x/0", id="yaml-flow"),
         pytest.param("spec.yaml", _deep_yaml_block, "/x/k1/k2", id="yaml-block"),
         pytest.param("spec.json", _deep_json, "/x/a/a", id="json"),
         pytest.param(
