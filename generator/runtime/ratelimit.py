@@ -1,10 +1,11 @@
 """A client-wide cap on request rate, shared by every waiter of a client.
 
-`RateLimiter` is a generic cell-rate algorithm (a token bucket): a caller takes a slot
-under a lock only when the slot is due *now*; otherwise it sleeps, outside the lock, until
-the slot should be due and tries again. Slots are counted when requests are really about
-to be sent, so callers that wake late all at once (a busy event loop) cannot send in a
-burst. Nothing awaits while holding the lock, so one limiter is safe across threads and
+`RateLimiter` is a generic cell-rate algorithm (a token bucket) in two steps. A caller
+first queues: it reserves a distinct place in line and sleeps until then, so callers wake
+one at a time instead of as a herd. Then it takes a slot, under a lock, only when one is
+due *now* (otherwise it sleeps until one should be and tries again). Slots are counted when
+requests are really about to be sent, so callers that wake late all at once (a busy event
+loop) cannot send in a burst. Nothing awaits while holding the lock, so one limiter is safe across threads and
 asyncio tasks alike, and it is deterministic under an injected clock and sleep. In any
 window of `w` seconds at most `burst + rate * w` slots are taken.
 """
@@ -42,12 +43,27 @@ class RateLimiter:
         self._interval = 1.0 / rate if rate else 0.0
         self._tolerance = (burst - 1) * self._interval
         self._next: float | None = None  # theoretical arrival time of the next slot
+        self._line: float | None = None  # where the next caller queues
         self._lock = threading.Lock()
 
     @property
     def unlimited(self) -> bool:
         """Whether this limiter never waits."""
         return self._interval == 0.0
+
+    def _queue(self, deadline: float | None) -> float | None:
+        """A distinct place in line: the seconds to sleep before trying to take a slot.
+
+        None, and no place taken, when that sleep would pass `deadline`.
+        """
+        with self._lock:
+            now = self._clock()
+            place = now if self._line is None else max(self._line, now)
+            wait = max(0.0, place - self._tolerance - now)
+            if deadline is not None and now + wait > deadline:
+                return None
+            self._line = place + self._interval
+            return wait
 
     def _take(self) -> float:
         """Take a slot if one is due now (returns 0), else the seconds until one is."""
@@ -76,11 +92,17 @@ class RateLimiter:
         if self.unlimited:
             return True
         deadline = self._deadline(timeout)
-        while (wait := self._take()) > 0:
-            if self._too_late(wait, deadline):
-                return False
-            sleep(wait)
-        return True
+        wait = self._queue(deadline)
+        if wait is None:
+            return False
+        while True:
+            if wait > 0:
+                if self._too_late(wait, deadline):
+                    return False
+                sleep(wait)
+            wait = self._take()
+            if wait == 0.0:
+                return True
 
     async def acquire_async(
         self,
@@ -92,11 +114,17 @@ class RateLimiter:
         if self.unlimited:
             return True
         deadline = self._deadline(timeout)
-        while (wait := self._take()) > 0:
-            if self._too_late(wait, deadline):
-                return False
-            await async_sleep(wait)
-        return True
+        wait = self._queue(deadline)
+        if wait is None:
+            return False
+        while True:
+            if wait > 0:
+                if self._too_late(wait, deadline):
+                    return False
+                await async_sleep(wait)
+            wait = self._take()
+            if wait == 0.0:
+                return True
 
     def __repr__(self) -> str:
         return f"RateLimiter(rate={self.rate!r}, burst={self.burst!r})"
