@@ -370,6 +370,9 @@ class _JobReader:
         headers: list[ir.HeaderHint] = []
         # Retry-After is the standard hint: honoured unless the declaration lists headers.
         declared = raw.get("headers", [{"name": "Retry-After", "format": "retry-after"}])
+        if declared is not None and not isinstance(declared, list):
+            self.problem(at.child("headers"), "must be a list of header hints")
+            declared = None
         for index, item in enumerate(declared or []):
             item_at = at.child("headers", index)
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):

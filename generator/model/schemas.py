@@ -398,7 +398,11 @@ class SchemaBuilder:
         if depth > 64:
             self.problems.append(Problem(location, "allOf nests too deep"))
             return
-        for index, part in enumerate(node.get("allOf") or []):
+        all_of = node.get("allOf")
+        if all_of is not None and not isinstance(all_of, list):
+            self.problems.append(Problem(location.child("allOf"), "allOf must be a list"))
+            all_of = None
+        for index, part in enumerate(all_of or []):
             try:
                 part_node, part_at = self.spec.deref(part, location.child("allOf", index))
             except SpecError as exc:

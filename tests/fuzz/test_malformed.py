@@ -249,6 +249,8 @@ WRONG_TYPES: list[tuple[str, str, Any, str]] = [
     ("items-number", ITEM + "/properties/tags/items", 5, ITEM + "/properties/tags/items"),
     ("items-string", ITEM + "/properties/tags/items", "string", ITEM + "/properties/tags/items"),
     ("type-unknown", ITEM + "/properties/id/type", "text", ITEM + "/properties/id/type"),
+    ("allof-number", ITEM + "/allOf", 1.5, ITEM + "/allOf"),
+    ("allof-string", ITEM + "/allOf", "Kind", ITEM + "/allOf"),
     ("responses-missing", GET + "/responses", ..., GET + "/responses"),
     ("responses-list", GET + "/responses", [{"200": {}}], GET + "/responses"),
     ("responses-string", GET + "/responses", "200", GET + "/responses"),
@@ -292,6 +294,28 @@ def test_wrong_types(
     content = json.dumps(doc) if suffix == "json" else yaml.safe_dump(doc, sort_keys=False)
     spec = save(work, f"spec.{suffix}", content)
     check_refused_everywhere(spec, work, generated, pointer=expected)
+
+
+JOB = "/x-jobgen/jobs/job"
+
+
+@pytest.mark.parametrize(
+    ("pointer", "value"),
+    [
+        (JOB + "/poll/headers", 1.5),
+        (JOB + "/poll/headers", True),
+        (JOB + "/poll", 5),
+        (JOB + "/state", "status"),
+        (JOB + "/create", ["createJob"]),
+        ("/x-jobgen/jobs", ["job"]),
+    ],
+)
+def test_wrong_types_in_the_job_extension(
+    work: Path, generated: Path, pointer: str, value: Any
+) -> None:
+    sume = yaml.safe_load(SUME.read_text())
+    spec = save(work, "sume.yaml", mutate(sume, pointer, value))
+    check_refused_everywhere(spec, work, generated, pointer=pointer)
 
 
 def test_duplicate_operation_ids(work: Path, generated: Path) -> None:
