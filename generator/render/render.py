@@ -11,6 +11,7 @@ import jinja2
 
 from .. import __version__
 from ..model import ir
+from ..runtime import errors as runtime_errors
 from .code import TypeCode, docstring, literal
 from .views import alias_view, client_view, enum_view, model_view, resource_view, union_view
 
@@ -37,30 +38,8 @@ _ERROR_TREE = """SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)"""
 
-_ERRORS = (
-    "APIConnectionError",
-    "APIStatusError",
-    "APITimeoutError",
-    "AuthenticationError",
-    "BadRequestError",
-    "ConflictError",
-    "DecodeError",
-    "InternalServerError",
-    "InvalidResumeToken",
-    "JobCanceled",
-    "JobFailed",
-    "JobTimeout",
-    "MissingJobId",
-    "NoResultOperation",
-    "NotFoundError",
-    "PermissionDeniedError",
-    "RateLimitError",
-    "SDKError",
-    "StatusUnavailable",
-    "UnknownJobState",
-    "UnprocessableEntityError",
-    "WaitError",
-)
+# The SDK's public errors: the runtime's exception classes (its helpers stay private).
+_ERRORS = tuple(name for name in runtime_errors.__all__ if name[:1].isupper())
 
 
 def _environment() -> jinja2.Environment:
