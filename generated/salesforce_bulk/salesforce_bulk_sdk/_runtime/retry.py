@@ -174,6 +174,10 @@ class _Strategy:
         self.stats.stop_reason = reason
         return reason is not None
 
+    def settle(self, error: BaseException | None) -> None:
+        """Record a first attempt that needed no retry (it succeeded, or cannot be retried)."""
+        self.stats.attempts, self.stats.last_error = 1, error
+
     def before_sleep(self, state: tenacity.RetryCallState) -> None:
         logger.debug(
             "request failed (%s); retry %d in %.2fs",
@@ -215,6 +219,24 @@ def call_with_retries(
     would start after it runs out. The last error propagates when retries stop.
     """
     strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats)
+    # Most calls succeed at once: only a retryable failure pays for tenacity's machinery.
+    try:
+        result = fn()
+    except Exception as error:
+        if not is_retryable(error):
+            strategy.settle(error)
+            raise
+        first = error
+    else:
+        strategy.settle(None)
+        return result
+    replayed = [first]
+
+    def attempt() -> T:
+        if replayed:
+            raise replayed.pop()
+        return fn()
+
     retrying = tenacity.Retrying(
         sleep=sleep,
         stop=strategy.stop,
@@ -223,7 +245,7 @@ def call_with_retries(
         before_sleep=strategy.before_sleep,
         reraise=True,
     )
-    return retrying(fn)
+    return retrying(attempt)
 
 
 async def async_call_with_retries(
@@ -239,6 +261,23 @@ async def async_call_with_retries(
 ) -> T:
     """The async twin of `call_with_retries`: same policy, same decisions."""
     strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats)
+    try:
+        result = await fn()
+    except Exception as error:
+        if not is_retryable(error):
+            strategy.settle(error)
+            raise
+        first = error
+    else:
+        strategy.settle(None)
+        return result
+    replayed = [first]
+
+    async def attempt() -> T:
+        if replayed:
+            raise replayed.pop()
+        return await fn()
+
     retrying = tenacity.AsyncRetrying(
         sleep=sleep,
         stop=strategy.stop,
@@ -247,9 +286,5 @@ async def async_call_with_retries(
         before_sleep=strategy.before_sleep,
         reraise=True,
     )
-
-    async def attempt() -> T:
-        return await fn()
-
-    result: T = await retrying(attempt)
-    return result
+    outcome: T = await retrying(attempt)
+    return outcome
