@@ -6,11 +6,16 @@ from collections.abc import Iterable
 
 import attrs
 
-__all__ = ["Location", "Problem", "SpecError", "pointer_join"]
+__all__ = ["Location", "Problem", "SpecError", "pointer_join", "printable"]
 
 
 def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def printable(text: str) -> str:
+    """Spec text as it may be shown on one terminal line: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def pointer_join(pointer: str, *tokens: str | int) -> str:
@@ -29,7 +34,7 @@ class Location:
         return Location(self.file, pointer_join(self.pointer, *tokens))
 
     def __str__(self) -> str:
-        return f"{self.file}#{self.pointer}"
+        return printable(f"{self.file}#{self.pointer}")
 
 
 @attrs.frozen
@@ -40,7 +45,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.location}: {self.message}"
+        return f"{self.location}: {printable(self.message)}"
 
 
 class SpecError(Exception):

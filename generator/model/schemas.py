@@ -380,8 +380,9 @@ class SchemaBuilder:
                         continue
                     if isinstance(ref, ir.Ref):
                         mapping.append((str(value), ref.key))
-        if len(variants) == 1:
-            return ir.AliasSchema(key, name, module, variants[0], description, location)
+        if len(variants) <= 1:  # no variant: every branch was ``type: null``
+            target = variants[0] if variants else ir.AnyType()
+            return ir.AliasSchema(key, name, module, target, description, location)
         return ir.UnionSchema(
             key, name, module, tuple(variants), prop, tuple(mapping), description, location
         )

@@ -119,13 +119,13 @@ def _schema_paths(doc: Any, paths: list[Path_]) -> list[Path_]:
         if len(path) >= 2 and path[-2] in ("properties", "allOf", "oneOf", "anyOf"):
             return True
         keys = ("schema", "items", "additionalProperties")
-        return bool(path) and path[-1] in keys and isinstance(_get(doc, path), dict)
+        return bool(path) and path[-1] in keys and isinstance(value_at(doc, path), dict)
 
     out = [path for path in paths if is_schema(path)]
     return out
 
 
-def _nodes(doc: Any) -> list[Path_]:
+def node_paths(doc: Any) -> list[Path_]:
     """Paths of every node, root first, in document order."""
     out: list[Path_] = []
     stack: list[tuple[Any, Path_]] = [(doc, ())]
@@ -139,7 +139,7 @@ def _nodes(doc: Any) -> list[Path_]:
     return out
 
 
-def _get(doc: Any, path: Path_) -> Any:
+def value_at(doc: Any, path: Path_) -> Any:
     for token in path:
         doc = doc[token]
     return doc
@@ -148,7 +148,7 @@ def _get(doc: Any, path: Path_) -> Any:
 def _set(doc: Any, path: Path_, value: Any) -> Any:
     if not path:
         return value
-    _get(doc, path[:-1])[path[-1]] = value
+    value_at(doc, path[:-1])[path[-1]] = value
     return doc
 
 
@@ -165,9 +165,9 @@ def _payload(draw: st.DrawFn, sentinel: str) -> str:
 @st.composite
 def mutation(draw: st.DrawFn, doc: Any, sentinel: str) -> tuple[str, Any]:
     """Apply one mutation to ``doc`` (a copy); returns a description and the new document."""
-    paths = _nodes(doc)
+    paths = node_paths(doc)
     path = paths[draw(st.integers(0, len(paths) - 1))]
-    node = _get(doc, path)
+    node = value_at(doc, path)
     kind = draw(
         st.sampled_from(
             ["delete", "retype", "list", "text", "rename", "ref", "deepen", "schema", "schema"]
@@ -184,14 +184,14 @@ def mutation(draw: st.DrawFn, doc: Any, sentinel: str) -> tuple[str, Any]:
             value = draw(schemas(sentinel, refs))
             return f"schema {_pointer(path)} = {value!r}", _set(doc, path, value)
     if kind == "delete" and path:
-        parent = _get(doc, path[:-1])
+        parent = value_at(doc, path[:-1])
         del parent[path[-1]]
         return f"delete {where}", doc
     if kind == "list":
-        lists = [p for p in paths if isinstance(_get(doc, p), list) and _get(doc, p)]
+        lists = [p for p in paths if isinstance(value_at(doc, p), list) and value_at(doc, p)]
         if lists:
             path = lists[draw(st.integers(0, len(lists) - 1))]
-            items = _get(doc, path)
+            items = value_at(doc, path)
             how = draw(st.sampled_from(["duplicate", "double", "truncate", "empty"]))
             if how == "duplicate":
                 items.insert(0, copy.deepcopy(items[draw(st.integers(0, len(items) - 1))]))
@@ -203,16 +203,16 @@ def mutation(draw: st.DrawFn, doc: Any, sentinel: str) -> tuple[str, Any]:
                 items.clear()
             return f"{how} list {_pointer(path)}", doc
     if kind == "text":
-        strings = [p for p in paths if isinstance(_get(doc, p), str)]
+        strings = [p for p in paths if isinstance(value_at(doc, p), str)]
         if strings:
             path = strings[draw(st.integers(0, len(strings) - 1))]
             value = draw(_payload(sentinel))
             return f"text {_pointer(path)} = {value!r}", _set(doc, path, value)
     if kind == "rename":
-        keyed = [p for p in paths if p and isinstance(_get(doc, p[:-1]), dict)]
+        keyed = [p for p in paths if p and isinstance(value_at(doc, p[:-1]), dict)]
         if keyed:
             path = keyed[draw(st.integers(0, len(keyed) - 1))]
-            parent = _get(doc, path[:-1])
+            parent = value_at(doc, path[:-1])
             name = draw(_payload(sentinel))
             if name not in parent:
                 items = [(name if k == path[-1] else k, v) for k, v in parent.items()]

@@ -41,6 +41,17 @@ EDGES: list[tuple[str, Any]] = [
     ("long-tag", lambda: mutate(base(), "/paths/~1items/post/tags", ["t" * 300])),
     ("long-operation-id", lambda: mutate(base(), "/paths/~1items/post/operationId", "c" * 300)),
     ("long-schema-name", _long_schema_name),
+    # Unions whose every branch is null: nothing but None.
+    (
+        "null-only-any-of",
+        lambda: mutate(base(), ITEM + "/properties/n", {"anyOf": [{"type": "null"}]}),
+    ),
+    (
+        "null-only-one-of",
+        lambda: mutate(
+            base(), "/components/schemas/Nil", {"oneOf": [{"type": "null"}, {"enum": [None]}]}
+        ),
+    ),
     # Hoisted inline schemas are named after their parents: the names grow with depth.
     ("nested-one-of", lambda: mutate(base(), ITEM + "/properties/deep", _nested("oneOf", 28))),
     ("nested-objects", lambda: mutate(base(), ITEM + "/properties/deep", _nested("objects", 28))),

@@ -7,6 +7,7 @@ other exit code, a traceback, or partial output fails. Deterministic (derandomiz
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import json
@@ -19,12 +20,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from generator.spec.loader import load_document
-from tests.fuzz.mutate import mutated
+from tests.fuzz.mutate import mutated, node_paths, value_at
 from tests.fuzz.support import problems_in, run_cli
 from tests.helpers import SPECS, TEST_SPECS
 
@@ -101,20 +103,24 @@ def check_outcome(spec: Path, work: Path, sentinel: Path, package: str) -> int:
 _counter = iter(range(10**9))
 
 
+def _check_document(name: str, doc: Any, suffix: str, work: Path) -> None:
+    """Write ``doc`` (and the files the seed refers to) into ``work`` and check the outcome."""
+    path, extra = SEEDS[name]
+    for rel in extra:
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path.parent / rel, work / rel)
+    spec = work / f"spec.{suffix}"
+    spec.write_text(_dump(doc, suffix), encoding="utf-8")
+    check_outcome(spec, work, work / "pwned", f"fuzz_sdk_{next(_counter)}")
+
+
 def fuzz_one(data: st.DataObject, name: str) -> None:
     work = Path(tempfile.mkdtemp(prefix="jobgen-fuzz-"))
     try:
-        sentinel = work / "pwned"
-        steps, doc = data.draw(mutated(_seed(name), str(sentinel)), label="mutations")
+        steps, doc = data.draw(mutated(_seed(name), str(work / "pwned")), label="mutations")
         note("\n".join(steps))
         suffix = data.draw(st.sampled_from(["yaml", "json"]), label="format")
-        path, extra = SEEDS[name]
-        for rel in extra:
-            (work / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(path.parent / rel, work / rel)
-        spec = work / f"spec.{suffix}"
-        spec.write_text(_dump(doc, suffix), encoding="utf-8")
-        check_outcome(spec, work, sentinel, f"fuzz_sdk_{next(_counter)}")
+        _check_document(name, doc, suffix, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -129,3 +135,23 @@ def test_mutated_sume(data: st.DataObject) -> None:
 @given(data=st.data())
 def test_mutated_features(data: st.DataObject) -> None:
     fuzz_one(data, "features")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SEEDS)
+def test_every_single_deletion(name: str) -> None:
+    """Each node of the seed deleted in turn (a few minutes): the random draws above
+    can miss one key whose absence matters."""
+    seed = _seed(name)
+    failures = []
+    for path in node_paths(seed)[1:]:
+        doc = copy.deepcopy(seed)
+        del value_at(doc, path[:-1])[path[-1]]
+        work = Path(tempfile.mkdtemp(prefix="jobgen-sweep-"))
+        try:
+            _check_document(name, doc, "json", work)
+        except AssertionError as exc:
+            failures.append(f"delete {path}: {str(exc)[:300]}")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    assert not failures, "\n".join(failures)

@@ -213,3 +213,17 @@ def test_installed_script_runs_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_spec_text_in_errors_cannot_break_lines_or_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write(
+        tmp_path / "evil.yaml",
+        'openapi: 3.0.3\ninfo: {title: x, version: "1"}\npaths: {}\ncomponents:\n'
+        '  schemas:\n    "A\\nerror: forged\\u001b[2J": {type: wobbly}\n',
+    )
+    assert main(["validate", str(spec)]) == 2
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if line.startswith("error:")]
+    assert "\\n" in line and "\\x1b" in line and "\x1b" not in err
