@@ -163,7 +163,9 @@ class APIStatusError(SDKError):
         self.status_code: int = response.status_code
         self.body = body
         headers = response.headers
-        self.request_id: str | None = headers.get("x-request-id") or headers.get("request-id")
+        self.request_id: str | None = headers.get("x-request-id") or headers.get(
+            "request-id"
+        )
 
 
 class BadRequestError(APIStatusError):
@@ -348,7 +350,9 @@ class UnknownJobState(WaitError):
             message += f" ({detail})"
         if documented:
             message += f"; documented states: {', '.join(sorted(documented))}"
-        super().__init__(message, job_id=job_id, last_state=state, last_record=last_record)
+        super().__init__(
+            message, job_id=job_id, last_state=state, last_record=last_record
+        )
         self.state = state
 
 
@@ -372,7 +376,9 @@ class _JobEnded(WaitError):
         detail = _summary(error)
         if detail:
             message += f": {detail}"
-        super().__init__(message, job_id=job_id, last_state=state, last_record=last_record)
+        super().__init__(
+            message, job_id=job_id, last_state=state, last_record=last_record
+        )
         self.error = error
         #: The terminal record, decoded to its model.
         self.record = record

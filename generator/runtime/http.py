@@ -239,7 +239,9 @@ class BaseHTTP:
                 headers["Authorization"] = f"Bearer {credential.secret.reveal()}"
             else:
                 pair = f"{credential.username}:{credential.secret.reveal()}".encode()
-                headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+                headers["Authorization"] = "Basic " + base64.b64encode(pair).decode(
+                    "ascii"
+                )
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         content: bytes | str | None = options.content
@@ -289,8 +291,12 @@ def _bounded(value: float | None, limit: float) -> float:
     return limit if value is None else min(value, limit)
 
 
-def _transport_error(exc: httpx.TransportError, request: httpx.Request) -> APIConnectionError:
-    message = f"{request.method} {request.url.copy_with(query=None)}: {type(exc).__name__}"
+def _transport_error(
+    exc: httpx.TransportError, request: httpx.Request
+) -> APIConnectionError:
+    message = (
+        f"{request.method} {request.url.copy_with(query=None)}: {type(exc).__name__}"
+    )
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
     return APIConnectionError(message, request=request)
@@ -454,7 +460,9 @@ def multipart(body: Any) -> list[tuple[str, Any]]:
     return parts
 
 
-def with_header(headers: Mapping[str, str] | None, name: str, value: str | None) -> dict[str, str]:
+def with_header(
+    headers: Mapping[str, str] | None, name: str, value: str | None
+) -> dict[str, str]:
     """``headers`` plus one more, when ``value`` is set."""
     merged = dict(headers or {})
     if value is not None:

@@ -7,7 +7,9 @@ from collections.abc import Callable, Sequence
 __all__ = ["backoff", "choose_delay"]
 
 
-def backoff(attempt: int, *, first: float, cap: float, rng: Callable[[], float]) -> float:
+def backoff(
+    attempt: int, *, first: float, cap: float, rng: Callable[[], float]
+) -> float:
     """Equal-jitter exponential backoff for 0-based `attempt`.
 
     `raw = min(cap, first * 2 ** (attempt + 1))`, and the delay is

@@ -56,7 +56,9 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         raise bad("not a JSON object")
     if data.get("v") != _TOKEN_VERSION:
         raise bad(f"unsupported version {data.get('v')!r}")
-    job_id, deadline_at, attempt = (data.get(k) for k in ("job_id", "deadline_at", "attempt"))
+    job_id, deadline_at, attempt = (
+        data.get(k) for k in ("job_id", "deadline_at", "attempt")
+    )
     if not isinstance(job_id, str) or not job_id:
         raise bad("no job_id")
     if isinstance(deadline_at, bool) or not isinstance(deadline_at, (int, float)):
@@ -68,4 +70,6 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
     kind = data.get("job")
     if job is not None and kind is not None and kind != job:
         raise bad(f"it belongs to a {kind!r} job, not a {job!r} job")
-    return ResumeToken(job_id, float(deadline_at), attempt, kind if isinstance(kind, str) else None)
+    return ResumeToken(
+        job_id, float(deadline_at), attempt, kind if isinstance(kind, str) else None
+    )

@@ -155,7 +155,9 @@ class _Strategy:
             hinted = None if error is None else retry_after_of(error, self.wall_clock())
             if hinted is None:
                 policy = self.policy
-                hinted = backoff(number - 1, first=policy.first, cap=policy.cap, rng=self.rng)
+                hinted = backoff(
+                    number - 1, first=policy.first, cap=policy.cap, rng=self.rng
+                )
             self.planned[number] = hinted
         return self.planned[number]
 

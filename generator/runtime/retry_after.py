@@ -65,7 +65,9 @@ def parse_delay(value: str | None, fmt: str, now: float) -> float | None:
     if fmt == "retry-after":
         return parse_retry_after(value, now)
     if fmt not in DELAY_FORMATS:
-        raise ValueError(f"unknown delay format {fmt!r}; expected one of {sorted(DELAY_FORMATS)}")
+        raise ValueError(
+            f"unknown delay format {fmt!r}; expected one of {sorted(DELAY_FORMATS)}"
+        )
     if value is None:
         return None
     amount = _number(value.strip())

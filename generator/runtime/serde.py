@@ -147,7 +147,9 @@ def as_date(value: object, path: str) -> _dt.date:
         try:
             return _dt.date.fromisoformat(value.strip())
         except ValueError:
-            raise DecodeError(f"expected an ISO 8601 date, got {value[:40]!r}", path=path) from None
+            raise DecodeError(
+                f"expected an ISO 8601 date, got {value[:40]!r}", path=path
+            ) from None
     raise _fail("a date string", value, path)
 
 
@@ -156,7 +158,9 @@ def as_uuid(value: object, path: str) -> uuid.UUID:
         try:
             return uuid.UUID(value)
         except ValueError:
-            raise DecodeError(f"expected a UUID, got {value[:40]!r}", path=path) from None
+            raise DecodeError(
+                f"expected a UUID, got {value[:40]!r}", path=path
+            ) from None
     raise _fail("a UUID string", value, path)
 
 
@@ -230,7 +234,9 @@ def required(data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]) 
     return decoder(data[key], _child(path, key))
 
 
-def optional(data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]) -> T | Unset:
+def optional(
+    data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]
+) -> T | Unset:
     if key not in data:
         return UNSET
     return decoder(data[key], _child(path, key))

@@ -60,7 +60,9 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self.spec = spec
         self.config = config = WaitConfig() if config is None else config
         if limiter is None and config.max_status_reads_per_second:
-            limiter = RateLimiter(config.max_status_reads_per_second, clock=config.clock)
+            limiter = RateLimiter(
+                config.max_status_reads_per_second, clock=config.clock
+            )
         self.limiter = limiter
         self._decode_record = decode_record
         self._has_result = has_result
@@ -169,6 +171,8 @@ def _usable_id(value: object) -> bool:
 
 def check_wait_args(deadline: float, concurrency: int = 1) -> None:
     if not (deadline > 0 and math.isfinite(deadline)):
-        raise ValueError(f"deadline must be a positive number of seconds, got {deadline!r}")
+        raise ValueError(
+            f"deadline must be a positive number of seconds, got {deadline!r}"
+        )
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")

@@ -140,7 +140,9 @@ class WaitCore:
         self.deadline = deadline
         self.attempt = attempt
         self.started = config.clock()
-        self.deadline_at = config.wall_clock() + deadline if deadline_at is None else deadline_at
+        self.deadline_at = (
+            config.wall_clock() + deadline if deadline_at is None else deadline_at
+        )
         self.last_state: str | None = None
         self.last_record: object = None
         self._hooks = [h for h in (config.on_poll, on_poll) if h is not None]
@@ -203,11 +205,15 @@ class WaitCore:
         try:
             body = response.json()
         except ValueError:
-            raise attach_job_id(DecodeError("the status body is not JSON"), self.job_id) from None
+            raise attach_job_id(
+                DecodeError("the status body is not JSON"), self.job_id
+            ) from None
         spec = self.spec
         record = dig(body, spec.record_path)
         if record is _MISSING:
-            error = DecodeError("the status body has no record", path=pointer(spec.record_path))
+            error = DecodeError(
+                "the status body has no record", path=pointer(spec.record_path)
+            )
             raise attach_job_id(error, self.job_id)
         attempt = self.attempt
         self.attempt += 1
@@ -227,7 +233,9 @@ class WaitCore:
                 self.elapsed(),
             )
             payload = dig(record, spec.error_path) if spec.error_path else None
-            return Finished(record, state, outcome, None if payload is _MISSING else payload)
+            return Finished(
+                record, state, outcome, None if payload is _MISSING else payload
+            )
         delay, source = choose_delay(
             self._hints(record, response.headers),
             attempt=attempt,

@@ -180,9 +180,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
         def attempt() -> httpx.Response:
             core.before_read()
-            if limiter is not None and not limiter.acquire(config.sleep, timeout=core.time_left()):
+            if limiter is not None and not limiter.acquire(
+                config.sleep, timeout=core.time_left()
+            ):
                 raise core.timeout_error()
-            return ensure_success(self._read_status(core.job_id, timeout=core.request_timeout()))
+            return ensure_success(
+                self._read_status(core.job_id, timeout=core.request_timeout())
+            )
 
         stats = RetryStats()
         try:
@@ -293,7 +297,9 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         check_wait_args(deadline)
         job_id = self._job_id_from(await create(self._idempotency_key()))
         if self._has_result:
-            return await self.wait_for_result(job_id, deadline=deadline, on_poll=on_poll)
+            return await self.wait_for_result(
+                job_id, deadline=deadline, on_poll=on_poll
+            )
         return await self.wait_for_job(job_id, deadline=deadline, on_poll=on_poll)
 
     def wait_for_jobs(
@@ -311,7 +317,9 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         immediate on `break`.
         """
         check_wait_args(deadline, concurrency)
-        return AsyncJobOutcomes(self._outcomes(iter(job_ids), concurrency, deadline, on_poll))
+        return AsyncJobOutcomes(
+            self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
+        )
 
     async def _outcomes(
         self,
@@ -328,7 +336,9 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                     running.add(asyncio.ensure_future(self._one(job_id, end, on_poll)))
                 if not running:
                     return
-                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                done, running = await asyncio.wait(
+                    running, return_when=asyncio.FIRST_COMPLETED
+                )
                 for task in done:
                     yield task.result()
         finally:
@@ -342,7 +352,9 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> JobOutcome[RecordT]:
         try:
             core = self._core(job_id, end - self.config.clock(), on_poll)
-            return JobOutcome(job_id=job_id, record=self._decode(core, await self._run(core)))
+            return JobOutcome(
+                job_id=job_id, record=self._decode(core, await self._run(core))
+            )
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 

@@ -33,7 +33,9 @@ RecordT = TypeVar("RecordT")
 
 def _format(_: object, attribute: attrs.Attribute[str], value: str) -> None:
     if value not in DELAY_FORMATS:
-        raise ValueError(f"{attribute.name} must be one of {sorted(DELAY_FORMATS)}, got {value!r}")
+        raise ValueError(
+            f"{attribute.name} must be one of {sorted(DELAY_FORMATS)}, got {value!r}"
+        )
 
 
 @attrs.frozen
@@ -46,12 +48,16 @@ class HeaderHint:
 
 def _seconds(_: object, attribute: attrs.Attribute[float], value: float) -> None:
     if not (value >= 0 and math.isfinite(value)):
-        raise ValueError(f"{attribute.name} must be a non-negative number, got {value!r}")
+        raise ValueError(
+            f"{attribute.name} must be a non-negative number, got {value!r}"
+        )
 
 
 def _path(value: Iterable[str]) -> tuple[str, ...]:
     if isinstance(value, str):
-        raise TypeError(f"a path is a sequence of keys, like ('data', 'status'); got {value!r}")
+        raise TypeError(
+            f"a path is a sequence of keys, like ('data', 'status'); got {value!r}"
+        )
     return tuple(value)
 
 
@@ -83,15 +89,25 @@ class JobSpec:
 
     name: str
     record_path: tuple[str, ...] = attrs.field(default=(), converter=_path)
-    state_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    state_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
     success: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
     failure: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
     canceled: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
     pending: frozenset[str] = attrs.field(default=frozenset(), converter=_states)
-    terminal_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
-    ready_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
-    error_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
-    hint_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    terminal_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    ready_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    error_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    hint_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
     hint_scale: float = attrs.field(default=1.0, validator=_seconds)
     header_hints: tuple[HeaderHint, ...] = attrs.field(
         default=(HeaderHint("Retry-After", "retry-after"),), converter=_hints
@@ -99,19 +115,25 @@ class JobSpec:
     floor: float = attrs.field(default=0.0, validator=_seconds)
     first: float = attrs.field(default=1.0, validator=_seconds)
     cap: float = attrs.field(default=30.0, validator=_seconds)
-    id_path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
+    id_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
     id_header: str | None = None
     idempotency_header: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:
-            raise ValueError(f"job {self.name!r}: needs a state_path or a terminal_path")
+            raise ValueError(
+                f"job {self.name!r}: needs a state_path or a terminal_path"
+            )
         groups = (self.success, self.failure, self.canceled, self.pending)
         seen: set[str] = set()
         for group in groups:
             twice = seen & group
             if twice:
-                raise ValueError(f"job {self.name!r}: states classified twice: {sorted(twice)}")
+                raise ValueError(
+                    f"job {self.name!r}: states classified twice: {sorted(twice)}"
+                )
             seen |= group
 
     @property
