@@ -58,7 +58,7 @@ KINDS: dict[str, str] = {
     "field.access_relaxed": "never breaking (no longer read-only or write-only)",
     "constraint.tightened": "breaking where callers send the value (requests, parameters)",
     "constraint.loosened": "never breaking",
-    "default.changed": "breaking where callers send the value (requests, parameters)",
+    "default.changed": "breaking where callers send the value, unless a default was added",
     "enum.value_removed": "always breaking",
     "enum.value_added": "never breaking (unknown values are kept)",
     "enum.member_renamed": "always breaking",

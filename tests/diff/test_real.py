@@ -1,0 +1,66 @@
+"""jobgen diff on pairs of real published spec versions (see tests/diff/real/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.diff import diff_sdks
+from generator.model.build import load_and_build
+
+REAL = Path(__file__).parent / "real"
+
+
+def _report(name: str) -> set[tuple[str, str, bool]]:
+    old = load_and_build(REAL / name / "old.yaml")
+    new = load_and_build(REAL / name / "new.yaml")
+    return {(c.kind, c.location, c.breaking) for c in diff_sdks(old, new).changes}
+
+
+def test_universal_3_launch() -> None:
+    """TranscriptOptionalParams is only ever sent (as an allOf base of TranscriptParams):
+    its fields follow the request rules, so a field that became required breaks and one
+    that may no longer be None does too; a removed request default breaks."""
+    assert _report("assemblyai-universal-3") == {
+        ("enum.value_removed", "schema SpeechModel", True),
+        ("enum.value_added", "schema SpeechModel", False),
+        ("default.changed", "schema TranscriptOptionalParams.speech_model", True),
+        ("default.changed", "schema TranscriptParams.speech_model", True),
+        ("default.changed", "schema Transcript.speech_model", False),
+        ("field.became_non_nullable", "schema TranscriptOptionalParams.speech_models", True),
+        ("field.became_non_nullable", "schema TranscriptParams.speech_models", True),
+        ("field.became_required", "schema TranscriptOptionalParams.speech_models", True),
+        ("field.became_required", "schema TranscriptParams.speech_models", True),
+        ("field.became_optional", "schema TranscriptSpeechUnderstanding.request", True),
+        ("field.added", "schema Transcript.temperature", False),
+        ("field.added", "schema TranscriptOptionalParams.temperature", False),
+        ("field.added", "schema TranscriptParams.temperature", False),
+    }
+
+
+def test_universal_3_launch_names_the_request_model() -> None:
+    old = load_and_build(REAL / "assemblyai-universal-3" / "old.yaml")
+    new = load_and_build(REAL / "assemblyai-universal-3" / "new.yaml")
+    messages = {
+        c.message
+        for c in diff_sdks(old, new).changes
+        if c.location == "schema TranscriptOptionalParams.speech_models"
+    }
+    assert messages == {
+        "speech_models is now required (request model)",
+        "speech_models may no longer be None (request model)",
+    }
+
+
+def test_subtitles_gain_a_media_type() -> None:
+    assert _report("assemblyai-subtitles-html") == {
+        ("response.media_types_changed", "operation getSubtitles response", False)
+    }
+
+
+@pytest.mark.parametrize("name", ["assemblyai-universal-3", "assemblyai-subtitles-html"])
+@pytest.mark.parametrize("version", ["old.yaml", "new.yaml"])
+def test_each_version_is_unchanged_against_itself(name: str, version: str) -> None:
+    sdk = load_and_build(REAL / name / version)
+    assert diff_sdks(sdk, load_and_build(REAL / name / version)).changes == ()
