@@ -125,9 +125,11 @@ def _facets(spec: SpecSet, node: Any, at: Location) -> Facets:
             return here[word]
         return target.get(word, default)
 
+    default = pick("default", _NO_DEFAULT)
     return Facets(
         constraints=_constraints(spec, target, target_at),
-        default=pick("default", _NO_DEFAULT),
+        # ``default: null`` says what leaving the value out says: no default.
+        default=_NO_DEFAULT if default is None else default,
         read_only=pick("readOnly", False) is True,
         write_only=pick("writeOnly", False) is True,
     )

@@ -734,6 +734,12 @@ CASES: dict[str, Case] = {
     "request default removed": Case(
         drop_prop_key("CreateJobRequest", "mode", "default"), {("default.changed", True)}, "major"
     ),
+    "request default null added": Case(
+        set_prop("CreateJobRequest", "webhook_url", default=None), set(), "none"
+    ),
+    "request field minLength added": Case(
+        set_prop("TextInput", "text", minLength=1), {("constraint.tightened", True)}, "major"
+    ),
     "response default added": Case(
         set_prop("Job", "mode", default="polling"), {("default.changed", False)}, "patch"
     ),

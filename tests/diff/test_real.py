@@ -27,7 +27,6 @@ def test_universal_3_launch() -> None:
         ("enum.value_added", "schema SpeechModel", False),
         ("default.changed", "schema TranscriptOptionalParams.speech_model", True),
         ("default.changed", "schema TranscriptParams.speech_model", True),
-        ("default.changed", "schema Transcript.speech_model", False),
         ("field.became_non_nullable", "schema TranscriptOptionalParams.speech_models", True),
         ("field.became_non_nullable", "schema TranscriptParams.speech_models", True),
         ("field.became_required", "schema TranscriptOptionalParams.speech_models", True),
