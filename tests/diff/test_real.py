@@ -58,7 +58,40 @@ def test_subtitles_gain_a_media_type() -> None:
     }
 
 
-@pytest.mark.parametrize("name", ["assemblyai-universal-3", "assemblyai-subtitles-html"])
+def test_openai_drops_a_minimum_length() -> None:
+    assert _report("openai-namespace-description") == {
+        ("constraint.loosened", "schema NamespaceToolParam.description", False),
+        ("constraint.loosened", "schema BetaNamespaceToolParam.description", False),
+    }
+
+
+def test_openai_raises_a_maximum_length() -> None:
+    old = load_and_build(REAL / "openai-compaction-length" / "old.yaml")
+    new = load_and_build(REAL / "openai-compaction-length" / "new.yaml")
+    report = diff_sdks(old, new)
+    assert {(c.kind, c.location, c.message) for c in report.changes} == {
+        (
+            "constraint.loosened",
+            f"schema {name}.encrypted_content",
+            "maxLength 10485760 -> 20971520",
+        )
+        for name in ("CompactionSummaryItemParam", "BetaCompactionSummaryItemParam")
+    }
+    assert report.bump == "patch"
+    # The same two versions the other way round: a tighter bound, on a model no operation
+    # carries (so only ever received), breaks nobody.
+    back = diff_sdks(new, old)
+    assert {(c.kind, c.breaking) for c in back.changes} == {("constraint.tightened", False)}
+
+
+PAIRS = [p.name for p in sorted(REAL.iterdir()) if p.is_dir()]
+
+
+def test_every_pair_is_tested() -> None:
+    assert len(PAIRS) == 4
+
+
+@pytest.mark.parametrize("name", PAIRS)
 @pytest.mark.parametrize("version", ["old.yaml", "new.yaml"])
 def test_each_version_is_unchanged_against_itself(name: str, version: str) -> None:
     sdk = load_and_build(REAL / name / version)
