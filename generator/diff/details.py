@@ -246,7 +246,7 @@ def constraint_changes(old: dict[str, Any], new: dict[str, Any]) -> Iterator[tup
     """Each changed constraint as (text, tighter): whether it may exclude a value it allowed."""
     for name in sorted(old.keys() | new.keys()):
         a, b = old.get(name), new.get(name)
-        if a == b and type(a) is type(b):
+        if a == b and isinstance(a, bool) == isinstance(b, bool):
             continue
         word = name.rpartition(".")[2]
         numeric = not isinstance(a, bool) and not isinstance(b, bool)
