@@ -94,7 +94,7 @@ class Context:
         """Structural twins that one match cannot tell apart (two identical option
         models renamed at once) are paired by what refers to them: the same field of
         paired models, or the same operation's body or response."""
-        changed = True
+        changed = any(len(found) > 1 for found in matches.values())
         while changed:
             changed = False
             for old_ref, new_ref in self._referrers():
