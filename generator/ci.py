@@ -166,7 +166,8 @@ def _status(result: SdkResult) -> tuple[str, str]:
     if not report.changes:
         return code, "no changes"
     return code, (
-        f"{len(report.breaking)} breaking, {len(report.additions)} additions, "
+        f"{len(report.breaking)} breaking, {len(report.additions)} "
+        f"addition{'' if len(report.additions) == 1 else 's'}, "
         f"{len(report.others)} other; suggested bump: {report.bump}"
     )
 

@@ -41,10 +41,22 @@ def test_compatible_change_regenerated_passes(tmp_path: Path) -> None:
     done, summary = ci(repo, "--base", "HEAD~1")
     assert done.returncode == 0, done.stderr
     assert "| `generated/sume` | `specs/sume.yaml` | up to date | " in summary
-    assert "0 breaking, 1 additions, 0 other; suggested bump: minor" in summary
+    assert "0 breaking, 1 addition, 0 other; suggested bump: minor" in summary
     assert "schema Job.priority: new optional field priority" in summary
     assert "Specs compared with `HEAD~1`." in summary
     assert done.stdout.startswith("generated/sume: up to date;")
+    # As docs/ci.md runs it outside GitHub: the report into a file named on the command line.
+    report = repo.parent / "report.md"
+    again = subprocess.run(
+        [sys.executable, "-P", "-m", "generator.ci", "--base", "HEAD~1", "--summary", str(report)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=clean_env(),
+    )
+    assert again.returncode == 0
+    assert report.read_text(encoding="utf-8") == summary
 
 
 def test_breaking_change_fails_unless_allowed(tmp_path: Path) -> None:
