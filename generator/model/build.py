@@ -121,6 +121,7 @@ def build_sdk(
         spec_hash=digest.hexdigest()[:16],
         warnings=tuple(str(w) for w in warnings),
         located=schemas.located,
+        spec=spec,
     )
 
 

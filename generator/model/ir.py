@@ -7,11 +7,14 @@ them, verbatim, for (de)serialisation only.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
 from ..problems import Location
+
+if TYPE_CHECKING:
+    from ..spec.loader import SpecSet
 
 __all__ = [
     "AliasSchema",
@@ -308,3 +311,6 @@ class Sdk:
     """What the SDK cannot represent, each as ``file#pointer: message``; the rest works."""
     located: dict[str, TypeRef] = attrs.field(factory=dict, eq=False, repr=False)
     """The type built for each schema location, keyed ``file#pointer``."""
+    spec: SpecSet | None = attrs.field(default=None, eq=False, repr=False)
+    """The documents the SDK was built from, for what the model leaves out (constraints,
+    defaults, response headers), which ``jobgen diff`` still compares."""
