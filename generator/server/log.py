@@ -79,7 +79,7 @@ class RequestRecord:
     path: str
     query: str
     status: int | None
-    headers: dict[str, str] = attrs.field(factory=dict)
+    headers: dict[str, str] = attrs.field(factory=dict, hash=False)
     operation: str | None = None
     job_name: str | None = None
     job_id: str | None = None
