@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
@@ -62,6 +62,27 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--jobs", type=Path, help="side file declaring the jobs")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--job-ttl",
+        type=_limit(float),
+        default=3600.0,
+        metavar="SECONDS",
+        help="forget a job this long after it was created (default 3600; 0: never)",
+    )
+    serve.add_argument(
+        "--max-jobs",
+        type=_limit(int),
+        default=10_000,
+        metavar="N",
+        help="keep at most N jobs, forgetting the oldest (default 10000; 0: no limit)",
+    )
+    serve.add_argument(
+        "--max-log",
+        type=_limit(int),
+        default=10_000,
+        metavar="N",
+        help="keep the newest N requests in the log (default 10000; 0: no limit)",
+    )
 
     diff = commands.add_parser(
         "diff", help="what changed for SDK callers between two versions of a spec"
@@ -74,6 +95,21 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--new-jobs", metavar="NEW_SIDE", help="side file of NEW_SPEC")
     diff.add_argument("--format", choices=("text", "json"), default="text")
     return parser
+
+
+def _limit(kind: Callable[[str], float]) -> Callable[[str], float | None]:
+    """An argparse type for a limit: a non-negative number, 0 meaning none."""
+
+    def parse(text: str) -> float | None:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value >= 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text}")
+        return value or None
+
+    return parse
 
 
 def _targets(args: argparse.Namespace) -> list[Target]:
@@ -153,8 +189,10 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from .server.app import serve
+    from .server.store import Limits
 
-    return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port)
+    limits = Limits(job_ttl=args.job_ttl, max_jobs=args.max_jobs, max_log=args.max_log)
+    return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port, limits=limits)
 
 
 def _diff(args: argparse.Namespace) -> int:
