@@ -1,21 +1,25 @@
-"""Python source fragments for the templates: annotations, decoders, literals, docstrings.
+"""Python source fragments for the templates: annotations and decoders of types.
 
 Templates hold layout; every decision about what code a type needs is made here.
-Spec text reaches the output only through :func:`literal` (a Python ``repr``) and
-:func:`docstring` (escaped), never as raw code.
+Names come from the intermediate model (identifiers made by ``model.names``); spec
+values enter only through ``escape.py_literal``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-import textwrap
 from collections.abc import Iterable
+from typing import Any
 
 import attrs
 
 from ..model import ir
+from .escape import Code, py_literal
 
-__all__ = ["TypeCode", "docstring", "literal"]
+__all__ = ["LINE_LENGTH", "Imports", "TypeCode", "all_key", "from_line", "member_key", "names_in"]
+
+LINE_LENGTH = 88
 
 _PRIMITIVE_ANNOTATION = {
     "str": "str",
@@ -37,45 +41,6 @@ _PRIMITIVE_DECODER = {
     "uuid": "_s.as_uuid",
     "bytes": "_s.as_str",
 }
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_ARG_ITEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
-
-
-def literal(value: object) -> str:
-    """A Python literal for a JSON scalar; strings are ``repr``-escaped, never spliced."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
-    raise TypeError(f"not a JSON scalar: {type(value).__name__}")
-
-
-def docstring(*parts: str, width: int = 88) -> str:
-    """A safe triple-quoted docstring body from spec text (escaped, wrapped, trimmed)."""
-    paragraphs: list[str] = []
-    for part in parts:
-        text = _CONTROL.sub("", part or "").replace("\r\n", "\n").strip()
-        if text:
-            paragraphs.append(text)
-    body = "\n\n".join(paragraphs) or ""
-    body = body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    lines = []
-    for line in body.split("\n"):
-        lead = " " * (len(line) - len(line.lstrip()))
-        hang = lead + "    " if _ARG_ITEM.match(line.strip()) else lead
-        lines.extend(
-            textwrap.wrap(
-                line.strip(),
-                width,
-                initial_indent=lead,
-                subsequent_indent=hang,
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-            or [""]
-        )
-    body = "\n".join(line.rstrip() for line in lines)
-    if body.endswith('"'):
-        body += " "
-    return body
 
 
 @attrs.frozen
@@ -103,7 +68,15 @@ class TypeCode:
             t = named.target
         return t
 
-    def annotation(self, t: ir.TypeRef, seen: frozenset[str] = frozenset()) -> str:
+    def annotation(self, t: ir.TypeRef) -> Code:
+        """The annotation of ``t`` in a module of this SDK."""
+        return Code(self._annotation(t, frozenset()))
+
+    def decoder(self, t: ir.TypeRef) -> Code:
+        """An expression that decodes a JSON value of type ``t``: ``f(value, path)``."""
+        return Code(self._decoder(t, frozenset()))
+
+    def _annotation(self, t: ir.TypeRef, seen: frozenset[str]) -> str:
         t = self._step(t, seen)
         if isinstance(t, ir.Primitive):
             return _PRIMITIVE_ANNOTATION[t.kind]
@@ -112,35 +85,35 @@ class TypeCode:
         if isinstance(t, ir.ConstType):
             return "None" if t.value is None else type(t.value).__name__
         if isinstance(t, ir.ListType):
-            return f"{self._builtin('list')}[{self.annotation(t.item, seen)}]"
+            return f"{self._builtin('list')}[{self._annotation(t.item, seen)}]"
         if isinstance(t, ir.MapType):
-            return f"dict[str, {self.annotation(t.value, seen)}]"
+            return f"dict[str, {self._annotation(t.value, seen)}]"
         if isinstance(t, ir.Nullable):
-            inner = self.annotation(t.inner, seen)
+            inner = self._annotation(t.inner, seen)
             return (
                 inner if inner in ("Any", "None") or inner.endswith("| None") else f"{inner} | None"
             )
         if isinstance(t, ir.InlineUnion):
-            return " | ".join(_unique(self.annotation(v, seen) for v in t.variants))
+            return " | ".join(_unique(self._annotation(v, seen) for v in t.variants))
         assert isinstance(t, ir.Ref)
         return self.schemas[t.key].name
 
-    def decoder(self, t: ir.TypeRef, seen: frozenset[str] = frozenset()) -> str:
+    def _decoder(self, t: ir.TypeRef, seen: frozenset[str]) -> str:
         t = self._step(t, seen)
         if isinstance(t, ir.Primitive):
             return _PRIMITIVE_DECODER[t.kind]
         if isinstance(t, ir.AnyType):
             return "_s.any_value"
         if isinstance(t, ir.ConstType):
-            return f"_s.const({literal(t.value)})"
+            return f"_s.const({py_literal(t.value)})"
         if isinstance(t, ir.ListType):
-            return f"_s.list_of({self.decoder(t.item, seen)})"
+            return f"_s.list_of({self._decoder(t.item, seen)})"
         if isinstance(t, ir.MapType):
-            return f"_s.map_of({self.decoder(t.value, seen)})"
+            return f"_s.map_of({self._decoder(t.value, seen)})"
         if isinstance(t, ir.Nullable):
-            return f"_s.nullable({self.decoder(t.inner, seen)})"
+            return f"_s.nullable({self._decoder(t.inner, seen)})"
         if isinstance(t, ir.InlineUnion):
-            return f"_s.one_of({', '.join(self.decoder(v, seen) for v in t.variants)})"
+            return f"_s.one_of({', '.join(self._decoder(v, seen) for v in t.variants)})"
         assert isinstance(t, ir.Ref)
         named = self.schemas[t.key]
         if isinstance(named, ir.AliasSchema):
@@ -216,3 +189,115 @@ def _unique(items: Iterable[str]) -> list[str]:
         if item not in out:
             out.append(item)
     return out
+
+
+_STDLIB = frozenset(
+    {"builtins", "collections", "datetime", "functools", "importlib", "types", "typing", "uuid"}
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
+def names_in(*code: str) -> set[str]:
+    """Identifiers that code (one-line string literals stripped) mentions."""
+    return set(_IDENTIFIER.findall(_STRING.sub("", " ".join(code))))
+
+
+def _natural_compare(a: str, b: str) -> int:
+    """Natural order as ruff's isort compares: digit runs by value, unless one has a
+    leading zero (then digit by digit)."""
+    for x, y in zip(_RUNS.findall(a), _RUNS.findall(b)):
+        if x == y:
+            continue
+        if x[0].isdigit() and y[0].isdigit() and x[0] != "0" and y[0] != "0":
+            return -1 if (len(x), x) < (len(y), y) else 1
+        return -1 if x < y else 1
+    return (len(a) > len(b)) - (len(a) < len(b))
+
+
+_RUNS = re.compile(r"\d+|\D+")
+_natural = functools.cmp_to_key(_natural_compare)
+
+
+def _kind(name: str) -> int:
+    if name.isupper() and len(name) > 1:
+        return 0
+    return 1 if name[:1].isupper() else 2
+
+
+def member_key(name: str) -> tuple[int, Any, str]:
+    """isort's order of imported names: CONSTANTS, Classes, the rest; case-insensitive."""
+    return _kind(name), _natural(name.lower()), name
+
+
+def all_key(name: str) -> tuple[int, Any]:
+    """RUF022's order of ``__all__``: CONSTANTS, Classes, the rest; case-sensitive."""
+    return _kind(name), _natural(name)
+
+
+class Imports:
+    """The import block of a module, as ruff's isort writes it (only what the code uses)."""
+
+    def __init__(self) -> None:
+        self._plain: set[str] = set()
+        self._from: dict[str, set[tuple[str, str]]] = {}
+
+    def add(self, module: str, name: str | None = None, alias: str = "") -> None:
+        if name is None:
+            self._plain.add(module)
+        else:
+            self._from.setdefault(module, set()).add((name, alias))
+
+    def used(self, code: set[str]) -> Imports:
+        """Only the imports whose bound name ``code`` mentions."""
+        out = Imports()
+        out._plain = {m for m in self._plain if m.split(".")[0] in code}
+        for module, names in self._from.items():
+            kept = {(n, a) for n, a in names if (a or n) in code}
+            if kept:
+                out._from[module] = kept
+        return out
+
+    def __bool__(self) -> bool:
+        return bool(self._plain or self._from)
+
+    def lines(self, indent: int = 0) -> list[Code]:
+        """Import statements in sections (stdlib, third party, local), blank-line separated."""
+
+        def section(module: str) -> int:
+            if module.startswith("."):
+                return 2
+            return 0 if module.split(".")[0] in _STDLIB else 1
+
+        def module_key(module: str) -> tuple[int, Any]:
+            stripped = module.lstrip(".")
+            return -(len(module) - len(stripped)), _natural(stripped.lower())
+
+        sections: list[list[str]] = [[], [], []]
+        for module in sorted(self._plain, key=module_key):
+            sections[section(module)].append(f"import {module}")
+        for module in sorted(self._from, key=module_key):
+            names = self._from[module]
+            plain = sorted((n for n, a in names if not a), key=member_key)
+            if plain:
+                sections[section(module)].append(from_line(module, plain, indent))
+            for name, alias in sorted(
+                ((n, a) for n, a in names if a), key=lambda x: member_key(x[0])
+            ):
+                sections[section(module)].append(from_line(module, [f"{name} as {alias}"], indent))
+        out: list[Code] = []
+        for lines in sections:
+            if lines:
+                if out:
+                    out.append(Code(""))
+                out.extend(Code(line) for line in lines)
+        return out
+
+
+def from_line(module: str, names: list[str], indent: int) -> str:
+    line = f"from {module} import {', '.join(names)}"
+    if indent + len(line) <= LINE_LENGTH:
+        return line
+    pad = " " * (indent + 4)
+    body = "".join(f"\n{pad}{name}," for name in names)
+    return f"from {module} import ({body}\n{' ' * indent})"
