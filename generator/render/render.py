@@ -28,7 +28,7 @@ from .escape import (
 from .layout import layout
 from .views import alias_view, client_view, enum_view, model_view, resource_view, union_view
 
-__all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "render_sdk"]
+__all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "UnescapedText", "environment", "render_sdk"]
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
@@ -73,7 +73,8 @@ def _join(items: Any, separator: str = "") -> Code:
     return join(separator, items)
 
 
-def _environment() -> jinja2.Environment:
+def environment() -> jinja2.Environment:
+    """The templates' environment: it prints :class:`Code` fragments and nothing else."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
         undefined=jinja2.StrictUndefined,
@@ -180,7 +181,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
 
 def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     """Every file of the SDK, keyed by its path relative to the output directory."""
-    env = _environment()
+    env = environment()
     pkg = sdk.package
     dist = pkg.replace("_", "-")
     header = _header(sdk, spec_name)
