@@ -61,7 +61,8 @@ def layout(text: str) -> str:
 
 
 def _scan(text: str) -> tuple[list[tuple[int, int]], list[int], list[int]]:
-    """Depth-0 bracket pairs, commas and binary ``+``/``|`` operators (strings skipped)."""
+    """Depth-0 bracket pairs, commas and operators (``+``, ``|``, ``if``/``else``),
+    strings skipped."""
     pairs: list[tuple[int, int]] = []
     commas: list[int] = []
     operators: list[int] = []
@@ -86,6 +87,8 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], list[int], list[int]]:
                 commas.append(i)
             elif ch in "+|" and text[i - 1 : i + 2] == f" {ch} ":
                 operators.append(i)
+            elif text.startswith((" if ", " else "), i - 1):
+                operators.append(i)  # a conditional expression breaks like an operator
             elif ch == "f" and text[i - 1 : i + 4] == " for ":
                 commas.append(-1)  # a generator expression: not a list of items
         i += 1
@@ -113,6 +116,14 @@ def _split(line: str, nested: bool) -> list[str]:
             # (ruff does not do it for a subscript such as ``Union[...]``).
             if width(pad + target + "(") <= LINE_LENGTH and body[pairs[-1][0]] == "(":
                 return [pad + target + "(", *_split(pad + "    " + value, False), pad + ")"]
+            if width(pad + target) > LINE_LENGTH and pairs[0][1] < len(target):
+                # Even the target does not fit: its subscript is split first.
+                start, end = pairs[0]
+                return [
+                    pad + body[: start + 1],
+                    *_split(pad + "    " + body[start + 1 : end], True),
+                    *_split(pad + body[end:], False),
+                ]
     if body.startswith(") -> ") and body.endswith(":") and not pairs:
         # A return annotation that does not fit goes in parentheses.
         inside = pad + "    " + body[5:-1]
@@ -171,9 +182,11 @@ def _annotated(pad: str, match: re.Match[str]) -> list[str]:
         return [f"{pad}{match.group(0)}"]
     hint = annotation[2:]
     tail = pad + ")" + (f" = {value}" if value is not None else "")
-    if width(inner + hint) <= LINE_LENGTH:
-        return [f"{pad}{name}: (", inner + hint, tail]
     _, _, operators = _scan(hint)
     if not operators:
-        return [f"{pad}{match.group(0)}"]  # one long name: left as it is
+        if width(inner + hint) > LINE_LENGTH or width(f"{pad}{name}: (") > LINE_LENGTH:
+            return [f"{pad}{match.group(0)}"]  # one long name: left as it is
+        return [f"{pad}{name}: (", inner + hint, tail]
+    if width(inner + hint) <= LINE_LENGTH:
+        return [f"{pad}{name}: (", inner + hint, tail]
     return [f"{pad}{name}: (", *_operands(inner, hint, operators), tail]
