@@ -7,7 +7,6 @@ values enter only through ``escape.py_literal``.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -203,20 +202,16 @@ def names_in(*code: str) -> set[str]:
     return set(_IDENTIFIER.findall(_STRING.sub("", " ".join(code))))
 
 
-def _natural_compare(a: str, b: str) -> int:
-    """Natural order as ruff's isort compares: digit runs by value, unless one has a
-    leading zero (then digit by digit)."""
-    for x, y in zip(_RUNS.findall(a), _RUNS.findall(b)):
-        if x == y:
-            continue
-        if x[0].isdigit() and y[0].isdigit() and x[0] != "0" and y[0] != "0":
-            return -1 if (len(x), x) < (len(y), y) else 1
-        return -1 if x < y else 1
-    return (len(a) > len(b)) - (len(a) < len(b))
+_RUNS = re.compile(r"\d+|\D")
 
 
-_RUNS = re.compile(r"\d+|\D+")
-_natural = functools.cmp_to_key(_natural_compare)
+def _natural(text: str) -> tuple[tuple[int, ...] | tuple[int, int, str], ...]:
+    """Natural order as ruff's isort has it: character by character, a run of digits by
+    its value, unless it has a leading zero (then digit by digit)."""
+    return tuple(
+        (48, 0 if run[0] == "0" else len(run), run) if run[0].isdigit() else (ord(run),)
+        for run in _RUNS.findall(text)
+    )
 
 
 def _kind(name: str) -> int:

@@ -74,6 +74,8 @@ def py_str(value: str) -> Code:
     Double quotes, unless the value holds more double than single quotes.
     """
     quote = "'" if value.count('"') > value.count("'") else '"'
+    if value.isprintable():
+        return Code(quote + value.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote)
     out = []
     for ch in value:
         if ch == "\\":
@@ -106,6 +108,8 @@ _ARG_ITEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
 
 
 def _docstring_line(line: str) -> str:
+    if line.isprintable() and "\\" not in line:
+        return line
     out = []
     for ch in line:
         if ch == "\\":

@@ -60,6 +60,9 @@ def layout(text: str) -> str:
     return "\n".join(out)
 
 
+_TOKEN = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[()\[\]{},]| [+|] | if | else | for """)
+
+
 def _scan(text: str) -> tuple[list[tuple[int, int]], list[int], list[int]]:
     """Depth-0 bracket pairs, commas and operators (``+``, ``|``, ``if``/``else``),
     strings skipped."""
@@ -67,31 +70,24 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], list[int], list[int]]:
     commas: list[int] = []
     operators: list[int] = []
     stack: list[int] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in "\"'":
-            j = i + 1
-            while j < n and text[j] != ch:
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        at = match.start()
+        if token in _OPEN:
+            stack.append(at)
+        elif token in _CLOSE:
+            if stack:
+                start = stack.pop()
+                if not stack:
+                    pairs.append((start, at))
+        elif stack or token[0] in "\"'":
             continue
-        if ch in _OPEN:
-            stack.append(i)
-        elif ch in _CLOSE and stack:
-            start = stack.pop()
-            if not stack:
-                pairs.append((start, i))
-        elif not stack:
-            if ch == ",":
-                commas.append(i)
-            elif ch in "+|" and text[i - 1 : i + 2] == f" {ch} ":
-                operators.append(i)
-            elif text.startswith((" if ", " else "), i - 1):
-                operators.append(i)  # a conditional expression breaks like an operator
-            elif ch == "f" and text[i - 1 : i + 4] == " for ":
-                commas.append(-1)  # a generator expression: not a list of items
-        i += 1
+        elif token == ",":
+            commas.append(at)
+        elif token == " for ":
+            commas.append(-1)  # a generator expression: not a list of items
+        else:
+            operators.append(at + 1)  # ``a + b``, ``A | B``, ``x if c else y``
     return pairs, commas, operators
 
 
@@ -114,16 +110,16 @@ def _split(line: str, nested: bool) -> list[str]:
             # ``target = call(`` does not fit: the value goes in parentheses, if that fits.
             target = body[: len(body) - len(value)]
             # (ruff does not do it for a subscript such as ``Union[...]``).
-            if width(pad + target + "(") <= LINE_LENGTH and body[pairs[-1][0]] == "(":
-                return [pad + target + "(", *_split(pad + "    " + value, False), pad + ")"]
+            inside = pad + "    " + value
+            if (
+                width(pad + target + "(") <= LINE_LENGTH
+                and body[pairs[-1][0]] == "("
+                and width(inside[: len(inside) - (len(body) - pairs[-1][0]) + 1]) <= LINE_LENGTH
+            ):
+                return [pad + target + "(", *_split(inside, False), pad + ")"]
             if width(pad + target) > LINE_LENGTH and pairs[0][1] < len(target):
                 # Even the target does not fit: its subscript is split first.
-                start, end = pairs[0]
-                return [
-                    pad + body[: start + 1],
-                    *_split(pad + "    " + body[start + 1 : end], True),
-                    *_split(pad + body[end:], False),
-                ]
+                return _explode(pad, body, *pairs[0], nested)
     if body.startswith(") -> ") and body.endswith(":") and not pairs:
         # A return annotation that does not fit goes in parentheses.
         inside = pad + "    " + body[5:-1]
@@ -133,6 +129,12 @@ def _split(line: str, nested: bool) -> list[str]:
         return [line]
     is_def = body.startswith(("def ", "async def ", "class "))
     start, end = pairs[0] if is_def else pairs[-1]
+    return _explode(pad, body, start, end, nested)
+
+
+def _explode(pad: str, body: str, start: int, end: int, nested: bool) -> list[str]:
+    """The bracket at ``start``..``end`` split: one item per line, magic trailing comma."""
+    line = pad + body
     inner = body[start + 1 : end]
     if not inner.strip():
         return [line]
