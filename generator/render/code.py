@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 import attrs
 
@@ -202,16 +201,18 @@ def names_in(*code: str) -> set[str]:
     return set(_IDENTIFIER.findall(_STRING.sub("", " ".join(code))))
 
 
-_RUNS = re.compile(r"\d+|\D")
+_DIGITS = re.compile(r"\d+")
 
 
-def _natural(text: str) -> tuple[tuple[int, ...] | tuple[int, int, str], ...]:
-    """Natural order as ruff's isort has it: character by character, a run of digits by
-    its value, unless it has a leading zero (then digit by digit)."""
-    return tuple(
-        (48, 0 if run[0] == "0" else len(run), run) if run[0].isdigit() else (ord(run),)
-        for run in _RUNS.findall(text)
-    )
+def _digit_run(match: re.Match[str]) -> str:
+    run = match.group()
+    return "0" + chr(0 if run[0] == "0" else len(run)) + run + "\0"
+
+
+def _natural(text: str) -> str:
+    """A sort key in natural order as ruff's isort has it: character by character, a run
+    of digits by its value, unless it has a leading zero (then digit by digit)."""
+    return _DIGITS.sub(_digit_run, text) if _DIGITS.search(text) else text
 
 
 def _kind(name: str) -> int:
@@ -220,12 +221,12 @@ def _kind(name: str) -> int:
     return 1 if name[:1].isupper() else 2
 
 
-def member_key(name: str) -> tuple[int, Any, str]:
+def member_key(name: str) -> tuple[int, str, str]:
     """isort's order of imported names: CONSTANTS, Classes, the rest; case-insensitive."""
     return _kind(name), _natural(name.lower()), name
 
 
-def all_key(name: str) -> tuple[int, Any]:
+def all_key(name: str) -> tuple[int, str]:
     """RUF022's order of ``__all__``: CONSTANTS, Classes, the rest; case-sensitive."""
     return _kind(name), _natural(name)
 
@@ -264,7 +265,7 @@ class Imports:
                 return 2
             return 0 if module.split(".")[0] in _STDLIB else 1
 
-        def module_key(module: str) -> tuple[int, Any]:
+        def module_key(module: str) -> tuple[int, str]:
             stripped = module.lstrip(".")
             return -(len(module) - len(stripped)), _natural(stripped.lower())
 
