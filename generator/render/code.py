@@ -15,9 +15,23 @@ import attrs
 from ..model import ir
 from .escape import Code, py_literal
 
-__all__ = ["LINE_LENGTH", "Imports", "TypeCode", "all_key", "from_line", "member_key", "names_in"]
+__all__ = [
+    "ANY",
+    "LINE_LENGTH",
+    "MODULE_ALIASES",
+    "Imports",
+    "TypeCode",
+    "all_key",
+    "from_line",
+    "member_key",
+    "names_in",
+]
 
 LINE_LENGTH = 88
+ANY = "_t.Any"
+"""``typing.Any`` as generated modules name it (``import typing as _t``)."""
+MODULE_ALIASES = {"typing": "_t", "collections.abc": "_abc", "types": "_types"}
+"""Modules imported under a private name, so that no name from a spec can shadow them."""
 
 _PRIMITIVE_ANNOTATION = {
     "str": "str",
@@ -79,7 +93,7 @@ class TypeCode:
         if isinstance(t, ir.Primitive):
             return _PRIMITIVE_ANNOTATION[t.kind]
         if isinstance(t, ir.AnyType):
-            return "Any"
+            return ANY
         if isinstance(t, ir.ConstType):
             return "None" if t.value is None else type(t.value).__name__
         if isinstance(t, ir.ListType):
@@ -89,7 +103,7 @@ class TypeCode:
         if isinstance(t, ir.Nullable):
             inner = self._annotation(t.inner, seen)
             return (
-                inner if inner in ("Any", "None") or inner.endswith("| None") else f"{inner} | None"
+                inner if inner in (ANY, "None") or inner.endswith("| None") else f"{inner} | None"
             )
         if isinstance(t, ir.InlineUnion):
             return " | ".join(_unique(self._annotation(v, seen) for v in t.variants))
@@ -164,7 +178,7 @@ class TypeCode:
                 elif t.kind == "uuid":
                     out.add("uuid")
             elif isinstance(t, ir.AnyType):
-                out.add("Any")
+                out.add("typing")
             elif isinstance(t, ir.Ref):
                 named = self.schemas[t.key]
                 if isinstance(named, ir.AliasSchema) and t.key not in seen | self.opaque:
@@ -236,6 +250,7 @@ class Imports:
 
     def __init__(self) -> None:
         self._plain: set[str] = set()
+        """Modules, imported under their ``MODULE_ALIASES`` name if they have one."""
         self._from: dict[str, set[tuple[str, str]]] = {}
 
     def add(self, module: str, name: str | None = None, alias: str = "") -> None:
@@ -247,7 +262,7 @@ class Imports:
     def used(self, code: set[str]) -> Imports:
         """Only the imports whose bound name ``code`` mentions."""
         out = Imports()
-        out._plain = {m for m in self._plain if m.split(".")[0] in code}
+        out._plain = {m for m in self._plain if MODULE_ALIASES.get(m, m.split(".")[0]) in code}
         for module, names in self._from.items():
             kept = {(n, a) for n, a in names if (a or n) in code}
             if kept:
@@ -271,7 +286,9 @@ class Imports:
 
         sections: list[list[str]] = [[], [], []]
         for module in sorted(self._plain, key=module_key):
-            sections[section(module)].append(f"import {module}")
+            alias = MODULE_ALIASES.get(module)
+            line = f"import {module} as {alias}" if alias else f"import {module}"
+            sections[section(module)].append(line)
         for module in sorted(self._from, key=module_key):
             names = self._from[module]
             plain = sorted((n for n, a in names if not a), key=member_key)

@@ -117,8 +117,8 @@ def _split(line: str, nested: bool) -> list[str]:
                 and width(inside[: len(inside) - (len(body) - pairs[-1][0]) + 1]) <= LINE_LENGTH
             ):
                 return [pad + target + "(", *_split(inside, False), pad + ")"]
-            if width(pad + target) > LINE_LENGTH and pairs[0][1] < len(target):
-                # Even the target does not fit: its subscript is split first.
+            if pairs[0][1] < len(target):
+                # Nor does ``target = (``: the target's own bracket is split first.
                 return _explode(pad, body, *pairs[0], nested)
     if body.startswith(") -> ") and body.endswith(":") and not pairs:
         # A return annotation that does not fit goes in parentheses.

@@ -251,27 +251,20 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
 
     client = client_view(sdk)
     imports = Imports()
-    imports.add("collections.abc", "Mapping")
-    imports.add("types", "TracebackType")
-    imports.add("typing", "final")
-    imports.add("httpx")
-    for name in ["AsyncHTTP", "Credential", "SyncHTTP"]:
-        imports.add("._runtime.http", name)
-    for auth in sdk.auths:
-        kind = {ir.ApiKeyAuth: "ApiKey", ir.BearerAuth: "Bearer", ir.BasicAuth: "Basic"}[type(auth)]
-        imports.add("._runtime.http", kind)
-    imports.add("._runtime.waitspec", "WaitConfig")
+    for module in ["collections.abc", "types", "typing", "httpx"]:
+        imports.add(module)
+    imports.add("._runtime", "http", "_http")
+    imports.add("._runtime", "waitspec", "_ws")
     imports.add("._version", "USER_AGENT")
     lines = imports.lines()
     if sdk.resources:
         imports.add("functools")
-        imports.add("typing", "TYPE_CHECKING")
         lines = imports.lines()
         checking = Imports()
         for res in client["resources"]:
             checking.add(".resources." + res["module"], res["name"])
             checking.add(".resources." + res["module"], "Async" + res["name"])
-        lines += [Code(""), Code("if TYPE_CHECKING:")]
+        lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
         lines += [Code("    " + line if line else "") for line in checking.lines(4)]
     client["imports"] = lines
     params = [p for auth in client["auths"] for p in auth["params"]]

@@ -10,7 +10,7 @@ import attrs
 
 from ..model import ir
 from ..model.names import snake
-from .code import Imports, TypeCode, all_key, from_line, names_in
+from .code import ANY, Imports, TypeCode, all_key, from_line, names_in
 from .escape import Code, doc_text, docstring, ident, join, py_literal, py_str
 
 __all__ = ["alias_view", "client_view", "enum_view", "model_view", "resource_view", "union_view"]
@@ -35,10 +35,6 @@ def _ref_items(code: TypeCode, types: list[ir.TypeRef], exclude: str = "") -> li
     return items
 
 
-def _stdlib(code: TypeCode, types: list[ir.TypeRef]) -> list[Code]:
-    return [ident(m) for m in sorted(code.needs(types) - {"Any"})]
-
-
 def _local_imports(
     refs: list[dict[str, Code]], code: str, indent: int, prefix: str = "."
 ) -> list[Code]:
@@ -52,7 +48,7 @@ def _local_imports(
 
 def _module_imports(code: TypeCode, types: list[ir.TypeRef]) -> Imports:
     imports = Imports()
-    for module in code.needs(types) - {"Any"}:
+    for module in code.needs(types):
         imports.add(module)
     return imports
 
@@ -64,7 +60,7 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
     for f in model.fields:
         annotation = code.annotation(f.type)
         if not f.required:
-            annotation = Code(f"{annotation} | Unset" if annotation != "Any" else "Any")
+            annotation = Code(f"{annotation} | _s.Unset" if annotation != ANY else ANY)
         fields.append(
             {
                 "name": ident(f.name),
@@ -85,22 +81,15 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
         " " + additional["decoder"] if additional else ""
     )
     imports = _module_imports(code, types)
-    if fields or additional:
-        imports.add("collections.abc", "Mapping")
-    imports.add("typing", "Any")
-    if refs:
-        imports.add("typing", "TYPE_CHECKING")
+    imports.add("typing")
     imports.add("attrs")
     imports.add(".._runtime", "serde", "_s")
-    if any(not f["required"] for f in fields):
-        imports.add(".._runtime.serde", "UNSET")
-        imports.add(".._runtime.serde", "Unset")
     lines = imports.lines()
     if refs:
         checking = Imports()
         for ref in refs:
             checking.add("." + ref["module"], ref["name"])
-        lines += [Code(""), Code("if TYPE_CHECKING:")]
+        lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
         lines += [Code("    " + line if line else "") for line in checking.lines(4)]
     known = [py_str(f.wire) for f in model.fields]
     return {
@@ -130,9 +119,7 @@ def alias_view(code: TypeCode, alias: ir.AliasSchema) -> dict[str, Any]:
     decoder = code.decoder(alias.target)
     refs = _ref_items(code, [alias.target], exclude=alias.module)
     imports = _module_imports(code, [alias.target])
-    imports.add("typing", "TYPE_CHECKING")
-    if "Any" in code.needs([alias.target]):
-        imports.add("typing", "Any")
+    imports.add("typing")
     if "_s" in names_in(decoder):
         imports.add(".._runtime", "serde", "_s")
     checking = Imports()
@@ -193,16 +180,12 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
     annotations = _unique_strings(code.annotation(v) for v in union.variants)
     decoders = [code.decoder(v) for v in union.variants]
     imports = _module_imports(code, list(union.variants))
-    imports.add("typing", "Union")
-    if union.discriminator or "Any" in code.needs(list(union.variants)):
-        imports.add("typing", "Any")
+    imports.add("typing")
     imports.add(".._runtime", "serde", "_s")
     checking = Imports()
     for ref in refs:
         checking.add("." + ref["module"], ref["name"])
     checking = checking.used(names_in(*annotations))
-    if checking:
-        imports.add("typing", "TYPE_CHECKING")
     local_code = " ".join(decoders + [c["decoder"] for c in cases])
     return {
         "name": ident(union.name),
@@ -230,7 +213,7 @@ def _unique_strings(items: Iterable[str]) -> list[str]:
 def _id_annotation(code: TypeCode, p: ir.Parameter) -> str:
     """Path and header parameters also take a plain string (ids arrive as strings)."""
     annotation = code.annotation(p.type)
-    if p.location in ("path", "header") and not {"str", "Any"} & set(annotation.split(" | ")):
+    if p.location in ("path", "header") and not {"str", ANY} & set(annotation.split(" | ")):
         return f"{annotation} | str"
     return annotation
 
@@ -267,7 +250,7 @@ def _param_annotation(code: TypeCode, p: ir.Parameter) -> tuple[str, str | None]
         return annotation, default
     if p.required:
         return annotation, None
-    return (f"{annotation} | Unset" if annotation != "Any" else "Any"), "UNSET"
+    return (f"{annotation} | _s.Unset" if annotation != ANY else ANY), "_s.UNSET"
 
 
 def _path_expression(path: str, params: dict[str, ir.Parameter]) -> str:
@@ -304,7 +287,9 @@ def operation_view(
         if op.body.kind == "binary":
             annotation = "bytes"
         body_sig = (
-            f"body: {annotation}" if op.body.required else f"body: {annotation} | Unset = UNSET"
+            f"body: {annotation}"
+            if op.body.required
+            else f"body: {annotation} | _s.Unset = _s.UNSET"
         )
     if body_sig and op.body is not None and op.body.required:
         kw.append(body_sig)
@@ -316,7 +301,7 @@ def operation_view(
         annotation, default = _param_annotation(code, p)
         kw.append(f"{p.name}: {annotation} = {default}")
     kw.append("timeout: float | None = None")
-    kw.append("extra_headers: Mapping[str, str] | None = None")
+    kw.append("extra_headers: _abc.Mapping[str, str] | None = None")
     signature = ", ".join(sig + ["*"] + kw)
     call_kw = [f"{name}={name}" for name in ["body"] if op.body is not None]
     call_kw += [f"{p.name}={p.name}" for p in keyword]
@@ -341,7 +326,7 @@ def operation_view(
             "binary": ("content", "body"),
         }[op.body.kind]
         if not op.body.required:
-            value = f"None if isinstance(body, Unset) else {value}"
+            value = f"None if isinstance(body, _s.Unset) else {value}"
         body_args.append(Code(f"{keyword_}={value}"))
         if op.body.kind in ("text", "binary"):
             body_args.append(Code(f"content_type={py_str(op.body.media_type)}"))
@@ -350,7 +335,7 @@ def operation_view(
     returns: str
     if response.kind == "json" and response.type is not None:
         returns = code.annotation(response.type)
-        decode = f"decode_json(response, {code.decoder(response.type)})"
+        decode = f"_http.decode_json(response, {code.decoder(response.type)})"
     elif response.kind == "text":
         returns, decode = "str", "response.text"
     elif response.kind == "binary":
@@ -434,7 +419,10 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         "hint_path": _tuple(job.hint_path),
         "hint_scale": Code("0.001" if job.hint_unit == "milliseconds" else "1.0"),
         "header_hints": _tuple_of(
-            [Code(f"HeaderHint({py_str(h.name)}, {py_str(h.format)})") for h in job.header_hints]
+            [
+                Code(f"_ws.HeaderHint({py_str(h.name)}, {py_str(h.format)})")
+                for h in job.header_hints
+            ]
         ),
         "floor": py_literal(float(job.floor)),
         "first": py_literal(float(job.first)),
@@ -497,9 +485,9 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         signature = create_view["signature"]
         call_args = create_view["call_args"]
         if idem_param is not None:
-            signature = re.sub(rf", {idem_param}: [^,]*= UNSET", "", signature)
+            signature = re.sub(rf", {idem_param}: [^,]*= _s\.UNSET", "", signature)
             call_args = call_args.replace(
-                f"{idem_param}={idem_param}", f"{idem_param}=UNSET if key is None else key"
+                f"{idem_param}={idem_param}", f"{idem_param}=_s.UNSET if key is None else key"
             )
         extra = "extra_headers=extra_headers"
         if idem_param is None and job.idempotency_header is not None:
@@ -511,7 +499,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
             "signature": Code(
                 signature.replace(
                     "timeout: float | None = None, ",
-                    "timeout: float | None = None, deadline: float = 600.0, on_poll: Callable[[PollEvent], None] | None = None, ",
+                    "timeout: float | None = None, deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
                 )
             ),
             "call_args": Code(call_args),
@@ -530,12 +518,9 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
     return view
 
 
-_RESOURCE_STATIC = "SyncHTTP AsyncHTTP httpx"
-_OPERATION_STATIC = "RequestOptions Mapping httpx"
-_JOB_STATIC = (
-    "Any JobSpec Callable PollEvent Iterable Iterator JobOutcome AsyncJobOutcomes "
-    "SyncJobWaiter AsyncJobWaiter"
-)
+_RESOURCE_STATIC = "_http httpx"
+_OPERATION_STATIC = "_http httpx"
+_JOB_STATIC = "_abc _ws _waiter _t"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
@@ -545,7 +530,7 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
         parts += [_OPERATION_STATIC, op["signature"], op["call_args"], op["path"], op["returns"]]
         parts += [op["decode"], op["header_dict"], op["params"] or "", *op["body_args"]]
         if "_cookie_header" in op["header_dict"]:
-            parts.append("_path Unset")
+            parts.append("_path _s")
     for job in jobs:
         parts += [_JOB_STATIC, *job["spec_args"].values(), job["record_annotation"]]
         parts += [job["record_decoder"], job["result_returns"], job["create_returns"]]
@@ -581,18 +566,16 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     imports = _module_imports(code, types)
     if code.shadowed:
         imports.add("builtins")
-    for module, names in [
-        ("collections.abc", "Callable Iterable Iterator Mapping"),
-        ("typing", "Any cast"),
-        (".._runtime.http", "AsyncHTTP RequestOptions SyncHTTP decode_json"),
-        (".._runtime.serde", "UNSET Unset"),
-        (".._runtime.waiter", "AsyncJobOutcomes AsyncJobWaiter SyncJobWaiter"),
-        (".._runtime.waitspec", "HeaderHint JobOutcome JobSpec PollEvent"),
-    ]:
-        for name in names.split():
-            imports.add(module, name)
+    imports.add("collections.abc")
+    imports.add("typing")
     imports.add("httpx")
-    imports.add(".._runtime", "serde", "_s")
+    for name, alias in [
+        ("serde", "_s"),
+        ("http", "_http"),
+        ("waiter", "_waiter"),
+        ("waitspec", "_ws"),
+    ]:
+        imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")
     imports.add(".._runtime.http", "multipart", "_multipart")
     imports.add(".._runtime.http", "with_header", "_with_key")
@@ -634,7 +617,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                         f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}."
                     ),
                     "make": Code(
-                        f"ApiKey({py_str(auth.scheme)}, {py_str(auth.wire)}, "
+                        f"_http.ApiKey({py_str(auth.scheme)}, {py_str(auth.wire)}, "
                         f"{py_str(auth.where)}, {ident(auth.param)})"
                     ),
                     "check": ident(auth.param),
@@ -647,7 +630,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                     "doc": doc_text(
                         f"{auth.param}: bearer token sent in the Authorization header."
                     ),
-                    "make": Code(f"Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
+                    "make": Code(f"_http.Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
                     "check": ident(auth.param),
                 }
             )
@@ -659,7 +642,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                         f"{auth.username_param}, {auth.password_param}: HTTP basic credentials."
                     ),
                     "make": Code(
-                        f"Basic({py_str(auth.scheme)}, {ident(auth.username_param)}, "
+                        f"_http.Basic({py_str(auth.scheme)}, {ident(auth.username_param)}, "
                         f"{ident(auth.password_param)})"
                     ),
                     "check": Code(

@@ -1,6 +1,6 @@
 """Spec text found to reach generated code unescaped on main, checked end to end.
 
-An apiKey header name and a server URL landed in docstrings (a triple quote ended
+An apiKey parameter name and a server URL landed in docstrings (a triple quote ended
 them; a backslash gave W605), and the spec's file name ended the header comment of
 every file and of pyproject.toml.
 """
@@ -54,10 +54,11 @@ def _lint(root: Path) -> None:
 API_KEY_NAME = 'X-Key"""\n__import__("os").system("echo pwned")\n"""'
 
 
-def test_an_api_key_header_name_stays_in_the_docstring(tmp_path: Path) -> None:
+def test_an_api_key_name_stays_in_the_docstring(tmp_path: Path) -> None:
+    # A query parameter's name may hold anything; a header's is refused (test_names).
     spec = _spec(
         components={
-            "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": API_KEY_NAME}}
+            "securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": API_KEY_NAME}}
         },
         security=[{"key": []}],
     )
