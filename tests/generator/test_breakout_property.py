@@ -54,6 +54,7 @@ PAYLOADS = [
     "{#",
     "-->",
     "`|",
+    "宽" * 30,  # East Asian wide: two columns each
     "__import__('pathlib').Path(SENTINEL).touch()",
     '"""; __import__("pathlib").Path(SENTINEL).touch(); """',
     "'; __import__('pathlib').Path(SENTINEL).touch() #",
