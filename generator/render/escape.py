@@ -205,7 +205,9 @@ def toml_str(value: str) -> Code:
     return Code('"' + "".join(out) + '"')
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+# What can start inline markup mid-line (emphasis, code, links, HTML, table cells);
+# ``#``, ``+`` and the like only matter at the start of a line, where this text never is.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
 def _one_line(text: str) -> str:
