@@ -9,7 +9,7 @@ import attrs
 
 from .model import ir
 from .model.build import load_and_build
-from .render.output import Drift, compare, format_files, write_tree
+from .render.output import Drift, compare, write_tree
 from .render.render import render_sdk
 
 __all__ = ["Generated", "Target", "check", "generate", "render"]
@@ -42,7 +42,7 @@ def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
 
 def render(target: Target) -> dict[str, str]:
     """Every file of a target's SDK, formatted, in memory; raises SpecError on bad input."""
-    return format_files(_render(target)[1])
+    return _render(target)[1]
 
 
 def generate(target: Target) -> Generated:

@@ -14,7 +14,11 @@ from generator.pipeline import Target, generate
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 TEST_SPECS = ROOT / "tests" / "specs"
-REAL_SPECS = ROOT.parent / "shared" / "specs-real"
+# shared/ sits beside the clone (or beside the folder of worktrees that holds it).
+REAL_SPECS = next(
+    (p / "shared" / "specs-real" for p in ROOT.parents if (p / "shared" / "specs-real").is_dir()),
+    ROOT.parent / "shared" / "specs-real",
+)
 
 
 @contextmanager

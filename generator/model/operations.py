@@ -18,8 +18,24 @@ __all__ = ["OperationBuilder", "build_auths", "group_resources"]
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
 _VERSION_SEGMENT = re.compile(r"^(v\d+(\.\d+)*|api)$", re.IGNORECASE)
-# Names an operation's signature already uses for itself.
-_PARAM_RESERVED = frozenset({"self", "body", "timeout", "extra_headers", "extra_query"})
+# Names an operation's signature already uses for itself, and the local names of the
+# methods that take its parameters (``response``; ``create_and_wait``'s ``deadline``,
+# ``on_poll``, ``create``, ``key`` and ``outcome``).
+_PARAM_RESERVED = frozenset(
+    {"self", "body", "timeout", "extra_headers", "extra_query", "response"}
+    | {"deadline", "on_poll", "create", "key", "outcome"}
+)
+# An HTTP field name (RFC 9110 token), without the single quote: no spaces, quotes,
+# separators or line breaks can reach a request's header lines.
+_TOKEN = re.compile(r"[!#$%&*+\-.^_`|~0-9A-Za-z]+\Z")
+
+
+def _token_problem(where: str, name: str) -> str:
+    return (
+        f"{name!r} is not a valid {where} name: only letters, digits and !#$%&*+-.^_`|~ are allowed"
+    )
+
+
 WAITER_METHODS = frozenset({"wait_for_job", "wait_for_result", "create_and_wait", "wait_for_jobs"})
 # Builtins a resource's annotations use; a method may not shadow them (``list`` may:
 # annotations in such a resource say ``builtins.list``).
@@ -32,7 +48,14 @@ _METHOD_RESERVED = WAITER_METHODS | {
     "object",
     "dict",
     "type",
+    "httpx",
+    "builtins",
 }
+# Names the client classes use for themselves and in their annotations.
+_ATTR_RESERVED = frozenset(
+    {"with_options", "close", "aclose", "type", "str", "int", "float", "bool", "httpx"}
+    | {"functools", "object"}
+)
 
 
 def _media_kind(media_type: str) -> ir.BodyKind | None:
@@ -193,6 +216,11 @@ class OperationBuilder:
                 if where not in ("path", "query", "header", "cookie"):
                     self.problems.append(
                         Problem(param_at.child("in"), f"unknown parameter location {where!r}")
+                    )
+                    continue
+                if where in ("header", "cookie") and not _TOKEN.match(param["name"]):
+                    self.problems.append(
+                        Problem(param_at.child("name"), _token_problem(where, param["name"]))
                     )
                     continue
                 merged[(param["name"], where)] = (param, param_at)
@@ -427,6 +455,11 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
                     )
                 )
                 continue
+            if where in ("header", "cookie") and not _TOKEN.match(node["name"]):
+                problems.append(
+                    Problem(at.child(scheme, "name"), _token_problem(where, node["name"]))
+                )
+                continue
             base = "api_key" if kinds.count("apiKey") == 1 else f"{snake(scheme)}_api_key"
             out.append(ir.ApiKeyAuth(scheme, params.claim(base), node["name"], where))
         elif kind == "http" and str(node.get("scheme", "")).lower() == "basic":
@@ -456,7 +489,7 @@ def group_resources(
         # are one resource.
         tag = spelled.setdefault(snake(tag, "default"), tag)
         grouped.setdefault(tag, []).append(operation)
-    attr_names = NameSet({"with_options", "close", "aclose"})
+    attr_names = NameSet(_ATTR_RESERVED)
     modules = NameSet({"__init__"})
     classes = NameSet(
         {"Client", "AsyncClient"} | set(model_names) | {"Async" + n for n in model_names}
@@ -478,7 +511,13 @@ def group_resources(
         class_name = pascal(tag, "Default")
         if class_name in classes:
             class_name += "Resource"
-        staged.append((classes.claim(class_name), attr, modules.claim(file_stem(attr)), renamed))
+        # Each resource is a pair of classes, X and AsyncX: both names must be free
+        # (tags "things" and "async things").
+        name = classes.claim(class_name)
+        while "Async" + name in classes:
+            name = classes.claim(class_name)
+        classes.claim("Async" + name)
+        staged.append((name, attr, modules.claim(file_stem(attr)), renamed))
     resources = []
     for name, attr, module, ops in staged:
         ids = {op.operation_id for op in ops}

@@ -97,8 +97,6 @@ def write_tree(files: dict[str, str], out: Path, *, formatted: bool = True) -> N
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         _write_all(files, staging)
-        if formatted:
-            format_tree(staging)
         os.chmod(staging, 0o755)
         if out.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))

@@ -10,14 +10,15 @@ import attrs
 
 from ..model import ir
 from ..model.names import snake
-from .code import TypeCode, docstring, literal
+from .code import ANY, Imports, TypeCode, all_key, from_line, names_in
+from .escape import Code, doc_text, docstring, ident, join, py_literal, py_str
 
 __all__ = ["alias_view", "client_view", "enum_view", "model_view", "resource_view", "union_view"]
 
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
 
 
-def _ref_items(code: TypeCode, types: list[ir.TypeRef], exclude: str = "") -> list[dict[str, str]]:
+def _ref_items(code: TypeCode, types: list[ir.TypeRef], exclude: str = "") -> list[dict[str, Code]]:
     """Imports for the named schemas ``types`` mention: the class, plus a union's decoder."""
     items = []
     for named in code.references(types):
@@ -28,12 +29,28 @@ def _ref_items(code: TypeCode, types: list[ir.TypeRef], exclude: str = "") -> li
             if isinstance(named, ir.UnionSchema)
             else named.name
         )
-        items.append({"module": named.module, "name": named.name, "runtime": runtime})
+        items.append(
+            {"module": ident(named.module), "name": ident(named.name), "runtime": Code(runtime)}
+        )
     return items
 
 
-def _stdlib(code: TypeCode, types: list[ir.TypeRef]) -> list[str]:
-    return sorted(code.needs(types) - {"Any"})
+def _local_imports(
+    refs: list[dict[str, Code]], code: str, indent: int, prefix: str = "."
+) -> list[Code]:
+    """``from .module import Name, decode_module`` for the names ``code`` uses."""
+    imports = Imports()
+    for ref in refs:
+        for name in ref["runtime"].split(", "):
+            imports.add(prefix + ref["module"], name)
+    return imports.used(names_in(code)).lines(indent)
+
+
+def _module_imports(code: TypeCode, types: list[ir.TypeRef]) -> Imports:
+    imports = Imports()
+    for module in code.needs(types):
+        imports.add(module)
+    return imports
 
 
 def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
@@ -43,40 +60,55 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
     for f in model.fields:
         annotation = code.annotation(f.type)
         if not f.required:
-            annotation = f"{annotation} | Unset" if annotation != "Any" else "Any"
+            annotation = Code(f"{annotation} | _s.Unset" if annotation != ANY else ANY)
         fields.append(
             {
-                "name": f.name,
-                "wire": literal(f.wire),
+                "name": ident(f.name),
+                "wire": py_str(f.wire),
                 "annotation": annotation,
                 "decoder": code.decoder(f.type),
                 "required": f.required,
-                "doc": docstring(f.description),
+                "doc": docstring(f.description, indent=4),
             }
         )
-    additional = None
+    additional: dict[str, Code] | None = None
     if model.additional is not None:
         additional = {
             "annotation": code.annotation(model.additional),
             "decoder": code.decoder(model.additional),
         }
+    decoders = " ".join(str(f["decoder"]) for f in fields) + (
+        " " + additional["decoder"] if additional else ""
+    )
+    imports = _module_imports(code, types)
+    imports.add("typing")
+    imports.add("attrs")
+    imports.add(".._runtime", "serde", "_s")
+    lines = imports.lines()
+    if refs:
+        checking = Imports()
+        for ref in refs:
+            checking.add("." + ref["module"], ref["name"])
+        lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
+        lines += [Code("    " + line if line else "") for line in checking.lines(4)]
+    known = [py_str(f.wire) for f in model.fields]
     return {
-        "name": model.name,
-        "doc": docstring(model.description or f"{model.name} object."),
+        "name": ident(model.name),
+        "doc": docstring(model.description or f"{model.name} object.", indent=4),
         "fields": fields,
         "additional": additional,
-        "refs": refs,
-        "type_checking": bool(refs),
-        "stdlib": _stdlib(code, types),
+        "imports": lines,
+        "local_imports": _local_imports(refs, decoders, 8),
+        "known": _tuple_of(known),
     }
 
 
 def enum_view(enum: ir.EnumSchema) -> dict[str, Any]:
     return {
-        "name": enum.name,
-        "base": enum.base,
-        "doc": docstring(enum.description or f"Values of {enum.name}."),
-        "members": [{"name": m.name, "value": literal(m.value)} for m in enum.members],
+        "name": ident(enum.name),
+        "base": Code("OpenStrEnum" if enum.base == "str" else "OpenIntEnum"),
+        "doc": docstring(enum.description or f"Values of {enum.name}.", indent=4),
+        "members": [{"name": ident(m.name), "value": py_literal(m.value)} for m in enum.members],
     }
 
 
@@ -84,15 +116,24 @@ def alias_view(code: TypeCode, alias: ir.AliasSchema) -> dict[str, Any]:
     """A named alias (``Metadata = dict[str, str]``); it may refer to itself by name."""
     code = attrs.evolve(code, opaque=frozenset({alias.key}))
     annotation = code.annotation(alias.target)
+    decoder = code.decoder(alias.target)
+    refs = _ref_items(code, [alias.target], exclude=alias.module)
+    imports = _module_imports(code, [alias.target])
+    imports.add("typing")
+    if "_s" in names_in(decoder):
+        imports.add(".._runtime", "serde", "_s")
+    checking = Imports()
+    for ref in refs:
+        checking.add("." + ref["module"], ref["name"])
     return {
-        "name": alias.name,
-        "module": alias.module,
+        "name": ident(alias.name),
+        "module": ident(alias.module),
         "doc": docstring(alias.description or f"The {alias.name} type."),
-        "annotation": literal(annotation),
-        "uses_any": "Any" in code.needs([alias.target]),
-        "decoder": code.decoder(alias.target),
-        "refs": _ref_items(code, [alias.target], exclude=alias.module),
-        "stdlib": _stdlib(code, [alias.target]),
+        "annotation": py_str(annotation),
+        "decoder": decoder,
+        "imports": imports.lines(),
+        "type_imports": checking.lines(4),
+        "local_imports": _local_imports(refs, decoder, 4),
     }
 
 
@@ -132,21 +173,32 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
                 values.add(tag)
                 mapping.append((tag, variant.key))
         for value, key in mapping:
-            cases.append({"value": literal(value), "decoder": code.decoder(ir.Ref(key))})
+            cases.append({"value": py_str(value), "decoder": code.decoder(ir.Ref(key))})
         refs = _ref_items(
             code, list(union.variants) + [ir.Ref(k) for _, k in mapping], exclude=union.module
         )
+    annotations = _unique_strings(code.annotation(v) for v in union.variants)
+    decoders = [code.decoder(v) for v in union.variants]
+    imports = _module_imports(code, list(union.variants))
+    imports.add("typing")
+    imports.add(".._runtime", "serde", "_s")
+    checking = Imports()
+    for ref in refs:
+        checking.add("." + ref["module"], ref["name"])
+    checking = checking.used(names_in(*annotations))
+    local_code = " ".join(decoders + [c["decoder"] for c in cases])
     return {
-        "name": union.name,
-        "module": union.module,
+        "name": ident(union.name),
+        "module": ident(union.module),
         "doc": docstring(union.description or f"One of the {union.name} variants."),
-        "variants": _unique_strings(literal(code.annotation(v)) for v in union.variants),
-        "decoders": [code.decoder(v) for v in union.variants],
-        "discriminator": literal(union.discriminator) if union.discriminator else None,
-        "discriminator_doc": docstring(union.discriminator or ""),
+        "variants": [py_str(a) for a in annotations],
+        "decoders": decoders,
+        "discriminator": py_str(union.discriminator) if union.discriminator else None,
+        "discriminator_doc": doc_text(union.discriminator or ""),
         "cases": cases,
-        "refs": refs,
-        "stdlib": _stdlib(code, list(union.variants)),
+        "imports": imports.lines(),
+        "type_imports": checking.lines(4),
+        "local_imports": _local_imports(refs, local_code, 4),
     }
 
 
@@ -161,7 +213,7 @@ def _unique_strings(items: Iterable[str]) -> list[str]:
 def _id_annotation(code: TypeCode, p: ir.Parameter) -> str:
     """Path and header parameters also take a plain string (ids arrive as strings)."""
     annotation = code.annotation(p.type)
-    if p.location in ("path", "header") and not {"str", "Any"} & set(annotation.split(" | ")):
+    if p.location in ("path", "header") and not {"str", ANY} & set(annotation.split(" | ")):
         return f"{annotation} | str"
     return annotation
 
@@ -180,7 +232,7 @@ def _default(code: TypeCode, p: ir.Parameter) -> str | None:
             "float": isinstance(value, (int, float)) and not isinstance(value, bool),
             "bool": isinstance(value, bool),
         }.get(target.kind, False)
-        return literal(value) if fits else None
+        return py_literal(value) if fits else None
     if isinstance(target, ir.Ref):
         named = code.schemas[target.key]
         if isinstance(named, ir.EnumSchema):
@@ -198,7 +250,7 @@ def _param_annotation(code: TypeCode, p: ir.Parameter) -> tuple[str, str | None]
         return annotation, default
     if p.required:
         return annotation, None
-    return (f"{annotation} | Unset" if annotation != "Any" else "Any"), "UNSET"
+    return (f"{annotation} | _s.Unset" if annotation != ANY else ANY), "_s.UNSET"
 
 
 def _path_expression(path: str, params: dict[str, ir.Parameter]) -> str:
@@ -206,12 +258,12 @@ def _path_expression(path: str, params: dict[str, ir.Parameter]) -> str:
     pos = 0
     for match in _PATH_PARAM.finditer(path):
         if match.start() > pos:
-            parts.append(literal(path[pos : match.start()]))
+            parts.append(py_literal(path[pos : match.start()]))
         parts.append(f"_path({params[match.group(1)].name})")
         pos = match.end()
     if pos < len(path):
-        parts.append(literal(path[pos:]))
-    return " + ".join(parts) or literal("")
+        parts.append(py_literal(path[pos:]))
+    return " + ".join(parts) or py_literal("")
 
 
 def operation_view(
@@ -231,11 +283,13 @@ def operation_view(
     optional_kw = [p for p in keyword if p not in required_kw]
     body_sig = None
     if op.body is not None:
-        annotation = code.annotation(op.body.type)
+        annotation: str = code.annotation(op.body.type)
         if op.body.kind == "binary":
             annotation = "bytes"
         body_sig = (
-            f"body: {annotation}" if op.body.required else f"body: {annotation} | Unset = UNSET"
+            f"body: {annotation}"
+            if op.body.required
+            else f"body: {annotation} | _s.Unset = _s.UNSET"
         )
     if body_sig and op.body is not None and op.body.required:
         kw.append(body_sig)
@@ -247,50 +301,41 @@ def operation_view(
         annotation, default = _param_annotation(code, p)
         kw.append(f"{p.name}: {annotation} = {default}")
     kw.append("timeout: float | None = None")
-    kw.append("extra_headers: Mapping[str, str] | None = None")
+    kw.append("extra_headers: _abc.Mapping[str, str] | None = None")
     signature = ", ".join(sig + ["*"] + kw)
     call_kw = [f"{name}={name}" for name in ["body"] if op.body is not None]
     call_kw += [f"{p.name}={p.name}" for p in keyword]
     call_kw += ["timeout=timeout", "extra_headers=extra_headers"]
     call_args = ", ".join(call + call_kw)
 
-    params = [f"{literal(p.wire)}: {p.name}" for p in keyword if p.location == "query"]
+    params = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "query"]
     for pair in filter(None, fixed_query.split("&")):
         key, _, value = pair.partition("=")
-        params.append(f"{literal(key)}: {literal(value)}")
-    headers = [f"{literal(p.wire)}: {p.name}" for p in keyword if p.location == "header"]
-    cookies = [f"({literal(p.wire)}, {p.name})" for p in keyword if p.location == "cookie"]
+        params.append(f"{py_literal(key)}: {py_literal(value)}")
+    headers = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "header"]
+    cookies = [f"({py_str(p.wire)}, {p.name})" for p in keyword if p.location == "cookie"]
     if cookies:
-        pairs = "(" + ", ".join(cookies) + ",)"
-        headers.append(
-            f'"Cookie": "; ".join(k + "=" + _path(v) for k, v in {pairs} '
-            "if v is not None and not isinstance(v, Unset)) or None"
-        )
-    body_arg = None
+        headers.append(f'"Cookie": _cookie_header({_tuple_of([Code(c) for c in cookies])})')
+    body_args: list[Code] = []
     if op.body is not None:
-        body_arg = {
-            "json": "json=_s.encode(body)",
-            "form": "form=_s.encode(body)",
-            "multipart": "files=_multipart(body)",
-            "text": f"content=body, content_type={literal(op.body.media_type)}",
-            "binary": f"content=body, content_type={literal(op.body.media_type)}",
+        keyword_, value = {
+            "json": ("json", "_s.encode(body)"),
+            "form": ("form", "_s.encode(body)"),
+            "multipart": ("files", "_multipart(body)"),
+            "text": ("content", "body"),
+            "binary": ("content", "body"),
         }[op.body.kind]
         if not op.body.required:
-            body_arg = body_arg.replace(
-                "=_s.encode(body)", "=None if isinstance(body, Unset) else _s.encode(body)"
-            )
-            body_arg = body_arg.replace(
-                "content=body", "content=None if isinstance(body, Unset) else body"
-            )
-            body_arg = body_arg.replace(
-                "files=_multipart(body)",
-                "files=None if isinstance(body, Unset) else _multipart(body)",
-            )
+            value = f"None if isinstance(body, _s.Unset) else {value}"
+        body_args.append(Code(f"{keyword_}={value}"))
+        if op.body.kind in ("text", "binary"):
+            body_args.append(Code(f"content_type={py_str(op.body.media_type)}"))
 
     response = op.response
+    returns: str
     if response.kind == "json" and response.type is not None:
         returns = code.annotation(response.type)
-        decode = f"decode_json(response, {code.decoder(response.type)})"
+        decode = f"_http.decode_json(response, {code.decoder(response.type)})"
     elif response.kind == "text":
         returns, decode = "str", "response.text"
     elif response.kind == "binary":
@@ -310,24 +355,24 @@ def operation_view(
     lines.append(f"``{op.method} {op.path}`` (operationId ``{op.operation_id}``).")
     idem = None
     if idempotency_header is not None:
-        idem = literal(idempotency_header)
+        idem = py_literal(idempotency_header)
     elif any(p.location == "header" and p.wire.lower() == "idempotency-key" for p in keyword):
-        idem = literal(next(p.wire for p in keyword if p.wire.lower() == "idempotency-key"))
+        idem = py_literal(next(p.wire for p in keyword if p.wire.lower() == "idempotency-key"))
     return {
-        "name": op.name,
-        "options_fn": f"_{op.name}_request",
-        "decode_fn": f"_{op.name}_response",
-        "signature": signature,
-        "call_args": call_args,
-        "method": literal(op.method),
-        "path": _path_expression(path, by_wire),
-        "params": params,
-        "headers": headers,
-        "body_arg": body_arg,
-        "security": "(" + "".join(literal(s) + ", " for s in op.security) + ")",
-        "returns": returns,
-        "decode": decode,
-        "doc": docstring(*lines),
+        "name": ident(op.name),
+        "options_fn": ident(f"_{op.name}_request"),
+        "decode_fn": ident(f"_{op.name}_response"),
+        "signature": Code(signature),
+        "call_args": Code(call_args),
+        "method": py_str(op.method),
+        "path": Code(_path_expression(path, by_wire)),
+        "params": Code("{" + ", ".join(params) + "}") if params else None,
+        "header_dict": Code("{" + "".join(h + ", " for h in headers) + "**(extra_headers or {})}"),
+        "body_args": body_args,
+        "security": _tuple_of([py_str(s) for s in op.security]),
+        "returns": Code(returns),
+        "decode": Code(decode),
+        "doc": docstring(*lines, indent=8),
         "idempotency_header": idem,
         "deprecated": op.deprecated,
         "types": [p.type for p in op.parameters]
@@ -336,16 +381,23 @@ def operation_view(
     }
 
 
-def _tuple(path: tuple[str, ...] | None) -> str:
+def _tuple_of(items: list[Code]) -> Code:
+    """A tuple display: ``()``, ``(a,)`` or ``(a, b)``."""
+    if len(items) == 1:
+        return Code(f"({items[0]},)")
+    return Code("(" + join(", ", items) + ")")
+
+
+def _tuple(path: tuple[str, ...] | None) -> Code:
     if path is None:
-        return "None"
-    return "(" + "".join(literal(t) + ", " for t in path) + ")"
+        return Code("None")
+    return _tuple_of([py_str(t) for t in path])
 
 
-def _frozen(values: tuple[str, ...]) -> str:
+def _frozen(values: tuple[str, ...]) -> Code:
     if not values:
-        return "frozenset()"
-    return "frozenset({" + ", ".join(literal(v) for v in values) + "})"
+        return Code("frozenset()")
+    return Code("frozenset({" + join(", ", [py_str(v) for v in values]) + "})")
 
 
 def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -> dict[str, Any]:
@@ -353,8 +405,8 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
     status_id_param = next(
         p for p in job.status.parameters if p.location == "path" and p.wire == job.id_parameter
     )
-    spec_args = {
-        "name": literal(job.name),
+    spec_args: dict[str, Code] = {
+        "name": py_str(job.name),
         "record_path": _tuple(job.record_path),
         "state_path": _tuple(job.state_path),
         "success": _frozen(job.success),
@@ -365,32 +417,36 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         "ready_path": _tuple(job.ready_path),
         "error_path": _tuple(job.error_path),
         "hint_path": _tuple(job.hint_path),
-        "hint_scale": "0.001" if job.hint_unit == "milliseconds" else "1.0",
-        "header_hints": "("
-        + "".join(f"HeaderHint({literal(h.name)}, {literal(h.format)}), " for h in job.header_hints)
-        + ")",
-        "floor": repr(job.floor),
-        "first": repr(job.first),
-        "cap": repr(job.cap),
+        "hint_scale": Code("0.001" if job.hint_unit == "milliseconds" else "1.0"),
+        "header_hints": _tuple_of(
+            [
+                Code(f"_ws.HeaderHint({py_str(h.name)}, {py_str(h.format)})")
+                for h in job.header_hints
+            ]
+        ),
+        "floor": py_literal(float(job.floor)),
+        "first": py_literal(float(job.first)),
+        "cap": py_literal(float(job.cap)),
         "id_path": _tuple(job.id_path),
-        "id_header": literal(job.id_header),
-        "idempotency_header": literal(job.idempotency_header),
+        "id_header": py_literal(job.id_header),
+        "idempotency_header": py_literal(job.idempotency_header),
     }
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
-        "name": name,
-        "spec_const": f"_{name.upper()}_SPEC",
-        "waiter_attr": f"_{name}_waiter",
-        "spec_args": spec_args,
+        "name": ident(name),
+        "doc_name": doc_text(job.name),
+        "spec_const": ident(f"_{name.upper()}_SPEC"),
+        "waiter_attr": ident(f"_{name}_waiter"),
+        "spec_args": {ident(k): v for k, v in spec_args.items()},
         "record_annotation": code.annotation(job.record_type),
         "record_decoder": code.decoder(job.record_type),
-        "record_path": literal(record_path),
-        "status_request": f"_{job.status.name}_request",
-        "status_id_kw": status_id_param.name,
-        "wait_for_job": "wait_for_job" if single else f"wait_for_{name}",
-        "wait_for_result": "wait_for_result" if single else f"wait_for_{name}_result",
-        "create_and_wait": "create_and_wait" if single else f"create_{name}_and_wait",
-        "wait_for_jobs": "wait_for_jobs" if single else f"wait_for_{name}s",
+        "record_path": py_str(record_path),
+        "status_request": ident(f"_{job.status.name}_request"),
+        "status_id_kw": ident(status_id_param.name),
+        "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
+        "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
+        "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
+        "wait_for_jobs": ident("wait_for_jobs" if single else f"wait_for_{name}s"),
         "types": [job.record_type],
         "imports": [],
     }
@@ -398,13 +454,15 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
     if job.result is not None:
         result_view = operation_view(code, job.result)
         view["result"] = {
-            "request": f"_{job.result.name}_request",
-            "response": f"_{job.result.name}_response",
+            "request": ident(f"_{job.result.name}_request"),
+            "response": ident(f"_{job.result.name}_response"),
             "returns": result_view["returns"],
-            "id_kw": next(
-                p.name
-                for p in job.result.parameters
-                if p.location == "path" and p.wire == job.id_parameter
+            "id_kw": ident(
+                next(
+                    p.name
+                    for p in job.result.parameters
+                    if p.location == "path" and p.wire == job.id_parameter
+                )
             ),
             "module": owner.get(job.result.operation_id),
         }
@@ -427,32 +485,62 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         signature = create_view["signature"]
         call_args = create_view["call_args"]
         if idem_param is not None:
-            signature = re.sub(rf", {idem_param}: [^,]*= UNSET", "", signature)
+            signature = re.sub(rf", {idem_param}: [^,]*= _s\.UNSET", "", signature)
             call_args = call_args.replace(
-                f"{idem_param}={idem_param}", f"{idem_param}=UNSET if key is None else key"
+                f"{idem_param}={idem_param}", f"{idem_param}=_s.UNSET if key is None else key"
             )
         extra = "extra_headers=extra_headers"
         if idem_param is None and job.idempotency_header is not None:
             call_args = call_args.replace(
                 extra,
-                f"extra_headers=_with_key(extra_headers, {literal(job.idempotency_header)}, key)",
+                f"extra_headers=_with_key(extra_headers, {py_literal(job.idempotency_header)}, key)",
             )
         view["create"] = {
-            "signature": signature.replace(
-                "timeout: float | None = None, ",
-                "timeout: float | None = None, deadline: float = 600.0, on_poll: Callable[[PollEvent], None] | None = None, ",
+            "signature": Code(
+                signature.replace(
+                    "timeout: float | None = None, ",
+                    "timeout: float | None = None, deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
+                )
             ),
-            "call_args": call_args,
-            "request": f"_{job.create.name}_request",
+            "call_args": Code(call_args),
+            "request": ident(f"_{job.create.name}_request"),
             "module": owner.get(job.create.operation_id),
-            "idempotency_header": literal(job.idempotency_header),
+            "idempotency_header": py_literal(job.idempotency_header),
+            "sends_key": job.idempotency_header is not None,
         }
         view["types"] += create_view["types"]
     else:
         view["create"] = None
+    view["result_returns"] = view["result"]["returns"] if view["result"] else Code("None")
     returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
     view["create_returns"] = returns
+    view["create_returns_str"] = py_str(returns)
     return view
+
+
+_RESOURCE_STATIC = "_http httpx"
+_OPERATION_STATIC = "_http httpx"
+_JOB_STATIC = "_abc _ws _waiter _t"
+
+
+def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
+    """The code (no docstrings) a resource module holds besides its template's fixed text."""
+    parts = [_RESOURCE_STATIC]
+    for op in ops:
+        parts += [_OPERATION_STATIC, op["signature"], op["call_args"], op["path"], op["returns"]]
+        parts += [op["decode"], op["header_dict"], op["params"] or "", *op["body_args"]]
+        if "_cookie_header" in op["header_dict"]:
+            parts.append("_path _s")
+    for job in jobs:
+        parts += [_JOB_STATIC, *job["spec_args"].values(), job["record_annotation"]]
+        parts += [job["record_decoder"], job["result_returns"], job["create_returns"]]
+        parts.append(job["status_request"])
+        if job["result"]:
+            parts += [job["result"]["request"], job["result"]["response"]]
+        if job["create"]:
+            parts += ["cast", job["create"]["signature"], job["create"]["call_args"]]
+            parts.append(job["create"]["request"])
+    return " ".join(parts)
 
 
 def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) -> dict[str, Any]:
@@ -475,19 +563,43 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
             )
         if job["create"] and job["create"]["module"] != resource.module:
             cross.setdefault(job["create"]["module"], set()).add(job["create"]["request"])
-    needs = code.needs(types)
+    imports = _module_imports(code, types)
     if code.shadowed:
-        needs.add("builtins")
+        imports.add("builtins")
+    imports.add("collections.abc")
+    imports.add("typing")
+    imports.add("httpx")
+    for name, alias in [
+        ("serde", "_s"),
+        ("http", "_http"),
+        ("waiter", "_waiter"),
+        ("waitspec", "_ws"),
+    ]:
+        imports.add(".._runtime", name, alias)
+    imports.add(".._runtime.http", "path_param", "_path")
+    imports.add(".._runtime.http", "multipart", "_multipart")
+    imports.add(".._runtime.http", "with_header", "_with_key")
+    for ref in refs:
+        for name in ref["runtime"].split(", "):
+            imports.add("..models." + ref["module"], name)
+    for c in cross.items():
+        for name in c[1]:
+            imports.add("." + c[0], name)
+    used = names_in(_resource_code(ops, jobs))
     return {
-        "name": resource.name,
-        "module": resource.module,
-        "attr": resource.attr,
+        "name": ident(resource.name),
+        "doc_name": doc_text(resource.name),
+        "module": ident(resource.module),
+        "attr": ident(resource.attr),
         "operations": ops,
         "jobs": jobs,
         "refs": refs,
-        "stdlib": sorted(needs - {"Any"}),
-        "cross": [{"module": m, "names": sorted(n)} for m, n in sorted(cross.items())],
-        "has_multipart": any(op["body_arg"] and "_multipart" in op["body_arg"] for op in ops),
+        "imports": imports.used(used).lines(),
+        "all_names": join(
+            ", ", [py_str(n) for n in sorted([resource.name, "Async" + resource.name], key=all_key)]
+        ),
+        "has_cookies": "_cookie_header" in used,
+        "has_multipart": any("_multipart" in arg for op in ops for arg in op["body_args"]),
         "has_with_key": any(
             job["create"] and "_with_key(" in job["create"]["call_args"] for job in jobs
         ),
@@ -500,32 +612,56 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         if isinstance(auth, ir.ApiKeyAuth):
             auths.append(
                 {
-                    "params": [auth.param],
-                    "doc": f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}.",
-                    "make": f"ApiKey({literal(auth.scheme)}, {literal(auth.wire)}, {literal(auth.where)}, {auth.param})",
-                    "check": auth.param,
+                    "params": [ident(auth.param)],
+                    "doc": doc_text(
+                        f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}."
+                    ),
+                    "make": Code(
+                        f"_http.ApiKey({py_str(auth.scheme)}, {py_str(auth.wire)}, "
+                        f"{py_str(auth.where)}, {ident(auth.param)})"
+                    ),
+                    "check": ident(auth.param),
                 }
             )
         elif isinstance(auth, ir.BearerAuth):
             auths.append(
                 {
-                    "params": [auth.param],
-                    "doc": f"{auth.param}: bearer token sent in the Authorization header.",
-                    "make": f"Bearer({literal(auth.scheme)}, {auth.param})",
-                    "check": auth.param,
+                    "params": [ident(auth.param)],
+                    "doc": doc_text(
+                        f"{auth.param}: bearer token sent in the Authorization header."
+                    ),
+                    "make": Code(f"_http.Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
+                    "check": ident(auth.param),
                 }
             )
         else:
             auths.append(
                 {
-                    "params": [auth.username_param, auth.password_param],
-                    "doc": f"{auth.username_param}, {auth.password_param}: HTTP basic credentials.",
-                    "make": f"Basic({literal(auth.scheme)}, {auth.username_param}, {auth.password_param})",
-                    "check": f"{auth.username_param} is not None and {auth.password_param}",
+                    "params": [ident(auth.username_param), ident(auth.password_param)],
+                    "doc": doc_text(
+                        f"{auth.username_param}, {auth.password_param}: HTTP basic credentials."
+                    ),
+                    "make": Code(
+                        f"_http.Basic({py_str(auth.scheme)}, {ident(auth.username_param)}, "
+                        f"{ident(auth.password_param)})"
+                    ),
+                    "check": Code(
+                        f"{ident(auth.username_param)} is not None and {ident(auth.password_param)}"
+                    ),
                 }
             )
     return {
         "auths": auths,
-        "base_url": literal(sdk.base_url) if sdk.base_url and "://" in sdk.base_url else None,
-        "resources": [{"name": r.name, "attr": r.attr, "module": r.module} for r in sdk.resources],
+        "base_url": py_str(sdk.base_url) if sdk.base_url and "://" in sdk.base_url else None,
+        "resources": [
+            {
+                "name": ident(r.name),
+                "doc_name": doc_text(r.name),
+                "attr": ident(r.attr),
+                "module": ident(r.module),
+                "import": Code(from_line(".resources." + r.module, [r.name], 8)),
+                "async_import": Code(from_line(".resources." + r.module, ["Async" + r.name], 8)),
+            }
+            for r in sdk.resources
+        ],
     }

@@ -50,7 +50,8 @@ def hostile_spec(sentinel: Path) -> dict[str, object]:
                             "in": "query",
                             "schema": {"type": "string", "default": p[0]},
                         },
-                        {"name": p[2], "in": "header", "schema": {"type": "string"}},
+                        # (A header's name must be a token: test_names.)
+                        {"name": p[2], "in": "query", "schema": {"type": "string"}},
                     ],
                     "responses": {
                         "200": {
@@ -66,7 +67,7 @@ def hostile_spec(sentinel: Path) -> dict[str, object]:
             }
         },
         "components": {
-            "securitySchemes": {p[1]: {"type": "apiKey", "in": "header", "name": p[2]}},
+            "securitySchemes": {p[1]: {"type": "apiKey", "in": "query", "name": p[2]}},
             "schemas": {
                 "Evil": {
                     "type": "object",

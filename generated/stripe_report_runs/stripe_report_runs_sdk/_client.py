@@ -3,31 +3,31 @@
 
 from __future__ import annotations
 
+import collections.abc as _abc
 import functools
-from collections.abc import Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, final
+import types as _types
+import typing as _t
 
 import httpx
 
-from ._runtime.http import AsyncHTTP, Bearer, Credential, SyncHTTP
-from ._runtime.waitspec import WaitConfig
+from ._runtime import http as _http
+from ._runtime import waitspec as _ws
 from ._version import USER_AGENT
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .resources.reporting import AsyncReporting, Reporting
 
 __all__ = ["AsyncClient", "Client"]
 
 
-def _credentials(token: str | None) -> list[Credential]:
-    credentials: list[Credential] = []
+def _credentials(token: str | None) -> list[_http.Credential]:
+    credentials: list[_http.Credential] = []
     if token:
-        credentials.append(Bearer("bearerAuth", token))
+        credentials.append(_http.Bearer("bearerAuth", token))
     return credentials
 
 
-@final
+@_t.final
 class Client:
     """Client for the Stripe API (Reporting report runs) API.
 
@@ -48,13 +48,13 @@ class Client:
         token: str | None = None,
         base_url: str = "https://api.stripe.com",
         timeout: float | httpx.Timeout | None = 60.0,
-        headers: Mapping[str, str] | None = None,
+        headers: _abc.Mapping[str, str] | None = None,
         max_retries: int = 2,
-        wait_config: WaitConfig | None = None,
+        wait_config: _ws.WaitConfig | None = None,
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self._http = SyncHTTP(
+        self._http = _http.SyncHTTP(
             base_url=base_url,
             credentials=_credentials(token),
             timeout=timeout,
@@ -87,12 +87,12 @@ class Client:
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
-        tb: TracebackType | None,
+        tb: _types.TracebackType | None,
     ) -> None:
         self.close()
 
 
-@final
+@_t.final
 class AsyncClient:
     """Asynchronous client for the Stripe API (Reporting report runs) API.
 
@@ -113,13 +113,13 @@ class AsyncClient:
         token: str | None = None,
         base_url: str = "https://api.stripe.com",
         timeout: float | httpx.Timeout | None = 60.0,
-        headers: Mapping[str, str] | None = None,
+        headers: _abc.Mapping[str, str] | None = None,
         max_retries: int = 2,
-        wait_config: WaitConfig | None = None,
+        wait_config: _ws.WaitConfig | None = None,
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self._http = AsyncHTTP(
+        self._http = _http.AsyncHTTP(
             base_url=base_url,
             credentials=_credentials(token),
             timeout=timeout,
@@ -152,6 +152,6 @@ class AsyncClient:
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
-        tb: TracebackType | None,
+        tb: _types.TracebackType | None,
     ) -> None:
         await self.aclose()

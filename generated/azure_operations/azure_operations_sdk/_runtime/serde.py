@@ -268,7 +268,7 @@ class OpenStrEnum(str, enum.Enum):
 
     @property
     def is_known(self) -> bool:
-        return self._name_ in type(self).__members__
+        return type(self).__members__.get(self._name_) is self
 
     def __str__(self) -> str:
         return str(self.value)
@@ -292,7 +292,7 @@ class OpenIntEnum(int, enum.Enum):
 
     @property
     def is_known(self) -> bool:
-        return self._name_ in type(self).__members__
+        return type(self).__members__.get(self._name_) is self
 
     def __str__(self) -> str:
         return str(self.value)

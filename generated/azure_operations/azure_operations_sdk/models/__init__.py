@@ -8,9 +8,9 @@ package stays fast however large the API is.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .analysis_result import AnalysisResult as AnalysisResult
     from .analysis_source import AnalysisSource as AnalysisSource
     from .analyze_request import AnalyzeRequest as AnalyzeRequest
@@ -51,7 +51,7 @@ __all__ = [
     "UrlSourceKind",
 ]
 
-_MODULES = {
+_MODULES: dict[str, str] = {
     "AnalysisResult": "analysis_result",
     "AnalysisSource": "analysis_source",
     "AnalyzeRequest": "analyze_request",
@@ -71,7 +71,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _t.Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,26 +4,19 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .document_result import DocumentResult
 
 __all__ = ["AnalysisResult"]
 
 _KNOWN: frozenset[str] = frozenset(
-    (
-        "modelVersion",
-        "documents",
-        "completedDateTime",
-        "statistics",
-    )
+    ("modelVersion", "documents", "completedDateTime", "statistics"),
 )
 
 
@@ -33,38 +26,44 @@ class AnalysisResult:
 
     model_version: str
     documents: list[DocumentResult]
-    completed_date_time: datetime.datetime | Unset = UNSET
-    statistics: dict[str, int] | Unset = UNSET
+    completed_date_time: datetime.datetime | _s.Unset = _s.UNSET
+    statistics: dict[str, int] | _s.Unset = _s.UNSET
     """Counters by name, e.g. `documentsCount`, `transactionsCount`."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> AnalysisResult:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> AnalysisResult:
         """Decode a JSON object; errors name the path of the offending value."""
         from .document_result import DocumentResult
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             model_version=_s.required(d, "modelVersion", path, _s.as_str),
             documents=_s.required(
-                d, "documents", path, _s.list_of(DocumentResult.from_dict)
+                d,
+                "documents",
+                path,
+                _s.list_of(DocumentResult.from_dict),
             ),
             completed_date_time=_s.optional(
-                d, "completedDateTime", path, _s.as_datetime
+                d,
+                "completedDateTime",
+                path,
+                _s.as_datetime,
             ),
             statistics=_s.optional(d, "statistics", path, _s.map_of(_s.as_int)),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["modelVersion"] = _s.encode(self.model_version)
         out["documents"] = _s.encode(self.documents)
-        if not isinstance(self.completed_date_time, Unset):
+        if not isinstance(self.completed_date_time, _s.Unset):
             out["completedDateTime"] = _s.encode(self.completed_date_time)
-        if not isinstance(self.statistics, Unset):
+        if not isinstance(self.statistics, _s.Unset):
             out["statistics"] = _s.encode(self.statistics)
         return out

@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Union
+import typing as _t
 
 from .._runtime import serde as _s
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .inline_text_source import InlineTextSource
     from .url_source import UrlSource
 
 __all__ = ["AnalysisSource", "decode_analysis_source"]
 
-AnalysisSource = Union["InlineTextSource", "UrlSource"]
+AnalysisSource = _t.Union["InlineTextSource", "UrlSource"]
 """One document, inline or fetched from a URL."""
 
 
@@ -23,12 +23,11 @@ def decode_analysis_source(value: object, path: str = "$") -> AnalysisSource:
     from .url_source import UrlSource
 
     if isinstance(value, dict):
-        tag: Any = value.get("kind")
+        tag: _t.Any = value.get("kind")
         if tag == "inline":
             return InlineTextSource.from_dict(value, path)
         if tag == "url":
             return UrlSource.from_dict(value, path)
-    result: AnalysisSource = _s.one_of(InlineTextSource.from_dict, UrlSource.from_dict)(
-        value, path
-    )
+    decode = _s.one_of(InlineTextSource.from_dict, UrlSource.from_dict)
+    result: AnalysisSource = decode(value, path)
     return result

@@ -3,28 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .analysis_source import AnalysisSource
     from .analyze_request_features_item import AnalyzeRequestFeaturesItem
 
 __all__ = ["AnalyzeRequest"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "documents",
-        "features",
-        "displayName",
-        "tags",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("documents", "features", "displayName", "tags"))
 
 
 @attrs.frozen(kw_only=True)
@@ -33,39 +24,45 @@ class AnalyzeRequest:
 
     documents: list[AnalysisSource]
     features: list[AnalyzeRequestFeaturesItem]
-    display_name: str | Unset = UNSET
-    tags: dict[str, str] | Unset = UNSET
+    display_name: str | _s.Unset = _s.UNSET
+    tags: dict[str, str] | _s.Unset = _s.UNSET
     """Labels kept on the operation."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> AnalyzeRequest:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> AnalyzeRequest:
         """Decode a JSON object; errors name the path of the offending value."""
         from .analysis_source import decode_analysis_source
         from .analyze_request_features_item import AnalyzeRequestFeaturesItem
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             documents=_s.required(
-                d, "documents", path, _s.list_of(decode_analysis_source)
+                d,
+                "documents",
+                path,
+                _s.list_of(decode_analysis_source),
             ),
             features=_s.required(
-                d, "features", path, _s.list_of(AnalyzeRequestFeaturesItem.decode)
+                d,
+                "features",
+                path,
+                _s.list_of(AnalyzeRequestFeaturesItem.decode),
             ),
             display_name=_s.optional(d, "displayName", path, _s.as_str),
             tags=_s.optional(d, "tags", path, _s.map_of(_s.as_str)),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["documents"] = _s.encode(self.documents)
         out["features"] = _s.encode(self.features)
-        if not isinstance(self.display_name, Unset):
+        if not isinstance(self.display_name, _s.Unset):
             out["displayName"] = _s.encode(self.display_name)
-        if not isinstance(self.tags, Unset):
+        if not isinstance(self.tags, _s.Unset):
             out["tags"] = _s.encode(self.tags)
         return out

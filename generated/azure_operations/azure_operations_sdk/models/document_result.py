@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .document_result_sentiment import DocumentResultSentiment
     from .entity import Entity
     from .error_detail import ErrorDetail
@@ -19,14 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["DocumentResult"]
 
 _KNOWN: frozenset[str] = frozenset(
-    (
-        "id",
-        "sentiment",
-        "keyPhrases",
-        "entities",
-        "summary",
-        "warnings",
-    )
+    ("id", "sentiment", "keyPhrases", "entities", "summary", "warnings"),
 )
 
 
@@ -35,48 +26,55 @@ class DocumentResult:
     """What was found in one document."""
 
     id: str
-    sentiment: DocumentResultSentiment | None | Unset = UNSET
-    key_phrases: list[str] | Unset = UNSET
-    entities: list[Entity] | Unset = UNSET
-    summary: str | None | Unset = UNSET
-    warnings: list[ErrorDetail] | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    sentiment: DocumentResultSentiment | None | _s.Unset = _s.UNSET
+    key_phrases: list[str] | _s.Unset = _s.UNSET
+    entities: list[Entity] | _s.Unset = _s.UNSET
+    summary: str | None | _s.Unset = _s.UNSET
+    warnings: list[ErrorDetail] | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> DocumentResult:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> DocumentResult:
         """Decode a JSON object; errors name the path of the offending value."""
         from .document_result_sentiment import DocumentResultSentiment
         from .entity import Entity
         from .error_detail import ErrorDetail
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_str),
             sentiment=_s.optional(
-                d, "sentiment", path, _s.nullable(DocumentResultSentiment.decode)
+                d,
+                "sentiment",
+                path,
+                _s.nullable(DocumentResultSentiment.decode),
             ),
             key_phrases=_s.optional(d, "keyPhrases", path, _s.list_of(_s.as_str)),
             entities=_s.optional(d, "entities", path, _s.list_of(Entity.from_dict)),
             summary=_s.optional(d, "summary", path, _s.nullable(_s.as_str)),
             warnings=_s.optional(
-                d, "warnings", path, _s.list_of(ErrorDetail.from_dict)
+                d,
+                "warnings",
+                path,
+                _s.list_of(ErrorDetail.from_dict),
             ),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
-        if not isinstance(self.sentiment, Unset):
+        if not isinstance(self.sentiment, _s.Unset):
             out["sentiment"] = _s.encode(self.sentiment)
-        if not isinstance(self.key_phrases, Unset):
+        if not isinstance(self.key_phrases, _s.Unset):
             out["keyPhrases"] = _s.encode(self.key_phrases)
-        if not isinstance(self.entities, Unset):
+        if not isinstance(self.entities, _s.Unset):
             out["entities"] = _s.encode(self.entities)
-        if not isinstance(self.summary, Unset):
+        if not isinstance(self.summary, _s.Unset):
             out["summary"] = _s.encode(self.summary)
-        if not isinstance(self.warnings, Unset):
+        if not isinstance(self.warnings, _s.Unset):
             out["warnings"] = _s.encode(self.warnings)
         return out

@@ -3,24 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
 __all__ = ["Entity"]
 
 _KNOWN: frozenset[str] = frozenset(
-    (
-        "text",
-        "category",
-        "offset",
-        "length",
-        "confidenceScore",
-    )
+    ("text", "category", "offset", "length", "confidenceScore"),
 )
 
 
@@ -32,15 +24,15 @@ class Entity:
     category: str
     offset: int
     length: int
-    confidence_score: float | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    confidence_score: float | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> Entity:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> Entity:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             text=_s.required(d, "text", path, _s.as_str),
             category=_s.required(d, "category", path, _s.as_str),
@@ -50,13 +42,13 @@ class Entity:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["text"] = _s.encode(self.text)
         out["category"] = _s.encode(self.category)
         out["offset"] = _s.encode(self.offset)
         out["length"] = _s.encode(self.length)
-        if not isinstance(self.confidence_score, Unset):
+        if not isinstance(self.confidence_score, _s.Unset):
             out["confidenceScore"] = _s.encode(self.confidence_score)
         return out

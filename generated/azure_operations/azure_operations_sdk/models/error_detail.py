@@ -3,27 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .inner_error import InnerError
 
 __all__ = ["ErrorDetail"]
 
 _KNOWN: frozenset[str] = frozenset(
-    (
-        "code",
-        "message",
-        "target",
-        "details",
-        "innererror",
-    )
+    ("code", "message", "target", "details", "innererror"),
 )
 
 
@@ -33,18 +25,19 @@ class ErrorDetail:
 
     code: str
     message: str
-    target: str | None | Unset = UNSET
-    details: list[ErrorDetail] | Unset = UNSET
-    innererror: InnerError | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    target: str | None | _s.Unset = _s.UNSET
+    details: list[ErrorDetail] | _s.Unset = _s.UNSET
+    innererror: InnerError | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> ErrorDetail:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> ErrorDetail:
         """Decode a JSON object; errors name the path of the offending value."""
         from .inner_error import InnerError
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             code=_s.required(d, "code", path, _s.as_str),
             message=_s.required(d, "message", path, _s.as_str),
@@ -54,15 +47,15 @@ class ErrorDetail:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["code"] = _s.encode(self.code)
         out["message"] = _s.encode(self.message)
-        if not isinstance(self.target, Unset):
+        if not isinstance(self.target, _s.Unset):
             out["target"] = _s.encode(self.target)
-        if not isinstance(self.details, Unset):
+        if not isinstance(self.details, _s.Unset):
             out["details"] = _s.encode(self.details)
-        if not isinstance(self.innererror, Unset):
+        if not isinstance(self.innererror, _s.Unset):
             out["innererror"] = _s.encode(self.innererror)
         return out

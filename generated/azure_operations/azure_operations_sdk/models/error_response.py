@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .error_detail import ErrorDetail
 
 __all__ = ["ErrorResponse"]
@@ -23,22 +22,23 @@ class ErrorResponse:
     """The body of an error answer."""
 
     error: ErrorDetail
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> ErrorResponse:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> ErrorResponse:
         """Decode a JSON object; errors name the path of the offending value."""
         from .error_detail import ErrorDetail
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             error=_s.required(d, "error", path, ErrorDetail.from_dict),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["error"] = _s.encode(self.error)
         return out

@@ -3,27 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .inline_text_source_kind import InlineTextSourceKind
 
 __all__ = ["InlineTextSource"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "kind",
-        "id",
-        "text",
-        "language",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("kind", "id", "text", "language"))
 
 
 @attrs.frozen(kw_only=True)
@@ -33,16 +24,17 @@ class InlineTextSource:
     kind: InlineTextSourceKind
     id: str
     text: str
-    language: str | None | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    language: str | None | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> InlineTextSource:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> InlineTextSource:
         """Decode a JSON object; errors name the path of the offending value."""
         from .inline_text_source_kind import InlineTextSourceKind
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             kind=_s.required(d, "kind", path, InlineTextSourceKind.decode),
             id=_s.required(d, "id", path, _s.as_str),
@@ -51,12 +43,12 @@ class InlineTextSource:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["kind"] = _s.encode(self.kind)
         out["id"] = _s.encode(self.id)
         out["text"] = _s.encode(self.text)
-        if not isinstance(self.language, Unset):
+        if not isinstance(self.language, _s.Unset):
             out["language"] = _s.encode(self.language)
         return out

@@ -3,49 +3,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
 __all__ = ["InnerError"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "code",
-        "innererror",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("code", "innererror"))
 
 
 @attrs.frozen(kw_only=True)
 class InnerError:
     """A more specific error, nesting further inner errors."""
 
-    code: str | Unset = UNSET
-    innererror: InnerError | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    code: str | _s.Unset = _s.UNSET
+    innererror: InnerError | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> InnerError:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> InnerError:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             code=_s.optional(d, "code", path, _s.as_str),
             innererror=_s.optional(d, "innererror", path, InnerError.from_dict),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.code, Unset):
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
+        if not isinstance(self.code, _s.Unset):
             out["code"] = _s.encode(self.code)
-        if not isinstance(self.innererror, Unset):
+        if not isinstance(self.innererror, _s.Unset):
             out["innererror"] = _s.encode(self.innererror)
         return out

@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import datetime
+import typing as _t
 import uuid
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .analysis_result import AnalysisResult
     from .error_detail import ErrorDetail
     from .operation_state import OperationState
@@ -29,7 +27,7 @@ _KNOWN: frozenset[str] = frozenset(
         "percentComplete",
         "error",
         "result",
-    )
+    ),
 )
 
 
@@ -41,28 +39,32 @@ class OperationStatus:
     """The operation id."""
 
     status: OperationState
-    created_date_time: datetime.datetime | Unset = UNSET
-    last_updated_date_time: datetime.datetime | Unset = UNSET
-    percent_complete: int | Unset = UNSET
-    error: ErrorDetail | Unset = UNSET
-    result: AnalysisResult | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    created_date_time: datetime.datetime | _s.Unset = _s.UNSET
+    last_updated_date_time: datetime.datetime | _s.Unset = _s.UNSET
+    percent_complete: int | _s.Unset = _s.UNSET
+    error: ErrorDetail | _s.Unset = _s.UNSET
+    result: AnalysisResult | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> OperationStatus:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> OperationStatus:
         """Decode a JSON object; errors name the path of the offending value."""
         from .analysis_result import AnalysisResult
         from .error_detail import ErrorDetail
         from .operation_state import OperationState
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_uuid),
             status=_s.required(d, "status", path, OperationState.decode),
             created_date_time=_s.optional(d, "createdDateTime", path, _s.as_datetime),
             last_updated_date_time=_s.optional(
-                d, "lastUpdatedDateTime", path, _s.as_datetime
+                d,
+                "lastUpdatedDateTime",
+                path,
+                _s.as_datetime,
             ),
             percent_complete=_s.optional(d, "percentComplete", path, _s.as_int),
             error=_s.optional(d, "error", path, ErrorDetail.from_dict),
@@ -70,19 +72,19 @@ class OperationStatus:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
         out["status"] = _s.encode(self.status)
-        if not isinstance(self.created_date_time, Unset):
+        if not isinstance(self.created_date_time, _s.Unset):
             out["createdDateTime"] = _s.encode(self.created_date_time)
-        if not isinstance(self.last_updated_date_time, Unset):
+        if not isinstance(self.last_updated_date_time, _s.Unset):
             out["lastUpdatedDateTime"] = _s.encode(self.last_updated_date_time)
-        if not isinstance(self.percent_complete, Unset):
+        if not isinstance(self.percent_complete, _s.Unset):
             out["percentComplete"] = _s.encode(self.percent_complete)
-        if not isinstance(self.error, Unset):
+        if not isinstance(self.error, _s.Unset):
             out["error"] = _s.encode(self.error)
-        if not isinstance(self.result, Unset):
+        if not isinstance(self.result, _s.Unset):
             out["result"] = _s.encode(self.result)
         return out

@@ -3,25 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .url_source_kind import UrlSourceKind
 
 __all__ = ["UrlSource"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "kind",
-        "id",
-        "url",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("kind", "id", "url"))
 
 
 @attrs.frozen(kw_only=True)
@@ -31,15 +24,16 @@ class UrlSource:
     kind: UrlSourceKind
     id: str
     url: str
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> UrlSource:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> UrlSource:
         """Decode a JSON object; errors name the path of the offending value."""
         from .url_source_kind import UrlSourceKind
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             kind=_s.required(d, "kind", path, UrlSourceKind.decode),
             id=_s.required(d, "id", path, _s.as_str),
@@ -47,9 +41,9 @@ class UrlSource:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["kind"] = _s.encode(self.kind)
         out["id"] = _s.encode(self.id)
         out["url"] = _s.encode(self.url)

@@ -3,25 +3,24 @@
 
 from __future__ import annotations
 
+import collections.abc as _abc
+import typing as _t
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, cast
 
 import httpx
 
+from .._runtime import http as _http
 from .._runtime import serde as _s
-from .._runtime.http import AsyncHTTP, RequestOptions, SyncHTTP, decode_json
+from .._runtime import waiter as _waiter
+from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from .._runtime.serde import UNSET, Unset
-from .._runtime.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-from .._runtime.waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent
 from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
 from ..models.operation_status import OperationStatus
 
 __all__ = ["Analysis", "AsyncAnalysis"]
 
-_ANALYSIS_SPEC = JobSpec(
+_ANALYSIS_SPEC = _ws.JobSpec(
     name="analysis",
     record_path=(),
     state_path=("status",),
@@ -34,7 +33,7 @@ _ANALYSIS_SPEC = JobSpec(
     error_path=("error",),
     hint_path=None,
     hint_scale=1.0,
-    header_hints=(HeaderHint("Retry-After", "retry-after"),),
+    header_hints=(_ws.HeaderHint("Retry-After", "retry-after"),),
     floor=1.0,
     first=1.0,
     cap=60.0,
@@ -48,12 +47,12 @@ def _start_request(
     *,
     body: AnalyzeRequest,
     api_version: str = "2024-05-01",
-    repeatability_request_id: uuid.UUID | str | Unset = UNSET,
-    repeatability_first_sent: str | Unset = UNSET,
+    repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
+    repeatability_first_sent: str | _s.Unset = _s.UNSET,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="POST",
         path="/analyze",
         params={"api-version": api_version},
@@ -69,7 +68,8 @@ def _start_request(
 
 
 def _start_response(response: httpx.Response) -> OperationStatus:
-    return decode_json(response, OperationStatus.from_dict)
+    result: OperationStatus = _http.decode_json(response, OperationStatus.from_dict)
+    return result
 
 
 def _get_operation_status_request(
@@ -77,9 +77,9 @@ def _get_operation_status_request(
     *,
     api_version: str = "2024-05-01",
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/operations/" + _path(operation_id),
         params={"api-version": api_version},
@@ -90,7 +90,8 @@ def _get_operation_status_request(
 
 
 def _get_operation_status_response(response: httpx.Response) -> OperationStatus:
-    return decode_json(response, OperationStatus.from_dict)
+    result: OperationStatus = _http.decode_json(response, OperationStatus.from_dict)
+    return result
 
 
 def _get_result_request(
@@ -98,9 +99,9 @@ def _get_result_request(
     *,
     api_version: str = "2024-05-01",
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/analyses/" + _path(operation_id),
         params={"api-version": api_version},
@@ -111,27 +112,29 @@ def _get_result_request(
 
 
 def _get_result_response(response: httpx.Response) -> AnalysisResult:
-    return decode_json(response, AnalysisResult.from_dict)
+    result: AnalysisResult = _http.decode_json(response, AnalysisResult.from_dict)
+    return result
 
 
-def _decode_analysis_record(raw: Any) -> OperationStatus:
+def _decode_analysis_record(raw: object) -> OperationStatus:
     return OperationStatus.from_dict(raw, "$")
 
 
 class Analysis:
     """Operations of the Analysis resource."""
 
-    def __init__(self, http: SyncHTTP) -> None:
+    def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._analysis_waiter: SyncJobWaiter[OperationStatus, AnalysisResult] = (
-            SyncJobWaiter(
-                _ANALYSIS_SPEC,
-                read_status=self._read_analysis_status,
-                decode_record=_decode_analysis_record,
-                fetch_result=self._fetch_analysis_result,
-                config=http.wait_config,
-                limiter=http.status_limiter,
-            )
+        self._analysis_waiter: _waiter.SyncJobWaiter[
+            OperationStatus,
+            AnalysisResult,
+        ] = _waiter.SyncJobWaiter(
+            _ANALYSIS_SPEC,
+            read_status=self._read_analysis_status,
+            decode_record=_decode_analysis_record,
+            fetch_result=self._fetch_analysis_result,
+            config=http.wait_config,
+            limiter=http.status_limiter,
         )
 
     def start(
@@ -139,19 +142,19 @@ class Analysis:
         *,
         body: AnalyzeRequest,
         api_version: str = "2024-05-01",
-        repeatability_request_id: uuid.UUID | str | Unset = UNSET,
-        repeatability_first_sent: str | Unset = UNSET,
+        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> OperationStatus:
         """Start analysing a set of documents
 
         Args:
             api_version: The API version to use.
-            repeatability_request_id: A client-generated id; a repeated request with the same id
-                is not executed twice.
-            repeatability_first_sent: When the request with this Repeatability-Request-ID was
-                first sent, as an HTTP-date.
+            repeatability_request_id: A client-generated id; a repeated request with the
+                same id is not executed twice.
+            repeatability_first_sent: When the request with this
+                Repeatability-Request-ID was first sent, as an HTTP-date.
 
         ``POST /analyze`` (operationId ``startAnalysis``)."""
         response = self._http.request(
@@ -173,7 +176,7 @@ class Analysis:
         *,
         api_version: str = "2024-05-01",
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> OperationStatus:
         """Read the status monitor of an analysis
 
@@ -189,7 +192,7 @@ class Analysis:
                 api_version=api_version,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_operation_status_response(response)
 
@@ -199,7 +202,7 @@ class Analysis:
         *,
         api_version: str = "2024-05-01",
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
         """Read the result of a succeeded analysis
 
@@ -215,13 +218,14 @@ class Analysis:
                 api_version=api_version,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_result_response(response)
 
     def _read_analysis_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(
-            _get_operation_status_request(job_id), time_left=timeout
+            _get_operation_status_request(job_id),
+            time_left=timeout,
         )
 
     def _fetch_analysis_result(self, job_id: str, time_left: float) -> AnalysisResult:
@@ -233,7 +237,7 @@ class Analysis:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
@@ -251,7 +255,10 @@ class Analysis:
                 new ``deadline``.
         """
         return self._analysis_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     def wait_for_result(
@@ -259,7 +266,7 @@ class Analysis:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
@@ -271,7 +278,9 @@ class Analysis:
             JobTimeout: The deadline passed; carries a resume token.
         """
         return self._analysis_waiter.wait_for_result(
-            job_id, deadline=deadline, on_poll=on_poll
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
     def create_and_wait(
@@ -279,16 +288,16 @@ class Analysis:
         *,
         body: AnalyzeRequest,
         api_version: str = "2024-05-01",
-        repeatability_first_sent: str | Unset = UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
         """Create a analysis job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
-                so the job is never created twice.
+        so the job is never created twice.
         """
 
         def create(key: str | None) -> httpx.Response:
@@ -296,7 +305,7 @@ class Analysis:
                 _start_request(
                     body=body,
                     api_version=api_version,
-                    repeatability_request_id=UNSET if key is None else key,
+                    repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
                     timeout=timeout,
                     extra_headers=extra_headers,
@@ -305,42 +314,48 @@ class Analysis:
             )
 
         outcome = self._analysis_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("AnalysisResult", outcome)
+        return _t.cast("AnalysisResult", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> Iterator[JobOutcome[OperationStatus]]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _abc.Iterator[_ws.JobOutcome[OperationStatus]]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._analysis_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
 
 class AsyncAnalysis:
     """Asynchronous operations of the Analysis resource."""
 
-    def __init__(self, http: AsyncHTTP) -> None:
+    def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._analysis_waiter: AsyncJobWaiter[OperationStatus, AnalysisResult] = (
-            AsyncJobWaiter(
-                _ANALYSIS_SPEC,
-                read_status=self._read_analysis_status,
-                decode_record=_decode_analysis_record,
-                fetch_result=self._fetch_analysis_result,
-                config=http.wait_config,
-                limiter=http.status_limiter,
-            )
+        self._analysis_waiter: _waiter.AsyncJobWaiter[
+            OperationStatus,
+            AnalysisResult,
+        ] = _waiter.AsyncJobWaiter(
+            _ANALYSIS_SPEC,
+            read_status=self._read_analysis_status,
+            decode_record=_decode_analysis_record,
+            fetch_result=self._fetch_analysis_result,
+            config=http.wait_config,
+            limiter=http.status_limiter,
         )
 
     async def start(
@@ -348,19 +363,19 @@ class AsyncAnalysis:
         *,
         body: AnalyzeRequest,
         api_version: str = "2024-05-01",
-        repeatability_request_id: uuid.UUID | str | Unset = UNSET,
-        repeatability_first_sent: str | Unset = UNSET,
+        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> OperationStatus:
         """Start analysing a set of documents
 
         Args:
             api_version: The API version to use.
-            repeatability_request_id: A client-generated id; a repeated request with the same id
-                is not executed twice.
-            repeatability_first_sent: When the request with this Repeatability-Request-ID was
-                first sent, as an HTTP-date.
+            repeatability_request_id: A client-generated id; a repeated request with the
+                same id is not executed twice.
+            repeatability_first_sent: When the request with this
+                Repeatability-Request-ID was first sent, as an HTTP-date.
 
         ``POST /analyze`` (operationId ``startAnalysis``)."""
         response = await self._http.request(
@@ -382,7 +397,7 @@ class AsyncAnalysis:
         *,
         api_version: str = "2024-05-01",
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> OperationStatus:
         """Read the status monitor of an analysis
 
@@ -398,7 +413,7 @@ class AsyncAnalysis:
                 api_version=api_version,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_operation_status_response(response)
 
@@ -408,7 +423,7 @@ class AsyncAnalysis:
         *,
         api_version: str = "2024-05-01",
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
         """Read the result of a succeeded analysis
 
@@ -424,22 +439,28 @@ class AsyncAnalysis:
                 api_version=api_version,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_result_response(response)
 
     async def _read_analysis_status(
-        self, job_id: str, timeout: float
+        self,
+        job_id: str,
+        timeout: float,
     ) -> httpx.Response:
         return await self._http.send_once(
-            _get_operation_status_request(job_id), time_left=timeout
+            _get_operation_status_request(job_id),
+            time_left=timeout,
         )
 
     async def _fetch_analysis_result(
-        self, job_id: str, time_left: float
+        self,
+        job_id: str,
+        time_left: float,
     ) -> AnalysisResult:
         response = await self._http.request(
-            _get_result_request(job_id), time_left=time_left
+            _get_result_request(job_id),
+            time_left=time_left,
         )
         return _get_result_response(response)
 
@@ -448,7 +469,7 @@ class AsyncAnalysis:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
@@ -466,7 +487,10 @@ class AsyncAnalysis:
                 new ``deadline``.
         """
         return await self._analysis_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     async def wait_for_result(
@@ -474,7 +498,7 @@ class AsyncAnalysis:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
@@ -486,7 +510,9 @@ class AsyncAnalysis:
             JobTimeout: The deadline passed; carries a resume token.
         """
         return await self._analysis_waiter.wait_for_result(
-            job_id, deadline=deadline, on_poll=on_poll
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
     async def create_and_wait(
@@ -494,16 +520,16 @@ class AsyncAnalysis:
         *,
         body: AnalyzeRequest,
         api_version: str = "2024-05-01",
-        repeatability_first_sent: str | Unset = UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
         """Create a analysis job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
-                so the job is never created twice.
+        so the job is never created twice.
         """
 
         async def create(key: str | None) -> httpx.Response:
@@ -511,7 +537,7 @@ class AsyncAnalysis:
                 _start_request(
                     body=body,
                     api_version=api_version,
-                    repeatability_request_id=UNSET if key is None else key,
+                    repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
                     timeout=timeout,
                     extra_headers=extra_headers,
@@ -520,23 +546,28 @@ class AsyncAnalysis:
             )
 
         outcome = await self._analysis_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("AnalysisResult", outcome)
+        return _t.cast("AnalysisResult", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> AsyncJobOutcomes[OperationStatus]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _waiter.AsyncJobOutcomes[OperationStatus]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._analysis_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )

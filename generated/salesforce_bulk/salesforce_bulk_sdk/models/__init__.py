@@ -8,9 +8,9 @@ package stays fast however large the API is.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .column_delimiter import ColumnDelimiter as ColumnDelimiter
     from .create_ingest_job_request import (
         CreateIngestJobRequest as CreateIngestJobRequest,
@@ -63,7 +63,7 @@ __all__ = [
     "Operation",
 ]
 
-_MODULES = {
+_MODULES: dict[str, str] = {
     "ColumnDelimiter": "column_delimiter",
     "CreateIngestJobRequest": "create_ingest_job_request",
     "CreateIngestJobRequestContentType": "create_ingest_job_request_content_type",
@@ -84,7 +84,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _t.Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .column_delimiter import ColumnDelimiter
     from .create_ingest_job_request_content_type import (
         CreateIngestJobRequestContentType,
@@ -30,7 +28,7 @@ _KNOWN: frozenset[str] = frozenset(
         "lineEnding",
         "columnDelimiter",
         "assignmentRuleId",
-    )
+    ),
 )
 
 
@@ -42,20 +40,20 @@ class CreateIngestJobRequest:
     """The object type of the data, e.g. `Account`."""
 
     operation: Operation
-    external_id_field_name: str | Unset = UNSET
+    external_id_field_name: str | _s.Unset = _s.UNSET
     """The external id field used to match records; required for `upsert`."""
 
-    content_type: CreateIngestJobRequestContentType | Unset = UNSET
-    line_ending: LineEnding | Unset = UNSET
-    column_delimiter: ColumnDelimiter | Unset = UNSET
-    assignment_rule_id: str | Unset = UNSET
+    content_type: CreateIngestJobRequestContentType | _s.Unset = _s.UNSET
+    line_ending: LineEnding | _s.Unset = _s.UNSET
+    column_delimiter: ColumnDelimiter | _s.Unset = _s.UNSET
+    assignment_rule_id: str | _s.Unset = _s.UNSET
     """The id of an assignment rule for Case or Lead records."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> CreateIngestJobRequest:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> CreateIngestJobRequest:
         """Decode a JSON object; errors name the path of the offending value."""
         from .column_delimiter import ColumnDelimiter
         from .create_ingest_job_request_content_type import (
@@ -64,37 +62,46 @@ class CreateIngestJobRequest:
         from .line_ending import LineEnding
         from .operation import Operation
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             object=_s.required(d, "object", path, _s.as_str),
             operation=_s.required(d, "operation", path, Operation.decode),
             external_id_field_name=_s.optional(
-                d, "externalIdFieldName", path, _s.as_str
+                d,
+                "externalIdFieldName",
+                path,
+                _s.as_str,
             ),
             content_type=_s.optional(
-                d, "contentType", path, CreateIngestJobRequestContentType.decode
+                d,
+                "contentType",
+                path,
+                CreateIngestJobRequestContentType.decode,
             ),
             line_ending=_s.optional(d, "lineEnding", path, LineEnding.decode),
             column_delimiter=_s.optional(
-                d, "columnDelimiter", path, ColumnDelimiter.decode
+                d,
+                "columnDelimiter",
+                path,
+                ColumnDelimiter.decode,
             ),
             assignment_rule_id=_s.optional(d, "assignmentRuleId", path, _s.as_str),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["object"] = _s.encode(self.object)
         out["operation"] = _s.encode(self.operation)
-        if not isinstance(self.external_id_field_name, Unset):
+        if not isinstance(self.external_id_field_name, _s.Unset):
             out["externalIdFieldName"] = _s.encode(self.external_id_field_name)
-        if not isinstance(self.content_type, Unset):
+        if not isinstance(self.content_type, _s.Unset):
             out["contentType"] = _s.encode(self.content_type)
-        if not isinstance(self.line_ending, Unset):
+        if not isinstance(self.line_ending, _s.Unset):
             out["lineEnding"] = _s.encode(self.line_ending)
-        if not isinstance(self.column_delimiter, Unset):
+        if not isinstance(self.column_delimiter, _s.Unset):
             out["columnDelimiter"] = _s.encode(self.column_delimiter)
-        if not isinstance(self.assignment_rule_id, Unset):
+        if not isinstance(self.assignment_rule_id, _s.Unset):
             out["assignmentRuleId"] = _s.encode(self.assignment_rule_id)
         return out

@@ -3,23 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
 __all__ = ["Error"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "errorCode",
-        "message",
-        "fields",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("errorCode", "message", "fields"))
 
 
 @attrs.frozen(kw_only=True)
@@ -33,17 +25,16 @@ class Error:
     message: str
     """A human-readable description of the error."""
 
-    fields: list[str] | Unset = UNSET
+    fields: list[str] | _s.Unset = _s.UNSET
     """The fields the error is about, when there are any."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> Error:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> Error:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             error_code=_s.required(d, "errorCode", path, _s.as_str),
             message=_s.required(d, "message", path, _s.as_str),
@@ -51,11 +42,11 @@ class Error:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["errorCode"] = _s.encode(self.error_code)
         out["message"] = _s.encode(self.message)
-        if not isinstance(self.fields, Unset):
+        if not isinstance(self.fields, _s.Unset):
             out["fields"] = _s.encode(self.fields)
         return out

@@ -3,18 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import typing as _t
 
 from .._runtime import serde as _s
 
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
+if _t.TYPE_CHECKING:
     from .error import Error
 
 __all__ = ["ErrorList", "decode_error_list"]
 
-ErrorList: TypeAlias = "list[Error]"
+ErrorList: _t.TypeAlias = "list[Error]"
 """The body of every Salesforce REST error answer: a JSON array of errors, usually with
 one element."""
 
@@ -23,5 +21,6 @@ def decode_error_list(value: object, path: str = "$") -> ErrorList:
     """Decode a value of type ErrorList; errors name the path of the offending value."""
     from .error import Error
 
-    result: ErrorList = _s.list_of(Error.from_dict)(value, path)
+    decode = _s.list_of(Error.from_dict)
+    result: ErrorList = decode(value, path)
     return result

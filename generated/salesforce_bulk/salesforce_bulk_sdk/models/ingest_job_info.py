@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .column_delimiter import ColumnDelimiter
     from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
     from .ingest_job_info_content_type import IngestJobInfoContentType
@@ -38,7 +36,7 @@ _KNOWN: frozenset[str] = frozenset(
         "contentUrl",
         "lineEnding",
         "columnDelimiter",
-    )
+    ),
 )
 
 
@@ -52,23 +50,24 @@ class IngestJobInfo:
     object: str
     operation: Operation
     state: JobState
-    created_by_id: str | Unset = UNSET
-    created_date: datetime.datetime | Unset = UNSET
-    system_modstamp: datetime.datetime | Unset = UNSET
-    external_id_field_name: str | None | Unset = UNSET
-    concurrency_mode: IngestJobInfoConcurrencyMode | Unset = UNSET
-    content_type: IngestJobInfoContentType | Unset = UNSET
-    api_version: float | Unset = UNSET
-    content_url: str | Unset = UNSET
+    created_by_id: str | _s.Unset = _s.UNSET
+    created_date: datetime.datetime | _s.Unset = _s.UNSET
+    system_modstamp: datetime.datetime | _s.Unset = _s.UNSET
+    external_id_field_name: str | None | _s.Unset = _s.UNSET
+    concurrency_mode: IngestJobInfoConcurrencyMode | _s.Unset = _s.UNSET
+    content_type: IngestJobInfoContentType | _s.Unset = _s.UNSET
+    api_version: float | _s.Unset = _s.UNSET
+    content_url: str | _s.Unset = _s.UNSET
     """The URL to upload data to, e.g. `services/data/v60.0/jobs/ingest/{jobId}/batches`."""
 
-    line_ending: LineEnding | Unset = UNSET
-    column_delimiter: ColumnDelimiter | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    line_ending: LineEnding | _s.Unset = _s.UNSET
+    column_delimiter: ColumnDelimiter | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> IngestJobInfo:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> IngestJobInfo:
         """Decode a JSON object; errors name the path of the offending value."""
         from .column_delimiter import ColumnDelimiter
         from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
@@ -77,7 +76,7 @@ class IngestJobInfo:
         from .line_ending import LineEnding
         from .operation import Operation
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_str),
             object=_s.required(d, "object", path, _s.as_str),
@@ -87,48 +86,60 @@ class IngestJobInfo:
             created_date=_s.optional(d, "createdDate", path, _s.as_datetime),
             system_modstamp=_s.optional(d, "systemModstamp", path, _s.as_datetime),
             external_id_field_name=_s.optional(
-                d, "externalIdFieldName", path, _s.nullable(_s.as_str)
+                d,
+                "externalIdFieldName",
+                path,
+                _s.nullable(_s.as_str),
             ),
             concurrency_mode=_s.optional(
-                d, "concurrencyMode", path, IngestJobInfoConcurrencyMode.decode
+                d,
+                "concurrencyMode",
+                path,
+                IngestJobInfoConcurrencyMode.decode,
             ),
             content_type=_s.optional(
-                d, "contentType", path, IngestJobInfoContentType.decode
+                d,
+                "contentType",
+                path,
+                IngestJobInfoContentType.decode,
             ),
             api_version=_s.optional(d, "apiVersion", path, _s.as_float),
             content_url=_s.optional(d, "contentUrl", path, _s.as_str),
             line_ending=_s.optional(d, "lineEnding", path, LineEnding.decode),
             column_delimiter=_s.optional(
-                d, "columnDelimiter", path, ColumnDelimiter.decode
+                d,
+                "columnDelimiter",
+                path,
+                ColumnDelimiter.decode,
             ),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
         out["object"] = _s.encode(self.object)
         out["operation"] = _s.encode(self.operation)
         out["state"] = _s.encode(self.state)
-        if not isinstance(self.created_by_id, Unset):
+        if not isinstance(self.created_by_id, _s.Unset):
             out["createdById"] = _s.encode(self.created_by_id)
-        if not isinstance(self.created_date, Unset):
+        if not isinstance(self.created_date, _s.Unset):
             out["createdDate"] = _s.encode(self.created_date)
-        if not isinstance(self.system_modstamp, Unset):
+        if not isinstance(self.system_modstamp, _s.Unset):
             out["systemModstamp"] = _s.encode(self.system_modstamp)
-        if not isinstance(self.external_id_field_name, Unset):
+        if not isinstance(self.external_id_field_name, _s.Unset):
             out["externalIdFieldName"] = _s.encode(self.external_id_field_name)
-        if not isinstance(self.concurrency_mode, Unset):
+        if not isinstance(self.concurrency_mode, _s.Unset):
             out["concurrencyMode"] = _s.encode(self.concurrency_mode)
-        if not isinstance(self.content_type, Unset):
+        if not isinstance(self.content_type, _s.Unset):
             out["contentType"] = _s.encode(self.content_type)
-        if not isinstance(self.api_version, Unset):
+        if not isinstance(self.api_version, _s.Unset):
             out["apiVersion"] = _s.encode(self.api_version)
-        if not isinstance(self.content_url, Unset):
+        if not isinstance(self.content_url, _s.Unset):
             out["contentUrl"] = _s.encode(self.content_url)
-        if not isinstance(self.line_ending, Unset):
+        if not isinstance(self.line_ending, _s.Unset):
             out["lineEnding"] = _s.encode(self.line_ending)
-        if not isinstance(self.column_delimiter, Unset):
+        if not isinstance(self.column_delimiter, _s.Unset):
             out["columnDelimiter"] = _s.encode(self.column_delimiter)
         return out

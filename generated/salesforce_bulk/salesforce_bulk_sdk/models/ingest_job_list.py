@@ -3,26 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .ingest_job_info import IngestJobInfo
 
 __all__ = ["IngestJobList"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "done",
-        "records",
-        "nextRecordsUrl",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("done", "records", "nextRecordsUrl"))
 
 
 @attrs.frozen(kw_only=True)
@@ -33,32 +25,39 @@ class IngestJobList:
     """True on the last page."""
 
     records: list[IngestJobInfo]
-    next_records_url: str | None | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    next_records_url: str | None | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> IngestJobList:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> IngestJobList:
         """Decode a JSON object; errors name the path of the offending value."""
         from .ingest_job_info import IngestJobInfo
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             done=_s.required(d, "done", path, _s.as_bool),
             records=_s.required(
-                d, "records", path, _s.list_of(IngestJobInfo.from_dict)
+                d,
+                "records",
+                path,
+                _s.list_of(IngestJobInfo.from_dict),
             ),
             next_records_url=_s.optional(
-                d, "nextRecordsUrl", path, _s.nullable(_s.as_str)
+                d,
+                "nextRecordsUrl",
+                path,
+                _s.nullable(_s.as_str),
             ),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["done"] = _s.encode(self.done)
         out["records"] = _s.encode(self.records)
-        if not isinstance(self.next_records_url, Unset):
+        if not isinstance(self.next_records_url, _s.Unset):
             out["nextRecordsUrl"] = _s.encode(self.next_records_url)
         return out

@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, cast
+import collections.abc as _abc
+import typing as _t
 
 import httpx
 
+from .._runtime import http as _http
 from .._runtime import serde as _s
-from .._runtime.http import AsyncHTTP, RequestOptions, SyncHTTP, decode_json
+from .._runtime import waiter as _waiter
+from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from .._runtime.serde import UNSET, Unset
-from .._runtime.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-from .._runtime.waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent
 from ..models.create_ingest_job_request import CreateIngestJobRequest
 from ..models.get_all_ingest_jobs_job_type import GetAllIngestJobsJobType
 from ..models.ingest_job_info import IngestJobInfo
@@ -23,7 +22,7 @@ from ..models.ingest_job_state_update import IngestJobStateUpdate
 
 __all__ = ["AsyncIngest", "Ingest"]
 
-_INGEST_JOB_SPEC = JobSpec(
+_INGEST_JOB_SPEC = _ws.JobSpec(
     name="ingest_job",
     record_path=(),
     state_path=("state",),
@@ -36,7 +35,7 @@ _INGEST_JOB_SPEC = JobSpec(
     error_path=("errorMessage",),
     hint_path=None,
     hint_scale=1.0,
-    header_hints=(HeaderHint("Retry-After", "retry-after"),),
+    header_hints=(_ws.HeaderHint("Retry-After", "retry-after"),),
     floor=0.0,
     first=1.0,
     cap=30.0,
@@ -48,13 +47,13 @@ _INGEST_JOB_SPEC = JobSpec(
 
 def _get_all_jobs_request(
     *,
-    is_pk_chunking_enabled: bool | Unset = UNSET,
-    job_type: GetAllIngestJobsJobType | Unset = UNSET,
-    query_locator: str | Unset = UNSET,
+    is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
+    job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
+    query_locator: str | _s.Unset = _s.UNSET,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest",
         params={
@@ -69,16 +68,17 @@ def _get_all_jobs_request(
 
 
 def _get_all_jobs_response(response: httpx.Response) -> IngestJobList:
-    return decode_json(response, IngestJobList.from_dict)
+    result: IngestJobList = _http.decode_json(response, IngestJobList.from_dict)
+    return result
 
 
 def _create_job_request(
     *,
     body: CreateIngestJobRequest,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="POST",
         path="/services/data/v60.0/jobs/ingest",
         headers={**(extra_headers or {})},
@@ -89,16 +89,17 @@ def _create_job_request(
 
 
 def _create_job_response(response: httpx.Response) -> IngestJobInfo:
-    return decode_json(response, IngestJobInfo.from_dict)
+    result: IngestJobInfo = _http.decode_json(response, IngestJobInfo.from_dict)
+    return result
 
 
 def _get_job_info_request(
     job_id: str,
     *,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
         headers={**(extra_headers or {})},
@@ -108,16 +109,17 @@ def _get_job_info_request(
 
 
 def _get_job_info_response(response: httpx.Response) -> IngestJobInfoFull:
-    return decode_json(response, IngestJobInfoFull.from_dict)
+    result: IngestJobInfoFull = _http.decode_json(response, IngestJobInfoFull.from_dict)
+    return result
 
 
 def _delete_job_request(
     job_id: str,
     *,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="DELETE",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
         headers={**(extra_headers or {})},
@@ -135,9 +137,9 @@ def _close_or_abort_job_request(
     *,
     body: IngestJobStateUpdate,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="PATCH",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
         headers={**(extra_headers or {})},
@@ -148,7 +150,8 @@ def _close_or_abort_job_request(
 
 
 def _close_or_abort_job_response(response: httpx.Response) -> IngestJobInfo:
-    return decode_json(response, IngestJobInfo.from_dict)
+    result: IngestJobInfo = _http.decode_json(response, IngestJobInfo.from_dict)
+    return result
 
 
 def _upload_job_data_request(
@@ -156,9 +159,9 @@ def _upload_job_data_request(
     *,
     body: str,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="PUT",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/batches",
         headers={**(extra_headers or {})},
@@ -177,9 +180,9 @@ def _get_job_successful_record_results_request(
     job_id: str,
     *,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/successfulResults",
         headers={**(extra_headers or {})},
@@ -196,9 +199,9 @@ def _get_job_failed_record_results_request(
     job_id: str,
     *,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/failedResults",
         headers={**(extra_headers or {})},
@@ -211,38 +214,40 @@ def _get_job_failed_record_results_response(response: httpx.Response) -> str:
     return response.text
 
 
-def _decode_ingest_job_record(raw: Any) -> IngestJobInfoFull:
+def _decode_ingest_job_record(raw: object) -> IngestJobInfoFull:
     return IngestJobInfoFull.from_dict(raw, "$")
 
 
 class Ingest:
     """Operations of the Ingest resource."""
 
-    def __init__(self, http: SyncHTTP) -> None:
+    def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._ingest_job_waiter: SyncJobWaiter[IngestJobInfoFull, str] = SyncJobWaiter(
-            _INGEST_JOB_SPEC,
-            read_status=self._read_ingest_job_status,
-            decode_record=_decode_ingest_job_record,
-            fetch_result=self._fetch_ingest_job_result,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._ingest_job_waiter: _waiter.SyncJobWaiter[IngestJobInfoFull, str] = (
+            _waiter.SyncJobWaiter(
+                _INGEST_JOB_SPEC,
+                read_status=self._read_ingest_job_status,
+                decode_record=_decode_ingest_job_record,
+                fetch_result=self._fetch_ingest_job_result,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     def get_all_jobs(
         self,
         *,
-        is_pk_chunking_enabled: bool | Unset = UNSET,
-        job_type: GetAllIngestJobsJobType | Unset = UNSET,
-        query_locator: str | Unset = UNSET,
+        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
+        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
+        query_locator: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobList:
         """Get information about all ingest jobs in the org
 
         Args:
-            query_locator: Where to start the next page, from `nextRecordsUrl` of the previous
-                one.
+            query_locator: Where to start the next page, from `nextRecordsUrl` of the
+                previous one.
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
         response = self._http.request(
@@ -252,7 +257,7 @@ class Ingest:
                 query_locator=query_locator,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_all_jobs_response(response)
 
@@ -261,13 +266,17 @@ class Ingest:
         *,
         body: CreateIngestJobRequest,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobInfo:
         """Create a job
 
         ``POST /services/data/v60.0/jobs/ingest`` (operationId ``createIngestJob``)."""
         response = self._http.request(
-            _create_job_request(body=body, timeout=timeout, extra_headers=extra_headers)
+            _create_job_request(
+                body=body,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _create_job_response(response)
 
@@ -276,16 +285,17 @@ class Ingest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobInfoFull:
         """Get job information, including its state and processing counts
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
 
-        ``GET /services/data/v60.0/jobs/ingest/{jobId}`` (operationId ``getIngestJobInfo``)."""
+        ``GET /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
+        ``getIngestJobInfo``)."""
         response = self._http.request(
-            _get_job_info_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _get_job_info_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _get_job_info_response(response)
 
@@ -294,16 +304,17 @@ class Ingest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> None:
         """Delete a job (it must be UploadComplete, JobComplete, Aborted or Failed)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
 
-        ``DELETE /services/data/v60.0/jobs/ingest/{jobId}`` (operationId ``deleteIngestJob``)."""
+        ``DELETE /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
+        ``deleteIngestJob``)."""
         response = self._http.request(
-            _delete_job_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _delete_job_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _delete_job_response(response)
 
@@ -313,18 +324,22 @@ class Ingest:
         *,
         body: IngestJobStateUpdate,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobInfo:
         """Close a job (UploadComplete) so it is processed, or abort it (Aborted)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
 
-        ``PATCH /services/data/v60.0/jobs/ingest/{jobId}`` (operationId ``closeOrAbortJob``)."""
+        ``PATCH /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
+        ``closeOrAbortJob``)."""
         response = self._http.request(
             _close_or_abort_job_request(
-                job_id, body=body, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                body=body,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _close_or_abort_job_response(response)
 
@@ -334,7 +349,7 @@ class Ingest:
         *,
         body: str,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> None:
         """Upload the job's CSV data (the job must be Open)
 
@@ -345,8 +360,11 @@ class Ingest:
         ``uploadJobData``)."""
         response = self._http.request(
             _upload_job_data_request(
-                job_id, body=body, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                body=body,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _upload_job_data_response(response)
 
@@ -355,10 +373,10 @@ class Ingest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
-        """Get the records processed successfully (columns sf__Id, sf__Created, then the uploaded
-        fields)
+        """Get the records processed successfully (columns sf__Id, sf__Created, then the
+        uploaded fields)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
@@ -367,8 +385,10 @@ class Ingest:
         ``getJobSuccessfulRecordResults``)."""
         response = self._http.request(
             _get_job_successful_record_results_request(
-                job_id, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _get_job_successful_record_results_response(response)
 
@@ -377,9 +397,10 @@ class Ingest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
-        """Get the records that failed (columns sf__Id, sf__Error, then the uploaded fields)
+        """Get the records that failed (columns sf__Id, sf__Error, then the uploaded
+        fields)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
@@ -388,8 +409,10 @@ class Ingest:
         ``getJobFailedRecordResults``)."""
         response = self._http.request(
             _get_job_failed_record_results_request(
-                job_id, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _get_job_failed_record_results_response(response)
 
@@ -398,7 +421,8 @@ class Ingest:
 
     def _fetch_ingest_job_result(self, job_id: str, time_left: float) -> str:
         response = self._http.request(
-            _get_job_successful_record_results_request(job_id), time_left=time_left
+            _get_job_successful_record_results_request(job_id),
+            time_left=time_left,
         )
         return _get_job_successful_record_results_response(response)
 
@@ -407,7 +431,7 @@ class Ingest:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> IngestJobInfoFull:
         """Wait until the ingest_job job reaches a terminal state and return its record.
@@ -425,7 +449,10 @@ class Ingest:
                 new ``deadline``.
         """
         return self._ingest_job_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     def wait_for_result(
@@ -433,7 +460,7 @@ class Ingest:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
     ) -> str:
         """Wait for the ingest_job job to succeed, then fetch its result once.
 
@@ -445,7 +472,9 @@ class Ingest:
             JobTimeout: The deadline passed; carries a resume token.
         """
         return self._ingest_job_waiter.wait_for_result(
-            job_id, deadline=deadline, on_poll=on_poll
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
     def create_and_wait(
@@ -454,8 +483,8 @@ class Ingest:
         body: CreateIngestJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
         """Create a ingest_job job and wait for its result.
 
@@ -465,41 +494,48 @@ class Ingest:
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
                 _create_job_request(
-                    body=body, timeout=timeout, extra_headers=extra_headers
+                    body=body,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
                 ),
                 idempotency_header=None,
             )
 
         outcome = self._ingest_job_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("str", outcome)
+        return _t.cast("str", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> Iterator[JobOutcome[IngestJobInfoFull]]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _abc.Iterator[_ws.JobOutcome[IngestJobInfoFull]]:
         """Wait for many ingest_job jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._ingest_job_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
 
 class AsyncIngest:
     """Asynchronous operations of the Ingest resource."""
 
-    def __init__(self, http: AsyncHTTP) -> None:
+    def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._ingest_job_waiter: AsyncJobWaiter[IngestJobInfoFull, str] = (
-            AsyncJobWaiter(
+        self._ingest_job_waiter: _waiter.AsyncJobWaiter[IngestJobInfoFull, str] = (
+            _waiter.AsyncJobWaiter(
                 _INGEST_JOB_SPEC,
                 read_status=self._read_ingest_job_status,
                 decode_record=_decode_ingest_job_record,
@@ -512,17 +548,17 @@ class AsyncIngest:
     async def get_all_jobs(
         self,
         *,
-        is_pk_chunking_enabled: bool | Unset = UNSET,
-        job_type: GetAllIngestJobsJobType | Unset = UNSET,
-        query_locator: str | Unset = UNSET,
+        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
+        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
+        query_locator: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobList:
         """Get information about all ingest jobs in the org
 
         Args:
-            query_locator: Where to start the next page, from `nextRecordsUrl` of the previous
-                one.
+            query_locator: Where to start the next page, from `nextRecordsUrl` of the
+                previous one.
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
         response = await self._http.request(
@@ -532,7 +568,7 @@ class AsyncIngest:
                 query_locator=query_locator,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_all_jobs_response(response)
 
@@ -541,13 +577,17 @@ class AsyncIngest:
         *,
         body: CreateIngestJobRequest,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobInfo:
         """Create a job
 
         ``POST /services/data/v60.0/jobs/ingest`` (operationId ``createIngestJob``)."""
         response = await self._http.request(
-            _create_job_request(body=body, timeout=timeout, extra_headers=extra_headers)
+            _create_job_request(
+                body=body,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _create_job_response(response)
 
@@ -556,16 +596,17 @@ class AsyncIngest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobInfoFull:
         """Get job information, including its state and processing counts
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
 
-        ``GET /services/data/v60.0/jobs/ingest/{jobId}`` (operationId ``getIngestJobInfo``)."""
+        ``GET /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
+        ``getIngestJobInfo``)."""
         response = await self._http.request(
-            _get_job_info_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _get_job_info_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _get_job_info_response(response)
 
@@ -574,16 +615,17 @@ class AsyncIngest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> None:
         """Delete a job (it must be UploadComplete, JobComplete, Aborted or Failed)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
 
-        ``DELETE /services/data/v60.0/jobs/ingest/{jobId}`` (operationId ``deleteIngestJob``)."""
+        ``DELETE /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
+        ``deleteIngestJob``)."""
         response = await self._http.request(
-            _delete_job_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _delete_job_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _delete_job_response(response)
 
@@ -593,18 +635,22 @@ class AsyncIngest:
         *,
         body: IngestJobStateUpdate,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> IngestJobInfo:
         """Close a job (UploadComplete) so it is processed, or abort it (Aborted)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
 
-        ``PATCH /services/data/v60.0/jobs/ingest/{jobId}`` (operationId ``closeOrAbortJob``)."""
+        ``PATCH /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
+        ``closeOrAbortJob``)."""
         response = await self._http.request(
             _close_or_abort_job_request(
-                job_id, body=body, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                body=body,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _close_or_abort_job_response(response)
 
@@ -614,7 +660,7 @@ class AsyncIngest:
         *,
         body: str,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> None:
         """Upload the job's CSV data (the job must be Open)
 
@@ -625,8 +671,11 @@ class AsyncIngest:
         ``uploadJobData``)."""
         response = await self._http.request(
             _upload_job_data_request(
-                job_id, body=body, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                body=body,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _upload_job_data_response(response)
 
@@ -635,10 +684,10 @@ class AsyncIngest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
-        """Get the records processed successfully (columns sf__Id, sf__Created, then the uploaded
-        fields)
+        """Get the records processed successfully (columns sf__Id, sf__Created, then the
+        uploaded fields)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
@@ -647,8 +696,10 @@ class AsyncIngest:
         ``getJobSuccessfulRecordResults``)."""
         response = await self._http.request(
             _get_job_successful_record_results_request(
-                job_id, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _get_job_successful_record_results_response(response)
 
@@ -657,9 +708,10 @@ class AsyncIngest:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
-        """Get the records that failed (columns sf__Id, sf__Error, then the uploaded fields)
+        """Get the records that failed (columns sf__Id, sf__Error, then the uploaded
+        fields)
 
         Args:
             job_id: The ingest job's id (e.g. `7505fEXAMPLE4C2AAM`).
@@ -668,21 +720,27 @@ class AsyncIngest:
         ``getJobFailedRecordResults``)."""
         response = await self._http.request(
             _get_job_failed_record_results_request(
-                job_id, timeout=timeout, extra_headers=extra_headers
-            )
+                job_id,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _get_job_failed_record_results_response(response)
 
     async def _read_ingest_job_status(
-        self, job_id: str, timeout: float
+        self,
+        job_id: str,
+        timeout: float,
     ) -> httpx.Response:
         return await self._http.send_once(
-            _get_job_info_request(job_id), time_left=timeout
+            _get_job_info_request(job_id),
+            time_left=timeout,
         )
 
     async def _fetch_ingest_job_result(self, job_id: str, time_left: float) -> str:
         response = await self._http.request(
-            _get_job_successful_record_results_request(job_id), time_left=time_left
+            _get_job_successful_record_results_request(job_id),
+            time_left=time_left,
         )
         return _get_job_successful_record_results_response(response)
 
@@ -691,7 +749,7 @@ class AsyncIngest:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> IngestJobInfoFull:
         """Wait until the ingest_job job reaches a terminal state and return its record.
@@ -709,7 +767,10 @@ class AsyncIngest:
                 new ``deadline``.
         """
         return await self._ingest_job_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     async def wait_for_result(
@@ -717,7 +778,7 @@ class AsyncIngest:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
     ) -> str:
         """Wait for the ingest_job job to succeed, then fetch its result once.
 
@@ -729,7 +790,9 @@ class AsyncIngest:
             JobTimeout: The deadline passed; carries a resume token.
         """
         return await self._ingest_job_waiter.wait_for_result(
-            job_id, deadline=deadline, on_poll=on_poll
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
     async def create_and_wait(
@@ -738,8 +801,8 @@ class AsyncIngest:
         body: CreateIngestJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
         """Create a ingest_job job and wait for its result.
 
@@ -749,29 +812,36 @@ class AsyncIngest:
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(
                 _create_job_request(
-                    body=body, timeout=timeout, extra_headers=extra_headers
+                    body=body,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
                 ),
                 idempotency_header=None,
             )
 
         outcome = await self._ingest_job_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("str", outcome)
+        return _t.cast("str", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> AsyncJobOutcomes[IngestJobInfoFull]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _waiter.AsyncJobOutcomes[IngestJobInfoFull]:
         """Wait for many ingest_job jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._ingest_job_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )

@@ -8,9 +8,9 @@ package stays fast however large the API is.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .api_errors import ApiErrors as ApiErrors
     from .api_errors_type import ApiErrorsType as ApiErrorsType
     from .error import Error as Error
@@ -45,7 +45,7 @@ __all__ = [
     "ReportingReportRunObject",
 ]
 
-_MODULES = {
+_MODULES: dict[str, str] = {
     "ApiErrors": "api_errors",
     "ApiErrorsType": "api_errors_type",
     "Error": "error",
@@ -61,7 +61,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _t.Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

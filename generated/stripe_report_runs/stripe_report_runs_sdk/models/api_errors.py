@@ -3,28 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .api_errors_type import ApiErrorsType
 
 __all__ = ["ApiErrors"]
 
 _KNOWN: frozenset[str] = frozenset(
-    (
-        "type",
-        "code",
-        "message",
-        "param",
-        "doc_url",
-        "request_log_url",
-    )
+    ("type", "code", "message", "param", "doc_url", "request_log_url"),
 )
 
 
@@ -35,31 +26,31 @@ class ApiErrors:
     type: ApiErrorsType
     """The type of error returned."""
 
-    code: str | Unset = UNSET
-    """For some errors that could be handled programmatically, a short string indicating the
-    error code reported."""
+    code: str | _s.Unset = _s.UNSET
+    """For some errors that could be handled programmatically, a short string indicating
+    the error code reported."""
 
-    message: str | Unset = UNSET
+    message: str | _s.Unset = _s.UNSET
     """A human-readable message providing more details about the error."""
 
-    param: str | Unset = UNSET
+    param: str | _s.Unset = _s.UNSET
     """If the error is parameter-specific, the parameter related to the error."""
 
-    doc_url: str | Unset = UNSET
+    doc_url: str | _s.Unset = _s.UNSET
     """A URL to more information about the error code reported."""
 
-    request_log_url: str | Unset = UNSET
+    request_log_url: str | _s.Unset = _s.UNSET
     """A URL to the request log entry in your dashboard."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> ApiErrors:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> ApiErrors:
         """Decode a JSON object; errors name the path of the offending value."""
         from .api_errors_type import ApiErrorsType
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             type=_s.required(d, "type", path, ApiErrorsType.decode),
             code=_s.optional(d, "code", path, _s.as_str),
@@ -70,18 +61,18 @@ class ApiErrors:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["type"] = _s.encode(self.type)
-        if not isinstance(self.code, Unset):
+        if not isinstance(self.code, _s.Unset):
             out["code"] = _s.encode(self.code)
-        if not isinstance(self.message, Unset):
+        if not isinstance(self.message, _s.Unset):
             out["message"] = _s.encode(self.message)
-        if not isinstance(self.param, Unset):
+        if not isinstance(self.param, _s.Unset):
             out["param"] = _s.encode(self.param)
-        if not isinstance(self.doc_url, Unset):
+        if not isinstance(self.doc_url, _s.Unset):
             out["doc_url"] = _s.encode(self.doc_url)
-        if not isinstance(self.request_log_url, Unset):
+        if not isinstance(self.request_log_url, _s.Unset):
             out["request_log_url"] = _s.encode(self.request_log_url)
         return out

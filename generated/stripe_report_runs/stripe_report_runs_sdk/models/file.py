@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .file_object import FileObject
     from .file_purpose import FilePurpose
 
@@ -29,7 +27,7 @@ _KNOWN: frozenset[str] = frozenset(
         "title",
         "type",
         "url",
-    )
+    ),
 )
 
 
@@ -48,31 +46,31 @@ class File:
     size: int
     """The size of the file object in bytes."""
 
-    expires_at: int | None | Unset = UNSET
+    expires_at: int | None | _s.Unset = _s.UNSET
     """The file expires and isn't available at this time in epoch seconds."""
 
-    filename: str | None | Unset = UNSET
+    filename: str | None | _s.Unset = _s.UNSET
     """The suitable name for saving the file to a filesystem."""
 
-    title: str | None | Unset = UNSET
+    title: str | None | _s.Unset = _s.UNSET
     """A suitable title for the document."""
 
-    type: str | None | Unset = UNSET
+    type: str | None | _s.Unset = _s.UNSET
     """The returned file type (for example, `csv`, `pdf`, `jpg`, or `png`)."""
 
-    url: str | None | Unset = UNSET
+    url: str | None | _s.Unset = _s.UNSET
     """Use your live secret API key to download the file from this URL."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> File:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> File:
         """Decode a JSON object; errors name the path of the offending value."""
         from .file_object import FileObject
         from .file_purpose import FilePurpose
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_str),
             object=_s.required(d, "object", path, FileObject.decode),
@@ -87,22 +85,22 @@ class File:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
         out["object"] = _s.encode(self.object)
         out["created"] = _s.encode(self.created)
         out["purpose"] = _s.encode(self.purpose)
         out["size"] = _s.encode(self.size)
-        if not isinstance(self.expires_at, Unset):
+        if not isinstance(self.expires_at, _s.Unset):
             out["expires_at"] = _s.encode(self.expires_at)
-        if not isinstance(self.filename, Unset):
+        if not isinstance(self.filename, _s.Unset):
             out["filename"] = _s.encode(self.filename)
-        if not isinstance(self.title, Unset):
+        if not isinstance(self.title, _s.Unset):
             out["title"] = _s.encode(self.title)
-        if not isinstance(self.type, Unset):
+        if not isinstance(self.type, _s.Unset):
             out["type"] = _s.encode(self.type)
-        if not isinstance(self.url, Unset):
+        if not isinstance(self.url, _s.Unset):
             out["url"] = _s.encode(self.url)
         return out

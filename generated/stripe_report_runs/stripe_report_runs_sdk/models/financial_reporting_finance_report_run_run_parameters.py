@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
 __all__ = ["FinancialReportingFinanceReportRunRunParameters"]
 
@@ -23,7 +21,7 @@ _KNOWN: frozenset[str] = frozenset(
         "payout",
         "reporting_category",
         "timezone",
-    )
+    ),
 )
 
 
@@ -31,44 +29,45 @@ _KNOWN: frozenset[str] = frozenset(
 class FinancialReportingFinanceReportRunRunParameters:
     """Parameters of this report run."""
 
-    columns: list[str] | Unset = UNSET
+    columns: list[str] | _s.Unset = _s.UNSET
     """The set of output columns requested for inclusion in the report run."""
 
-    connected_account: str | Unset = UNSET
+    connected_account: str | _s.Unset = _s.UNSET
     """Connected account ID by which to filter the report run."""
 
-    currency: str | Unset = UNSET
+    currency: str | _s.Unset = _s.UNSET
     """Currency of objects to be included in the report run."""
 
-    interval_end: int | Unset = UNSET
+    interval_end: int | _s.Unset = _s.UNSET
     """Ending timestamp of data to be included in the report run. Can be any UTC timestamp
     between 1 second after the user specified `interval_start` and 1 second before this
     report's last `data_available_end` value."""
 
-    interval_start: int | Unset = UNSET
-    """Starting timestamp of data to be included in the report run. Can be any UTC timestamp
-    between 1 second after this report's `data_available_start` and 1 second before the user
-    specified `interval_end` value."""
+    interval_start: int | _s.Unset = _s.UNSET
+    """Starting timestamp of data to be included in the report run. Can be any UTC
+    timestamp between 1 second after this report's `data_available_start` and 1 second
+    before the user specified `interval_end` value."""
 
-    payout: str | Unset = UNSET
+    payout: str | _s.Unset = _s.UNSET
     """Payout ID by which to filter the report run."""
 
-    reporting_category: str | Unset = UNSET
+    reporting_category: str | _s.Unset = _s.UNSET
     """Category of balance transactions to be included in the report run."""
 
-    timezone: str | Unset = UNSET
+    timezone: str | _s.Unset = _s.UNSET
     """Defaults to `Etc/UTC`. The output timezone for all timestamps in the report."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
     def from_dict(
-        cls, data: Any, path: str = "$"
+        cls,
+        data: _t.Any,
+        path: str = "$",
     ) -> FinancialReportingFinanceReportRunRunParameters:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             columns=_s.optional(d, "columns", path, _s.list_of(_s.as_str)),
             connected_account=_s.optional(d, "connected_account", path, _s.as_str),
@@ -81,23 +80,23 @@ class FinancialReportingFinanceReportRunRunParameters:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.columns, Unset):
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
+        if not isinstance(self.columns, _s.Unset):
             out["columns"] = _s.encode(self.columns)
-        if not isinstance(self.connected_account, Unset):
+        if not isinstance(self.connected_account, _s.Unset):
             out["connected_account"] = _s.encode(self.connected_account)
-        if not isinstance(self.currency, Unset):
+        if not isinstance(self.currency, _s.Unset):
             out["currency"] = _s.encode(self.currency)
-        if not isinstance(self.interval_end, Unset):
+        if not isinstance(self.interval_end, _s.Unset):
             out["interval_end"] = _s.encode(self.interval_end)
-        if not isinstance(self.interval_start, Unset):
+        if not isinstance(self.interval_start, _s.Unset):
             out["interval_start"] = _s.encode(self.interval_start)
-        if not isinstance(self.payout, Unset):
+        if not isinstance(self.payout, _s.Unset):
             out["payout"] = _s.encode(self.payout)
-        if not isinstance(self.reporting_category, Unset):
+        if not isinstance(self.reporting_category, _s.Unset):
             out["reporting_category"] = _s.encode(self.reporting_category)
-        if not isinstance(self.timezone, Unset):
+        if not isinstance(self.timezone, _s.Unset):
             out["timezone"] = _s.encode(self.timezone)
         return out

@@ -3,28 +3,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .financial_reporting_finance_report_run_run_parameters import (
         FinancialReportingFinanceReportRunRunParameters,
     )
 
 __all__ = ["PostReportingReportRunsRequest"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "report_type",
-        "parameters",
-        "expand",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("report_type", "parameters", "expand"))
 
 
 @attrs.frozen(kw_only=True)
@@ -34,21 +26,21 @@ class PostReportingReportRunsRequest:
     report_type: str
     """The ID of the report type to run, such as `balance.summary.1`."""
 
-    parameters: FinancialReportingFinanceReportRunRunParameters | Unset = UNSET
-    expand: list[str] | Unset = UNSET
+    parameters: FinancialReportingFinanceReportRunRunParameters | _s.Unset = _s.UNSET
+    expand: list[str] | _s.Unset = _s.UNSET
     """Specifies which fields in the response should be expanded."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> PostReportingReportRunsRequest:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> PostReportingReportRunsRequest:
         """Decode a JSON object; errors name the path of the offending value."""
         from .financial_reporting_finance_report_run_run_parameters import (
             FinancialReportingFinanceReportRunRunParameters,
         )
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             report_type=_s.required(d, "report_type", path, _s.as_str),
             parameters=_s.optional(
@@ -61,12 +53,12 @@ class PostReportingReportRunsRequest:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["report_type"] = _s.encode(self.report_type)
-        if not isinstance(self.parameters, Unset):
+        if not isinstance(self.parameters, _s.Unset):
             out["parameters"] = _s.encode(self.parameters)
-        if not isinstance(self.expand, Unset):
+        if not isinstance(self.expand, _s.Unset):
             out["expand"] = _s.encode(self.expand)
         return out

@@ -3,27 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .report_run_list_object import ReportRunListObject
     from .reporting_report_run import ReportingReportRun
 
 __all__ = ["ReportRunList"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "object",
-        "data",
-        "has_more",
-        "url",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("object", "data", "has_more", "url"))
 
 
 @attrs.frozen(kw_only=True)
@@ -38,16 +30,16 @@ class ReportRunList:
     url: str
     """The URL where this list can be accessed."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> ReportRunList:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> ReportRunList:
         """Decode a JSON object; errors name the path of the offending value."""
         from .report_run_list_object import ReportRunListObject
         from .reporting_report_run import ReportingReportRun
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             object=_s.required(d, "object", path, ReportRunListObject.decode),
             data=_s.required(d, "data", path, _s.list_of(ReportingReportRun.from_dict)),
@@ -56,9 +48,9 @@ class ReportRunList:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["object"] = _s.encode(self.object)
         out["data"] = _s.encode(self.data)
         out["has_more"] = _s.encode(self.has_more)

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .file import File
     from .financial_reporting_finance_report_run_run_parameters import (
         FinancialReportingFinanceReportRunRunParameters,
@@ -31,13 +30,14 @@ _KNOWN: frozenset[str] = frozenset(
         "result",
         "error",
         "succeeded_at",
-    )
+    ),
 )
 
 
 @attrs.frozen(kw_only=True)
 class ReportingReportRun:
-    """The Report Run object represents an instance of a report type generated with specific
+    """The Report Run object represents an instance of a report type generated with
+    specific
     run parameters. Once the object is created, Stripe begins processing the report."""
 
     id: str
@@ -59,7 +59,8 @@ class ReportingReportRun:
 
     status: str
     """Status of this report run. This will be `pending` when the run is initially created.
-    When the run finishes, this will be set to `succeeded` and the `result` field will be
+    When the run finishes, this will be set to `succeeded` and the `result` field will
+    be
     populated. Rarely, we may be unable to generate the report, and this will be set to
     `failed`, with the `error` field populated."""
 
@@ -68,17 +69,18 @@ class ReportingReportRun:
     `status=succeeded`)."""
 
     error: str | None
-    """If something should go wrong during the run, a message about the failure (populated when
-    `status=failed`)."""
+    """If something should go wrong during the run, a message about the failure (populated
+    when `status=failed`)."""
 
     succeeded_at: int | None
-    """Timestamp at which this run successfully finished (populated when `status=succeeded`)."""
+    """Timestamp at which this run successfully finished (populated when
+    `status=succeeded`)."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> ReportingReportRun:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> ReportingReportRun:
         """Decode a JSON object; errors name the path of the offending value."""
         from .file import File
         from .financial_reporting_finance_report_run_run_parameters import (
@@ -86,7 +88,7 @@ class ReportingReportRun:
         )
         from .reporting_report_run_object import ReportingReportRunObject
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_str),
             object=_s.required(d, "object", path, ReportingReportRunObject.decode),
@@ -106,9 +108,9 @@ class ReportingReportRun:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
         out["object"] = _s.encode(self.object)
         out["created"] = _s.encode(self.created)

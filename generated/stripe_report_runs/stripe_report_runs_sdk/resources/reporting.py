@@ -3,24 +3,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, cast
+import collections.abc as _abc
+import typing as _t
 
 import httpx
 
+from .._runtime import http as _http
 from .._runtime import serde as _s
-from .._runtime.http import AsyncHTTP, RequestOptions, SyncHTTP, decode_json
+from .._runtime import waiter as _waiter
+from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from .._runtime.serde import UNSET, Unset
-from .._runtime.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-from .._runtime.waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent
 from ..models.post_reporting_report_runs_request import PostReportingReportRunsRequest
 from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
 
 __all__ = ["AsyncReporting", "Reporting"]
 
-_REPORT_RUN_SPEC = JobSpec(
+_REPORT_RUN_SPEC = _ws.JobSpec(
     name="report_run",
     record_path=(),
     state_path=("status",),
@@ -33,7 +32,7 @@ _REPORT_RUN_SPEC = JobSpec(
     error_path=("error",),
     hint_path=None,
     hint_scale=1.0,
-    header_hints=(HeaderHint("Retry-After", "retry-after"),),
+    header_hints=(_ws.HeaderHint("Retry-After", "retry-after"),),
     floor=0.0,
     first=1.0,
     cap=30.0,
@@ -45,14 +44,14 @@ _REPORT_RUN_SPEC = JobSpec(
 
 def _get_report_runs_request(
     *,
-    limit: int | Unset = UNSET,
-    starting_after: str | Unset = UNSET,
-    ending_before: str | Unset = UNSET,
-    expand: list[str] | Unset = UNSET,
+    limit: int | _s.Unset = _s.UNSET,
+    starting_after: str | _s.Unset = _s.UNSET,
+    ending_before: str | _s.Unset = _s.UNSET,
+    expand: list[str] | _s.Unset = _s.UNSET,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/v1/reporting/report_runs",
         params={
@@ -68,17 +67,18 @@ def _get_report_runs_request(
 
 
 def _get_report_runs_response(response: httpx.Response) -> ReportRunList:
-    return decode_json(response, ReportRunList.from_dict)
+    result: ReportRunList = _http.decode_json(response, ReportRunList.from_dict)
+    return result
 
 
 def _post_report_runs_request(
     *,
     body: PostReportingReportRunsRequest,
-    idempotency_key: str | Unset = UNSET,
+    idempotency_key: str | _s.Unset = _s.UNSET,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="POST",
         path="/v1/reporting/report_runs",
         headers={"Idempotency-Key": idempotency_key, **(extra_headers or {})},
@@ -89,17 +89,21 @@ def _post_report_runs_request(
 
 
 def _post_report_runs_response(response: httpx.Response) -> ReportingReportRun:
-    return decode_json(response, ReportingReportRun.from_dict)
+    result: ReportingReportRun = _http.decode_json(
+        response,
+        ReportingReportRun.from_dict,
+    )
+    return result
 
 
 def _get_report_runs_report_run_request(
     report_run: str,
     *,
-    expand: list[str] | Unset = UNSET,
+    expand: list[str] | _s.Unset = _s.UNSET,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/v1/reporting/report_runs/" + _path(report_run),
         params={"expand": expand},
@@ -112,20 +116,24 @@ def _get_report_runs_report_run_request(
 def _get_report_runs_report_run_response(
     response: httpx.Response,
 ) -> ReportingReportRun:
-    return decode_json(response, ReportingReportRun.from_dict)
+    result: ReportingReportRun = _http.decode_json(
+        response,
+        ReportingReportRun.from_dict,
+    )
+    return result
 
 
-def _decode_report_run_record(raw: Any) -> ReportingReportRun:
+def _decode_report_run_record(raw: object) -> ReportingReportRun:
     return ReportingReportRun.from_dict(raw, "$")
 
 
 class Reporting:
     """Operations of the Reporting resource."""
 
-    def __init__(self, http: SyncHTTP) -> None:
+    def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._report_run_waiter: SyncJobWaiter[ReportingReportRun, None] = (
-            SyncJobWaiter(
+        self._report_run_waiter: _waiter.SyncJobWaiter[ReportingReportRun, None] = (
+            _waiter.SyncJobWaiter(
                 _REPORT_RUN_SPEC,
                 read_status=self._read_report_run_status,
                 decode_record=_decode_report_run_record,
@@ -137,12 +145,12 @@ class Reporting:
     def get_report_runs(
         self,
         *,
-        limit: int | Unset = UNSET,
-        starting_after: str | Unset = UNSET,
-        ending_before: str | Unset = UNSET,
-        expand: list[str] | Unset = UNSET,
+        limit: int | _s.Unset = _s.UNSET,
+        starting_after: str | _s.Unset = _s.UNSET,
+        ending_before: str | _s.Unset = _s.UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportRunList:
         """List report runs, most recent first
 
@@ -161,7 +169,7 @@ class Reporting:
                 expand=expand,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_report_runs_response(response)
 
@@ -169,15 +177,15 @@ class Reporting:
         self,
         *,
         body: PostReportingReportRunsRequest,
-        idempotency_key: str | Unset = UNSET,
+        idempotency_key: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Create a report run
 
         Args:
-            idempotency_key: Retries with the same key return the first answer instead of
-                creating a second run.
+            idempotency_key: Retries with the same key return the first answer instead
+                of creating a second run.
 
         ``POST /v1/reporting/report_runs`` (operationId ``PostReportingReportRuns``)."""
         response = self._http.request(
@@ -195,9 +203,9 @@ class Reporting:
         self,
         report_run: str,
         *,
-        expand: list[str] | Unset = UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Retrieve a report run
 
@@ -208,14 +216,18 @@ class Reporting:
         ``GetReportingReportRunsReportRun``)."""
         response = self._http.request(
             _get_report_runs_report_run_request(
-                report_run, expand=expand, timeout=timeout, extra_headers=extra_headers
-            )
+                report_run,
+                expand=expand,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _get_report_runs_report_run_response(response)
 
     def _read_report_run_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(
-            _get_report_runs_report_run_request(job_id), time_left=timeout
+            _get_report_runs_report_run_request(job_id),
+            time_left=timeout,
         )
 
     def wait_for_job(
@@ -223,7 +235,7 @@ class Reporting:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> ReportingReportRun:
         """Wait until the report_run job reaches a terminal state and return its record.
@@ -241,7 +253,10 @@ class Reporting:
                 new ``deadline``.
         """
         return self._report_run_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     def create_and_wait(
@@ -250,20 +265,20 @@ class Reporting:
         body: PostReportingReportRunsRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Create a report_run job and wait for its terminal record.
 
         One idempotency key is sent with the create (and reused if it is retried),
-                so the job is never created twice.
+        so the job is never created twice.
         """
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
                 _post_report_runs_request(
                     body=body,
-                    idempotency_key=UNSET if key is None else key,
+                    idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
                     extra_headers=extra_headers,
                 ),
@@ -271,35 +286,40 @@ class Reporting:
             )
 
         outcome = self._report_run_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("ReportingReportRun", outcome)
+        return _t.cast("ReportingReportRun", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> Iterator[JobOutcome[ReportingReportRun]]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _abc.Iterator[_ws.JobOutcome[ReportingReportRun]]:
         """Wait for many report_run jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._report_run_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
 
 class AsyncReporting:
     """Asynchronous operations of the Reporting resource."""
 
-    def __init__(self, http: AsyncHTTP) -> None:
+    def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._report_run_waiter: AsyncJobWaiter[ReportingReportRun, None] = (
-            AsyncJobWaiter(
+        self._report_run_waiter: _waiter.AsyncJobWaiter[ReportingReportRun, None] = (
+            _waiter.AsyncJobWaiter(
                 _REPORT_RUN_SPEC,
                 read_status=self._read_report_run_status,
                 decode_record=_decode_report_run_record,
@@ -311,12 +331,12 @@ class AsyncReporting:
     async def get_report_runs(
         self,
         *,
-        limit: int | Unset = UNSET,
-        starting_after: str | Unset = UNSET,
-        ending_before: str | Unset = UNSET,
-        expand: list[str] | Unset = UNSET,
+        limit: int | _s.Unset = _s.UNSET,
+        starting_after: str | _s.Unset = _s.UNSET,
+        ending_before: str | _s.Unset = _s.UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportRunList:
         """List report runs, most recent first
 
@@ -335,7 +355,7 @@ class AsyncReporting:
                 expand=expand,
                 timeout=timeout,
                 extra_headers=extra_headers,
-            )
+            ),
         )
         return _get_report_runs_response(response)
 
@@ -343,15 +363,15 @@ class AsyncReporting:
         self,
         *,
         body: PostReportingReportRunsRequest,
-        idempotency_key: str | Unset = UNSET,
+        idempotency_key: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Create a report run
 
         Args:
-            idempotency_key: Retries with the same key return the first answer instead of
-                creating a second run.
+            idempotency_key: Retries with the same key return the first answer instead
+                of creating a second run.
 
         ``POST /v1/reporting/report_runs`` (operationId ``PostReportingReportRuns``)."""
         response = await self._http.request(
@@ -369,9 +389,9 @@ class AsyncReporting:
         self,
         report_run: str,
         *,
-        expand: list[str] | Unset = UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Retrieve a report run
 
@@ -382,16 +402,22 @@ class AsyncReporting:
         ``GetReportingReportRunsReportRun``)."""
         response = await self._http.request(
             _get_report_runs_report_run_request(
-                report_run, expand=expand, timeout=timeout, extra_headers=extra_headers
-            )
+                report_run,
+                expand=expand,
+                timeout=timeout,
+                extra_headers=extra_headers,
+            ),
         )
         return _get_report_runs_report_run_response(response)
 
     async def _read_report_run_status(
-        self, job_id: str, timeout: float
+        self,
+        job_id: str,
+        timeout: float,
     ) -> httpx.Response:
         return await self._http.send_once(
-            _get_report_runs_report_run_request(job_id), time_left=timeout
+            _get_report_runs_report_run_request(job_id),
+            time_left=timeout,
         )
 
     async def wait_for_job(
@@ -399,7 +425,7 @@ class AsyncReporting:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> ReportingReportRun:
         """Wait until the report_run job reaches a terminal state and return its record.
@@ -417,7 +443,10 @@ class AsyncReporting:
                 new ``deadline``.
         """
         return await self._report_run_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     async def create_and_wait(
@@ -426,20 +455,20 @@ class AsyncReporting:
         body: PostReportingReportRunsRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Create a report_run job and wait for its terminal record.
 
         One idempotency key is sent with the create (and reused if it is retried),
-                so the job is never created twice.
+        so the job is never created twice.
         """
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(
                 _post_report_runs_request(
                     body=body,
-                    idempotency_key=UNSET if key is None else key,
+                    idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
                     extra_headers=extra_headers,
                 ),
@@ -447,23 +476,28 @@ class AsyncReporting:
             )
 
         outcome = await self._report_run_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("ReportingReportRun", outcome)
+        return _t.cast("ReportingReportRun", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> AsyncJobOutcomes[ReportingReportRun]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _waiter.AsyncJobOutcomes[ReportingReportRun]:
         """Wait for many report_run jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._report_run_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )

@@ -8,9 +8,9 @@ package stays fast however large the API is.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .create_job_request import CreateJobRequest as CreateJobRequest
     from .create_job_request_mode import CreateJobRequestMode as CreateJobRequestMode
     from .error import Error as Error
@@ -47,7 +47,7 @@ __all__ = [
     "UrlInput",
 ]
 
-_MODULES = {
+_MODULES: dict[str, str] = {
     "CreateJobRequest": "create_job_request",
     "CreateJobRequestMode": "create_job_request_mode",
     "Error": "error",
@@ -67,7 +67,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _t.Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

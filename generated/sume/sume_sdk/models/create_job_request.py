@@ -3,28 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .create_job_request_mode import CreateJobRequestMode
     from .job_input import JobInput
 
 __all__ = ["CreateJobRequest"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "input",
-        "mode",
-        "webhook_url",
-        "metadata",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("input", "mode", "webhook_url", "metadata"))
 
 
 @attrs.frozen(kw_only=True)
@@ -32,26 +23,26 @@ class CreateJobRequest:
     """What to summarise and how to be told about the outcome."""
 
     input: JobInput
-    mode: CreateJobRequestMode | Unset = UNSET
+    mode: CreateJobRequestMode | _s.Unset = _s.UNSET
     """`webhook` delivers the terminal record to `webhook_url`; `polling` relies on status
     reads."""
 
-    webhook_url: str | None | Unset = UNSET
+    webhook_url: str | None | _s.Unset = _s.UNSET
     """Required when `mode` is `webhook`."""
 
-    metadata: dict[str, str] | Unset = UNSET
+    metadata: dict[str, str] | _s.Unset = _s.UNSET
     """Free-form labels echoed back on the job."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> CreateJobRequest:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> CreateJobRequest:
         """Decode a JSON object; errors name the path of the offending value."""
         from .create_job_request_mode import CreateJobRequestMode
         from .job_input import decode_job_input
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             input=_s.required(d, "input", path, decode_job_input),
             mode=_s.optional(d, "mode", path, CreateJobRequestMode.decode),
@@ -60,14 +51,14 @@ class CreateJobRequest:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["input"] = _s.encode(self.input)
-        if not isinstance(self.mode, Unset):
+        if not isinstance(self.mode, _s.Unset):
             out["mode"] = _s.encode(self.mode)
-        if not isinstance(self.webhook_url, Unset):
+        if not isinstance(self.webhook_url, _s.Unset):
             out["webhook_url"] = _s.encode(self.webhook_url)
-        if not isinstance(self.metadata, Unset):
+        if not isinstance(self.metadata, _s.Unset):
             out["metadata"] = _s.encode(self.metadata)
         return out

@@ -3,23 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
 __all__ = ["Error"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "code",
-        "message",
-        "request_id",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("code", "message", "request_id"))
 
 
 @attrs.frozen(kw_only=True)
@@ -31,15 +23,15 @@ class Error:
     `not_found`."""
 
     message: str
-    request_id: str | None | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    request_id: str | None | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> Error:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> Error:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             code=_s.required(d, "code", path, _s.as_str),
             message=_s.required(d, "message", path, _s.as_str),
@@ -47,11 +39,11 @@ class Error:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["code"] = _s.encode(self.code)
         out["message"] = _s.encode(self.message)
-        if not isinstance(self.request_id, Unset):
+        if not isinstance(self.request_id, _s.Unset):
             out["request_id"] = _s.encode(self.request_id)
         return out

@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .job_error import JobError
     from .job_mode import JobMode
     from .job_progress import JobProgress
@@ -34,7 +32,7 @@ _KNOWN: frozenset[str] = frozenset(
         "progress",
         "error",
         "metadata",
-    )
+    ),
 )
 
 
@@ -56,29 +54,30 @@ class Job:
 
     created_at: datetime.datetime
     updated_at: datetime.datetime
-    next_poll_after_seconds: float | None | Unset = UNSET
-    """Wait at least this long before the next read (never below 2; raised when the queue is
-    long). Null once terminal."""
+    next_poll_after_seconds: float | None | _s.Unset = _s.UNSET
+    """Wait at least this long before the next read (never below 2; raised when the queue
+    is long). Null once terminal."""
 
-    mode: JobMode | Unset = UNSET
-    webhook_url: str | None | Unset = UNSET
-    progress: JobProgress | Unset = UNSET
-    error: JobError | None | Unset = UNSET
+    mode: JobMode | _s.Unset = _s.UNSET
+    webhook_url: str | None | _s.Unset = _s.UNSET
+    progress: JobProgress | _s.Unset = _s.UNSET
+    error: JobError | None | _s.Unset = _s.UNSET
     """Why the job failed; null unless `status` is `failed`."""
 
-    metadata: dict[str, str] | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    metadata: dict[str, str] | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> Job:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> Job:
         """Decode a JSON object; errors name the path of the offending value."""
         from .job_error import JobError
         from .job_mode import JobMode
         from .job_progress import JobProgress
         from .job_status import JobStatus
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             id=_s.required(d, "id", path, _s.as_str),
             status=_s.required(d, "status", path, JobStatus.decode),
@@ -87,7 +86,10 @@ class Job:
             created_at=_s.required(d, "created_at", path, _s.as_datetime),
             updated_at=_s.required(d, "updated_at", path, _s.as_datetime),
             next_poll_after_seconds=_s.optional(
-                d, "next_poll_after_seconds", path, _s.nullable(_s.as_float)
+                d,
+                "next_poll_after_seconds",
+                path,
+                _s.nullable(_s.as_float),
             ),
             mode=_s.optional(d, "mode", path, JobMode.decode),
             webhook_url=_s.optional(d, "webhook_url", path, _s.nullable(_s.as_str)),
@@ -97,25 +99,25 @@ class Job:
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["id"] = _s.encode(self.id)
         out["status"] = _s.encode(self.status)
         out["terminal"] = _s.encode(self.terminal)
         out["result_ready"] = _s.encode(self.result_ready)
         out["created_at"] = _s.encode(self.created_at)
         out["updated_at"] = _s.encode(self.updated_at)
-        if not isinstance(self.next_poll_after_seconds, Unset):
+        if not isinstance(self.next_poll_after_seconds, _s.Unset):
             out["next_poll_after_seconds"] = _s.encode(self.next_poll_after_seconds)
-        if not isinstance(self.mode, Unset):
+        if not isinstance(self.mode, _s.Unset):
             out["mode"] = _s.encode(self.mode)
-        if not isinstance(self.webhook_url, Unset):
+        if not isinstance(self.webhook_url, _s.Unset):
             out["webhook_url"] = _s.encode(self.webhook_url)
-        if not isinstance(self.progress, Unset):
+        if not isinstance(self.progress, _s.Unset):
             out["progress"] = _s.encode(self.progress)
-        if not isinstance(self.error, Unset):
+        if not isinstance(self.error, _s.Unset):
             out["error"] = _s.encode(self.error)
-        if not isinstance(self.metadata, Unset):
+        if not isinstance(self.metadata, _s.Unset):
             out["metadata"] = _s.encode(self.metadata)
         return out

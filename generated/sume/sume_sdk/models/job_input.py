@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Union
+import typing as _t
 
 from .._runtime import serde as _s
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .text_input import TextInput
     from .url_input import UrlInput
 
 __all__ = ["JobInput", "decode_job_input"]
 
-JobInput = Union["TextInput", "UrlInput"]
+JobInput = _t.Union["TextInput", "UrlInput"]
 """The content to summarise, either inline text or a URL to fetch."""
 
 
@@ -23,10 +23,11 @@ def decode_job_input(value: object, path: str = "$") -> JobInput:
     from .url_input import UrlInput
 
     if isinstance(value, dict):
-        tag: Any = value.get("type")
+        tag: _t.Any = value.get("type")
         if tag == "text":
             return TextInput.from_dict(value, path)
         if tag == "url":
             return UrlInput.from_dict(value, path)
-    result: JobInput = _s.one_of(TextInput.from_dict, UrlInput.from_dict)(value, path)
+    decode = _s.one_of(TextInput.from_dict, UrlInput.from_dict)
+    result: JobInput = decode(value, path)
     return result

@@ -3,51 +3,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
 __all__ = ["JobProgress"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "percent",
-        "stage",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("percent", "stage"))
 
 
 @attrs.frozen(kw_only=True)
 class JobProgress:
     """Progress of a running job."""
 
-    percent: float | Unset = UNSET
-    stage: str | None | Unset = UNSET
+    percent: float | _s.Unset = _s.UNSET
+    stage: str | None | _s.Unset = _s.UNSET
     """The current stage, e.g. `fetching` or `summarising`."""
 
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> JobProgress:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> JobProgress:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             percent=_s.optional(d, "percent", path, _s.as_float),
             stage=_s.optional(d, "stage", path, _s.nullable(_s.as_str)),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.percent, Unset):
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
+        if not isinstance(self.percent, _s.Unset):
             out["percent"] = _s.encode(self.percent)
-        if not isinstance(self.stage, Unset):
+        if not isinstance(self.stage, _s.Unset):
             out["stage"] = _s.encode(self.stage)
         return out

@@ -4,29 +4,20 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import typing as _t
 
 import attrs
 
 from .._runtime import serde as _s
-from .._runtime.serde import UNSET, Unset
 
-if TYPE_CHECKING:
+if _t.TYPE_CHECKING:
     from .job_result_usage import JobResultUsage
     from .result_section import ResultSection
 
 __all__ = ["JobResult"]
 
 _KNOWN: frozenset[str] = frozenset(
-    (
-        "job_id",
-        "summary",
-        "language",
-        "sections",
-        "usage",
-        "completed_at",
-    )
+    ("job_id", "summary", "language", "sections", "usage", "completed_at"),
 )
 
 
@@ -36,47 +27,51 @@ class JobResult:
 
     job_id: str
     summary: str
-    language: str | None | Unset = UNSET
+    language: str | None | _s.Unset = _s.UNSET
     """BCP 47 tag of the detected language."""
 
-    sections: list[ResultSection] | Unset = UNSET
-    usage: JobResultUsage | Unset = UNSET
+    sections: list[ResultSection] | _s.Unset = _s.UNSET
+    usage: JobResultUsage | _s.Unset = _s.UNSET
     """Units counted against the member's quota."""
 
-    completed_at: datetime.datetime | Unset = UNSET
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+    completed_at: datetime.datetime | _s.Unset = _s.UNSET
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> JobResult:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> JobResult:
         """Decode a JSON object; errors name the path of the offending value."""
         from .job_result_usage import JobResultUsage
         from .result_section import ResultSection
 
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             job_id=_s.required(d, "job_id", path, _s.as_str),
             summary=_s.required(d, "summary", path, _s.as_str),
             language=_s.optional(d, "language", path, _s.nullable(_s.as_str)),
             sections=_s.optional(
-                d, "sections", path, _s.list_of(ResultSection.from_dict)
+                d,
+                "sections",
+                path,
+                _s.list_of(ResultSection.from_dict),
             ),
             usage=_s.optional(d, "usage", path, JobResultUsage.from_dict),
             completed_at=_s.optional(d, "completed_at", path, _s.as_datetime),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["job_id"] = _s.encode(self.job_id)
         out["summary"] = _s.encode(self.summary)
-        if not isinstance(self.language, Unset):
+        if not isinstance(self.language, _s.Unset):
             out["language"] = _s.encode(self.language)
-        if not isinstance(self.sections, Unset):
+        if not isinstance(self.sections, _s.Unset):
             out["sections"] = _s.encode(self.sections)
-        if not isinstance(self.usage, Unset):
+        if not isinstance(self.usage, _s.Unset):
             out["usage"] = _s.encode(self.usage)
-        if not isinstance(self.completed_at, Unset):
+        if not isinstance(self.completed_at, _s.Unset):
             out["completed_at"] = _s.encode(self.completed_at)
         return out

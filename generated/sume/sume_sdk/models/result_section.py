@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
@@ -12,12 +11,7 @@ from .._runtime import serde as _s
 
 __all__ = ["ResultSection"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "title",
-        "text",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("title", "text"))
 
 
 @attrs.frozen(kw_only=True)
@@ -26,23 +20,23 @@ class ResultSection:
 
     title: str
     text: str
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> ResultSection:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> ResultSection:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             title=_s.required(d, "title", path, _s.as_str),
             text=_s.required(d, "text", path, _s.as_str),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["title"] = _s.encode(self.title)
         out["text"] = _s.encode(self.text)
         return out

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import typing as _t
 
 import attrs
 
@@ -12,12 +11,7 @@ from .._runtime import serde as _s
 
 __all__ = ["TextInput"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "type",
-        "text",
-    )
-)
+_KNOWN: frozenset[str] = frozenset(("type", "text"))
 
 
 @attrs.frozen(kw_only=True)
@@ -26,23 +20,23 @@ class TextInput:
 
     type: str
     text: str
-    additional_properties: dict[str, Any] = attrs.field(factory=dict)
+
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
     @classmethod
-    def from_dict(cls, data: Any, path: str = "$") -> TextInput:
+    def from_dict(cls, data: _t.Any, path: str = "$") -> TextInput:
         """Decode a JSON object; errors name the path of the offending value."""
-
-        d: Mapping[str, Any] = _s.as_object(data, path)
+        d = _s.as_object(data, path)
         return cls(
             type=_s.required(d, "type", path, _s.const("text")),
             text=_s.required(d, "text", path, _s.as_str),
             additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, _t.Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, Any] = _s.encode(self.additional_properties)
+        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
         out["type"] = _s.encode(self.type)
         out["text"] = _s.encode(self.text)
         return out

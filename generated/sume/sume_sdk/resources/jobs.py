@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, cast
+import collections.abc as _abc
+import typing as _t
 
 import httpx
 
+from .._runtime import http as _http
 from .._runtime import serde as _s
-from .._runtime.http import AsyncHTTP, RequestOptions, SyncHTTP, decode_json
+from .._runtime import waiter as _waiter
+from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from .._runtime.serde import UNSET, Unset
-from .._runtime.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-from .._runtime.waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent
 from ..models.create_job_request import CreateJobRequest
 from ..models.job import Job
 from ..models.job_envelope import JobEnvelope
@@ -21,7 +20,7 @@ from ..models.job_result_envelope import JobResultEnvelope
 
 __all__ = ["AsyncJobs", "Jobs"]
 
-_JOB_SPEC = JobSpec(
+_JOB_SPEC = _ws.JobSpec(
     name="job",
     record_path=("data",),
     state_path=("status",),
@@ -34,14 +33,11 @@ _JOB_SPEC = JobSpec(
     error_path=("error",),
     hint_path=("next_poll_after_seconds",),
     hint_scale=1.0,
-    header_hints=(HeaderHint("Retry-After", "retry-after"),),
+    header_hints=(_ws.HeaderHint("Retry-After", "retry-after"),),
     floor=2.0,
     first=2.0,
     cap=30.0,
-    id_path=(
-        "data",
-        "id",
-    ),
+    id_path=("data", "id"),
     id_header=None,
     idempotency_header="Idempotency-Key",
 )
@@ -50,11 +46,11 @@ _JOB_SPEC = JobSpec(
 def _create_request(
     *,
     body: CreateJobRequest,
-    idempotency_key: str | Unset = UNSET,
+    idempotency_key: str | _s.Unset = _s.UNSET,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="POST",
         path="/v1/jobs",
         headers={"Idempotency-Key": idempotency_key, **(extra_headers or {})},
@@ -65,16 +61,17 @@ def _create_request(
 
 
 def _create_response(response: httpx.Response) -> JobEnvelope:
-    return decode_json(response, JobEnvelope.from_dict)
+    result: JobEnvelope = _http.decode_json(response, JobEnvelope.from_dict)
+    return result
 
 
 def _get_request(
     job_id: str,
     *,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id),
         headers={**(extra_headers or {})},
@@ -84,16 +81,17 @@ def _get_request(
 
 
 def _get_response(response: httpx.Response) -> JobEnvelope:
-    return decode_json(response, JobEnvelope.from_dict)
+    result: JobEnvelope = _http.decode_json(response, JobEnvelope.from_dict)
+    return result
 
 
 def _get_result_request(
     job_id: str,
     *,
     timeout: float | None = None,
-    extra_headers: Mapping[str, str] | None = None,
-) -> RequestOptions:
-    return RequestOptions(
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id) + "/result",
         headers={**(extra_headers or {})},
@@ -103,40 +101,43 @@ def _get_result_request(
 
 
 def _get_result_response(response: httpx.Response) -> JobResultEnvelope:
-    return decode_json(response, JobResultEnvelope.from_dict)
+    result: JobResultEnvelope = _http.decode_json(response, JobResultEnvelope.from_dict)
+    return result
 
 
-def _decode_job_record(raw: Any) -> Job:
+def _decode_job_record(raw: object) -> Job:
     return Job.from_dict(raw, "$.data")
 
 
 class Jobs:
     """Operations of the Jobs resource."""
 
-    def __init__(self, http: SyncHTTP) -> None:
+    def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._job_waiter: SyncJobWaiter[Job, JobResultEnvelope] = SyncJobWaiter(
-            _JOB_SPEC,
-            read_status=self._read_job_status,
-            decode_record=_decode_job_record,
-            fetch_result=self._fetch_job_result,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._job_waiter: _waiter.SyncJobWaiter[Job, JobResultEnvelope] = (
+            _waiter.SyncJobWaiter(
+                _JOB_SPEC,
+                read_status=self._read_job_status,
+                decode_record=_decode_job_record,
+                fetch_result=self._fetch_job_result,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     def create(
         self,
         *,
         body: CreateJobRequest,
-        idempotency_key: str | Unset = UNSET,
+        idempotency_key: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobEnvelope:
         """Create a job
 
         Args:
-            idempotency_key: A unique key per logical request; a retried create with the same
-                key returns the same job.
+            idempotency_key: A unique key per logical request; a retried create with the
+                same key returns the same job.
 
         ``POST /v1/jobs`` (operationId ``createJob``)."""
         response = self._http.request(
@@ -155,7 +156,7 @@ class Jobs:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobEnvelope:
         """Read a job's status
 
@@ -164,7 +165,7 @@ class Jobs:
 
         ``GET /v1/jobs/{job_id}`` (operationId ``getJob``)."""
         response = self._http.request(
-            _get_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _get_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _get_response(response)
 
@@ -173,7 +174,7 @@ class Jobs:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
         """Fetch a completed job's result
 
@@ -182,7 +183,7 @@ class Jobs:
 
         ``GET /v1/jobs/{job_id}/result`` (operationId ``getJobResult``)."""
         response = self._http.request(
-            _get_result_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _get_result_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _get_result_response(response)
 
@@ -198,7 +199,7 @@ class Jobs:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> Job:
         """Wait until the job job reaches a terminal state and return its record.
@@ -216,7 +217,10 @@ class Jobs:
                 new ``deadline``.
         """
         return self._job_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     def wait_for_result(
@@ -224,7 +228,7 @@ class Jobs:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job job to succeed, then fetch its result once.
 
@@ -236,7 +240,9 @@ class Jobs:
             JobTimeout: The deadline passed; carries a resume token.
         """
         return self._job_waiter.wait_for_result(
-            job_id, deadline=deadline, on_poll=on_poll
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
     def create_and_wait(
@@ -245,20 +251,20 @@ class Jobs:
         body: CreateJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
         """Create a job job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
-                so the job is never created twice.
+        so the job is never created twice.
         """
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
                 _create_request(
                     body=body,
-                    idempotency_key=UNSET if key is None else key,
+                    idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
                     extra_headers=extra_headers,
                 ),
@@ -266,55 +272,62 @@ class Jobs:
             )
 
         outcome = self._job_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("JobResultEnvelope", outcome)
+        return _t.cast("JobResultEnvelope", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> Iterator[JobOutcome[Job]]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _abc.Iterator[_ws.JobOutcome[Job]]:
         """Wait for many job jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._job_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
 
 class AsyncJobs:
     """Asynchronous operations of the Jobs resource."""
 
-    def __init__(self, http: AsyncHTTP) -> None:
+    def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._job_waiter: AsyncJobWaiter[Job, JobResultEnvelope] = AsyncJobWaiter(
-            _JOB_SPEC,
-            read_status=self._read_job_status,
-            decode_record=_decode_job_record,
-            fetch_result=self._fetch_job_result,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._job_waiter: _waiter.AsyncJobWaiter[Job, JobResultEnvelope] = (
+            _waiter.AsyncJobWaiter(
+                _JOB_SPEC,
+                read_status=self._read_job_status,
+                decode_record=_decode_job_record,
+                fetch_result=self._fetch_job_result,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     async def create(
         self,
         *,
         body: CreateJobRequest,
-        idempotency_key: str | Unset = UNSET,
+        idempotency_key: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobEnvelope:
         """Create a job
 
         Args:
-            idempotency_key: A unique key per logical request; a retried create with the same
-                key returns the same job.
+            idempotency_key: A unique key per logical request; a retried create with the
+                same key returns the same job.
 
         ``POST /v1/jobs`` (operationId ``createJob``)."""
         response = await self._http.request(
@@ -333,7 +346,7 @@ class AsyncJobs:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobEnvelope:
         """Read a job's status
 
@@ -342,7 +355,7 @@ class AsyncJobs:
 
         ``GET /v1/jobs/{job_id}`` (operationId ``getJob``)."""
         response = await self._http.request(
-            _get_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _get_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _get_response(response)
 
@@ -351,7 +364,7 @@ class AsyncJobs:
         job_id: str,
         *,
         timeout: float | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
         """Fetch a completed job's result
 
@@ -360,7 +373,7 @@ class AsyncJobs:
 
         ``GET /v1/jobs/{job_id}/result`` (operationId ``getJobResult``)."""
         response = await self._http.request(
-            _get_result_request(job_id, timeout=timeout, extra_headers=extra_headers)
+            _get_result_request(job_id, timeout=timeout, extra_headers=extra_headers),
         )
         return _get_result_response(response)
 
@@ -368,10 +381,13 @@ class AsyncJobs:
         return await self._http.send_once(_get_request(job_id), time_left=timeout)
 
     async def _fetch_job_result(
-        self, job_id: str, time_left: float
+        self,
+        job_id: str,
+        time_left: float,
     ) -> JobResultEnvelope:
         response = await self._http.request(
-            _get_result_request(job_id), time_left=time_left
+            _get_result_request(job_id),
+            time_left=time_left,
         )
         return _get_result_response(response)
 
@@ -380,7 +396,7 @@ class AsyncJobs:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
     ) -> Job:
         """Wait until the job job reaches a terminal state and return its record.
@@ -398,7 +414,10 @@ class AsyncJobs:
                 new ``deadline``.
         """
         return await self._job_waiter.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, resume=resume
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
         )
 
     async def wait_for_result(
@@ -406,7 +425,7 @@ class AsyncJobs:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job job to succeed, then fetch its result once.
 
@@ -418,7 +437,9 @@ class AsyncJobs:
             JobTimeout: The deadline passed; carries a resume token.
         """
         return await self._job_waiter.wait_for_result(
-            job_id, deadline=deadline, on_poll=on_poll
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
         )
 
     async def create_and_wait(
@@ -427,20 +448,20 @@ class AsyncJobs:
         body: CreateJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-        extra_headers: Mapping[str, str] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
         """Create a job job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
-                so the job is never created twice.
+        so the job is never created twice.
         """
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(
                 _create_request(
                     body=body,
-                    idempotency_key=UNSET if key is None else key,
+                    idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
                     extra_headers=extra_headers,
                 ),
@@ -448,23 +469,28 @@ class AsyncJobs:
             )
 
         outcome = await self._job_waiter.create_and_wait(
-            create, deadline=deadline, on_poll=on_poll
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
         )
-        return cast("JobResultEnvelope", outcome)
+        return _t.cast("JobResultEnvelope", outcome)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: _abc.Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
-    ) -> AsyncJobOutcomes[Job]:
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+    ) -> _waiter.AsyncJobOutcomes[Job]:
         """Wait for many job jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
         """
         return self._job_waiter.wait_for_jobs(
-            job_ids, concurrency=concurrency, deadline=deadline, on_poll=on_poll
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
         )

@@ -1,0 +1,193 @@
+"""Names from a spec never collide with the names generated modules use for themselves.
+
+Runtime and typing names are imported under private module prefixes (``_s``, ``_http``,
+``_ws``, ``_waiter``, ``_t``, ``_abc``), so a schema may be called ``JobSpec`` or ``Any``;
+resource classes come in free X/AsyncX pairs; parameters and client attributes keep
+clear of the names the methods and classes use.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from tests.fuzz.support import assert_refused
+from tests.helpers import imported_sdk, write
+
+SHADOWING = ["JobSpec", "PollEvent", "RequestOptions", "Callable", "Mapping", "Any"]
+SHADOWING += ["SyncHTTP", "attrs", "datetime", "Unset", "UNSET", "Union", "TypeAlias"]
+
+
+def _ok(schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    body = {"content": {"application/json": {"schema": schema}}} if schema else {}
+    return {"200": {"description": "ok", **body}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def names_spec() -> dict[str, Any]:
+    """Every clash the issue lists, in one spec."""
+    shadows = {
+        name: {"type": "object", "properties": {"x": {"type": "string"}}} for name in SHADOWING
+    }
+    holder = {
+        "type": "object",
+        "properties": {
+            **{f"p{i}": _ref(name) for i, name in enumerate(SHADOWING)},
+            "when": {"type": "string", "format": "date-time"},
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Names", "version": "1.0"},
+        "servers": [{"url": "https://api.example"}],
+        "paths": {
+            "/things/{id}": {
+                "get": {
+                    "operationId": "getThing",
+                    "tags": ["things"],
+                    "parameters": [
+                        {
+                            "name": "id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        },
+                        {"name": "response", "in": "query", "schema": {"type": "string"}},
+                        {"name": "mode", "in": "query", "schema": _ref("Mode")},
+                    ],
+                    "responses": _ok(_ref("Holder")),
+                }
+            },
+            "/mode": {
+                "get": {
+                    "operationId": "getMode",
+                    "tags": ["async things"],
+                    "responses": _ok(_ref("Mode")),
+                }
+            },
+            "/types": {
+                "post": {
+                    "operationId": "makeType",
+                    "tags": ["type"],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("Callable")}},
+                    },
+                    "responses": _ok(_ref("Any")),
+                }
+            },
+        },
+        "components": {
+            "schemas": {
+                "Mode": {"type": "string", "enum": ["fast", "slow"]},
+                "Holder": holder,
+                **shadows,
+            }
+        },
+    }
+
+
+def _mypy_strict(root: Path, package: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(root / ".mypy"), package],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_spec_names_that_match_runtime_and_typing_names_type_check(tmp_path: Path) -> None:
+    spec = write(tmp_path / "names.yaml", yaml.safe_dump(names_spec()))
+    with imported_sdk(spec, tmp_path, "names_sdk") as sdk:
+        from names_sdk.models import Any as AnyModel
+        from names_sdk.models import JobSpec, Mode
+
+        assert JobSpec.from_dict({"x": "1"}).x == "1"
+        assert AnyModel.from_dict({}).to_dict() == {}
+        # Tags "things" and "async things": four classes, none hiding another.
+        client = sdk.Client(
+            transport=httpx.MockTransport(lambda r: httpx.Response(200, json="fast"))
+        )
+        assert client.async_things.get_mode() is Mode.FAST
+        aclient = sdk.AsyncClient()
+        resources = [client.things, client.async_things, aclient.things, aclient.async_things]
+        assert len({type(r).__name__ for r in resources}) == 4
+    _mypy_strict(tmp_path / "names_sdk", "names_sdk")
+
+
+def test_a_query_parameter_named_response_is_sent(tmp_path: Path) -> None:
+    spec = write(tmp_path / "names.yaml", yaml.safe_dump(names_spec()))
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"when": "2024-01-01T00:00:00Z"})
+
+    with imported_sdk(spec, tmp_path, "names_sdk") as sdk:
+        client = sdk.Client(transport=httpx.MockTransport(answer))
+        holder = client.things.get("7", response_2="full")
+        assert holder.when.year == 2024
+    assert seen[0].url.params["response"] == "full"
+
+
+@pytest.mark.slow
+def test_a_spec_without_schemas_type_checks(tmp_path: Path) -> None:
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "Bare", "version": "1.0"},
+        "paths": {
+            "/ping": {"get": {"operationId": "ping", "responses": {"204": {"description": "ok"}}}}
+        },
+    }
+    path = write(tmp_path / "bare.yaml", yaml.safe_dump(spec))
+    with imported_sdk(path, tmp_path, "bare_sdk") as sdk:
+        import bare_sdk.models
+
+        assert bare_sdk.models.__all__ == []
+        assert sdk.Client(base_url="https://api.example").__class__.__name__ == "Client"
+    _mypy_strict(tmp_path / "bare_sdk", "bare_sdk")
+
+
+@pytest.mark.parametrize("name", ["X Trace", 'X-"Trace"', "X-'Trace'", "X-Trace\r\nX-Evil: 1", ""])
+@pytest.mark.parametrize("where", ["parameter", "apiKey"])
+def test_a_header_name_that_is_not_a_token_is_refused(
+    tmp_path: Path, name: str, where: str
+) -> None:
+    spec = names_spec()
+    if where == "parameter":
+        spec["paths"]["/mode"]["get"]["parameters"] = [
+            {"name": name, "in": "header", "schema": {"type": "string"}}
+        ]
+        pointer = "/paths/~1mode/get/parameters/0/name"
+    else:
+        spec["components"]["securitySchemes"] = {
+            "key": {"type": "apiKey", "in": "header", "name": name}
+        }
+        pointer = "/components/securitySchemes/key/name"
+    path = write(tmp_path / "spec.yaml", yaml.safe_dump(spec))
+    assert_refused(
+        ["validate", path], files=[path], pointer=pointer, contains="not a valid header name"
+    )
+
+
+def test_an_enum_value_that_differs_only_in_case_is_not_known(tmp_path: Path) -> None:
+    spec = write(tmp_path / "names.yaml", yaml.safe_dump(names_spec()))
+    with imported_sdk(spec, tmp_path, "names_sdk"):
+        from names_sdk.models import Mode
+
+        assert Mode("fast").is_known and Mode("fast") is Mode.FAST
+        odd = Mode.decode("FAST", "$")
+        assert odd.value == "FAST" and not odd.is_known
+        assert not Mode("Slow").is_known
