@@ -219,8 +219,10 @@ class OperationBuilder:
                     )
                     continue
                 if where in ("header", "cookie") and not _TOKEN.match(param["name"]):
-                    self.problems.append(
-                        Problem(param_at.child("name"), _token_problem(where, param["name"]))
+                    # No request can carry it: the operation is generated without it.
+                    self.schemas.warn(
+                        param_at.child("name"),
+                        _token_problem(where, param["name"]) + "; the parameter is left out",
                     )
                     continue
                 merged[(param["name"], where)] = (param, param_at)
