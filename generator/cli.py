@@ -9,6 +9,7 @@ without a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ from .config import find_config, load_targets
 from .model.build import load_and_build
 from .pipeline import Target, check, generate
 from .problems import SpecError
-from .render.output import FormatError
+from .render.output import FormatError, FormatterMissing
 
 __all__ = ["main"]
 
@@ -152,6 +153,11 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("uvicorn") is None:
+        raise _Usage(
+            "jobgen serve needs the 'serve' extra (uvicorn), which is not installed: "
+            "pip install 'jobgen[serve]'"
+        )
     from .server.app import serve
 
     return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port)
@@ -187,6 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
+    except FormatterMissing as exc:
+        print(f"jobgen: {exc}", file=sys.stderr)
+        return EXIT_INPUT
     except FormatError as exc:
         print(f"jobgen: internal error: generated code did not format: {exc}", file=sys.stderr)
         return EXIT_INTERNAL

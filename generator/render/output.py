@@ -7,6 +7,7 @@ directory is then replaced in one rename, so a failure leaves it as it was.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ __all__ = [
     "GENERATED_MARK",
     "Drift",
     "FormatError",
+    "FormatterMissing",
     "compare",
     "format_files",
     "format_tree",
@@ -34,8 +36,17 @@ class FormatError(Exception):
     """The formatter rejected rendered code (a bug in jobgen, not in the spec)."""
 
 
+class FormatterMissing(FormatError):
+    """The formatter is not installed in this environment."""
+
+
 def format_tree(root: Path) -> None:
     """Sort imports, drop unused ones and ``ruff format`` every Python file under ``root``."""
+    if importlib.util.find_spec("ruff") is None:
+        raise FormatterMissing(
+            "formatting generated code needs ruff, which is not installed: "
+            "pip install 'ruff==0.17.5'"
+        )
     for command in (
         ["check", "--select", "I,F401,RUF022", "--fix", "--exit-zero", "--quiet"],
         ["format", "--quiet"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import re
 from pathlib import Path
@@ -17,9 +18,9 @@ from .views import alias_view, client_view, enum_view, model_view, resource_view
 
 __all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "render_sdk"]
 
-ROOT = Path(__file__).resolve().parents[2]
-TEMPLATES_DIR = ROOT / "templates"
-RUNTIME_DIR = ROOT / "generator" / "runtime"
+# Both ship inside the wheel: templates/ as the data package generator.templates.
+TEMPLATES_DIR = Path(str(importlib.resources.files("generator.templates")))
+RUNTIME_DIR = Path(str(importlib.resources.files("generator.runtime")))
 
 _ERROR_TREE = """SDKError
  +-- APIConnectionError
