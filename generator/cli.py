@@ -19,7 +19,8 @@ from .config import find_config, load_targets
 from .model.build import load_and_build
 from .pipeline import Target, check, generate
 from .problems import SpecError
-from .render.output import FormatError, FormatterMissing
+from .render.manifest import MANIFEST
+from .render.output import Drift, FormatError, FormatterMissing
 
 __all__ = ["main"]
 
@@ -27,7 +28,8 @@ EXIT_STALE = 1
 EXIT_BREAKING = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 70
-DIFF_LIMIT = 400
+FILE_DIFF_LIMIT = 60
+DIFF_LIMIT = 1000
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -102,19 +104,7 @@ def _generate(args: argparse.Namespace) -> int:
                 print(f"{target.output}: up to date")
                 continue
             stale += 1
-            for label, names in (
-                ("stale", drift.stale),
-                ("missing", drift.missing),
-                ("extra", drift.extra),
-            ):
-                for name in names:
-                    print(f"{target.output}/{name}: {label}")
-            lines = drift.diff.splitlines()
-            if len(lines) > DIFF_LIMIT:
-                print("\n".join(lines[:DIFF_LIMIT]))
-                print(f"... diff cut at {DIFF_LIMIT} of {len(lines)} lines")
-            elif lines:
-                print(drift.diff, end="" if drift.diff.endswith("\n") else "\n")
+            _print_drift(str(target.output), drift)
         if stale:
             print(
                 f"{stale} SDK(s) stale: run `jobgen generate` and commit the result",
@@ -131,6 +121,34 @@ def _generate(args: argparse.Namespace) -> int:
             f"{len(done.sdk.jobs)} jobs ({done.seconds:.2f} s)"
         )
     return 0
+
+
+def _print_drift(out: str, drift: Drift) -> None:
+    """Real content changes first (each file's diff cut on its own), then one line per
+    stale, missing or extra file, then header-only and manifest drift in one line each."""
+    budget = DIFF_LIMIT
+    for rel in (*drift.stale, *drift.missing):
+        lines = drift.diffs.get(rel, ())
+        shown = lines[: min(FILE_DIFF_LIMIT, budget)]
+        print("".join(line if line.endswith("\n") else line + "\n" for line in shown), end="")
+        if len(shown) < len(lines):
+            print(f"... {len(lines) - len(shown)} more lines of the diff of {out}/{rel}")
+        budget -= len(shown)
+    for label, names in (
+        ("stale", drift.stale),
+        ("missing", drift.missing),
+        ("extra, no longer generated", drift.extra),
+    ):
+        for name in names:
+            print(f"{out}/{name}: {label}")
+    if drift.header_only:
+        count = len(drift.header_only)
+        print(
+            f"{out}: {count} file{'s differ' if count != 1 else ' differs'} only in the "
+            f"generated-by header line (first: {drift.header_only[0]})"
+        )
+    if drift.manifest:
+        print(f"{out}/{MANIFEST}: stale ({drift.manifest})")
 
 
 def _print_warnings(warnings: Sequence[str]) -> None:

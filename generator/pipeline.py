@@ -9,6 +9,7 @@ import attrs
 
 from .model import ir
 from .model.build import load_and_build
+from .render.manifest import MANIFEST, render_manifest
 from .render.output import Drift, compare, format_files, write_tree
 from .render.render import render_sdk
 
@@ -37,12 +38,14 @@ class Generated:
 
 def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
     sdk = load_and_build(target.spec, package=target.package, jobs_file=target.jobs)
-    return sdk, render_sdk(sdk, target.spec.name)
+    files = format_files(render_sdk(sdk, target.spec.name))
+    files[MANIFEST] = render_manifest(sdk, files, {"package": sdk.package})
+    return sdk, files
 
 
 def render(target: Target) -> dict[str, str]:
-    """Every file of a target's SDK, formatted, in memory; raises SpecError on bad input."""
-    return format_files(_render(target)[1])
+    """Every file of a target's SDK, as written, in memory; raises SpecError on bad input."""
+    return _render(target)[1]
 
 
 def generate(target: Target) -> Generated:
@@ -50,11 +53,10 @@ def generate(target: Target) -> Generated:
     started = time.perf_counter()
     sdk, files = _render(target)
     write_tree(files, target.output)
-    lines = sum(
-        path.read_bytes().count(b"\n") for path in target.output.rglob("*") if path.is_file()
-    )
+    lines = sum(text.count("\n") for text in files.values())
     return Generated(sdk, len(files), lines, time.perf_counter() - started)
 
 
 def check(target: Target) -> Drift:
+    """How the SDK on disk differs from what :func:`generate` would write (same bytes)."""
     return compare(render(target), target.output, str(target.output))

@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from ..problems import Location, Problem, SpecError
-from ..spec.loader import SpecSet, load_document, load_spec
+from ..spec.loader import Document, SpecSet, load_document, load_spec
 from . import ir
 from .jobs import build_jobs
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources
 from .schemas import SchemaBuilder
 
-__all__ = ["build_sdk", "load_and_build"]
+__all__ = ["build_sdk", "input_digests", "load_and_build"]
 
 _VERSION = re.compile(r"^3\.[01]\.\d+")
 
@@ -63,6 +63,28 @@ def _base_url(root: dict[str, Any]) -> str:
     return ""
 
 
+def input_digests(spec: SpecSet, side: Document | None) -> tuple[tuple[str, str], ...]:
+    """Every input file by content and relative layout, whatever the cwd or path spelling.
+
+    The root document is named by its file name, every ``$ref``-ed file by its path
+    relative to the root's folder, the side file by its file name.
+    """
+    entries = []
+    for path, document in spec.documents.items():
+        rel = path.name if document is spec.root else path.relative_to(spec.folder).as_posix()
+        entries.append((f"spec:{rel}", document.sha256))
+    if side is not None:
+        entries.append((f"jobs:{Path(side.name).name}", side.sha256))
+    return tuple(sorted(entries))
+
+
+def _digest(inputs: tuple[tuple[str, str], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, sha in inputs:
+        digest.update(name.encode() + b"\0" + sha.encode() + b"\n")
+    return digest.hexdigest()[:16]
+
+
 def build_sdk(
     spec: SpecSet,
     *,
@@ -91,6 +113,7 @@ def build_sdk(
     operations.build(root)
     auths = build_auths(root, name, problems)
 
+    side = None
     if jobs_file is not None:
         side = load_document(jobs_file.resolve(), jobs_name or str(jobs_file))
         extension, ext_at = side.data, Location(side.name)
@@ -101,11 +124,7 @@ def build_sdk(
         raise SpecError(problems)
 
     info = root["info"]
-    digest = hashlib.sha256()
-    for document in sorted(spec.documents.values(), key=lambda d: d.name):
-        digest.update(document.name.encode() + b"\0" + document.sha256.encode())
-    if jobs_file is not None:
-        digest.update(hashlib.sha256(jobs_file.read_bytes()).hexdigest().encode())
+    inputs = input_digests(spec, side)
     return ir.Sdk(
         title=info["title"],
         version=str(info.get("version", "0.0.0")),
@@ -118,9 +137,10 @@ def build_sdk(
         ),
         auths=auths,
         jobs=jobs,
-        spec_hash=digest.hexdigest()[:16],
+        spec_hash=_digest(inputs),
         warnings=tuple(str(w) for w in warnings),
         located=schemas.located,
+        inputs=inputs,
     )
 
 

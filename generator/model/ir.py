@@ -304,7 +304,11 @@ class Sdk:
     auths: tuple[Auth, ...]
     jobs: tuple[Job, ...]
     spec_hash: str
+    """A digest of ``inputs``: what the SDK was generated from, by content."""
     warnings: tuple[str, ...] = ()
     """What the SDK cannot represent, each as ``file#pointer: message``; the rest works."""
     located: dict[str, TypeRef] = attrs.field(factory=dict, eq=False, repr=False)
     """The type built for each schema location, keyed ``file#pointer``."""
+    inputs: tuple[tuple[str, str], ...] = ()
+    """``(role/relative name, sha256)`` of every input file: the spec documents (named
+    relative to the root document's folder) and the side file; never an absolute path."""

@@ -1,7 +1,8 @@
-"""Formatting and writing: ruff-formatted files, swapped into place atomically.
+"""Formatting, writing and comparing: the files of an SDK, swapped into place atomically.
 
 Nothing is written until every file has rendered and formatted; the output
 directory is then replaced in one rename, so a failure leaves it as it was.
+``generate`` writes and ``generate --check`` compares the very same bytes.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
+
+from .manifest import MANIFEST, read_manifest, summarise_change
 
 __all__ = [
     "GENERATED_MARK",
@@ -25,6 +29,7 @@ __all__ = [
     "compare",
     "format_files",
     "format_tree",
+    "owned_files",
     "write_tree",
 ]
 
@@ -83,16 +88,48 @@ def format_files(files: dict[str, str]) -> dict[str, str]:
         }
 
 
-def _is_generated(directory: Path) -> bool:
-    pyproject = directory / "pyproject.toml"
+def _first_line(path: Path) -> str:
     try:
-        return GENERATED_MARK in pyproject.read_text(encoding="utf-8").splitlines()[0]
-    except (OSError, IndexError):
-        return False
+        with path.open("rb") as handle:
+            return handle.readline(4096).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
-def write_tree(files: dict[str, str], out: Path, *, formatted: bool = True) -> None:
-    """Replace ``out`` with exactly ``files``, atomically, formatting them in the staging copy.
+def _is_generated(directory: Path) -> bool:
+    return read_manifest(directory) is not None or GENERATED_MARK in _first_line(
+        directory / "pyproject.toml"
+    )
+
+
+def _disk_files(out: Path) -> set[str]:
+    if not out.is_dir():
+        return set()
+    return {
+        p.relative_to(out).as_posix()
+        for p in out.rglob("*")
+        if (p.is_file() or p.is_symlink())
+        and "__pycache__" not in p.parts
+        and not p.name.endswith(".pyc")
+    }
+
+
+def owned_files(out: Path, on_disk: set[str]) -> set[str]:
+    """The files of ``out`` that jobgen wrote: listed in its manifest, or marked as generated
+    on their first line (trees written before manifests existed). Every other file is the
+    user's, and regeneration leaves it alone."""
+    manifest = read_manifest(out)
+    listed = set(manifest.files) | {MANIFEST} if manifest is not None else set()
+    return {
+        rel
+        for rel in on_disk
+        if rel in listed
+        or (not (out / rel).is_symlink() and GENERATED_MARK in _first_line(out / rel))
+    }
+
+
+def write_tree(files: dict[str, str], out: Path) -> None:
+    """Replace ``out`` with exactly ``files``, atomically.
 
     Refuses to replace a non-empty directory that jobgen did not write, so a
     mistyped ``-o`` never deletes someone's work.
@@ -108,8 +145,6 @@ def write_tree(files: dict[str, str], out: Path, *, formatted: bool = True) -> N
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         _write_all(files, staging)
-        if formatted:
-            format_tree(staging)
         os.chmod(staging, 0o755)
         if out.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
@@ -128,31 +163,50 @@ class Drift:
     """How a directory on disk differs from what the generator would write."""
 
     stale: tuple[str, ...]
+    """Files whose content differs (beyond the generated-by header line)."""
+    header_only: tuple[str, ...]
+    """Files that differ only in their generated-by header line."""
     missing: tuple[str, ...]
     extra: tuple[str, ...]
-    diff: str
+    """Files jobgen wrote that it would now delete (files it did not write are not listed)."""
+    diffs: Mapping[str, tuple[str, ...]]
+    """A unified diff per stale or missing file (committed -> generated), lines with ends."""
+    manifest: str | None
+    """What changed in the manifest, in one line; None when it is current."""
 
     @property
     def clean(self) -> bool:
-        return not (self.stale or self.missing or self.extra)
+        return not (self.stale or self.header_only or self.missing or self.extra or self.manifest)
+
+
+def _header_only(current: str, generated: str) -> bool:
+    old, new = current.splitlines(keepends=True), generated.splitlines(keepends=True)
+    return (
+        bool(old and new)
+        and old[1:] == new[1:]
+        and GENERATED_MARK in old[0]
+        and GENERATED_MARK in new[0]
+    )
 
 
 def compare(files: dict[str, str], out: Path, label: str) -> Drift:
     """Compare rendered ``files`` with the tree at ``out``."""
-    on_disk = set()
-    if out.is_dir():
-        on_disk = {
-            p.relative_to(out).as_posix()
-            for p in out.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc")
-        }
+    on_disk = _disk_files(out)
     stale: list[str] = []
-    diff: list[str] = []
+    header_only: list[str] = []
+    diffs: dict[str, tuple[str, ...]] = {}
+    manifest: str | None = None
     for rel in sorted(set(files) & on_disk):
         current = (out / rel).read_bytes().decode("utf-8", errors="replace")
-        if current != files[rel]:
+        if current == files[rel]:
+            continue
+        if rel == MANIFEST:
+            manifest = summarise_change(current, files[rel])
+        elif _header_only(current, files[rel]):
+            header_only.append(rel)
+        else:
             stale.append(rel)
-            diff.extend(
+            diffs[rel] = tuple(
                 difflib.unified_diff(
                     current.splitlines(keepends=True),
                     files[rel].splitlines(keepends=True),
@@ -160,12 +214,14 @@ def compare(files: dict[str, str], out: Path, label: str) -> Drift:
                     f"{label}/{rel} (generated)",
                 )
             )
-    missing = sorted(set(files) - on_disk)
+    missing = sorted(set(files) - on_disk - {MANIFEST})
+    if MANIFEST in files and MANIFEST not in on_disk:
+        manifest = "missing"
     for rel in missing:
-        diff.extend(
+        diffs[rel] = tuple(
             difflib.unified_diff(
                 [], files[rel].splitlines(keepends=True), "/dev/null", f"{label}/{rel} (generated)"
             )
         )
-    extra = sorted(on_disk - set(files))
-    return Drift(tuple(stale), tuple(missing), tuple(extra), "".join(diff))
+    extra = sorted(owned_files(out, on_disk) - set(files))
+    return Drift(tuple(stale), tuple(header_only), tuple(missing), tuple(extra), diffs, manifest)

@@ -125,6 +125,18 @@ def test_the_wheel_generates_every_example_sdk_as_committed(
 
 
 @pytest.mark.slow
+def test_the_installed_check_passes_from_a_subdirectory(installed: Installed) -> None:
+    if GENERATION_RUNS_RUFF:
+        _pip(installed.venv, _test_extra("ruff"))
+    sub = installed.project / "specs" / "common"
+    proc = installed.run(
+        "jobgen", "generate", "--check", "--config", "../../pyproject.toml", cwd=sub
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("up to date") == len(TARGETS)
+
+
+@pytest.mark.slow
 def test_serve_without_its_extra_says_how_to_install_it(installed: Installed) -> None:
     proc = installed.run("jobgen", "serve", "specs/sume.yaml")
     assert proc.returncode == 2
