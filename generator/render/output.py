@@ -7,25 +7,34 @@ directory is then replaced in one rename, so a failure leaves it as it was.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import difflib
+import errno
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import attrs
 
 from .manifest import MANIFEST, read_manifest, summarise_change
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
     "GENERATED_MARK",
     "Drift",
     "FormatError",
     "FormatterMissing",
+    "OutputLocked",
     "compare",
     "format_files",
     "format_tree",
@@ -74,6 +83,7 @@ def _write_all(files: dict[str, str], root: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             made.add(target.parent)
         target.write_bytes(text.encode("utf-8"))
+        _checkpoint("writing")
 
 
 def format_files(files: dict[str, str]) -> dict[str, str]:
@@ -128,34 +138,168 @@ def owned_files(out: Path, on_disk: set[str]) -> set[str]:
     }
 
 
-def write_tree(files: dict[str, str], out: Path) -> None:
-    """Replace ``out`` with exactly ``files``, atomically.
+class OutputLocked(OSError):
+    """Another jobgen run is writing the same output directory."""
 
-    Refuses to replace a non-empty directory that jobgen did not write, so a
-    mistyped ``-o`` never deletes someone's work.
+
+def _checkpoint(step: str) -> None:
+    """A named step of :func:`write_tree` (tests stop a run here to kill it)."""
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold ``.NAME.jobgen-lock`` next to ``out`` for the whole write.
+
+    An flock dies with its process, so a killed run never leaves a lock that blocks the
+    next one; the file is removed on the way out (and re-checked on the way in, so a run
+    that opened it just before that removal cannot share the lock).
+    """
+    if fcntl is None:  # pragma: no cover - not POSIX
+        yield
+        return
+    path = out.parent / f".{out.name}.jobgen-lock"
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", errors="replace").strip() or "?"
+            os.close(fd)
+            raise OutputLocked(
+                f"another jobgen run (pid {holder}) is writing {out}; "
+                "wait for it to finish and run again"
+            ) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        os.close(fd)
+
+
+def _exchange(staging: Path, out: Path) -> bool:
+    """Swap two directories in one step (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    False where the system or file system cannot; the caller falls back to two renames
+    that the next run repairs if it is killed between them.
+    """
+    if sys.platform != "linux":
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    renameat2.restype = ctypes.c_int
+    if (
+        renameat2(_AT_FDCWD, os.fsencode(staging), _AT_FDCWD, os.fsencode(out), _RENAME_EXCHANGE)
+        == 0
+    ):
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(out))
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _siblings(out: Path) -> tuple[Path, Path]:
+    return out.parent / f".{out.name}.jobgen-staging", out.parent / f".{out.name}.jobgen-retired"
+
+
+def _recover(out: Path) -> None:
+    """Repair what an interrupted run left: put a retired tree back if the output is gone
+    (killed between the two renames), then drop the staging and retired trees."""
+    staging, retired = _siblings(out)
+    if retired.exists() and not out.exists():
+        os.rename(retired, out)
+    for leftover in (staging, retired):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+
+
+def _carry(source: Path, target: Path) -> None:
+    """Put a user's file into the new tree: a hard link where possible, else a copy."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_symlink():
+        os.symlink(os.readlink(source), target)
+        return
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def write_tree(files: dict[str, str], out: Path) -> None:
+    """Make ``out`` hold exactly ``files`` plus the user's own files, atomically.
+
+    Only files jobgen wrote (listed in the manifest, or marked as generated) are
+    replaced or deleted; every other file is carried into the new tree, and one that is
+    in the way of a generated file stops the run, named. A directory that jobgen did
+    not write is not touched at all, so a mistyped ``-o`` never deletes someone's work.
+    The new tree is built next to ``out`` and exchanged with it in one step, under a
+    lock, so a crash at any instant leaves the old tree or the new one.
     """
     out = out.resolve()
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"{out} exists and is not a directory")
-    if out.exists() and any(out.iterdir()) and not _is_generated(out):
-        raise FileExistsError(
-            f"{out} is not empty and was not generated by jobgen; refusing to replace it"
-        )
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        _write_all(files, staging)
-        os.chmod(staging, 0o755)
-        if out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-            os.rename(out, retired / "tree")
-            os.rename(staging, out)
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with _locked(out):
+        _checkpoint("locked")
+        _recover(out)
+        if out.exists() and not out.is_dir():
+            raise FileExistsError(f"{out} exists and is not a directory")
+        on_disk = _disk_files(out)
+        if on_disk and not _is_generated(out):
+            raise FileExistsError(
+                f"{out} is not empty and was not generated by jobgen; refusing to replace it"
+            )
+        foreign = on_disk - owned_files(out, on_disk)
+        for rel in sorted(foreign & set(files)):
+            if (out / rel).is_symlink() or (out / rel).read_bytes() != files[rel].encode():
+                raise FileExistsError(
+                    f"{out / rel} was not written by jobgen and the SDK now has a file "
+                    "there; move it away and run again"
+                )
+        staging, retired = _siblings(out)
+        staging.mkdir()
+        try:
+            _write_all(files, staging)
+            for rel in sorted(foreign - set(files)):
+                _carry(out / rel, staging / rel)
+            os.chmod(staging, 0o755)
+            _checkpoint("staged")
+            if not out.exists():
+                os.rename(staging, out)
+            elif _exchange(staging, out):
+                _checkpoint("exchanged")
+                shutil.rmtree(staging)
+            else:
+                os.rename(out, retired)
+                _checkpoint("retired")
+                os.rename(staging, out)
+                _checkpoint("swapped")
+                shutil.rmtree(retired)
+        except BaseException:
+            _recover(out)
+            raise
+        _checkpoint("done")
 
 
 @attrs.frozen
