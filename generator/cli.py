@@ -16,9 +16,9 @@ from pathlib import Path
 
 from . import __version__
 from .config import find_config, load_targets
-from .model.build import load_and_build
+from .model.build import load_and_build, package_problem, version_problem
 from .pipeline import Target, check, generate
-from .problems import SpecError
+from .problems import SpecError, printable
 from .render.manifest import MANIFEST
 from .render.output import Drift, FormatError, FormatterMissing
 
@@ -46,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     gen.add_argument("-o", "--output", type=Path, help="output directory (required with SPEC)")
     gen.add_argument("--package", help="import name of the generated package")
+    gen.add_argument(
+        "--sdk-version",
+        metavar="VERSION",
+        help="the generated package's own version (default: from the spec's info.version)",
+    )
     gen.add_argument(
         "--jobs", type=Path, help="side file declaring the jobs of a spec you do not own"
     )
@@ -83,7 +88,29 @@ def _targets(args: argparse.Namespace) -> list[Target]:
     if args.spec is not None:
         if args.output is None:
             raise _Usage("generate SPEC needs -o/--output DIR")
-        return [Target(spec=args.spec, output=args.output, package=args.package, jobs=args.jobs)]
+        if args.config is not None:
+            raise _Usage("give either SPEC or --config, not both")
+        if args.package is not None and (problem := package_problem(args.package)):
+            raise _Usage(f"--package: {printable(problem)}")
+        if args.sdk_version is not None and (problem := version_problem(args.sdk_version)):
+            raise _Usage(f"--sdk-version: {printable(problem)}")
+        return [
+            Target(
+                spec=args.spec,
+                output=args.output,
+                package=args.package,
+                jobs=args.jobs,
+                version=args.sdk_version,
+            )
+        ]
+    for flag, value in (
+        ("-o/--output", args.output),
+        ("--package", args.package),
+        ("--jobs", args.jobs),
+        ("--sdk-version", args.sdk_version),
+    ):
+        if value is not None:
+            raise _Usage(f"{flag} applies to `jobgen generate SPEC`; set it in the config instead")
     config = args.config or find_config(Path.cwd())
     if config is None:
         raise _Usage("no SPEC given and no [tool.jobgen] in pyproject.toml (or jobgen.toml) found")

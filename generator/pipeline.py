@@ -18,12 +18,14 @@ __all__ = ["Generated", "Target", "check", "generate", "render"]
 
 @attrs.frozen
 class Target:
-    """One SDK to generate: a spec, optional side file of job declarations, output and package."""
+    """One SDK to generate: a spec, optional side file of job declarations, output, package
+    and the SDK's own version (None: derived from the spec's ``info.version``)."""
 
     spec: Path
     output: Path
     package: str | None = None
     jobs: Path | None = None
+    version: str | None = None
 
 
 @attrs.frozen
@@ -37,9 +39,12 @@ class Generated:
 
 
 def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
-    sdk = load_and_build(target.spec, package=target.package, jobs_file=target.jobs)
+    sdk = load_and_build(
+        target.spec, package=target.package, jobs_file=target.jobs, version=target.version
+    )
     files = format_files(render_sdk(sdk, target.spec.name))
-    files[MANIFEST] = render_manifest(sdk, files, {"package": sdk.package})
+    options = {"package": sdk.package, "version": sdk.sdk_version}
+    files[MANIFEST] = render_manifest(sdk, files, options)
     return sdk, files
 
 

@@ -310,5 +310,7 @@ class Sdk:
     located: dict[str, TypeRef] = attrs.field(factory=dict, eq=False, repr=False)
     """The type built for each schema location, keyed ``file#pointer``."""
     inputs: tuple[tuple[str, str], ...] = ()
+    sdk_version: str = "0.1.0"
+    """The generated package's own version (configured, or derived from ``version``)."""
     """``(role/relative name, sha256)`` of every input file: the spec documents (named
     relative to the root document's folder) and the side file; never an absolute path."""

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import attrs
 
@@ -78,6 +78,9 @@ def format_tree(root: Path) -> None:
 def _write_all(files: dict[str, str], root: Path) -> None:
     made: set[Path] = set()
     for rel, text in sorted(files.items()):
+        parts = PurePosixPath(rel).parts
+        if not parts or parts[0] == "/" or ".." in parts:
+            raise ValueError(f"refusing to write {rel!r} outside the output directory")
         target = root / rel
         if target.parent not in made:
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -64,11 +64,6 @@ def _md(value: str) -> str:
     return re.sub(r"[\s`|<>]+", " ", value).strip()
 
 
-def _sdk_version(version: str) -> str:
-    parts = re.findall(r"\d+", version)
-    return ".".join(str(int(p)) for p in parts[:3]) if parts else "0.1.0"
-
-
 def _api_name(title: str) -> str:
     """``Sume API`` stays as it is; ``Stripe`` becomes ``Stripe API``."""
     title = " ".join(title.split())
@@ -169,10 +164,10 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         "package_glob_toml": _toml(pkg + ".*"),
         "dist_name": dist,
         "dist_name_toml": _toml(dist),
-        "sdk_version_toml": _toml(_sdk_version(sdk.version)),
-        "sdk_version_lit": literal(_sdk_version(sdk.version)),
+        "sdk_version_toml": _toml(sdk.sdk_version),
+        "sdk_version_lit": literal(sdk.sdk_version),
         "api_version_lit": literal(sdk.version),
-        "user_agent_lit": literal(f"{dist}/{_sdk_version(sdk.version)}"),
+        "user_agent_lit": literal(f"{dist}/{sdk.sdk_version}"),
         "description_toml": _toml(f"Typed client for the {_md(sdk.title)} API"),
         "package_doc": docstring(f"Typed client for the {sdk.title} API.", sdk.description[:2000]),
     }
