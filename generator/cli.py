@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import find_config, load_targets
+from .config import find_config, keep_problem, load_targets
 from .model.build import load_and_build, package_problem, version_problem
 from .pipeline import Target, check, generate
 from .problems import SpecError, printable
@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     gen.add_argument(
         "--jobs", type=Path, help="side file declaring the jobs of a spec you do not own"
+    )
+    gen.add_argument(
+        "--keep",
+        action="append",
+        metavar="PATTERN",
+        help="a file of the output you own (fnmatch pattern, repeatable): never written",
     )
     gen.add_argument("--config", type=Path, help="jobgen.toml or pyproject.toml listing SDKs")
     gen.add_argument(
@@ -94,6 +100,9 @@ def _targets(args: argparse.Namespace) -> list[Target]:
             raise _Usage(f"--package: {printable(problem)}")
         if args.sdk_version is not None and (problem := version_problem(args.sdk_version)):
             raise _Usage(f"--sdk-version: {printable(problem)}")
+        for pattern in args.keep or ():
+            if problem := keep_problem(pattern):
+                raise _Usage(f"--keep: {printable(problem)}")
         return [
             Target(
                 spec=args.spec,
@@ -101,6 +110,7 @@ def _targets(args: argparse.Namespace) -> list[Target]:
                 package=args.package,
                 jobs=args.jobs,
                 version=args.sdk_version,
+                keep=tuple(args.keep or ()),
             )
         ]
     for flag, value in (
@@ -108,6 +118,7 @@ def _targets(args: argparse.Namespace) -> list[Target]:
         ("--package", args.package),
         ("--jobs", args.jobs),
         ("--sdk-version", args.sdk_version),
+        ("--keep", args.keep),
     ):
         if value is not None:
             raise _Usage(f"{flag} applies to `jobgen generate SPEC`; set it in the config instead")

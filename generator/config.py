@@ -8,6 +8,7 @@ package = "sume_sdk"            # import name; default: from the spec's title
 jobs = "specs/sume.jobs.yaml"   # side file of job declarations
 version = "1.2.0"               # the SDK's own version, or:
 version_from = "spec"           # (the default) the numbers of the spec's info.version
+keep = ["README.md"]            # files (fnmatch patterns) the user owns: never written
 ```
 
 jobgen.toml holds the same ``[tool.jobgen]`` table, or (shorter) top-level ``[[sdk]]``
@@ -17,17 +18,19 @@ with the config file and the JSON pointer of the value.
 
 from __future__ import annotations
 
+import fnmatch
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .model.build import package_problem, version_problem
 from .pipeline import Target
 from .problems import Location, Problem, SpecError
+from .render.manifest import MANIFEST
 
-__all__ = ["find_config", "load_targets"]
+__all__ = ["find_config", "keep_problem", "load_targets"]
 
-_KEYS = ("spec", "output", "package", "jobs", "version", "version_from")
+_KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep")
 _VERSION_FROM = ("spec",)
 
 
@@ -101,6 +104,20 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
             problems.append(
                 Problem(at.child(key), f"unknown key '{key}' (known: {', '.join(_KEYS)})")
             )
+        elif key == "keep":
+            if not isinstance(value, list):
+                problems.append(
+                    Problem(at.child(key), f"must be an array of strings, not {_toml_type(value)}")
+                )
+                continue
+            for index, pattern in enumerate(value):
+                problem = (
+                    f"must be a string, not {_toml_type(pattern)}"
+                    if not isinstance(pattern, str)
+                    else keep_problem(pattern)
+                )
+                if problem:
+                    problems.append(Problem(at.child(key, index), problem))
         elif not isinstance(value, str):
             problems.append(Problem(at.child(key), f"must be a string, not {_toml_type(value)}"))
     for key in ("spec", "output"):
@@ -133,7 +150,18 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         package=package,
         jobs=_relative(base, jobs) if jobs is not None else None,
         version=version,
+        keep=tuple(entry.get("keep", ())),
     )
+
+
+def keep_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot name files the user keeps in the output, or None."""
+    parts = PurePosixPath(pattern).parts
+    if not pattern.strip() or pattern.startswith("/") or "\\" in pattern or ".." in parts:
+        return f"{pattern!r} must be a path inside the output directory, with '/' separators"
+    if fnmatch.fnmatchcase(MANIFEST, pattern):
+        return f"{pattern!r} would keep {MANIFEST}, which jobgen must write"
+    return None
 
 
 def _toml_type(value: Any) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from .model import ir
 from .model.build import load_and_build
 from .render.manifest import MANIFEST, render_manifest
-from .render.output import Drift, compare, format_files, write_tree
+from .render.output import Drift, compare, format_files, is_kept, write_tree
 from .render.render import render_sdk
 
 __all__ = ["Generated", "Target", "check", "generate", "render"]
@@ -26,6 +27,9 @@ class Target:
     package: str | None = None
     jobs: Path | None = None
     version: str | None = None
+    keep: tuple[str, ...] = ()
+    """Paths (fnmatch patterns, relative to the output) that the user owns: jobgen never
+    writes, compares or deletes them."""
 
 
 @attrs.frozen
@@ -42,8 +46,11 @@ def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
     sdk = load_and_build(
         target.spec, package=target.package, jobs_file=target.jobs, version=target.version
     )
-    files = format_files(render_sdk(sdk, target.spec.name))
-    options = {"package": sdk.package, "version": sdk.sdk_version}
+    rendered = render_sdk(sdk, target.spec.name)
+    files = format_files({r: t for r, t in rendered.items() if not is_kept(r, target.keep)})
+    options: dict[str, Any] = {"package": sdk.package, "version": sdk.sdk_version}
+    if target.keep:
+        options["keep"] = list(target.keep)
     files[MANIFEST] = render_manifest(sdk, files, options)
     return sdk, files
 
@@ -57,11 +64,11 @@ def generate(target: Target) -> Generated:
     """Generate a target's SDK into its output directory (atomically)."""
     started = time.perf_counter()
     sdk, files = _render(target)
-    write_tree(files, target.output)
+    write_tree(files, target.output, target.keep)
     lines = sum(text.count("\n") for text in files.values())
     return Generated(sdk, len(files), lines, time.perf_counter() - started)
 
 
 def check(target: Target) -> Drift:
     """How the SDK on disk differs from what :func:`generate` would write (same bytes)."""
-    return compare(render(target), target.output, str(target.output))
+    return compare(render(target), target.output, str(target.output), target.keep)

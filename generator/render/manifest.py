@@ -36,7 +36,7 @@ class Manifest:
     files: Mapping[str, str]
 
 
-def render_manifest(sdk: ir.Sdk, files: Mapping[str, str], options: Mapping[str, str]) -> str:
+def render_manifest(sdk: ir.Sdk, files: Mapping[str, str], options: Mapping[str, Any]) -> str:
     """The manifest of ``files`` (every other file of the SDK, as written)."""
     spec = {name.partition(":")[2]: sha for name, sha in sdk.inputs if name.startswith("spec:")}
     jobs = {name.partition(":")[2]: sha for name, sha in sdk.inputs if name.startswith("jobs:")}
