@@ -64,7 +64,8 @@ def generate(target: Target) -> Generated:
     """Generate a target's SDK into its output directory (atomically)."""
     started = time.perf_counter()
     sdk, files = _render(target)
-    write_tree(files, target.output, target.keep)
+    inputs = [target.spec] if target.jobs is None else [target.spec, target.jobs]
+    write_tree(files, target.output, target.keep, inputs)
     lines = sum(text.count("\n") for text in files.values())
     return Generated(sdk, len(files), lines, time.perf_counter() - started)
 

@@ -159,13 +159,12 @@ def test_a_second_run_into_the_same_output_is_refused_while_the_first_writes(
 def test_regeneration_keeps_files_jobgen_did_not_write(tmp_path: Path) -> None:
     project = tmp_path / "project"
     out = project / "sdk"
-    write(project / "jobgen.toml", '[[sdk]]\nspec = "sdk/spec/api.yaml"\noutput = "sdk"\n')
-    first = write(tmp_path / "api.yaml", (SPECS / "sume.yaml").read_text())
-    assert main(["generate", str(first), "-o", str(out)]) == 0
-    # The spec now lives inside the output folder, next to the user's own files.
-    spec = write(out / "spec" / "api.yaml", first.read_text())
-    pkg = next(p for p in out.iterdir() if (p / "__init__.py").is_file())
+    # The spec lives inside the output folder, next to the user's own files.
+    spec = write(out / "spec" / "api.yaml", (SPECS / "sume.yaml").read_text())
     notes = write(out / "NOTES.md", "mine\n")
+    write(project / "jobgen.toml", '[[sdk]]\nspec = "sdk/spec/api.yaml"\noutput = "sdk"\n')
+    assert main(["generate", "--config", str(project / "jobgen.toml")]) == 0
+    pkg = next(p for p in out.iterdir() if (p / "__init__.py").is_file())
     custom = write(pkg / "_custom" / "__init__.py", "EXTRA = 1\n")
     os.symlink("NOTES.md", out / "LINK.md")
     spec.write_text(spec.read_text().replace("title: { type: string }", "title: {type: string}"))
