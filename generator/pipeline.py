@@ -9,7 +9,8 @@ from typing import Any
 import attrs
 
 from .model import ir
-from .model.build import load_and_build
+from .model.build import load_and_build, package_problem
+from .problems import Location, SpecError
 from .render.manifest import MANIFEST, render_manifest
 from .render.output import Drift, compare, format_files, is_kept, write_tree
 from .render.render import render_sdk
@@ -46,6 +47,11 @@ def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
     sdk = load_and_build(
         target.spec, package=target.package, jobs_file=target.jobs, version=target.version
     )
+    if target.package is None and (problem := package_problem(sdk.package)):
+        raise SpecError.at(
+            Location(str(target.spec), "/info/title"),
+            f"{problem} (the name comes from the title: choose one with --package)",
+        )
     rendered = render_sdk(sdk, target.spec.name)
     files = format_files({r: t for r, t in rendered.items() if not is_kept(r, target.keep)})
     options: dict[str, Any] = {"package": sdk.package, "version": sdk.sdk_version}

@@ -202,12 +202,6 @@ def build_sdk(
     inputs = input_digests(spec, side)
     if package is None:
         package = file_stem(snake(info["title"], "sdk"))
-        problem = package_problem(package)
-        if problem is not None:
-            raise SpecError.at(
-                Location(name, "/info/title"),
-                f"{problem} (the name comes from the title: choose one with --package)",
-            )
     api_version = str(info.get("version", "0.0.0"))
     return ir.Sdk(
         title=info["title"],
