@@ -137,20 +137,20 @@ def is_kept(rel: str, keep: Sequence[str]) -> bool:
 
 
 def owned_files(out: Path, on_disk: set[str], keep: Sequence[str] = ()) -> set[str]:
-    """The files of ``out`` that jobgen wrote: listed in its manifest, or marked as generated
-    on their first line (trees written before manifests existed), unless the user keeps
-    them. Every other file is the user's, and regeneration leaves it alone."""
+    """The files of ``out`` that jobgen wrote: those its manifest lists or, in a tree
+    written before manifests existed, those marked as generated on their first line;
+    minus the ones the user keeps. Every other file is the user's, and regeneration
+    leaves it alone."""
     manifest = read_manifest(out)
-    listed = set(manifest.files) | {MANIFEST} if manifest is not None else set()
-    return {
-        rel
-        for rel in on_disk
-        if not is_kept(rel, keep)
-        and (
-            rel in listed
-            or (not (out / rel).is_symlink() and GENERATED_MARK in _first_line(out / rel))
-        )
-    }
+    if manifest is not None:
+        owned = on_disk & (set(manifest.files) | {MANIFEST})
+    else:
+        owned = {
+            rel
+            for rel in on_disk
+            if not (out / rel).is_symlink() and GENERATED_MARK in _first_line(out / rel)
+        }
+    return {rel for rel in owned if not is_kept(rel, keep)}
 
 
 class OutputLocked(OSError):

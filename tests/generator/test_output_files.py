@@ -218,3 +218,19 @@ def test_files_jobgen_wrote_and_no_longer_generates_are_extra_then_deleted(
     assert f"{out}/sume_sdk/models/result_section.py: extra" in capsys.readouterr().out
     assert main(args) == 0
     assert not (out / "sume_sdk" / "models" / "result_section.py").exists()
+
+
+def test_only_the_manifest_says_what_jobgen_wrote(
+    versions: tuple[Path, Path, dict[str, bytes]],
+) -> None:
+    """A copy of a generated module, marker line and all, is the user's once it is not in
+    the manifest; without a manifest (a tree from before manifests) the marker decides."""
+    v2, out, _ = versions
+    models = out / "sume_sdk" / "models"
+    copy = write(models / "my_job.py", (models / "job.py").read_text())
+    args = ["generate", str(v2), "-o", str(out), "--package", "sume_sdk"]
+    assert main(args) == 0
+    assert copy.is_file()
+    (out / ".jobgen-manifest.json").unlink()
+    assert main(args) == 0
+    assert not copy.exists()
