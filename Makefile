@@ -1,4 +1,5 @@
-# Two entry points: `make demo` (the live demo) and `make test` (the whole suite).
+# Entry points: `make demo` (the live demo), `make test` (the suite, a few minutes) and
+# `make test-all` (the suite plus the exhaustive fuzz sweeps and the five-CPython check: CI).
 # Each creates the virtual environment it needs; nothing but python3 is assumed.
 
 PYTHON ?= python3
@@ -6,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test generate check lint clean
+.PHONY: demo test test-all generate check lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +21,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/jobgen generate --check
 	$(BIN)/python -m pytest
+
+test-all: test
+	$(BIN)/python -m pytest -m exhaustive
 
 generate: $(STAMP)
 	$(BIN)/jobgen generate

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
@@ -19,7 +19,6 @@ from .config import find_config, keep_problem, load_targets
 from .model.build import load_and_build, package_problem, version_problem
 from .pipeline import Target, check, generate
 from .problems import SpecError, printable
-from .render.manifest import MANIFEST
 from .render.output import Drift, FormatError, FormatterMissing
 
 __all__ = ["main"]
@@ -76,6 +75,27 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--jobs", type=Path, help="side file declaring the jobs")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--job-ttl",
+        type=_limit(float),
+        default=3600.0,
+        metavar="SECONDS",
+        help="forget a job this long after it was created (default 3600; 0: never)",
+    )
+    serve.add_argument(
+        "--max-jobs",
+        type=_limit(int),
+        default=10_000,
+        metavar="N",
+        help="keep at most N jobs, forgetting the oldest (default 10000; 0: no limit)",
+    )
+    serve.add_argument(
+        "--max-log",
+        type=_limit(int),
+        default=10_000,
+        metavar="N",
+        help="keep the newest N requests in the log (default 10000; 0: no limit)",
+    )
 
     diff = commands.add_parser(
         "diff", help="what changed for SDK callers between two versions of a spec"
@@ -88,6 +108,21 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--new-jobs", metavar="NEW_SIDE", help="side file of NEW_SPEC")
     diff.add_argument("--format", choices=("text", "json"), default="text")
     return parser
+
+
+def _limit(kind: Callable[[str], float]) -> Callable[[str], float | None]:
+    """An argparse type for a limit: a non-negative number, 0 meaning none."""
+
+    def parse(text: str) -> float | None:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value >= 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text}")
+        return value or None
+
+    return parse
 
 
 def _targets(args: argparse.Namespace) -> list[Target]:
@@ -162,31 +197,11 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _print_drift(out: str, drift: Drift) -> None:
-    """Real content changes first (each file's diff cut on its own), then one line per
-    stale, missing or extra file, then header-only and manifest drift in one line each."""
-    budget = DIFF_LIMIT
-    for rel in (*drift.stale, *drift.missing):
-        lines = drift.diffs.get(rel, ())
-        shown = lines[: min(FILE_DIFF_LIMIT, budget)]
-        print("".join(line if line.endswith("\n") else line + "\n" for line in shown), end="")
-        if len(shown) < len(lines):
-            print(f"... {len(lines) - len(shown)} more lines of the diff of {out}/{rel}")
-        budget -= len(shown)
-    for label, names in (
-        ("stale", drift.stale),
-        ("missing", drift.missing),
-        ("extra, no longer generated", drift.extra),
-    ):
-        for name in names:
-            print(f"{out}/{name}: {label}")
-    if drift.header_only:
-        count = len(drift.header_only)
-        print(
-            f"{out}: {count} file{'s differ' if count != 1 else ' differs'} only in the "
-            f"generated-by header line (first: {drift.header_only[0]})"
-        )
-    if drift.manifest:
-        print(f"{out}/{MANIFEST}: stale ({drift.manifest})")
+    """Real content changes first, then one line per stale, missing or extra file, and
+    header-only and manifest drift in one line each."""
+    print(drift.diff_text(FILE_DIFF_LIMIT, DIFF_LIMIT), end="")
+    for name, what in drift.entries():
+        print(f"{out}/{name}: {what}" if name else f"{out}: {what}")
 
 
 def _print_warnings(warnings: Sequence[str]) -> None:
@@ -215,8 +230,10 @@ def _serve(args: argparse.Namespace) -> int:
             "pip install 'jobgen[serve]'"
         )
     from .server.app import serve
+    from .server.store import Limits
 
-    return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port)
+    limits = Limits(job_ttl=args.job_ttl, max_jobs=args.max_jobs, max_log=args.max_log)
+    return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port, limits=limits)
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -65,7 +65,7 @@ def plan() -> list[dict[str, object]]:
     return sdks
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("version", VERSIONS)
 def test_sdks_work_in_a_clean_environment(version: str, tmp_path: Path) -> None:
     env = ENVS / version

@@ -220,6 +220,7 @@ def build_sdk(
         located=schemas.located,
         inputs=inputs,
         sdk_version=sdk_version(version, api_version),
+        spec=spec,
     )
 
 

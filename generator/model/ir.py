@@ -7,11 +7,14 @@ them, verbatim, for (de)serialisation only.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
 from ..problems import Location
+
+if TYPE_CHECKING:
+    from ..spec.loader import SpecSet
 
 __all__ = [
     "AliasSchema",
@@ -310,7 +313,10 @@ class Sdk:
     located: dict[str, TypeRef] = attrs.field(factory=dict, eq=False, repr=False)
     """The type built for each schema location, keyed ``file#pointer``."""
     inputs: tuple[tuple[str, str], ...] = ()
-    sdk_version: str = "0.1.0"
-    """The generated package's own version (configured, or derived from ``version``)."""
     """``(role/relative name, sha256)`` of every input file: the spec documents (named
     relative to the root document's folder) and the side file; never an absolute path."""
+    sdk_version: str = "0.1.0"
+    """The generated package's own version (configured, or derived from ``version``)."""
+    spec: SpecSet | None = attrs.field(default=None, eq=False, repr=False)
+    """The documents the SDK was built from, for what the model leaves out (constraints,
+    defaults, response headers), which ``jobgen diff`` still compares."""

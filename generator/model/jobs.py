@@ -6,6 +6,8 @@ naming the file and the JSON pointer of the offending value.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from typing import Any
 
 from ..problems import Location, Problem
@@ -30,7 +32,29 @@ _KNOWN_KEYS = frozenset(
         "description",
     }
 )
+_STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending"})
+_POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
+_BODY_HINT_KEYS = frozenset({"field", "unit"})
+_HEADER_KEYS = frozenset({"name", "format"})
+_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
+
+
+def _closest(value: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` when one of ``choices`` is close to ``value``, else ``""``."""
+    close = difflib.get_close_matches(value, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _unknown_keys(
+    node: dict[Any, Any], known: frozenset[str], at: Location, problems: list[Problem]
+) -> list[str]:
+    """Report every key of ``node`` outside ``known``; returns them."""
+    unknown = [str(key) for key in node if key not in known]
+    for key in unknown:
+        hint = _closest(key, known) or f" (known: {', '.join(sorted(known))})"
+        problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
+    return unknown
 
 
 def _split_pointer(pointer: str) -> tuple[str, ...]:
@@ -105,7 +129,9 @@ class _JobReader:
             return None
         op = self.operations.get(value)
         if op is None:
-            self.problem(at.child(key), f"unknown operationId '{value}'")
+            self.problem(
+                at.child(key), f"unknown operationId '{value}'{_closest(value, self.operations)}"
+            )
         return op
 
     def pointer(self, node: dict[str, Any], key: str, at: Location) -> tuple[str, ...] | None:
@@ -147,12 +173,7 @@ class _JobReader:
         if not isinstance(node, dict):
             self.problem(at, "a job declaration must be a mapping")
             return None
-        for key in node:
-            if key not in _KNOWN_KEYS:
-                self.problem(
-                    at.child(str(key)),
-                    f"unknown key '{key}' (known: {', '.join(sorted(_KNOWN_KEYS))})",
-                )
+        _unknown_keys(node, _KNOWN_KEYS, at, self.problems)
         status = self.operation(node, "status", at, required=True)
         create = self.operation(node, "create", at, required=False)
         result = self.operation(node, "result", at, required=False)
@@ -237,6 +258,29 @@ class _JobReader:
                 f"{what} must be a {'boolean' if kind == 'bool' else kind} field, but it is {node.kind}",
             )
 
+    def _numeric(self, found: ir.TypeRef) -> bool:
+        """Whether a value of type ``found`` can be a number (a union: any variant)."""
+        node = _deref_type(found, self.schemas)
+        if isinstance(node, ir.Primitive):
+            return node.kind in ("int", "float")
+        if isinstance(node, ir.ConstType):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        if isinstance(node, (ir.InlineUnion, ir.UnionSchema)):
+            return any(self._numeric(variant) for variant in node.variants)
+        return isinstance(node, ir.AnyType)
+
+    def _kind(self, found: ir.TypeRef) -> str:
+        node = _deref_type(found, self.schemas)
+        if isinstance(node, ir.Primitive):
+            return {"str": "a string", "bool": "a boolean"}.get(node.kind, node.kind)
+        if isinstance(node, ir.EnumSchema):
+            return f"the enum {node.name}"
+        if isinstance(node, ir.Model):
+            return f"an object ({node.name})"
+        if isinstance(node, (ir.ListType, ir.MapType)):
+            return "an array" if isinstance(node, ir.ListType) else "an object"
+        return "not a number"
+
     def _id_parameter(
         self, node: dict[str, Any], at: Location, status: ir.Operation, result: ir.Operation | None
     ) -> str:
@@ -300,6 +344,9 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(state_at, "must be a mapping with 'field' and the state lists")
             return None, empty
+        unknown = _unknown_keys(raw, _STATE_KEYS, state_at, self.problems)
+        # States listed under a misspelt key are reported there, not again as unclassified.
+        misfiled = {str(v) for key in unknown if isinstance(raw[key], list) for v in raw[key]}
         path = self.pointer(raw, "field", state_at)
         if path is None:
             self.problem(
@@ -325,7 +372,7 @@ class _JobReader:
             enum = _deref_type(found, self.schemas)
             if isinstance(enum, ir.EnumSchema):
                 documented = {str(m.value) for m in enum.members}
-                for value in sorted(documented - set(seen)):
+                for value in sorted(documented - set(seen) - misfiled):
                     self.problem(
                         state_at,
                         f"state '{value}' of {enum.name} is not classified: add it to success, failure, canceled or pending",
@@ -351,13 +398,27 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(at, "must be a mapping")
             raw = {}
+        _unknown_keys(raw, _POLL_KEYS, at, self.problems)
         hint_path = None
         unit = "seconds"
         hint = raw.get("body_hint")
         if hint is not None:
             if isinstance(hint, dict):
+                _unknown_keys(hint, _BODY_HINT_KEYS, at.child("body_hint"), self.problems)
                 hint_path = self.pointer(hint, "field", at.child("body_hint"))
-                self.resolve(record, hint_path, at.child("body_hint", "field"), "body_hint.field")
+                if hint_path is None:
+                    self.problem(
+                        at.child("body_hint"),
+                        "'field' is required: a JSON pointer to the hint inside the record",
+                    )
+                found = self.resolve(
+                    record, hint_path, at.child("body_hint", "field"), "body_hint.field"
+                )
+                if found is not None and not self._numeric(found):
+                    self.problem(
+                        at.child("body_hint", "field"),
+                        f"body_hint.field must be a number field, but it is {self._kind(found)}",
+                    )
                 unit = hint.get("unit", "seconds")
                 if unit not in ("seconds", "milliseconds"):
                     self.problem(
@@ -378,6 +439,7 @@ class _JobReader:
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 self.problem(item_at, "a header hint needs a 'name'")
                 continue
+            _unknown_keys(item, _HEADER_KEYS, item_at, self.problems)
             fmt = item.get(
                 "format", "retry-after" if item["name"].lower() == "retry-after" else "seconds"
             )
@@ -411,9 +473,7 @@ def build_jobs(
     if not isinstance(extension, dict):
         problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
         return ()
-    for key in extension:
-        if key not in ("jobs", "jobgen", "spec"):
-            problems.append(Problem(at.child(str(key)), f"unknown key '{key}' (expected 'jobs')"))
+    _unknown_keys(extension, _EXTENSION_KEYS, at, problems)
     jobs_node = extension.get("jobs")
     if not isinstance(jobs_node, dict) or not jobs_node:
         problems.append(Problem(at.child("jobs"), "must map job names to declarations"))

@@ -339,10 +339,46 @@ class Drift:
     """A unified diff per stale or missing file (committed -> generated), lines with ends."""
     manifest: str | None
     """What changed in the manifest, in one line; None when it is current."""
+    label: str = ""
+    """How the output directory is named in diffs and notes."""
 
     @property
     def clean(self) -> bool:
         return not (self.stale or self.header_only or self.missing or self.extra or self.manifest)
+
+    def entries(self) -> list[tuple[str | None, str]]:
+        """One ``(file or None, what)`` per stale, missing or extra file, then one for all
+        header-only drift and one for the manifest."""
+        entries: list[tuple[str | None, str]] = [
+            *((rel, "stale") for rel in self.stale),
+            *((rel, "missing") for rel in self.missing),
+            *((rel, "extra, no longer generated") for rel in self.extra),
+        ]
+        if self.header_only:
+            count = len(self.header_only)
+            differ = "files differ" if count != 1 else "file differs"
+            first = self.header_only[0]
+            what = f"{count} {differ} only in the generated-by header line (first: {first})"
+            entries.append((None, what))
+        if self.manifest:
+            entries.append((MANIFEST, f"stale ({self.manifest})"))
+        return entries
+
+    def diff_text(self, per_file: int = 60, total: int = 1000) -> str:
+        """The diffs of real content changes, each file's cut on its own (so a long diff
+        never hides the next file's), all cut at ``total`` lines."""
+        out: list[str] = []
+        budget = total
+        for rel in (*self.stale, *self.missing):
+            lines = self.diffs.get(rel, ())
+            shown = lines[: max(0, min(per_file, budget))]
+            out += (line if line.endswith("\n") else line + "\n" for line in shown)
+            if len(shown) < len(lines):
+                out.append(
+                    f"... {len(lines) - len(shown)} more lines of the diff of {self.label}/{rel}\n"
+                )
+            budget -= len(shown)
+        return "".join(out)
 
 
 def _header_only(current: str, generated: str) -> bool:
@@ -390,4 +426,6 @@ def compare(files: dict[str, str], out: Path, label: str, keep: Sequence[str] = 
             )
         )
     extra = sorted(owned_files(out, on_disk, keep) - set(files))
-    return Drift(tuple(stale), tuple(header_only), tuple(missing), tuple(extra), diffs, manifest)
+    return Drift(
+        tuple(stale), tuple(header_only), tuple(missing), tuple(extra), diffs, manifest, label
+    )

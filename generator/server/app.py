@@ -3,12 +3,16 @@
 Only the operations the job extension declares (create, status, result) are served, on
 the spec's own paths and methods, at the root of the server (a path in the spec's server
 URL, such as Azure's ``/language``, is not part of them). Control endpoints live under
-``/_jobgen/``; they are not part of the request log.
+``/_jobgen/``; they are not part of the request log. Jobs, idempotency keys and the log
+are bounded (see :mod:`.store`) and belong to the credential that made them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -24,10 +28,10 @@ from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, h
 from .errors import ErrorShapes
 from .kinds import JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
-from .log import RequestRecord
+from .log import RequestRecord, mask_headers, mask_query
 from .routes import Matched, Route, Router
 from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
-from .store import Replay, SimJob, Store
+from .store import Limits, Replay, SimJob, Store
 from .timeline import Dropped, ErrorAnswer, Malformed, create_fault, peek, read, start, status_fault
 from .wire import (
     Answer,
@@ -57,6 +61,7 @@ class _Exchange:
     idempotency_key: str | None = None
     fault: str | None = None
     replayed: bool = False
+    caller: str | None = None
 
 
 class JobApp:
@@ -69,6 +74,7 @@ class JobApp:
         spec_path: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        limits: Limits | None = None,
     ) -> None:
         if not sdk.jobs:
             raise SpecError.at(
@@ -81,7 +87,15 @@ class JobApp:
         self.kinds = {job.name: JobKind(job, sdk.schemas) for job in sdk.jobs}
         self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
         self.router = Router(sdk.jobs)
-        self.store = Store()
+        self.store = Store(limits or Limits())
+        self._fingerprint_key = secrets.token_bytes(32)
+        keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
+        self._secret_params = frozenset(a.wire.lower() for a in keys if a.where == "query")
+        self._secret_headers = frozenset(a.wire.lower() for a in keys if a.where == "header")
+        self._kept_headers = frozenset(
+            {SCENARIO_HEADER}
+            | {j.idempotency_header.lower() for j in sdk.jobs if j.idempotency_header}
+        )
 
     # -- ASGI -------------------------------------------------------------------------
 
@@ -101,21 +115,38 @@ class JobApp:
             return handle_control(self, request)
         with self.store.lock:
             now = self.clock()
-            exchange = _Exchange()
+            self.store.expire(now)
+            exchange = _Exchange(caller=self.caller_of(request))
             answer = self._api(request, exchange, now)
             self.store.seq += 1
-            self.store.log.append(
+            self.store.append(
                 RequestRecord(
                     seq=self.store.seq,
                     time=now,
                     method=request.method,
                     path=request.path,
-                    query=request.query,
+                    query=mask_query(request.query, self._secret_params),
                     status=None if answer.drop else answer.status,
+                    headers=mask_headers(request.headers, self._secret_headers, self._kept_headers),
                     **attrs.asdict(exchange),
                 )
             )
         return answer
+
+    # -- callers ------------------------------------------------------------------------
+
+    def fingerprint(self, credential: str | None) -> str | None:
+        """Who owns what a credential made: a keyed hash of it (None for no credential)."""
+        if credential is None:
+            return None
+        digest = hmac.new(self._fingerprint_key, credential.encode(), hashlib.sha256)
+        return digest.hexdigest()[:32]
+
+    def caller_of(self, request: Request) -> str | None:
+        """The fingerprint of the credential ``request`` carries, in any of the spec's schemes."""
+        schemes = [auth.scheme for auth in self.sdk.auths]
+        found = read_credential(self.sdk.auths, schemes, request.headers, request.params)
+        return self.fingerprint(found.value)
 
     # -- in-process control -------------------------------------------------------------
 
@@ -148,14 +179,18 @@ class JobApp:
     def add_job(self, job: ir.Job, scenario: Scenario, owner: str | None) -> str:
         """Create a job of kind ``job`` with an already parsed scenario; returns its id."""
         with self.store.lock:
-            return self._new_job(self.kinds[job.name], scenario, owner, self.clock()).id
+            now = self.clock()
+            self.store.expire(now)
+            return self._new_job(self.kinds[job.name], scenario, owner, now).id
 
     def requests(self, job_id: str | None = None) -> list[RequestRecord]:
+        """Every caller's logged requests (``job_id``'s only, when given), oldest first."""
         return self.store.records(job_id)
 
     def reset(self) -> None:
+        """Forget every caller's jobs, keys and requests."""
         with self.store.lock:
-            self.store.clear()
+            self.store.clear(everyone=True)
 
     # -- the job API ------------------------------------------------------------------
 
@@ -165,9 +200,17 @@ class JobApp:
             job_id = kind.new_id()
         wall = self.wall()
         sim = SimJob(
-            job_id, kind.job.name, scenario, owner, start(now), wall, kind.base_record(wall)
+            job_id,
+            kind.job.name,
+            scenario,
+            owner,
+            start(now),
+            wall,
+            kind.base_record(wall),
+            created=now,
+            caller=self.fingerprint(owner),
         )
-        self.store.jobs[job_id] = sim
+        self.store.add(sim)
         return sim
 
     def _error(
@@ -303,15 +346,17 @@ class JobApp:
         header = route.job.idempotency_header
         key = request.headers.get(header.lower()) if header else None
         exchange.idempotency_key = key
+        # Keys, counters and replays are per caller: another credential's key is unknown.
+        caller = self.fingerprint(credentials.value)
         attempt = 1
         correlation = key or raw
         if correlation:
-            counter = (route.job.name, correlation)
-            attempt = self.store.attempts[counter] = self.store.attempts.get(counter, 0) + 1
+            attempt = self.store.attempt((caller, route.job.name, correlation), now)
         fault = create_fault(scenario, attempt)
         if fault is not None and not fault.after_create:
             return self._create_fault(route, fault, exchange)
-        replay = self.store.replays.get((route.job.name, key)) if key else None
+        replay_key = (caller, route.job.name, key) if key else None
+        replay = self.store.replays.get(replay_key) if replay_key else None
         if replay is not None:
             exchange.job_id, exchange.replayed = replay.job_id, True
             answer = replay.answer
@@ -319,8 +364,9 @@ class JobApp:
             sim = self._new_job(kind, scenario, credentials.value, now)
             exchange.job_id = sim.id
             answer = self._created(request, kind, sim, now)
-            if key:
-                self.store.replays[(route.job.name, key)] = Replay(sim.id, answer)
+            if replay_key:
+                self.store.replays[replay_key] = Replay(sim.id, answer)
+                sim.replay_key = replay_key
         if fault is not None:
             return self._create_fault(route, fault, exchange)
         return answer
@@ -357,10 +403,12 @@ class JobApp:
         return json_answer(status, value, headers)
 
 
-def serve(spec: Path, *, jobs: Path | None, host: str, port: int) -> int:
+def serve(
+    spec: Path, *, jobs: Path | None, host: str, port: int, limits: Limits | None = None
+) -> int:
     """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError."""
     sdk = load_and_build(spec, jobs_file=jobs)
-    app = JobApp(sdk, spec_path=spec)
+    app = JobApp(sdk, spec_path=spec, limits=limits)
     sock = bind(host, port)
     try:
         print(describe(app, base_url(sock)), flush=True)

@@ -1,5 +1,11 @@
 """Control endpoints under ``/_jobgen/`` (create a job from a scenario, the log, reset),
-and the banner ``jobgen serve`` prints."""
+and the banner ``jobgen serve`` prints.
+
+The log and reset act on the caller's share only: the requests, jobs, idempotency keys and
+create-attempt counters made with the credential the control request carries (in any of
+the spec's schemes). A control request without a credential sees and resets only what was
+made without one. So no caller sees another key's jobs, keys or query strings.
+"""
 
 from __future__ import annotations
 
@@ -66,12 +72,16 @@ def _create(app: JobApp, request: Request) -> Answer:
 
 def _requests(app: JobApp, request: Request) -> Answer:
     ids = request.params.get("job")
-    records = app.requests(ids[0] if ids else None)
+    records = app.store.records(
+        ids[0] if ids else None, caller=app.caller_of(request), everyone=False
+    )
     return json_answer(200, {"requests": [r.to_json() for r in records]})
 
 
 def _reset(app: JobApp, request: Request) -> Answer:
-    app.reset()
+    caller = app.caller_of(request)
+    with app.store.lock:
+        app.store.clear(caller)
     return json_answer(200, {"reset": True})
 
 
@@ -87,8 +97,8 @@ def describe(app: JobApp, url: str) -> str:
         "",
         "Control:",
         f"  POST {url}{CONTROL_PREFIX}/jobs       create a job from a scenario (JSON body)",
-        f"  GET  {url}{CONTROL_PREFIX}/requests   the request log (?job=ID)",
-        f"  POST {url}{CONTROL_PREFIX}/reset      forget every job and the log",
+        f"  GET  {url}{CONTROL_PREFIX}/requests   your requests (?job=ID), by your credential",
+        f"  POST {url}{CONTROL_PREFIX}/reset      forget your jobs, keys and requests",
         f"  or send a scenario on create in the {SCENARIO_HEADER} header (JSON)",
         "",
         "Press Ctrl-C to stop.",

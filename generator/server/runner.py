@@ -15,6 +15,7 @@ from ..model.build import load_and_build
 from .app import JobApp
 from .listen import base_url, bind, make_server
 from .log import RequestRecord
+from .store import DEFAULT_JOB_TTL, DEFAULT_MAX_JOBS, DEFAULT_MAX_LOG, Limits
 
 __all__ = ["RunningServer", "run_server"]
 
@@ -35,12 +36,14 @@ class RunningServer:
         jobs: Path | None = None,
         host: str = "127.0.0.1",
         clock: Callable[[], float] = time.monotonic,
+        limits: Limits | None = None,
     ) -> None:
         if isinstance(spec, ir.Sdk):
-            self.app = JobApp(spec, clock=clock)
+            self.app = JobApp(spec, clock=clock, limits=limits)
         else:
             path = Path(spec)
-            self.app = JobApp(load_and_build(path, jobs_file=jobs), spec_path=path, clock=clock)
+            sdk = load_and_build(path, jobs_file=jobs)
+            self.app = JobApp(sdk, spec_path=path, clock=clock, limits=limits)
         self._host = host
         self._thread: threading.Thread | None = None
         self._server: Any = None
@@ -125,11 +128,11 @@ class RunningServer:
         return self.app.create_job(scenario, job_name=job_name, credential=credential)
 
     def requests(self, job_id: str | None = None) -> list[RequestRecord]:
-        """The request log, oldest first; only ``job_id``'s requests when given."""
+        """The request log of every caller, oldest first; only ``job_id``'s requests when given."""
         return self.app.requests(job_id)
 
     def reset(self) -> None:
-        """Forget every job, idempotency key and logged request."""
+        """Forget every caller's jobs, idempotency keys and logged requests."""
         self.app.reset()
 
 
@@ -138,6 +141,15 @@ def run_server(
     *,
     jobs: Path | None = None,
     clock: Callable[[], float] = time.monotonic,
+    job_ttl: float | None = DEFAULT_JOB_TTL,
+    max_jobs: int | None = DEFAULT_MAX_JOBS,
+    max_log: int | None = DEFAULT_MAX_LOG,
 ) -> RunningServer:
-    """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``."""
-    return RunningServer(spec, jobs=jobs, clock=clock)
+    """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``.
+
+    A job is forgotten ``job_ttl`` seconds (on ``clock``) after it was created, the oldest
+    job once ``max_jobs`` are kept; the log keeps the newest ``max_log`` requests. None
+    lifts a limit; a limit that is not positive raises ValueError.
+    """
+    limits = Limits(job_ttl=job_ttl, max_jobs=max_jobs, max_log=max_log)
+    return RunningServer(spec, jobs=jobs, clock=clock, limits=limits)

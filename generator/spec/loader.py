@@ -1,7 +1,8 @@
 """Read OpenAPI documents from disk and resolve their ``$ref``s.
 
-Documents are untrusted text. Reading guards against the classic traps: bytes that
-are not UTF-8, YAML alias bombs, nesting deep enough to exhaust the stack, values
+Documents are untrusted text. Reading guards against the classic traps: files too
+large to hold in memory (refused from their size, before reading), bytes that are not
+UTF-8, duplicate keys (in JSON as in YAML), YAML alias bombs, nesting deep enough to exhaust the stack, values
 that JSON cannot carry (YAML tags, ``.nan``, unpaired surrogates), and ``$ref``s
 that climb out of the spec's folder or name something that is not a file.
 
@@ -33,7 +34,16 @@ from yaml import events as ev
 
 from ..problems import Location, SpecError, pointer_join
 
-__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "Document", "SpecSet", "load_document", "load_spec"]
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DEPTH",
+    "MAX_FILE_MIB",
+    "MAX_FILE_MIB_ENV",
+    "Document",
+    "SpecSet",
+    "load_document",
+    "load_spec",
+]
 
 # Real specs nest up to 25 levels. Each level of inline schema can add three levels of
 # brackets to a generated annotation (``Union[list[...], int, None]``), and Python's
@@ -42,6 +52,10 @@ MAX_DEPTH = 64
 # Nodes that YAML aliases may add by repeating what they name. Real specs use none or
 # a few; the generator does work for every node of the expanded tree.
 MAX_ALIAS_NODES = 100_000
+# The largest file read (a spec, a file it references, a side file), in MiB. The largest
+# published specs are 3 to 20 MiB; parsing takes about ten times a file's size in memory.
+MAX_FILE_MIB = 64
+MAX_FILE_MIB_ENV = "JOBGEN_MAX_SPEC_MIB"
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -60,14 +74,44 @@ class _Refused(Exception):
     """A problem found while reading a file, before its location is known."""
 
 
+def _size_limit(name: str) -> int:
+    """The largest file read, in bytes: MAX_FILE_MIB, or the environment's override."""
+    raw = os.environ.get(MAX_FILE_MIB_ENV, "").strip()
+    if not raw:
+        return MAX_FILE_MIB << 20
+    if not (raw.isascii() and raw.isdigit()) or int(raw) == 0 or len(raw) > 7:
+        raise SpecError.at(
+            Location(name),
+            f"cannot be read: {MAX_FILE_MIB_ENV} must be a whole number of MiB"
+            f" (1 to 9999999), not {_show(raw)}",
+        )
+    return int(raw) << 20
+
+
+def _too_large(name: str, size: int, limit: int) -> SpecError:
+    shown = f"{size / (1 << 30):.1f} GiB" if size >= 1 << 30 else f"{size / (1 << 20):.1f} MiB"
+    return SpecError.at(
+        Location(name),
+        f"is {shown} ({size:,} bytes), over the {limit >> 20} MiB limit for one file;"
+        f" set {MAX_FILE_MIB_ENV} to raise it",
+    )
+
+
 def _read_bytes(path: Path, name: str) -> bytes:
+    limit = _size_limit(name)
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
+        info = path.stat()  # before opening: opening a FIFO would block
+        if stat.S_ISDIR(info.st_mode):
             raise SpecError.at(Location(name), "is a directory, not a spec file")
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(info.st_mode):
             raise SpecError.at(Location(name), "is not a regular file")
-        return path.read_bytes()
+        if info.st_size > limit:
+            raise _too_large(name, info.st_size, limit)
+        with path.open("rb") as file:
+            raw = file.read(limit + 1)  # a file that grew since stat() is caught too
+            if len(raw) > limit:
+                raise _too_large(name, os.fstat(file.fileno()).st_size, limit)
+        return raw
     except FileNotFoundError:
         raise SpecError.at(Location(name), "file not found") from None
     except IsADirectoryError:
@@ -493,9 +537,62 @@ def _offset_of(text: str, literal: str) -> int:
     return 0
 
 
+class _DuplicateKey(_Refused):
+    pass
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _DuplicateKey
+    return value
+
+
+def _json_duplicate_at(text: str) -> tuple[str, str, int]:
+    """The first key that repeats in its object: its pointer, the key and its offset."""
+    stack: list[list[Any]] = []  # per open container: [keys seen or None for an array, index]
+    last_string: Any = None
+    last_start = 0
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            match = _STRING.match(text, i)
+            if match is None:
+                break
+            last_string, last_start = json.loads(match.group()), i
+            i = match.end()
+            continue
+        if char in "{[":
+            stack.append([set() if char == "{" else None, 0])
+        elif not stack:
+            pass
+        elif char in "}]":
+            stack.pop()
+        elif char == ":" and stack[-1][0] is not None:
+            keys = stack[-1][0]
+            if last_string in keys:
+                tokens = [t[1] for t in stack[:-1]] + [last_string]
+                return pointer_join("", *tokens), last_string, last_start
+            keys.add(last_string)
+            stack[-1][1] = last_string
+        elif char == "," and stack[-1][0] is None:
+            stack[-1][1] += 1
+        i += 1
+    return "", "", 0  # not reached: json.loads found the duplicate in this text
+
+
 def _parse_json(text: str, name: str) -> Any:
     try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+        data = json.loads(
+            text, parse_constant=_refuse_constant, parse_float=_finite, object_pairs_hook=_object
+        )
+    except _DuplicateKey:
+        pointer, key, at = _json_duplicate_at(text)
+        line = text.count("\n", 0, at) + 1
+        raise SpecError.at(
+            Location(name, pointer), f"duplicate key {_show(key)} (line {line})"
+        ) from None
     except json.JSONDecodeError as exc:
         raise SpecError.at(
             Location(name, _json_pointer_at(text, exc.pos)),

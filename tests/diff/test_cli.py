@@ -256,3 +256,18 @@ def test_git_side_file(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*args, "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [c["message"] for c in data["changes"]] == ["poll floor 2.0 -> 3.0"]
+
+
+@needs_git
+def test_git_revisions_compare_constraints_in_referenced_files(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Constraints are read from the documents of each revision, after they are gone from
+    disk, through a relative ``$ref`` into another file."""
+    errors = yaml.safe_load((repo / "common" / "errors.yaml").read_text(encoding="utf-8"))
+    errors["components"]["schemas"]["JobError"]["properties"]["message"]["maxLength"] = 100
+    dump(repo / "common" / "errors.yaml", errors)
+    git(repo, "commit", "-q", "-am", "three")
+    assert main(["diff", "git:HEAD~1:spec.yaml", "git:HEAD:spec.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "schema JobError.message: maxLength (none) -> 100 [constraint.tightened]" in out

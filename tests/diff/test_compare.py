@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -384,6 +385,73 @@ def second_job(spec: Spec) -> None:
 
 # --- cases -------------------------------------------------------------------------------
 
+# --- facets the SDK model leaves out: constraints, defaults, access, responses ------------
+
+
+def set_prop(schema: str, field: str, **changes: Any) -> Edit:
+    def edit(spec: Spec) -> None:
+        props(spec, schema)[field].update(changes)
+
+    return edit
+
+
+def drop_prop_key(schema: str, field: str, key: str) -> Edit:
+    def edit(spec: Spec) -> None:
+        del props(spec, schema)[field][key]
+
+    return edit
+
+
+def add_prop(schema: str, field: str, node: Any) -> Edit:
+    def edit(spec: Spec) -> None:
+        props(spec, schema)[field] = copy.deepcopy(node)
+
+    return edit
+
+
+def idempotency_max(spec: Spec) -> None:
+    spec["components"]["parameters"]["IdempotencyKey"]["schema"]["maxLength"] = 64
+
+
+def with_priority(spec: Spec) -> None:
+    op(spec, JOB_PATH, "get")["parameters"] = [query("priority", kind="integer")]
+
+
+def create_status(spec: Spec) -> None:
+    responses = op(spec, "/v1/jobs", "post")["responses"]
+    responses["201"] = responses.pop("202")
+
+
+def job_headers(spec: Spec) -> dict[str, Any]:
+    result: dict[str, Any] = op(spec, JOB_PATH, "get")["responses"]["200"]["headers"]
+    return result
+
+
+def with_request_base(spec: Spec) -> None:
+    """CreateJobRequest extends a base model no response carries."""
+    schemas(spec)["RequestBase"] = {
+        "type": "object",
+        "properties": {"label": {"type": "string"}},
+    }
+    request = schemas(spec)["CreateJobRequest"]
+    schemas(spec)["CreateJobRequest"] = {
+        "allOf": [{"$ref": "#/components/schemas/RequestBase"}, request]
+    }
+
+
+def with_twins(spec: Spec) -> None:
+    """Two structurally identical option models, one sent and one received."""
+    for name in ("SendOptions", "ReadOptions"):
+        schemas(spec)[name] = {"type": "object", "properties": {"verbose": {"type": "boolean"}}}
+    props(spec, "CreateJobRequest")["options"] = {"$ref": "#/components/schemas/SendOptions"}
+    props(spec, "Job")["options"] = {"$ref": "#/components/schemas/ReadOptions"}
+
+
+def rename_twins(spec: Spec) -> None:
+    rename_schema("SendOptions", "RequestOptions")(spec)
+    rename_schema("ReadOptions", "JobOptions")(spec)
+
+
 CASES: dict[str, Case] = {
     # operations
     "operation removed": Case(
@@ -636,6 +704,118 @@ CASES: dict[str, Case] = {
         drop_job_key("error_field"), {("job.pointer_changed", False)}, "patch"
     ),
     "poll defaults changed": Case(poll, {("job.poll_changed", False)}, "patch"),
+    # constraints, defaults, access
+    "request field maxLength lowered": Case(
+        set_prop("TextInput", "text", maxLength=1000), {("constraint.tightened", True)}, "major"
+    ),
+    "request field maxLength raised": Case(
+        set_prop("TextInput", "text", maxLength=300000), {("constraint.loosened", False)}, "patch"
+    ),
+    "request field pattern added": Case(
+        set_prop("UrlInput", "url", pattern="^https://"), {("constraint.tightened", True)}, "major"
+    ),
+    "response field minimum raised": Case(
+        set_prop("Job", "next_poll_after_seconds", minimum=5),
+        {("constraint.tightened", False)},
+        "patch",
+    ),
+    "request list items constrained": Case(
+        set_prop("CreateJobRequest", "tags", maxItems=3, items={"type": "string", "maxLength": 8}),
+        {("constraint.tightened", True)},
+        "major",
+        base=add_prop("CreateJobRequest", "tags", {"type": "array", "items": {"type": "string"}}),
+    ),
+    "parameter maxLength lowered": Case(idempotency_max, {("constraint.tightened", True)}, "major"),
+    "request default changed": Case(
+        set_prop("CreateJobRequest", "mode", default="webhook"),
+        {("default.changed", True)},
+        "major",
+    ),
+    "request default removed": Case(
+        drop_prop_key("CreateJobRequest", "mode", "default"), {("default.changed", True)}, "major"
+    ),
+    "request default null added": Case(
+        set_prop("CreateJobRequest", "webhook_url", default=None), set(), "none"
+    ),
+    "request field minLength added": Case(
+        set_prop("TextInput", "text", minLength=1), {("constraint.tightened", True)}, "major"
+    ),
+    "response default added": Case(
+        set_prop("Job", "mode", default="polling"), {("default.changed", False)}, "patch"
+    ),
+    "request field became read-only": Case(
+        set_prop("CreateJobRequest", "webhook_url", readOnly=True),
+        {("field.became_read_only", True)},
+        "major",
+    ),
+    "response field became write-only": Case(
+        set_prop("Job", "webhook_url", writeOnly=True), {("field.became_write_only", True)}, "major"
+    ),
+    "response field no longer read-only": Case(
+        drop_prop_key("Job", "mode", "readOnly"),
+        {("field.access_relaxed", False)},
+        "patch",
+        base=set_prop("Job", "mode", readOnly=True),
+    ),
+    # widening
+    "request field integer -> number": Case(
+        set_prop("CreateJobRequest", "priority", type="number"),
+        {("field.type_changed", False)},
+        "patch",
+        base=add_prop("CreateJobRequest", "priority", {"type": "integer"}),
+    ),
+    "response field integer -> number": Case(
+        set_prop("Job", "attempts", type="number"),
+        {("field.type_changed", True)},
+        "major",
+        base=add_prop("Job", "attempts", {"type": "integer"}),
+    ),
+    "request field number -> integer": Case(
+        set_prop("CreateJobRequest", "priority", type="integer"),
+        {("field.type_changed", True)},
+        "major",
+        base=add_prop("CreateJobRequest", "priority", {"type": "number"}),
+    ),
+    "parameter integer -> number": Case(
+        lambda s: op(s, JOB_PATH, "get")["parameters"][0]["schema"].update(type="number"),
+        {("parameter.type_changed", False)},
+        "patch",
+        base=with_priority,
+    ),
+    # allOf bases travel with the model that extends them
+    "base of a request model became nullable": Case(
+        lambda s: schemas(s)["RequestBase"]["properties"]["label"].update(type=["string", "null"]),
+        {("field.became_nullable", False)},
+        "patch",
+        base=with_request_base,
+    ),
+    "base of a request model gained a required field": Case(
+        lambda s: schemas(s)["RequestBase"].update(required=["label"]),
+        {("field.became_required", True)},
+        "major",
+        base=with_request_base,
+    ),
+    # structural twins renamed together are told apart by what refers to them
+    "structurally identical schemas renamed": Case(
+        rename_twins, {("schema.renamed", True)}, "major", base=with_twins
+    ),
+    # responses
+    "success status changed": Case(create_status, {("response.status_changed", False)}, "patch"),
+    "response media type added": Case(
+        lambda s: op(s, JOB_PATH, "get")["responses"]["200"]["content"].update(
+            {"application/problem+json": {"schema": {"$ref": "#/components/schemas/JobEnvelope"}}}
+        ),
+        {("response.media_types_changed", False)},
+        "patch",
+    ),
+    "response header a waiter reads removed": Case(
+        lambda s: job_headers(s).clear(), {("response.header_removed", True)}, "major"
+    ),
+    "response header added": Case(
+        lambda s: job_headers(s).update({"X-Request-Id": {"schema": {"type": "string"}}}),
+        {("response.header_added", False)},
+        "patch",
+    ),
 }
 
 

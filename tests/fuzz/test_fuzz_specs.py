@@ -137,7 +137,7 @@ def test_mutated_features(data: st.DataObject) -> None:
     fuzz_one(data, "features")
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("name", SEEDS)
 def test_every_single_deletion(name: str) -> None:
     """Each node of the seed deleted in turn (a few minutes): the random draws above

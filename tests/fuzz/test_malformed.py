@@ -10,6 +10,7 @@ import copy
 import json
 import os
 import sys
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.fuzz.support import assert_refused, check_refused_everywhere
+from tests.fuzz.support import assert_refused, check_refused_everywhere, run_cli
 from tests.helpers import SPECS, TEST_SPECS
 
 SUME = SPECS / "sume.yaml"
@@ -330,6 +331,92 @@ def test_duplicate_keys_in_yaml(work: Path, generated: Path) -> None:
     spec = save(work, "spec.yaml", text)
     check_refused_everywhere(
         spec, work, generated, pointer="/components/schemas/Pet", contains="duplicate key"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "pointer"),
+    [
+        (
+            "spec.json",
+            '"Kind": {',
+            '"Pet": {"type": "string"}, "Kind": {',
+            "/components/schemas/Pet",
+        ),
+        ("spec.json", '"openapi": "3.1.0"', '"openapi": "3.1.0", "openapi": "3.0.3"', "/openapi"),
+        (  # the same key in two objects is fine; the second in one object is not
+            "spec.json",
+            '"type": "string"',
+            '"type": "string", "description": "a", "description": "b"',
+            "/paths/~1items~1{item_id}/parameters/0/schema/description",
+        ),
+        (
+            "spec.yaml",
+            '"Kind": {',
+            '"Pet": {"type": "string"}, "Kind": {',
+            "/components/schemas/Pet",
+        ),
+    ],
+)
+def test_duplicate_keys_in_json(
+    work: Path, generated: Path, name: str, old: str, new: str, pointer: str
+) -> None:
+    text = json.dumps(base())
+    assert old in text
+    spec = save(work, name, text.replace(old, new, 1))
+    found = check_refused_everywhere(spec, work, generated, contains="duplicate key")
+    assert [p.pointer for p in found] == [pointer]
+    assert found[0].message.startswith(f"duplicate key '{pointer.rsplit('/', 1)[1]}' (line 1)")
+
+
+# -- size -------------------------------------------------------------------------------
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
+    work: Path, generated: Path
+) -> None:
+    spec = work / "specs" / "huge.yaml"
+    with spec.open("wb") as file:
+        file.truncate(3 << 30)  # sparse: 3 GiB that take no disk space
+    tracemalloc.start()
+    try:
+        found = check_refused_everywhere(spec, work, generated)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = (
+        "is 3.0 GiB (3,221,225,472 bytes), over the 64 MiB limit for one file;"
+        " set JOBGEN_MAX_SPEC_MIB to raise it"
+    )
+    assert [p.message for p in found] == [message]
+    assert peak < 32 << 20  # the file was never read whole
+
+
+def test_size_limit_applies_to_referenced_and_side_files(
+    work: Path, generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    padding = "#" + "x" * (1 << 20) + "\n"  # a 1 MiB comment
+    kind = save(work, "kind.yaml", "Kind: {type: string}\n" + padding)
+    at = ITEM + "/properties/kind"
+    spec = save(work, "spec.yaml", mutate(base(), at + "/$ref", "./kind.yaml#/Kind"))
+    side = save(work, "side.yaml", padding)
+    assert run_cli(["validate", spec]).code == 0
+    monkeypatch.setenv("JOBGEN_MAX_SPEC_MIB", "1")
+    found = check_refused_everywhere(spec, work, generated, files=[spec, kind])
+    assert found[0].file == str(kind) and "over the 1 MiB limit" in found[0].message
+    found = check_refused_everywhere(
+        save(work, "plain.yaml", base()), work, generated, files=[side], extra=["--jobs", side]
+    )
+    assert "over the 1 MiB limit" in found[0].message
+
+
+@pytest.mark.parametrize("value", ["0", "lots", "-1", "1.5", "99999999"])
+def test_a_bad_size_limit_setting_is_named(
+    work: Path, generated: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("JOBGEN_MAX_SPEC_MIB", value)
+    check_refused_everywhere(
+        save(work, "spec.yaml", base()), work, generated, contains="JOBGEN_MAX_SPEC_MIB must be"
     )
 
 

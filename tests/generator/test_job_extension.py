@@ -56,9 +56,14 @@ def test_example_spec_resolves_to_a_job(tmp_path: Path) -> None:
     assert job.idempotency_header == "Idempotency-Key"
 
 
-def test_unknown_operation_id(tmp_path: Path) -> None:
+def test_unknown_operation_id_suggests_the_closest(tmp_path: Path) -> None:
     (problem,) = problems(tmp_path, mutated(status="getJobz"))
-    assert problem.endswith("spec.yaml#/x-jobgen/jobs/job/status: unknown operationId 'getJobz'")
+    assert problem.endswith(
+        "spec.yaml#/x-jobgen/jobs/job/status: unknown operationId 'getJobz'"
+        " (did you mean 'getJob'?)"
+    )
+    (far,) = problems(tmp_path, mutated(status="listInvoices"))
+    assert far.endswith("unknown operationId 'listInvoices'")
 
 
 def test_missing_state_field(tmp_path: Path) -> None:
@@ -119,7 +124,73 @@ def test_bad_poll_settings(tmp_path: Path) -> None:
 
 def test_unknown_key_is_named(tmp_path: Path) -> None:
     (problem,) = problems(tmp_path, mutated(staus="typo"))
-    assert "/x-jobgen/jobs/job/staus: unknown key" in problem
+    assert "/x-jobgen/jobs/job/staus: unknown key 'staus' (did you mean 'status'?)" in problem
+
+
+@pytest.mark.parametrize(
+    ("where", "key", "pointer", "meant"),
+    [
+        (("poll",), "florr", "/x-jobgen/jobs/job/poll/florr", "floor"),
+        (("poll", "body_hint"), "units", "/x-jobgen/jobs/job/poll/body_hint/units", "unit"),
+        (("poll", "headers", 0), "fromat", "/x-jobgen/jobs/job/poll/headers/0/fromat", "format"),
+        (("state",), "sucess", "/x-jobgen/jobs/job/state/sucess", "success"),
+        ((), "jbos", "/x-jobgen/jbos", "jobs"),
+    ],
+)
+def test_unknown_keys_are_refused_at_every_level(
+    tmp_path: Path, where: tuple[str | int, ...], key: str, pointer: str, meant: str
+) -> None:
+    spec = mutated()
+    node: Any = spec["x-jobgen"] if where == () else spec["x-jobgen"]["jobs"]["job"]
+    for token in where:
+        node = node[token]
+    node[key] = [] if where == ("state",) else 1
+    found = problems(tmp_path, spec)
+    assert [p for p in found if "unknown key" in p] == [
+        f"{tmp_path / 'spec.yaml'}#{pointer}: unknown key '{key}' (did you mean '{meant}'?)"
+    ]
+
+
+def test_misspelt_state_list_is_an_unknown_key_not_unclassified_states(tmp_path: Path) -> None:
+    spec = mutated()
+    state = spec["x-jobgen"]["jobs"]["job"]["state"]
+    state["cancelled"] = state.pop("canceled")
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(
+        "#/x-jobgen/jobs/job/state/cancelled: unknown key 'cancelled' (did you mean 'canceled'?)"
+    )
+
+
+def test_unknown_key_far_from_any_lists_the_known_ones(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["x-jobgen"]["jobs"]["job"]["poll"]["zzz"] = 1
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(
+        "/poll/zzz: unknown key 'zzz' (known: body_hint, cap, first, floor, headers)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "kind"),
+    [("/status", "the enum JobStatus"), ("/id", "a string"), ("/terminal", "a boolean")],
+)
+def test_body_hint_on_a_non_numeric_field_is_refused(tmp_path: Path, field: str, kind: str) -> None:
+    spec = mutated()
+    spec["x-jobgen"]["jobs"]["job"]["poll"]["body_hint"]["field"] = field
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(
+        f"#/x-jobgen/jobs/job/poll/body_hint/field: body_hint.field must be a number field,"
+        f" but it is {kind}"
+    )
+
+
+def test_body_hint_without_a_field_is_refused(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["x-jobgen"]["jobs"]["job"]["poll"]["body_hint"] = {"unit": "seconds"}
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(
+        "#/x-jobgen/jobs/job/poll/body_hint: 'field' is required: a JSON pointer to the hint inside the record"
+    )
 
 
 def test_side_file_declares_jobs_for_an_unedited_spec(tmp_path: Path) -> None:

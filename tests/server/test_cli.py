@@ -54,7 +54,7 @@ def test_serve_in_the_background_then_ctrl_c() -> None:
         assert f"{url}/v1/jobs/{{job_id}}" in text and f"{url}/_jobgen/jobs" in text
         made = httpx.post(f"{url}/_jobgen/jobs", json={"states": [], "final": "failed"})
         job_id = made.json()["id"]
-        answer = httpx.get(f"{url}/v1/jobs/{job_id}", headers={"x-api-key": "anything"})
+        answer = httpx.get(f"{url}/v1/jobs/{job_id}", headers={"x-api-key": "k"})
         assert answer.json()["data"]["status"] == "failed"
         created = httpx.post(
             f"{url}/v1/jobs",
@@ -62,8 +62,9 @@ def test_serve_in_the_background_then_ctrl_c() -> None:
             json={"input": {"type": "text", "text": "x"}},
         )
         assert created.status_code == 202
-        log = httpx.get(f"{url}/_jobgen/requests").json()["requests"]
-        assert [entry["operation"] for entry in log] == ["status", "create"]
+        log = httpx.get(f"{url}/_jobgen/requests", headers={"x-api-key": "k"}).json()
+        assert [entry["operation"] for entry in log["requests"]] == ["status", "create"]
+        assert httpx.get(f"{url}/_jobgen/requests").json() == {"requests": []}
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0
         assert process.stderr is not None and process.stderr.read() == ""
@@ -114,3 +115,29 @@ def test_port_in_use_exits_2() -> None:
         taken.close()
     assert done.returncode == 2
     assert "Address already in use" in done.stderr
+
+
+def test_job_limits_on_the_command_line() -> None:
+    args = ("specs/sume.yaml", "--port", "0", "--job-ttl", "60", "--max-jobs", "2")
+    with serving(*args) as (process, url, _):
+        made = [httpx.post(f"{url}/_jobgen/jobs").json()["id"] for _ in range(3)]
+        codes = [
+            httpx.get(f"{url}/v1/jobs/{job}", headers={"x-api-key": "k"}).status_code
+            for job in made
+        ]
+        assert codes == [404, 200, 200]  # the oldest of three was forgotten
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+
+
+def test_bad_job_limits_exit_2() -> None:
+    for flag, value in (("--job-ttl", "-1"), ("--max-jobs", "many"), ("--max-log", "1.5")):
+        done = subprocess.run(
+            [str(JOBGEN), "serve", str(SPECS / "sume.yaml"), "--port", "0", flag, value],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode == 2, (flag, value)
+        assert f"argument {flag}" in done.stderr and "Traceback" not in done.stderr

@@ -100,7 +100,7 @@ def test_request_log_records_everything(sume: Session) -> None:
     assert over_http[1] == log[5].to_json()
     assert set(over_http[0]) == {
         "seq", "time", "method", "path", "query", "status", "operation",
-        "job_name", "job_id", "poll", "idempotency_key", "fault", "replayed",
+        "job_name", "job_id", "poll", "idempotency_key", "fault", "replayed", "headers",
     }  # fmt: skip
 
 

@@ -1,0 +1,296 @@
+"""The CI report: for every SDK the config lists, is the generated code current, and what
+does the spec change break for its callers? Run as ``python -m generator.ci``; the GitHub
+Action (``action.yml``) runs it and posts the report as the job summary.
+
+```console
+$ python -m generator.ci --base origin/main [--config jobgen.toml] [--summary FILE]
+```
+
+The stale check is ``jobgen generate --check`` for each SDK; the breaking-change report is
+``jobgen diff git:BASE:SPEC SPEC``. A spec that did not exist at the base revision is
+reported as new. The report (Markdown) is appended to ``--summary``, by default to
+``$GITHUB_STEP_SUMMARY`` when that is set, and printed otherwise. The base defaults to
+``origin/$GITHUB_BASE_REF`` in a pull request; without one only the stale check runs.
+
+Exit codes: 0 every SDK is current and nothing breaks (or ``--allow-breaking``); 1 an SDK is
+stale, or a change breaks callers; 2 bad input (config, a spec that does not validate at
+either revision, an unknown base revision), each problem named in the report; 70 an
+internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import attrs
+
+from .config import find_config, load_targets
+from .diff import Report, diff_sdks, load_sdk, render_text
+from .pipeline import Target, check
+from .problems import SpecError
+
+__all__ = ["SdkResult", "main", "render_summary", "run"]
+
+EXIT_FAILED = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 70
+DIFF_LINES = 200
+
+
+@attrs.frozen
+class SdkResult:
+    """What the report says about one SDK."""
+
+    target: Target
+    stale: tuple[str, ...] = ()
+    drift: str = ""
+    report: Report | None = None
+    new_spec: bool = False
+    errors: tuple[str, ...] = ()
+
+    @property
+    def breaking(self) -> bool:
+        return self.report is not None and bool(self.report.breaking)
+
+
+class _Stop(Exception):
+    """A problem that stops the whole report (no config, no git, an unknown base)."""
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise _Stop("git is not installed") from None
+
+
+def _top() -> Path:
+    done = _git("rev-parse", "--show-toplevel")
+    if done.returncode != 0:
+        raise _Stop("not inside a git repository: the base revision cannot be read")
+    return Path(done.stdout.strip())
+
+
+def _at_base(base: str, top: Path, path: Path) -> str | None:
+    """``path`` relative to the repository's top, if it exists at ``base``."""
+    relative = path.resolve().relative_to(top.resolve()).as_posix()
+    return relative if _git("cat-file", "-e", f"{base}:{relative}").returncode == 0 else None
+
+
+def _check(target: Target) -> tuple[tuple[str, ...], str]:
+    drift = check(target)
+    names = tuple(f"{name} ({what})" if name else what for name, what in drift.entries())
+    return names, drift.diff_text()
+
+
+def _compare(target: Target, base: str, top: Path) -> tuple[Report | None, bool]:
+    """The report for one SDK, or (None, True) when its spec is new since ``base``."""
+    old_spec = _at_base(base, top, target.spec)
+    if old_spec is None:
+        return None, True
+    old_jobs = _at_base(base, top, target.jobs) if target.jobs is not None else None
+    old = load_sdk(f"git:{base}:{old_spec}", f"git:{base}:{old_jobs}" if old_jobs else None)
+    new = load_sdk(str(target.spec), str(target.jobs) if target.jobs is not None else None)
+    return diff_sdks(old, new), False
+
+
+def _one(target: Target, base: str | None, top: Path | None) -> SdkResult:
+    errors: list[str] = []
+    stale: tuple[str, ...] = ()
+    drift = ""
+    report: Report | None = None
+    new_spec = False
+    try:
+        stale, drift = _check(target)
+    except SpecError as exc:
+        errors.extend(str(p) for p in exc.problems)
+    except OSError as exc:
+        errors.append(str(exc))
+    if base is not None and top is not None:
+        try:
+            report, new_spec = _compare(target, base, top)
+        except SpecError as exc:
+            errors.extend(str(p) for p in exc.problems if str(p) not in errors)
+        except (OSError, ValueError, _Stop) as exc:
+            errors.append(str(exc))
+    return SdkResult(target, stale, drift, report, new_spec, tuple(errors))
+
+
+def run(config: Path, base: str | None) -> list[SdkResult]:
+    """Check every SDK ``config`` lists; compare its spec with ``base`` when given."""
+    targets = load_targets(config)
+    top = None
+    if base is not None:
+        top = _top()
+        if _git("rev-parse", "--verify", "--quiet", f"{base}^{{commit}}").returncode != 0:
+            raise _Stop(
+                f"unknown base revision {base!r} (fetch it, e.g. actions/checkout with fetch-depth: 0)"
+            )
+    return [_one(target, base, top) for target in targets]
+
+
+def _fenced(text: str, lang: str = "text") -> str:
+    """A code block no backtick run inside ``text`` can close."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
+
+
+def _status(result: SdkResult) -> tuple[str, str]:
+    if result.errors:
+        return "error", "error"
+    code = f"stale ({len(result.stale)} files)" if result.stale else "up to date"
+    if result.new_spec:
+        return code, "new spec (absent at the base revision)"
+    report = result.report
+    if report is None:
+        return code, "not compared"
+    if not report.changes:
+        return code, "no changes"
+    return code, (
+        f"{len(report.breaking)} breaking, {len(report.additions)} "
+        f"addition{'' if len(report.additions) == 1 else 's'}, "
+        f"{len(report.others)} other; suggested bump: {report.bump}"
+    )
+
+
+def render_summary(results: Sequence[SdkResult], base: str | None) -> str:
+    """The Markdown report: a table of every SDK, then the details of each."""
+    lines = ["## jobgen: generated SDKs", ""]
+    lines.append(
+        f"Specs compared with {_code(base)}." if base else "No base revision: stale check only."
+    )
+    lines += ["", "| SDK | Spec | Generated code | Changes for SDK callers |", "|---|---|---|---|"]
+    for result in results:
+        code, changes = _status(result)
+        target = result.target
+        lines.append(
+            f"| {_code(str(target.output))} | {_code(str(target.spec))} | {code} | {changes} |"
+        )
+    for result in results:
+        details = _details(result)
+        if details:
+            lines += ["", f"### {_code(str(result.target.output))}", "", *details]
+    return "\n".join(lines) + "\n"
+
+
+def _details(result: SdkResult) -> list[str]:
+    out: list[str] = []
+    if result.errors:
+        out += ["Problems (exit 2):", "", _fenced("\n".join(result.errors)), ""]
+    if result.stale:
+        out += [
+            "Generated code is stale: run `jobgen generate` and commit the result.",
+            "",
+            *(f"- {_code(name)}" for name in result.stale),
+            "",
+        ]
+        diff = result.drift.splitlines()
+        if diff:
+            shown = diff[:DIFF_LINES]
+            if len(diff) > DIFF_LINES:
+                shown.append(f"... cut at {DIFF_LINES} of {len(diff)} lines")
+            out += [
+                "<details><summary>Diff</summary>",
+                "",
+                _fenced("\n".join(shown), "diff"),
+                "",
+                "</details>",
+                "",
+            ]
+    if result.report is not None and result.report.changes:
+        text = _fenced(render_text(result.report))
+        if result.breaking:
+            out += [text, ""]
+        else:
+            out += ["<details><summary>What changed</summary>", "", text, "", "</details>", ""]
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m generator.ci",
+        description="Stale check and breaking-change report for every SDK the config lists.",
+    )
+    parser.add_argument(
+        "--base",
+        help="revision to compare each spec with (default: origin/$GITHUB_BASE_REF, if set)",
+    )
+    parser.add_argument(
+        "--config", type=Path, help="jobgen.toml or pyproject.toml (default: found)"
+    )
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        help="append the Markdown report here (default: $GITHUB_STEP_SUMMARY, else print it)",
+    )
+    parser.add_argument(
+        "--allow-breaking",
+        action="store_true",
+        help="report breaking changes without failing (exit 0)",
+    )
+    return parser
+
+
+def _write(summary: Path | None, text: str) -> None:
+    if summary is None:
+        print(text, end="")
+        return
+    with summary.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    base = args.base or (
+        f"origin/{os.environ['GITHUB_BASE_REF']}" if os.environ.get("GITHUB_BASE_REF") else None
+    )
+    summary = args.summary or (
+        Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None
+    )
+    config = args.config or find_config(Path.cwd())
+    try:
+        if config is None:
+            raise _Stop("no [tool.jobgen] in pyproject.toml (or jobgen.toml) found")
+        results = run(config, base)
+    except SpecError as exc:
+        problems = [str(p) for p in exc.problems]
+        _write(summary, "## jobgen: generated SDKs\n\n" + _fenced("\n".join(problems)) + "\n")
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_INPUT
+    except _Stop as exc:
+        _write(summary, f"## jobgen: generated SDKs\n\n{exc}\n")
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except Exception as exc:  # noqa: BLE001 - a report, never a bare traceback
+        print(f"jobgen: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    _write(summary, render_summary(results, base))
+    if summary is not None:
+        for result in results:
+            code, changes = _status(result)
+            print(f"{result.target.output}: {code}; {changes}")
+            for error in result.errors:
+                print(f"error: {error}", file=sys.stderr)
+    if any(r.errors for r in results):
+        return EXIT_INPUT
+    if any(r.stale for r in results) or (
+        not args.allow_breaking and any(r.breaking for r in results)
+    ):
+        return EXIT_FAILED
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""``python -m generator.ci``, the script behind the GitHub Action, run on a git repository
+with two commits, as the action runs it in a pull request."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.ci.repo import CONFIG, clean_env, commit, generate, git, new_repo, sume, write_spec
+from tests.helpers import write
+
+
+def ci(
+    repo: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], str]:
+    """Run the report as the action does; returns the process and the job summary."""
+    if env is None:
+        summary = repo.parent / "summary.md"
+        summary.unlink(missing_ok=True)
+        env = clean_env(GITHUB_STEP_SUMMARY=str(summary))
+    summary = Path(env["GITHUB_STEP_SUMMARY"])
+    done = subprocess.run(
+        [sys.executable, "-m", "generator.ci", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    return done, summary.read_text(encoding="utf-8") if summary.exists() else ""
+
+
+def test_compatible_change_regenerated_passes(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    spec = sume()
+    spec["components"]["schemas"]["Job"]["properties"]["priority"] = {"type": "integer"}
+    write_spec(repo, spec)
+    generate(repo)
+    commit(repo, "Jobs have a priority")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 0, done.stderr
+    assert "| `generated/sume` | `specs/sume.yaml` | up to date | " in summary
+    assert "0 breaking, 1 addition, 0 other; suggested bump: minor" in summary
+    assert "schema Job.priority: new optional field priority" in summary
+    assert "Specs compared with `HEAD~1`." in summary
+    assert done.stdout.startswith("generated/sume: up to date;")
+    # As docs/ci.md runs it outside GitHub: the report into a file named on the command line.
+    report = repo.parent / "report.md"
+    again = subprocess.run(
+        [sys.executable, "-P", "-m", "generator.ci", "--base", "HEAD~1", "--summary", str(report)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=clean_env(),
+    )
+    assert again.returncode == 0
+    assert report.read_text(encoding="utf-8") == summary
+
+
+def test_breaking_change_fails_unless_allowed(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    spec = sume()
+    del spec["components"]["schemas"]["Job"]["properties"]["mode"]
+    write_spec(repo, spec)
+    generate(repo)
+    commit(repo, "Drop Job.mode")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 1
+    assert "| up to date | 2 breaking, 0 additions, 0 other; suggested bump: major |" in summary
+    assert "schema Job.mode: field mode was removed from Job [field.removed]" in summary
+    allowed, again = ci(repo, "--base", "HEAD~1", "--allow-breaking")
+    assert allowed.returncode == 0
+    assert again == summary
+
+
+def test_stale_sdk_fails_and_names_the_file(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    spec = sume()
+    spec["components"]["schemas"]["Job"]["properties"]["priority"] = {"type": "integer"}
+    write_spec(repo, spec)
+    commit(repo, "Spec changed, SDK not regenerated")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 1
+    assert "| stale (" in summary
+    assert "run `jobgen generate` and commit the result" in summary
+    assert "- `sume_sdk/models/job.py (stale)`" in summary
+    assert "<details><summary>Diff</summary>" in summary
+
+
+def test_hand_edit_of_generated_code_fails(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    client = next((repo / "generated" / "sume").rglob("_client.py"))
+    client.write_text(client.read_text(encoding="utf-8") + "# edited by hand\n", "utf-8")
+    commit(repo, "Hand edit")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 1
+    assert "_client.py (stale)" in summary
+    assert "no changes" in summary
+
+
+def test_spec_new_in_the_pull_request_is_reported_as_new(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    other = sume()
+    other["info"]["title"] = "Other API"
+    write_spec(repo, other, "other.yaml")
+    config = CONFIG + CONFIG.replace("sume", "other")
+    write(repo / "pyproject.toml", config)
+    generate(repo)
+    commit(repo, "A second SDK")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "| `generated/other` | `specs/other.yaml` | up to date | "
+        "new spec (absent at the base revision) |" in summary
+    )
+    assert "| `generated/sume` | `specs/sume.yaml` | up to date | no changes |" in summary
+
+
+def test_spec_that_does_not_validate_exits_2(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    spec = sume()
+    spec["paths"]["/v1/jobs/{job_id}"]["get"]["responses"]["200"]["content"]["application/json"][
+        "schema"
+    ] = {"$ref": "#/components/schemas/Missing"}
+    write_spec(repo, spec)
+    commit(repo, "A broken reference")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 2
+    assert "| `generated/sume` | `specs/sume.yaml` | error | error |" in summary
+    assert "specs/sume.yaml#/paths/~1v1~1jobs~1{job_id}/get/responses/200" in summary
+    assert "Traceback" not in done.stderr
+
+
+def test_unknown_base_exits_2(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    done, summary = ci(repo, "--base", "origin/nope")
+    assert done.returncode == 2
+    assert "unknown base revision 'origin/nope'" in summary
+    assert "fetch-depth: 0" in done.stderr
+
+
+def test_pull_request_base_comes_from_the_environment(tmp_path: Path) -> None:
+    """In a pull request GitHub sets GITHUB_BASE_REF; the base is origin/<that branch>."""
+    repo = new_repo(tmp_path / "repo")
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    spec = sume()
+    del spec["components"]["schemas"]["Job"]["properties"]["mode"]
+    write_spec(repo, spec)
+    generate(repo)
+    commit(repo, "Drop Job.mode")
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    env = clean_env(GITHUB_BASE_REF="main", GITHUB_STEP_SUMMARY=str(summary))
+    done, text = ci(repo, env=env)
+    assert done.returncode == 1
+    assert text.startswith("earlier step\n## jobgen: generated SDKs\n")
+    assert "Specs compared with `origin/main`." in text
+
+
+def test_without_a_base_only_the_stale_check_runs(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    done = subprocess.run(
+        [sys.executable, "-m", "generator.ci"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=clean_env(),
+    )
+    assert done.returncode == 0
+    assert "No base revision: stale check only." in done.stdout
+    assert "| `generated/sume` | `specs/sume.yaml` | up to date | not compared |" in done.stdout
