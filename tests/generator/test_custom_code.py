@@ -35,15 +35,21 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _forget_sume_sdk() -> None:
+    for name in [n for n in sys.modules if n == "sume_sdk" or n.startswith("sume_sdk.")]:
+        del sys.modules[name]
+
+
 @contextmanager
 def load(out: Path, module: str) -> Iterator[ModuleType]:
+    """Import ``module`` from ``out`` (not from another sume_sdk an earlier test imported)."""
+    _forget_sume_sdk()
     sys.path.insert(0, str(out))
     try:
         yield importlib.import_module(module)
     finally:
         sys.path.remove(str(out))
-        for name in [n for n in sys.modules if n == "sume_sdk" or n.startswith("sume_sdk.")]:
-            del sys.modules[name]
+        _forget_sume_sdk()
 
 
 def test_a_module_the_user_adds_survives_regeneration_and_keeps_working(project: Path) -> None:
