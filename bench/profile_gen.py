@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from generator.model.build import build_sdk
-from generator.render.output import format_files, write_tree
+from generator.render.output import write_tree
 from generator.render.render import render_sdk
 from generator.spec.loader import load_spec
 
@@ -35,9 +35,6 @@ def one_pass(spec: Path, out: Path) -> dict[str, float]:
     t = time.perf_counter()
     files = render_sdk(sdk, spec.name)
     times["render"] = time.perf_counter() - t
-    t = time.perf_counter()
-    files = format_files(files)
-    times["format"] = time.perf_counter() - t
     t = time.perf_counter()
     write_tree(files, out)
     times["write"] = time.perf_counter() - t

@@ -85,16 +85,8 @@ def _at_base(base: str, top: Path, path: Path) -> str | None:
 
 def _check(target: Target) -> tuple[tuple[str, ...], str]:
     drift = check(target)
-    names = tuple(
-        f"{name} ({label})"
-        for label, group in (
-            ("stale", drift.stale),
-            ("missing", drift.missing),
-            ("extra", drift.extra),
-        )
-        for name in group
-    )
-    return names, drift.diff
+    names = tuple(f"{name} ({what})" if name else what for name, what in drift.entries())
+    return names, drift.diff_text()
 
 
 def _compare(target: Target, base: str, top: Path) -> tuple[Report | None, bool]:

@@ -9,16 +9,17 @@ without a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import find_config, load_targets
-from .model.build import load_and_build
+from .config import find_config, keep_problem, load_targets
+from .model.build import load_and_build, package_problem, version_problem
 from .pipeline import Target, check, generate
-from .problems import SpecError
-from .render.output import FormatError
+from .problems import SpecError, printable
+from .render.output import Drift
 
 __all__ = ["main"]
 
@@ -26,7 +27,8 @@ EXIT_STALE = 1
 EXIT_BREAKING = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 70
-DIFF_LIMIT = 400
+FILE_DIFF_LIMIT = 60
+DIFF_LIMIT = 1000
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,7 +46,18 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("-o", "--output", type=Path, help="output directory (required with SPEC)")
     gen.add_argument("--package", help="import name of the generated package")
     gen.add_argument(
+        "--sdk-version",
+        metavar="VERSION",
+        help="the generated package's own version (default: from the spec's info.version)",
+    )
+    gen.add_argument(
         "--jobs", type=Path, help="side file declaring the jobs of a spec you do not own"
+    )
+    gen.add_argument(
+        "--keep",
+        action="append",
+        metavar="PATTERN",
+        help="a file of the output you own (fnmatch pattern, repeatable): never written",
     )
     gen.add_argument("--config", type=Path, help="jobgen.toml or pyproject.toml listing SDKs")
     gen.add_argument(
@@ -116,7 +129,34 @@ def _targets(args: argparse.Namespace) -> list[Target]:
     if args.spec is not None:
         if args.output is None:
             raise _Usage("generate SPEC needs -o/--output DIR")
-        return [Target(spec=args.spec, output=args.output, package=args.package, jobs=args.jobs)]
+        if args.config is not None:
+            raise _Usage("give either SPEC or --config, not both")
+        if args.package is not None and (problem := package_problem(args.package)):
+            raise _Usage(f"--package: {printable(problem)}")
+        if args.sdk_version is not None and (problem := version_problem(args.sdk_version)):
+            raise _Usage(f"--sdk-version: {printable(problem)}")
+        for pattern in args.keep or ():
+            if problem := keep_problem(pattern):
+                raise _Usage(f"--keep: {printable(problem)}")
+        return [
+            Target(
+                spec=args.spec,
+                output=args.output,
+                package=args.package,
+                jobs=args.jobs,
+                version=args.sdk_version,
+                keep=tuple(args.keep or ()),
+            )
+        ]
+    for flag, value in (
+        ("-o/--output", args.output),
+        ("--package", args.package),
+        ("--jobs", args.jobs),
+        ("--sdk-version", args.sdk_version),
+        ("--keep", args.keep),
+    ):
+        if value is not None:
+            raise _Usage(f"{flag} applies to `jobgen generate SPEC`; set it in the config instead")
     config = args.config or find_config(Path.cwd())
     if config is None:
         raise _Usage("no SPEC given and no [tool.jobgen] in pyproject.toml (or jobgen.toml) found")
@@ -137,19 +177,7 @@ def _generate(args: argparse.Namespace) -> int:
                 print(f"{target.output}: up to date")
                 continue
             stale += 1
-            for label, names in (
-                ("stale", drift.stale),
-                ("missing", drift.missing),
-                ("extra", drift.extra),
-            ):
-                for name in names:
-                    print(f"{target.output}/{name}: {label}")
-            lines = drift.diff.splitlines()
-            if len(lines) > DIFF_LIMIT:
-                print("\n".join(lines[:DIFF_LIMIT]))
-                print(f"... diff cut at {DIFF_LIMIT} of {len(lines)} lines")
-            elif lines:
-                print(drift.diff, end="" if drift.diff.endswith("\n") else "\n")
+            _print_drift(str(target.output), drift)
         if stale:
             print(
                 f"{stale} SDK(s) stale: run `jobgen generate` and commit the result",
@@ -166,6 +194,14 @@ def _generate(args: argparse.Namespace) -> int:
             f"{len(done.sdk.jobs)} jobs ({done.seconds:.2f} s)"
         )
     return 0
+
+
+def _print_drift(out: str, drift: Drift) -> None:
+    """Real content changes first, then one line per stale, missing or extra file, and
+    header-only and manifest drift in one line each."""
+    print(drift.diff_text(FILE_DIFF_LIMIT, DIFF_LIMIT), end="")
+    for name, what in drift.entries():
+        print(f"{out}/{name}: {what}" if name else f"{out}: {what}")
 
 
 def _print_warnings(warnings: Sequence[str]) -> None:
@@ -188,6 +224,11 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("uvicorn") is None:
+        raise _Usage(
+            "jobgen serve needs the 'serve' extra (uvicorn), which is not installed: "
+            "pip install 'jobgen[serve]'"
+        )
     from .server.app import serve
     from .server.store import Limits
 
@@ -225,9 +266,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
-    except FormatError as exc:
-        print(f"jobgen: internal error: generated code did not format: {exc}", file=sys.stderr)
-        return EXIT_INTERNAL
     except Exception as exc:  # noqa: BLE001 - the CLI never shows a bare traceback
         print(f"jobgen: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_INTERNAL

@@ -1,24 +1,37 @@
-"""``[tool.jobgen]`` in pyproject.toml (or a ``jobgen.toml``): the SDKs one command regenerates.
+"""``[tool.jobgen]`` in pyproject.toml or jobgen.toml: the SDKs one command regenerates.
 
 ```toml
 [[tool.jobgen.sdk]]
-spec = "specs/sume.yaml"
-output = "generated/sume"
-package = "sume_sdk"
-jobs = "specs/sume.jobs.yaml"   # optional side file of job declarations
+spec = "specs/sume.yaml"        # required
+output = "generated/sume"       # required
+package = "sume_sdk"            # import name; default: from the spec's title
+jobs = "specs/sume.jobs.yaml"   # side file of job declarations
+version = "1.2.0"               # the SDK's own version, or:
+version_from = "spec"           # (the default) the numbers of the spec's info.version
+keep = ["README.md"]            # files (fnmatch patterns) the user owns: never written
 ```
+
+jobgen.toml holds the same ``[tool.jobgen]`` table, or (shorter) top-level ``[[sdk]]``
+tables. Paths are relative to the config file. Every problem is reported at once, each
+with the config file and the JSON pointer of the value.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .model.build import package_problem, version_problem
 from .pipeline import Target
 from .problems import Location, Problem, SpecError
+from .render.manifest import MANIFEST
 
-__all__ = ["find_config", "load_targets"]
+__all__ = ["find_config", "keep_problem", "load_targets"]
+
+_KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep")
+_VERSION_FROM = ("spec",)
 
 
 def find_config(start: Path) -> Path | None:
@@ -38,56 +51,132 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+def _table(data: dict[str, Any], path: Path, at: Location) -> tuple[Any, Location]:
+    """The table that lists the SDKs, and where it is."""
+    tool = data.get("tool")
+    nested = tool.get("jobgen") if isinstance(tool, dict) else None
+    if path.name == "pyproject.toml":
+        return nested, at.child("tool", "jobgen")
+    if nested is not None and "sdk" in data:
+        raise SpecError.at(
+            at.child("sdk"),
+            "list the SDKs either in [tool.jobgen] or as top-level [[sdk]] tables, not both",
+        )
+    if nested is not None:
+        return nested, at.child("tool", "jobgen")
+    return data, at
+
+
 def load_targets(path: Path) -> list[Target]:
     """Targets listed in a config file; paths are relative to the file."""
     name = str(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+    except FileNotFoundError:
+        raise SpecError.at(Location(name), "file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError.at(Location(name), f"is not valid TOML: {exc}") from None
-    table: Any = data.get("tool", {}).get("jobgen") if path.name == "pyproject.toml" else data
-    at = Location(name, "/tool/jobgen" if path.name == "pyproject.toml" else "")
+    table, at = _table(data, path, Location(name))
     if not isinstance(table, dict) or not isinstance(table.get("sdk"), list) or not table["sdk"]:
         raise SpecError.at(
             at.child("sdk"), "expected a list of [[sdk]] tables, each with 'spec' and 'output'"
         )
-    problems: list[Problem] = []
+    problems: list[Problem] = [
+        Problem(at.child(key), f"unknown key '{key}' (known: sdk)") for key in table if key != "sdk"
+    ]
     targets: list[Target] = []
-    base = path.parent
     for index, entry in enumerate(table["sdk"]):
-        entry_at = at.child("sdk", index)
-        if not isinstance(entry, dict):
-            problems.append(Problem(entry_at, "must be a table"))
-            continue
-        for key in entry:
-            if key not in ("spec", "output", "package", "jobs"):
-                problems.append(
-                    Problem(
-                        entry_at.child(key),
-                        f"unknown key '{key}' (known: spec, output, package, jobs)",
-                    )
-                )
-        missing = [k for k in ("spec", "output") if not isinstance(entry.get(k), str)]
-        for key in missing:
-            problems.append(Problem(entry_at.child(key), "is required and must be a string"))
-        if missing:
-            continue
-        package = entry.get("package")
-        jobs = entry.get("jobs")
-        targets.append(
-            Target(
-                spec=_relative(base, entry["spec"]),
-                output=_relative(base, entry["output"]),
-                package=package if isinstance(package, str) else None,
-                jobs=_relative(base, jobs) if isinstance(jobs, str) else None,
-            )
-        )
+        target = _target(entry, at.child("sdk", index), path.parent, problems)
+        if target is not None:
+            targets.append(target)
     if problems:
         raise SpecError(problems)
     return targets
 
 
+def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Target | None:
+    if not isinstance(entry, dict):
+        problems.append(Problem(at, "must be a table"))
+        return None
+    count = len(problems)
+    for key, value in entry.items():
+        if key not in _KEYS:
+            problems.append(
+                Problem(at.child(key), f"unknown key '{key}' (known: {', '.join(_KEYS)})")
+            )
+        elif key == "keep":
+            if not isinstance(value, list):
+                problems.append(
+                    Problem(at.child(key), f"must be an array of strings, not {_toml_type(value)}")
+                )
+                continue
+            for index, pattern in enumerate(value):
+                problem = (
+                    f"must be a string, not {_toml_type(pattern)}"
+                    if not isinstance(pattern, str)
+                    else keep_problem(pattern)
+                )
+                if problem:
+                    problems.append(Problem(at.child(key, index), problem))
+        elif not isinstance(value, str):
+            problems.append(Problem(at.child(key), f"must be a string, not {_toml_type(value)}"))
+    for key in ("spec", "output"):
+        if key not in entry:
+            problems.append(Problem(at.child(key), "is required and must be a string"))
+    if len(problems) > count:
+        return None
+    package, version, version_from = (entry.get(k) for k in ("package", "version", "version_from"))
+    if package is not None and (problem := package_problem(package)):
+        problems.append(Problem(at.child("package"), problem))
+    if version is not None and (problem := version_problem(version)):
+        problems.append(Problem(at.child("version"), problem))
+    if version_from is not None and version_from not in _VERSION_FROM:
+        problems.append(
+            Problem(at.child("version_from"), f"must be one of: {', '.join(_VERSION_FROM)}")
+        )
+    if version is not None and version_from is not None:
+        problems.append(
+            Problem(at.child("version_from"), "give either 'version' or 'version_from', not both")
+        )
+    for key in ("spec", "output", "jobs"):
+        if key in entry and not entry[key].strip():
+            problems.append(Problem(at.child(key), "must not be empty"))
+    if len(problems) > count:
+        return None
+    jobs = entry.get("jobs")
+    return Target(
+        spec=_relative(base, entry["spec"]),
+        output=_relative(base, entry["output"]),
+        package=package,
+        jobs=_relative(base, jobs) if jobs is not None else None,
+        version=version,
+        keep=tuple(entry.get("keep", ())),
+    )
+
+
+def keep_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot name files the user keeps in the output, or None."""
+    parts = PurePosixPath(pattern).parts
+    if not pattern.strip() or pattern.startswith("/") or "\\" in pattern or ".." in parts:
+        return f"{pattern!r} must be a path inside the output directory, with '/' separators"
+    if fnmatch.fnmatchcase(MANIFEST, pattern):
+        return f"{pattern!r} would keep {MANIFEST}, which jobgen must write"
+    return None
+
+
+def _toml_type(value: Any) -> str:
+    for kind, label in ((bool, "a boolean"), (int, "a number"), (float, "a number")):
+        if isinstance(value, kind):
+            return label
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date or time"
+
+
 def _relative(base: Path, value: str) -> Path:
+    """The path as the user will read it in messages: relative to the cwd where it can be."""
     path = Path(value)
     if path.is_absolute():
         return path

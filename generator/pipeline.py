@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from .model import ir
-from .model.build import load_and_build
-from .render.output import Drift, compare, write_tree
+from .model.build import load_and_build, package_problem
+from .problems import Location, SpecError
+from .render.manifest import MANIFEST, render_manifest
+from .render.output import Drift, compare, is_kept, write_tree
 from .render.render import render_sdk
 
 __all__ = ["Generated", "Target", "check", "generate", "render"]
@@ -17,12 +20,17 @@ __all__ = ["Generated", "Target", "check", "generate", "render"]
 
 @attrs.frozen
 class Target:
-    """One SDK to generate: a spec, optional side file of job declarations, output and package."""
+    """One SDK to generate: a spec, optional side file of job declarations, output, package
+    and the SDK's own version (None: derived from the spec's ``info.version``)."""
 
     spec: Path
     output: Path
     package: str | None = None
     jobs: Path | None = None
+    version: str | None = None
+    keep: tuple[str, ...] = ()
+    """Paths (fnmatch patterns, relative to the output) that the user owns: jobgen never
+    writes, compares or deletes them."""
 
 
 @attrs.frozen
@@ -36,12 +44,25 @@ class Generated:
 
 
 def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
-    sdk = load_and_build(target.spec, package=target.package, jobs_file=target.jobs)
-    return sdk, render_sdk(sdk, target.spec.name)
+    sdk = load_and_build(
+        target.spec, package=target.package, jobs_file=target.jobs, version=target.version
+    )
+    if target.package is None and (problem := package_problem(sdk.package)):
+        raise SpecError.at(
+            Location(str(target.spec), "/info/title"),
+            f"{problem} (the name comes from the title: choose one with --package)",
+        )
+    rendered = render_sdk(sdk, target.spec.name)
+    files = {r: t for r, t in rendered.items() if not is_kept(r, target.keep)}
+    options: dict[str, Any] = {"package": sdk.package, "version": sdk.sdk_version}
+    if target.keep:
+        options["keep"] = list(target.keep)
+    files[MANIFEST] = render_manifest(sdk, files, options)
+    return sdk, files
 
 
 def render(target: Target) -> dict[str, str]:
-    """Every file of a target's SDK, formatted, in memory; raises SpecError on bad input."""
+    """Every file of a target's SDK, as written, in memory; raises SpecError on bad input."""
     return _render(target)[1]
 
 
@@ -49,12 +70,12 @@ def generate(target: Target) -> Generated:
     """Generate a target's SDK into its output directory (atomically)."""
     started = time.perf_counter()
     sdk, files = _render(target)
-    write_tree(files, target.output)
-    lines = sum(
-        path.read_bytes().count(b"\n") for path in target.output.rglob("*") if path.is_file()
-    )
+    inputs = [target.spec] if target.jobs is None else [target.spec, target.jobs]
+    write_tree(files, target.output, target.keep, inputs)
+    lines = sum(text.count("\n") for text in files.values())
     return Generated(sdk, len(files), lines, time.perf_counter() - started)
 
 
 def check(target: Target) -> Drift:
-    return compare(render(target), target.output, str(target.output))
+    """How the SDK on disk differs from what :func:`generate` would write (same bytes)."""
+    return compare(render(target), target.output, str(target.output), target.keep)

@@ -3,21 +3,95 @@
 from __future__ import annotations
 
 import hashlib
+import keyword
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from ..problems import Location, Problem, SpecError
-from ..spec.loader import SpecSet, load_document, load_spec
+from ..spec.loader import Document, SpecSet, load_document, load_spec
 from . import ir
 from .jobs import build_jobs
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources
 from .schemas import SchemaBuilder
 
-__all__ = ["build_sdk", "load_and_build"]
+__all__ = [
+    "build_sdk",
+    "input_digests",
+    "load_and_build",
+    "package_problem",
+    "sdk_version",
+    "version_problem",
+]
 
 _VERSION = re.compile(r"^3\.[01]\.\d+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# What every generated SDK imports (its dependencies and theirs): a package of the same
+# name would shadow it.
+SDK_DEPENDENCIES = frozenset(
+    {
+        "anyio",
+        "attr",
+        "attrs",
+        "certifi",
+        "exceptiongroup",
+        "h11",
+        "h2",
+        "httpcore",
+        "httpx",
+        "idna",
+        "sniffio",
+        "tenacity",
+        "typing_extensions",
+    }
+)
+
+
+def package_problem(name: str) -> str | None:
+    """Why ``name`` cannot be the import name of a generated package, or None if it can.
+
+    It becomes a directory inside the output and an ``import`` statement, so it must be a
+    plain identifier (no dots, no path), not a keyword, and must not shadow the standard
+    library or a dependency of the SDK.
+    """
+    if not _IDENTIFIER.fullmatch(name):
+        return (
+            f"{name!r} is not a valid package name: use a Python identifier of ASCII letters, "
+            "digits and underscores (no dots, no path)"
+        )
+    if keyword.iskeyword(name):
+        return f"{name!r} is a Python keyword, not a usable package name"
+    stdlib = {m.lower(): m for m in sys.stdlib_module_names}.get(name.lower())
+    if stdlib is not None:
+        return f"{name!r} would shadow the standard library module {stdlib!r}"
+    if name.lower() in SDK_DEPENDENCIES:
+        return (
+            f"{name!r} would shadow the package {name.lower()!r}, which the generated SDK imports"
+        )
+    return None
+
+
+def sdk_version(version: str | None, api_version: str) -> str:
+    """The SDK's own version: as configured, or derived from the spec's ``info.version``
+    (its first three numbers; ``0.1.0`` if it has none)."""
+    if version is not None:
+        return version
+    parts = re.findall(r"\d+", api_version)
+    return ".".join(str(int(p)) for p in parts[:3]) if parts else "0.1.0"
+
+
+def version_problem(version: str) -> str | None:
+    """Why ``version`` is not a usable package version (PEP 440), or None."""
+    try:
+        Version(version)
+    except InvalidVersion:
+        return f"{version!r} is not a valid version (PEP 440, e.g. '1.2.0')"
+    return None
 
 
 def _check_root(root: Any, name: str, problems: list[Problem]) -> bool:
@@ -63,12 +137,35 @@ def _base_url(root: dict[str, Any]) -> str:
     return ""
 
 
+def input_digests(spec: SpecSet, side: Document | None) -> tuple[tuple[str, str], ...]:
+    """Every input file by content and relative layout, whatever the cwd or path spelling.
+
+    The root document is named by its file name, every ``$ref``-ed file by its path
+    relative to the root's folder, the side file by its file name.
+    """
+    entries = []
+    for path, document in spec.documents.items():
+        rel = path.name if document is spec.root else path.relative_to(spec.folder).as_posix()
+        entries.append((f"spec:{rel}", document.sha256))
+    if side is not None:
+        entries.append((f"jobs:{Path(side.name).name}", side.sha256))
+    return tuple(sorted(entries))
+
+
+def _digest(inputs: tuple[tuple[str, str], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, sha in inputs:
+        digest.update(name.encode() + b"\0" + sha.encode() + b"\n")
+    return digest.hexdigest()[:16]
+
+
 def build_sdk(
     spec: SpecSet,
     *,
     package: str | None = None,
     jobs_file: Path | None = None,
     jobs_name: str | None = None,
+    version: str | None = None,
 ) -> ir.Sdk:
     """Build the SDK model; raises SpecError listing every problem found."""
     problems: list[Problem] = []
@@ -91,6 +188,7 @@ def build_sdk(
     operations.build(root)
     auths = build_auths(root, name, problems)
 
+    side = None
     if jobs_file is not None:
         side = load_document(jobs_file.resolve(), jobs_name or str(jobs_file))
         extension, ext_at = side.data, Location(side.name)
@@ -101,16 +199,15 @@ def build_sdk(
         raise SpecError(problems)
 
     info = root["info"]
-    digest = hashlib.sha256()
-    for document in sorted(spec.documents.values(), key=lambda d: d.name):
-        digest.update(document.name.encode() + b"\0" + document.sha256.encode())
-    if jobs_file is not None:
-        digest.update(hashlib.sha256(jobs_file.read_bytes()).hexdigest().encode())
+    inputs = input_digests(spec, side)
+    if package is None:
+        package = file_stem(snake(info["title"], "sdk"))
+    api_version = str(info.get("version", "0.0.0"))
     return ir.Sdk(
         title=info["title"],
-        version=str(info.get("version", "0.0.0")),
+        version=api_version,
         description=info.get("description") if isinstance(info.get("description"), str) else "",
-        package=package or file_stem(snake(info["title"], "sdk")),
+        package=package,
         base_url=_base_url(root),
         schemas=schemas.schemas,
         resources=group_resources(
@@ -118,9 +215,11 @@ def build_sdk(
         ),
         auths=auths,
         jobs=jobs,
-        spec_hash=digest.hexdigest()[:16],
+        spec_hash=_digest(inputs),
         warnings=tuple(str(w) for w in warnings),
         located=schemas.located,
+        inputs=inputs,
+        sdk_version=sdk_version(version, api_version),
         spec=spec,
     )
 
@@ -130,11 +229,12 @@ def load_and_build(
     *,
     package: str | None = None,
     jobs_file: Path | None = None,
+    version: str | None = None,
 ) -> ir.Sdk:
     """Load the spec at ``path`` and build its SDK model."""
     spec = load_spec(path)
     try:
-        return build_sdk(spec, package=package, jobs_file=jobs_file)
+        return build_sdk(spec, package=package, jobs_file=jobs_file, version=version)
     except RecursionError:
         raise SpecError.at(
             Location(spec.root.name), "schemas nest too deeply to generate"

@@ -307,10 +307,16 @@ class Sdk:
     auths: tuple[Auth, ...]
     jobs: tuple[Job, ...]
     spec_hash: str
+    """A digest of ``inputs``: what the SDK was generated from, by content."""
     warnings: tuple[str, ...] = ()
     """What the SDK cannot represent, each as ``file#pointer: message``; the rest works."""
     located: dict[str, TypeRef] = attrs.field(factory=dict, eq=False, repr=False)
     """The type built for each schema location, keyed ``file#pointer``."""
+    inputs: tuple[tuple[str, str], ...] = ()
+    """``(role/relative name, sha256)`` of every input file: the spec documents (named
+    relative to the root document's folder) and the side file; never an absolute path."""
+    sdk_version: str = "0.1.0"
+    """The generated package's own version (configured, or derived from ``version``)."""
     spec: SpecSet | None = attrs.field(default=None, eq=False, repr=False)
     """The documents the SDK was built from, for what the model leaves out (constraints,
     defaults, response headers), which ``jobgen diff`` still compares."""

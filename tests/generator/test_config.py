@@ -1,0 +1,162 @@
+"""The config ([tool.jobgen] in pyproject.toml or jobgen.toml), the SDK's own version, and
+the package name: every bad value is exit 2 with file#pointer, and nothing is written."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from tests.helpers import SPECS, write
+
+SDK = '[[{prefix}sdk]]\nspec = "sume.yaml"\noutput = "out"\npackage = "sume_sdk"\n{extra}'
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    shutil.copy(SPECS / "sume.yaml", tmp_path / "sume.yaml")
+    return tmp_path
+
+
+def version_of(out: Path) -> str:
+    line = next(
+        line
+        for line in (out / "pyproject.toml").read_text().splitlines()
+        if line.startswith("version")
+    )
+    return line.split('"')[1]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("jobgen.toml", SDK.format(prefix="", extra="")),
+        ("jobgen.toml", "[tool.jobgen]\n" + SDK.format(prefix="tool.jobgen.", extra="")),
+        ("pyproject.toml", "[project]\nname = 'x'\n" + SDK.format(prefix="tool.jobgen.", extra="")),
+    ],
+    ids=["jobgen.toml [[sdk]]", "jobgen.toml [tool.jobgen]", "pyproject.toml [tool.jobgen]"],
+)
+def test_every_documented_config_form_works(project: Path, name: str, text: str) -> None:
+    config = write(project / name, text)
+    assert main(["generate", "--config", str(config)]) == 0
+    assert (project / "out" / "sume_sdk" / "__init__.py").is_file()
+    assert main(["generate", "--config", str(config), "--check"]) == 0
+
+
+def test_both_forms_in_one_jobgen_toml_is_an_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write(
+        project / "jobgen.toml",
+        SDK.format(prefix="", extra="")
+        + "\n[tool.jobgen]\n"
+        + SDK.format(prefix="tool.jobgen.", extra=""),
+    )
+    assert main(["generate", "--config", str(config)]) == 2
+    assert f"{config}#/sdk: list the SDKs either in [tool.jobgen]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "version"),
+    [("", "1.0.0"), ('version_from = "spec"\n', "1.0.0"), ('version = "1.2.0rc1"\n', "1.2.0rc1")],
+)
+def test_the_sdk_version_comes_from_the_config_or_the_spec(
+    project: Path, extra: str, version: str
+) -> None:
+    config = write(project / "jobgen.toml", SDK.format(prefix="", extra=extra))
+    assert main(["generate", "--config", str(config)]) == 0
+    assert version_of(project / "out") == version
+    assert (
+        f'__version__ = "{version}"' in (project / "out" / "sume_sdk" / "_version.py").read_text()
+    )
+
+
+def test_the_sdk_version_on_the_command_line(project: Path) -> None:
+    out = project / "cli"
+    spec = str(project / "sume.yaml")
+    assert main(["generate", spec, "-o", str(out), "--sdk-version", "2.0.1"]) == 0
+    assert version_of(out) == "2.0.1"
+    assert main(["generate", spec, "-o", str(out), "--sdk-version", "2.0.1", "--check"]) == 0
+    assert main(["generate", spec, "-o", str(out), "--check"]) == 1, "the version is an input"
+
+
+def test_every_bad_option_is_reported_with_its_pointer(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write(
+        project / "pyproject.toml",
+        "[tool.jobgen]\nsdks = 1\n"
+        '[[tool.jobgen.sdk]]\nspec = "sume.yaml"\noutput = "a"\npackage = 5\njobs = []\n'
+        '[[tool.jobgen.sdk]]\nspec = "sume.yaml"\noutput = "b"\npackage = "typing"\n'
+        'version = "one"\n'
+        '[[tool.jobgen.sdk]]\nspec = "sume.yaml"\noutput = "c"\nversion = "1.0"\n'
+        'version_from = "git"\n',
+    )
+    assert main(["generate", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    at = f"{config}#/tool/jobgen"
+    for expected in (
+        f"{at}/sdks: unknown key 'sdks'",
+        f"{at}/sdk/0/package: must be a string, not a number",
+        f"{at}/sdk/0/jobs: must be a string, not an array",
+        f"{at}/sdk/1/package: 'typing' would shadow the standard library",
+        f"{at}/sdk/1/version: 'one' is not a valid version",
+        f"{at}/sdk/2/version_from: must be one of: spec",
+        f"{at}/sdk/2/version_from: give either 'version' or 'version_from', not both",
+        "7 problems; nothing was written",
+    ):
+        assert expected in err
+    assert not any((project / d).exists() for d in "abc")
+
+
+@pytest.mark.parametrize(
+    ("package", "reason"),
+    [
+        ("../src/mylib", "is not a valid package name"),
+        ("/tmp/x", "is not a valid package name"),
+        ("a;b", "is not a valid package name"),
+        ("a.b", "is not a valid package name"),
+        ("", "is not a valid package name"),
+        ("class", "is a Python keyword"),
+        ("typing", "would shadow the standard library module 'typing'"),
+        ("json", "would shadow the standard library module 'json'"),
+        ("attrs", "which the generated SDK imports"),
+        ("httpx", "which the generated SDK imports"),
+        ("typing_extensions", "which the generated SDK imports"),
+    ],
+)
+def test_a_bad_package_name_is_exit_2_and_writes_nothing(
+    project: Path, package: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = write(project / "src" / "mylib" / "__init__.py", "# hand-written\n")
+    out = project / "out"
+    assert main(["generate", str(project / "sume.yaml"), "-o", str(out), "--package", package]) == 2
+    err = capsys.readouterr().err
+    assert f"jobgen: --package: {package!r}" in err and reason in err
+    assert "Traceback" not in err
+    assert not out.exists() and mine.read_text() == "# hand-written\n"
+    assert sorted(p.name for p in (project / "src").rglob("*")) == ["__init__.py", "mylib"]
+
+
+def test_a_package_name_derived_from_the_title_is_checked_too(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = project / "sume.yaml"
+    spec.write_text(spec.read_text().replace("title: Sume API", "title: Email", 1))
+    assert "title: Email" in spec.read_text()
+    assert main(["generate", str(spec), "-o", str(project / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{spec}#/info/title: 'email' would shadow the standard library" in err
+    assert "--package" in err
+    assert main(["generate", str(spec), "-o", str(project / "out"), "--package", "email_sdk"]) == 0
+    assert main(["validate", str(spec)]) == 0, "the name matters only when generating"
+
+
+def test_spec_options_are_refused_with_a_config(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write(project / "jobgen.toml", SDK.format(prefix="", extra=""))
+    assert main(["generate", "--config", str(config), "--package", "x_sdk"]) == 2
+    assert "--package applies to `jobgen generate SPEC`" in capsys.readouterr().err
