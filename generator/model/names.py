@@ -3,14 +3,21 @@
 Spec text never becomes code: every name in the output passes through here and
 comes out as an ASCII identifier that is not a keyword. Collisions are resolved
 deterministically by numbering, in the order names are claimed.
+
+Words come from camelCase, snake_case and punctuation; signs and comparison operators
+are spelled (``+1`` -> ``plus 1``, ``DateCreated<`` -> ``date created before``), and a
+run of letters that reads as three or more English words with no case change between
+them (``CreateanAPIkeyforaserviceaccount``) is split with the ``wordsegment`` corpus.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import keyword
 import re
 import unicodedata
+from typing import Any
 
 __all__ = ["NameSet", "constant", "file_stem", "pascal", "snake", "words"]
 
@@ -18,10 +25,92 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+
 _RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"None", "True", "False"}
 
 
-def words(text: str) -> list[str]:
-    """Split camelCase, snake_case, kebab-case, dotted and spaced text into words."""
+_OPERATOR = re.compile(r"<=|>=|<|>")
+_TEMPORAL = re.compile(r"(date|time|at|created|updated|modified|since|until|start|end)$")
+_SPELLED_OPERATOR = {
+    True: {"<": "before", ">": "after", "<=": "on or before", ">=": "on or after"},
+    False: {"<": "lt", ">": "gt", "<=": "lte", ">=": "gte"},
+}
+_PLUS = re.compile(r"\+(?=[0-9])")
+_LEADING_MINUS = re.compile(r"(?:^|(?<=[^A-Za-z0-9]))-(?=[0-9])")
+_ANY_MINUS = re.compile(r"(?<![0-9])-(?=[0-9])")
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+# Segmentation: a letter run is split only when one of its camel words is long, no word
+# of the corpus, and reads as three words or more (``Modstamp`` is left alone), and the
+# run splits into words that are all common (short words must be very common): brand
+# names such as ``afterpay``, ``disfluencies`` or ``kubernetes`` stay as the spec spells them.
+_SEGMENT_FROM = 6
+_SEGMENT_MIN_WORDS = 3
+_FUNCTION_WORDS = frozenset(
+    ["a", "an", "as", "at", "by", "if", "in", "is", "of", "on", "or", "to", "up"]
+)
+_COMMON_SHORT = 5_000
+_COMMON = 50_000
+
+
+@functools.cache
+def _corpus() -> tuple[Any, float, float]:
+    """The word-segmentation corpus (loaded once, on first need) and the counts a
+    three-letter and a longer word must reach to count as common."""
+    import wordsegment  # type: ignore[import-untyped]
+
+    segmenter = wordsegment.Segmenter()
+    segmenter.load()
+    counts = sorted(segmenter.unigrams.values(), reverse=True)
+    return segmenter, counts[_COMMON_SHORT], counts[_COMMON]
+
+
+def _segmented(run: str) -> list[str] | None:
+    pieces = [p for p in _WORD.findall(run) if len(p) >= _SEGMENT_FROM and not p.isupper()]
+    if not pieces:
+        return None
+    segmenter, common_short, common = _corpus()
+    unknown = [p for p in pieces if p.lower() not in segmenter.unigrams]
+    if not any(len(segmenter.segment(p)) >= _SEGMENT_MIN_WORDS for p in unknown):
+        return None
+    split: list[str] = segmenter.segment(run)
+    if len(split) < _SEGMENT_MIN_WORDS:
+        return None
+    for word in split:
+        count = segmenter.unigrams.get(word, 0.0)
+        if word in _FUNCTION_WORDS:
+            continue
+        if len(word) < 3 or count < (common_short if len(word) == 3 else common):
+            return None
+    return split
+
+
+def _spell(text: str, signed: bool) -> str:
+    def operator(match: re.Match[str]) -> str:
+        before = _WORD.findall(text[: match.start()])
+        temporal = bool(before) and bool(_TEMPORAL.search(before[-1].lower()))
+        return f" {_SPELLED_OPERATOR[temporal][match.group()]} "
+
+    text = _OPERATOR.sub(operator, text)
+    text = _PLUS.sub(" plus ", text)
+    return (_ANY_MINUS if signed else _LEADING_MINUS).sub(" minus ", text)
+
+
+def words(text: str, signed: bool = False) -> list[str]:
+    """Split camelCase, snake_case, kebab-case, dotted and spaced text into words.
+
+    ``signed``: a ``-`` before a digit is a minus sign even after a letter (``GMT-1``);
+    otherwise only at the start or after punctuation (``-1``), ``claude-3`` being a name.
+    """
+    return list(_words(text, signed))
+
+
+@functools.lru_cache(maxsize=65536)
+def _words(text: str, signed: bool) -> tuple[str, ...]:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return _WORD.findall(ascii_text)
+    ascii_text = _spell(ascii_text, signed)
+
+    def split(match: re.Match[str]) -> str:
+        found = _segmented(match.group())
+        return " ".join(found) if found else match.group()
+
+    return tuple(_WORD.findall(_LETTERS.sub(split, ascii_text)))
 
 
 def _fix(name: str, fallback: str, digit_prefix: str) -> str:
@@ -44,9 +133,10 @@ def pascal(text: str, fallback: str = "Model") -> str:
     return _fix("".join(w[:1].upper() + w[1:] for w in words(text)), fallback, "N")
 
 
-def constant(text: str, fallback: str = "VALUE") -> str:
-    """An enum member name: ``anthropic/claude-3`` -> ``ANTHROPIC_CLAUDE_3``."""
-    return _fix("_".join(w.upper() for w in words(text)), fallback, "V")
+def constant(text: str, fallback: str = "VALUE", signed: bool = False) -> str:
+    """An enum member name: ``anthropic/claude-3`` -> ``ANTHROPIC_CLAUDE_3``; ``+1`` ->
+    ``PLUS_1``; with ``signed``, ``Etc/GMT-1`` -> ``ETC_GMT_MINUS_1``."""
+    return _fix("_".join(w.upper() for w in words(text, signed)), fallback, "V")
 
 
 MAX_STEM = 80
@@ -62,12 +152,19 @@ def file_stem(name: str) -> str:
 
 
 class NameSet:
-    """Claims names in one namespace, numbering later claimants of a taken name."""
+    """Claims names in one namespace, numbering later claimants of a taken name.
+
+    A name that only a reserved name (one the generated code uses itself) takes gets a
+    trailing underscore, as ``class_`` does: ``uuid`` -> ``uuid_``, not ``uuid_2``.
+    """
 
     def __init__(self, reserved: frozenset[str] | set[str] = frozenset()) -> None:
-        self._taken: set[str] = {name.lower() for name in reserved}
+        self._reserved = {name.lower() for name in reserved}
+        self._taken: set[str] = set(self._reserved)
 
     def claim(self, name: str) -> str:
+        if name.lower() in self._reserved and f"{name}_".lower() not in self._taken:
+            name += "_"
         candidate, n = name, 1
         while candidate.lower() in self._taken:
             n += 1

@@ -83,6 +83,10 @@ def _name_source(operation_id: str) -> str:
     return _FILE_SUFFIX.sub("", operation_id) or operation_id
 
 
+_TRAILING_FILLER = frozenset(
+    ["a", "an", "the", "for", "of", "to", "by", "in", "on", "with", "from", "and", "or"]
+)
+
 _BODY_PREFERENCE: tuple[ir.BodyKind, ...] = ("json", "form", "multipart", "text", "binary")
 
 
@@ -297,7 +301,6 @@ class OperationBuilder:
             choices["binary"] = (str(media_type), media)
         kind: ir.BodyKind = next(k for k in _BODY_PREFERENCE if k in choices)
         media_type, media = choices[kind]
-        self._other_schemas(node["content"], at, media_type, hint + "Body")
         others = [str(m) for m in node["content"] if str(m) != media_type]
         if others:
             self.schemas.warn(
@@ -315,6 +318,8 @@ class OperationBuilder:
             body_type = self.schemas.type_of(
                 schema if schema is not None else {}, media_at, hint + "Body"
             )
+        # The encoding the method sends names its schema first: it gets the plain name.
+        self._other_schemas(node["content"], at, media_type, hint + "Body")
         return ir.Body(
             kind,
             media_type,
@@ -506,6 +511,9 @@ def group_resources(
         for op in ops:
             source = _name_source(op.operation_id)
             kept = [w.lower() for w in words(source) if w.lower() not in tag_words]
+            # "create an API key for a service account" in "service accounts": no "_for_a".
+            while kept and kept[-1] in _TRAILING_FILLER:
+                kept.pop()
             name = method_names.claim(snake("_".join(kept)) if kept else op.name)
             renamed.append(attrs.evolve(op, name=name))
             final[op.operation_id] = renamed[-1]

@@ -8,6 +8,7 @@ unions are hoisted to named schemas called after where they appear.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from ..problems import Location, Problem, SpecError
@@ -336,12 +337,14 @@ class SchemaBuilder:
         members = NameSet({"name", "value", "is_known", "mro"})
         seen: set[object] = set()
         out = []
+        # Where a value has a plus sign (``Etc/GMT+1``), a dash before a digit is a minus.
+        signed = base == "str" and any(re.search(r"\+[0-9]", str(v)) for v in values)
         for value in values:
             if value in seen:
                 continue
             seen.add(value)
             text = str(value) if base == "str" else f"VALUE_{value}".replace("-", "MINUS_")
-            out.append(ir.EnumMember(members.claim(constant(text, "EMPTY")), value))
+            out.append(ir.EnumMember(members.claim(constant(text, "EMPTY", signed)), value))
         return ir.EnumSchema(key, name, module, base, tuple(out), description, location)
 
     def _build_union(

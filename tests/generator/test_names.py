@@ -139,7 +139,7 @@ def test_a_query_parameter_named_response_is_sent(tmp_path: Path) -> None:
 
     with imported_sdk(spec, tmp_path, "names_sdk") as sdk:
         client = sdk.Client(transport=httpx.MockTransport(answer))
-        holder = client.things.get("7", response_2="full")
+        holder = client.things.get("7", response_="full")
         assert holder.when.year == 2024
     assert seen[0].url.params["response"] == "full"
 
