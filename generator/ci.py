@@ -33,7 +33,7 @@ import attrs
 from .config import find_config, load_targets
 from .diff import Report, diff_sdks, load_sdk, render_text
 from .pipeline import Target, check
-from .problems import SpecError
+from .problems import SpecError, counted
 
 __all__ = ["SdkResult", "main", "render_summary", "run"]
 
@@ -149,7 +149,7 @@ def _code(text: str) -> str:
 def _status(result: SdkResult) -> tuple[str, str]:
     if result.errors:
         return "error", "error"
-    code = f"stale ({len(result.stale)} files)" if result.stale else "up to date"
+    code = f"stale ({counted(len(result.stale), 'file')})" if result.stale else "up to date"
     if result.new_spec:
         return code, "new spec (absent at the base revision)"
     report = result.report

@@ -3,13 +3,17 @@
 Exit codes: 0 success; 1 ``generate --check`` found stale output, or ``diff`` found a
 breaking change; 2 bad input (spec, side file, config or arguments), with every problem
 printed as ``file#pointer: message``; 70 an internal error (a bug in jobgen), reported
-without a traceback.
+without a traceback; 141 the reader of the output went away (``jobgen generate --check |
+head``), quietly, as other Unix tools do.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import shlex
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,7 +22,7 @@ from . import __version__
 from .config import find_config, keep_problem, load_targets
 from .model.build import load_and_build, package_problem, version_problem
 from .pipeline import Target, check, generate
-from .problems import SpecError, printable
+from .problems import SpecError, counted, printable
 from .render.output import Drift
 
 __all__ = ["main"]
@@ -27,6 +31,7 @@ EXIT_STALE = 1
 EXIT_BREAKING = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 70
+EXIT_PIPE = 128 + signal.SIGPIPE
 FILE_DIFF_LIMIT = 60
 DIFF_LIMIT = 1000
 
@@ -167,6 +172,25 @@ class _Usage(Exception):
     pass
 
 
+def _regenerate_command(args: argparse.Namespace) -> str:
+    """The command that regenerates what ``--check`` found stale, as typed."""
+    if args.spec is None:
+        return "jobgen generate" + (
+            f" --config {shlex.quote(str(args.config))}" if args.config else ""
+        )
+    argv = ["jobgen", "generate", str(args.spec), "-o", str(args.output)]
+    for flag, value in (
+        ("--package", args.package),
+        ("--jobs", args.jobs),
+        ("--sdk-version", args.sdk_version),
+    ):
+        if value is not None:
+            argv += [flag, str(value)]
+    for pattern in args.keep or ():
+        argv += ["--keep", pattern]
+    return shlex.join(argv)
+
+
 def _generate(args: argparse.Namespace) -> int:
     targets = _targets(args)
     if args.check:
@@ -180,7 +204,8 @@ def _generate(args: argparse.Namespace) -> int:
             _print_drift(str(target.output), drift)
         if stale:
             print(
-                f"{stale} SDK(s) stale: run `jobgen generate` and commit the result",
+                f"{counted(stale, 'SDK')} stale: run `{_regenerate_command(args)}` "
+                "and commit the result",
                 file=sys.stderr,
             )
             return EXIT_STALE
@@ -188,10 +213,11 @@ def _generate(args: argparse.Namespace) -> int:
     for target in targets:
         done = generate(target)
         _print_warnings(done.sdk.warnings)
+        operations = sum(len(r.operations) for r in done.sdk.resources)
         print(
-            f"{target.output}: {done.files} files, {done.lines} lines, "
-            f"{len(done.sdk.schemas)} schemas, {sum(len(r.operations) for r in done.sdk.resources)} operations, "
-            f"{len(done.sdk.jobs)} jobs ({done.seconds:.2f} s)"
+            f"{target.output}: {counted(done.files, 'file')}, {counted(done.lines, 'line')}, "
+            f"{counted(len(done.sdk.schemas), 'schema')}, {counted(operations, 'operation')}, "
+            f"{counted(len(done.sdk.jobs), 'job')} ({done.seconds:.2f} s)"
         )
     return 0
 
@@ -215,10 +241,10 @@ def _validate(args: argparse.Namespace) -> int:
     _print_warnings(sdk.warnings)
     operations = sum(len(r.operations) for r in sdk.resources)
     count = len(sdk.warnings)
-    warned = f", {count} warning{'s' if count != 1 else ''}" if count else ""
+    warned = f", {counted(count, 'warning')}" if count else ""
     print(
-        f"{args.spec}: valid ({len(sdk.schemas)} schemas, {operations} operations, "
-        f"{len(sdk.jobs)} jobs{warned})"
+        f"{args.spec}: valid ({counted(len(sdk.schemas), 'schema')}, "
+        f"{counted(operations, 'operation')}, {counted(len(sdk.jobs), 'job')}{warned})"
     )
     return 0
 
@@ -251,16 +277,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"generate": _generate, "validate": _validate, "serve": _serve, "diff": _diff}
     try:
-        return handlers[args.command](args)
+        code = handlers[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
     except SpecError as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
-        count = len(exc.problems)
-        print(f"{count} problem{'s' if count != 1 else ''}; nothing was written", file=sys.stderr)
+        # Only a generation that would have written files says that it wrote none.
+        writes = args.command == "generate" and not args.check
+        summary = counted(len(exc.problems), "problem")
+        print(f"{summary}; nothing was written" if writes else summary, file=sys.stderr)
         return EXIT_INPUT
     except _Usage as exc:
         print(f"jobgen: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:
+        # The reader (``| head``) has gone: no message, and nothing more to flush to it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_PIPE
     except (OSError, FileExistsError) as exc:
         print(f"jobgen: {exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 import attrs
 
 from .pipeline import Target, generate
+from .problems import counted
 from .server.runner import run_server
 
 __all__ = ["main"]
@@ -139,8 +140,8 @@ def run_demo(out: TextIO = sys.stdout) -> int:
         target = Target(spec=SPEC, output=Path(tmp) / "sdk", package=PACKAGE)
         done = generate(target)
         out.write(
-            f"Generated {PACKAGE} from specs/{SPEC.name}: {done.files} files, "
-            f"{done.lines} lines, in {done.seconds:.2f} s\n"
+            f"Generated {PACKAGE} from specs/{SPEC.name}: {counted(done.files, 'file')}, "
+            f"{counted(done.lines, 'line')}, in {done.seconds:.2f} s\n"
         )
         with run_server(SPEC) as server, _imported(target.output) as sdk:
             out.write(f"Simulated Sume API listening on {server.base_url}\n")

@@ -6,11 +6,16 @@ from collections.abc import Iterable
 
 import attrs
 
-__all__ = ["Location", "Problem", "SpecError", "pointer_join", "printable"]
+__all__ = ["Location", "Problem", "SpecError", "counted", "pointer_join", "printable"]
 
 
 def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 job``, ``2 jobs``, ``0 files``: a count and its noun, pluralised."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def printable(text: str) -> str:

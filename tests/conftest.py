@@ -8,7 +8,15 @@ from types import ModuleType
 
 import pytest
 
-from tests.helpers import TEST_SPECS, imported_sdk
+from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The real-spec tests skip when the published specs are absent: say so, once."""
+    if not REAL_SPECS.is_dir():
+        terminalreporter.write_line(
+            f"real-spec tests skipped: {REAL_SPECS} is missing", yellow=True, bold=True
+        )
 
 
 @pytest.fixture(scope="session")

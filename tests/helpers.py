@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,10 +15,19 @@ from generator.pipeline import Target, generate
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 TEST_SPECS = ROOT / "tests" / "specs"
-# shared/ sits beside the clone (or beside the folder of worktrees that holds it).
-REAL_SPECS = next(
-    (p / "shared" / "specs-real" for p in ROOT.parents if (p / "shared" / "specs-real").is_dir()),
-    ROOT.parent / "shared" / "specs-real",
+# shared/ sits beside the clone (or beside the folder of worktrees that holds it);
+# JOBGEN_REAL_SPECS names another folder.
+REAL_SPECS = (
+    Path(os.environ["JOBGEN_REAL_SPECS"])
+    if os.environ.get("JOBGEN_REAL_SPECS")
+    else next(
+        (
+            p / "shared" / "specs-real"
+            for p in ROOT.parents
+            if (p / "shared" / "specs-real").is_dir()
+        ),
+        ROOT.parent / "shared" / "specs-real",
+    )
 )
 
 

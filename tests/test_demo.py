@@ -1,4 +1,5 @@
-"""The README's main command: the live demo runs end to end over real HTTP."""
+"""The README's main command: the live demo runs end to end over real HTTP, and prints
+what the README shows (job ids, the port and timings aside)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,28 @@ import sys
 import pytest
 
 from tests.helpers import ROOT
+
+_VARYING = (
+    (re.compile(r"job_[0-9a-f]{16}"), "job_ID"),
+    (re.compile(r"127\.0\.0\.1:[0-9]+"), "127.0.0.1:PORT"),
+    (re.compile(r"\bin [0-9]+\.[0-9]+ s\b"), "in T s"),
+    (re.compile(r"\bafter [0-9]+\.[0-9]+s\b"), "after Ts"),
+    (re.compile(r'"deadline_at":[0-9.]+'), '"deadline_at":T'),
+)
+
+
+def normalised(text: str) -> str:
+    for pattern, replacement in _VARYING:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def readme_demo() -> str:
+    """The output shown under ``$ make demo`` in the README."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"```console\n\$ make demo\n(.*?)```", readme, re.DOTALL)
+    assert match, "the README shows the demo's output"
+    return match.group(1)
 
 
 @pytest.mark.slow
@@ -33,3 +56,4 @@ def test_demo_waits_for_real_jobs_and_stops() -> None:
     assert out.count("returned JobResultEnvelope") == 2 + 1
     assert "the server has stopped" in out
     assert "Traceback" not in proc.stderr
+    assert normalised(readme_demo()) == normalised(out), "README.md shows the current demo"

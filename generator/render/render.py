@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.resources
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,15 @@ from .escape import (
 from .layout import layout
 from .manifest import MANIFEST
 from .output import GENERATED_MARK
-from .views import alias_view, client_view, enum_view, model_view, resource_view, union_view
+from .views import (
+    alias_view,
+    client_view,
+    enum_view,
+    job_phrase,
+    model_view,
+    resource_view,
+    union_view,
+)
 
 __all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "UnescapedText", "environment", "render_sdk"]
 
@@ -91,9 +100,13 @@ def environment() -> jinja2.Environment:
 
 
 def _api_name(title: str) -> str:
-    """``Sume API`` stays as it is; ``Stripe`` becomes ``Stripe API``."""
+    """``Sume API`` and ``Salesforce Bulk API 2.0 (ingest jobs)`` stay as they are;
+    ``Stripe`` becomes ``Stripe API``, ``Text Analysis (Azure)`` ``Text Analysis API (Azure)``."""
     title = " ".join(title.split())
-    return title if title.lower().endswith("api") else f"{title} API"
+    head, paren, tail = title.partition(" (")
+    if re.search(r"\bapi\b", head, re.IGNORECASE) or not head:
+        return title
+    return f"{head} API{paren}{tail}"
 
 
 def _states(states: tuple[str, ...]) -> Code:
@@ -137,6 +150,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
                 {
                     "attr": ident(resource.attr),
                     "name": md_text(job.name),
+                    "phrase": md_text(job_phrase(job.name)[0]),
                     "wait_for_job": job_view["wait_for_job"],
                     "wait_for_result": job_view["wait_for_result"],
                     "create_and_wait": job_view["create_and_wait"],

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from ..model import ir
-from ..model.names import snake
+from ..model.names import snake, words
 from .code import ANY, Imports, TypeCode, all_key, from_line, names_in
 from .escape import Code, doc_text, docstring, ident, join, py_literal, py_str
 
@@ -388,6 +388,16 @@ def _tuple_of(items: list[Code]) -> Code:
     return Code("(" + join(", ", items) + ")")
 
 
+def job_phrase(name: str) -> tuple[str, str, str]:
+    """How docs name a job: ``report_run`` -> ("report run job", "a report run job",
+    "report run jobs"); ``job`` -> ("job", "a job", "jobs"), never "job job"."""
+    phrase = " ".join(w.lower() for w in words(name)) or "job"
+    if phrase.split()[-1] != "job":
+        phrase += " job"
+    article = "an" if phrase[0] in "aeiou" else "a"
+    return phrase, f"{article} {phrase}", phrase + "s"
+
+
 def _tuple(path: tuple[str, ...] | None) -> Code:
     if path is None:
         return Code("None")
@@ -435,6 +445,9 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
     view: dict[str, Any] = {
         "name": ident(name),
         "doc_name": doc_text(job.name),
+        "doc_phrase": doc_text(job_phrase(job.name)[0]),
+        "doc_a_phrase": doc_text(job_phrase(job.name)[1]),
+        "doc_plural": doc_text(job_phrase(job.name)[2]),
         "spec_const": ident(f"_{name.upper()}_SPEC"),
         "waiter_attr": ident(f"_{name}_waiter"),
         "spec_args": {ident(k): v for k, v in spec_args.items()},

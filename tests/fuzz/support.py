@@ -23,7 +23,7 @@ EXIT_INPUT = 2
 PROBLEM = re.compile(
     r"^error: (?P<file>[^#\n]+)#(?P<pointer>(?:/.*?)?): (?P<message>\S.*)$", re.DOTALL
 )
-SUMMARY = re.compile(r"^\d+ problems?; nothing was written$")
+SUMMARY = re.compile(r"^\d+ problems?(; nothing was written)?$")
 
 
 @attrs.frozen

@@ -72,7 +72,7 @@ def test_validate_reports_every_problem_with_pointers(
         f"error: {spec}#/paths/~1a/get/responses/200/content/application~1json/schema/$ref" in err
     )
     assert f"error: {spec}#/components/schemas/B/type: unknown type 'wobbly'" in err
-    assert "2 problems; nothing was written" in err
+    assert err.endswith("2 problems\n"), "validate writes nothing and does not say so"
     assert "Traceback" not in err
 
 

@@ -16,8 +16,9 @@ from generator.pipeline import Generated, Target, generate
 from tests.helpers import REAL_SPECS
 from tests.real.realspecs import RealSpec
 
-if not REAL_SPECS.is_dir():  # pragma: no cover - CI places shared/ beside the clone
-    pytest.skip(f"the real specs are not at {REAL_SPECS}", allow_module_level=True)
+# Without the published specs these tests are not collected; the summary of the run says
+# so (tests/conftest.py).
+collect_ignore_glob = [] if REAL_SPECS.is_dir() else ["test_*.py"]
 
 
 @attrs.frozen
