@@ -14,6 +14,8 @@ SDKError
 │   ├── RateLimitError              429
 │   └── InternalServerError         500 and above
 ├── DecodeError (ValueError)        a response did not match its schema
+│   ├── UnreadableStatus            a 2xx status body that is not a record (retried)
+│   └── RecordDecodeError           a job's record reached a state, off its schema
 ├── MissingJobId (ValueError)       a create response carried no job id
 ├── InvalidResumeToken (ValueError) a resume token that cannot be read
 ├── NoResultOperation (TypeError)   wait_for_result on a job without a result operation
@@ -61,6 +63,7 @@ __all__ = [
     "StatusUnavailable",
     "UnknownJobState",
     "UnprocessableEntityError",
+    "UnreadableStatus",
     "WaitError",
     "attach_job_id",
     "status_error_for",
@@ -269,6 +272,15 @@ class DecodeError(SDKError, ValueError):
         super().__init__(f"cannot decode {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class UnreadableStatus(DecodeError):
+    """A 2xx status response whose body is not the job's record.
+
+    Truncated JSON, a proxy's HTML page, or JSON without the record: a transient
+    fault of the path to the server, retried on the status read's budget like a 5xx;
+    when that runs out it is the `last_error` of `StatusUnavailable`.
+    """
 
 
 class MissingJobId(SDKError, ValueError):

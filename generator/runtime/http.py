@@ -20,6 +20,7 @@ from urllib.parse import quote
 import attrs
 import httpx
 
+from .bounded import send_within, send_within_async, where
 from .errors import APIConnectionError, APITimeoutError, DecodeError, status_error_for
 from .ratelimit import RateLimiter
 from .retry import RetryPolicy, async_call_with_retries, call_with_retries
@@ -294,9 +295,7 @@ def _bounded(value: float | None, limit: float) -> float:
 def _transport_error(
     exc: httpx.TransportError, request: httpx.Request
 ) -> APIConnectionError:
-    message = (
-        f"{request.method} {request.url.copy_with(query=None)}: {type(exc).__name__}"
-    )
+    message = f"{where(request)}: {type(exc).__name__}"
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
     return APIConnectionError(message, request=request)
@@ -320,10 +319,17 @@ class SyncHTTP(BaseHTTP):
     def send_once(
         self, options: RequestOptions, *, time_left: float | None = None
     ) -> httpx.Response:
-        """Send once, no retries; the timeout never exceeds ``time_left``."""
+        """Send once, no retries; headers and body arrive within ``time_left``.
+
+        With ``time_left``, the whole request (pool wait, connect, headers, every
+        byte of the body) is bounded by it, not only each phase.
+        """
         request = self.build_request(self._client, options, time_left)
         try:
-            response = self._client.send(request)
+            if time_left is None:
+                response = self._client.send(request)
+            else:
+                response = send_within(self._client, request, max(time_left, 0.0))
         except httpx.TransportError as exc:
             raise _transport_error(exc, request) from exc
         return self.check(response)
@@ -382,10 +388,19 @@ class AsyncHTTP(BaseHTTP):
     async def send_once(
         self, options: RequestOptions, *, time_left: float | None = None
     ) -> httpx.Response:
-        """Send once, no retries; the timeout never exceeds ``time_left``."""
+        """Send once, no retries; headers and body arrive within ``time_left``.
+
+        With ``time_left``, the whole request (pool wait, connect, headers, every
+        byte of the body) is bounded by it, not only each phase.
+        """
         request = self.build_request(self._client, options, time_left)
         try:
-            response = await self._client.send(request)
+            if time_left is None:
+                response = await self._client.send(request)
+            else:
+                response = await send_within_async(
+                    self._client, request, max(time_left, 0.0)
+                )
         except httpx.TransportError as exc:
             raise _transport_error(exc, request) from exc
         return self.check(response)

@@ -3,9 +3,10 @@
 One place decides what is retried and for how long, used by the waiter's status reads
 and by the base client for idempotent requests and POSTs that carry an idempotency key:
 
-- retried: `APIConnectionError` (timeouts included), raw `httpx.TransportError`, and
-  `APIStatusError` with status 408, 429, 500, 502, 503 or 504; anything else (400, 401,
-  403, 404, 409, 422...) propagates at once;
+- retried: `APIConnectionError` (timeouts included), raw `httpx.TransportError`,
+  `APIStatusError` with status 408, 429, 500, 502, 503 or 504, and `UnreadableStatus`
+  (a 2xx status body that is not a record); anything else (400, 401, 403, 404, 409,
+  422...) propagates at once;
 - the wait before a retry is the response's `Retry-After` (or `retry-after-ms`) when it
   has a readable one, else equal-jitter backoff from `policy.first` up to `policy.cap`;
 - retrying stops at `policy.attempts` attempts, when the next sleep would pass
@@ -29,7 +30,7 @@ import attrs
 import httpx
 import tenacity
 
-from .errors import APIConnectionError, APIStatusError
+from .errors import APIConnectionError, APIStatusError, UnreadableStatus
 from .policy import backoff
 from .retry_after import parse_retry_after
 
@@ -100,7 +101,9 @@ def is_retryable(error: BaseException) -> bool:
     """Whether a failed request is worth retrying."""
     if isinstance(error, APIStatusError):
         return error.status_code in RETRYABLE_STATUS
-    return isinstance(error, (APIConnectionError, httpx.TransportError))
+    return isinstance(
+        error, (APIConnectionError, httpx.TransportError, UnreadableStatus)
+    )
 
 
 def retry_after_of(error: BaseException, now: float) -> float | None:

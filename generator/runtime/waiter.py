@@ -22,7 +22,7 @@ from .errors import SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import AsyncReadStatus, BaseJobWaiter, ReadStatus, check_wait_args
-from .waitcore import Finished, WaitCore, ensure_success, wait_span
+from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
 from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
@@ -175,18 +175,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                     return step
                 self.config.sleep(step.delay)
 
-    def _read(self, core: WaitCore) -> httpx.Response:
+    def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
 
-        def attempt() -> httpx.Response:
+        def attempt() -> Poll:
             core.before_read()
             if limiter is not None and not limiter.acquire(
                 config.sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            return ensure_success(
-                self._read_status(core.job_id, timeout=core.request_timeout())
-            )
+            response = self._read_status(core.job_id, timeout=core.request_timeout())
+            return core.parse(ensure_success(response))
 
         stats = RetryStats()
         try:
@@ -366,18 +365,19 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                     return step
                 await self.config.async_sleep(step.delay)
 
-    async def _read(self, core: WaitCore) -> httpx.Response:
+    async def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
 
-        async def attempt() -> httpx.Response:
+        async def attempt() -> Poll:
             core.before_read()
             if limiter is not None and not await limiter.acquire_async(
                 config.async_sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            return ensure_success(
-                await self._read_status(core.job_id, timeout=core.request_timeout())
+            response = await self._read_status(
+                core.job_id, timeout=core.request_timeout()
             )
+            return core.parse(ensure_success(response))
 
         stats = RetryStats()
         try:

@@ -36,7 +36,13 @@ SCENARIOS = {
     "failed": (SUME, "job_01", ["processing", "failed"], "wait_for_result", "JobFailed"),
     "aborted": (SALESFORCE, SF, ["InProgress", "Aborted"], "wait_for_result", "JobCanceled"),
     "sf-failed": (SALESFORCE, SF, ["Failed"], "wait_for_result", "JobFailed"),
-    "not-json": (SUME, "job_01", [Reply(text="<html>oops</html>")], "wait_for_job", "DecodeError"),
+    "not-json": (
+        SUME,
+        "job_01",
+        [Reply(text="<html>oops</html>")],
+        "wait_for_job",
+        "StatusUnavailable",
+    ),
     "bad-record": (
         SUME,
         "job_01",
