@@ -19,7 +19,11 @@ import httpx
 
 from .errors import APITimeoutError
 
-__all__ = ["send_within", "send_within_async", "where"]
+__all__ = ["POOL_LIMITS", "Gate", "send_within", "send_within_async", "where"]
+
+#: The connection pool of the clients an SDK creates: every connection may stay open
+#: between polls (httpx keeps 20 of its 100), so a crowd of waits does not reconnect.
+POOL_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
 
 
 def where(request: httpx.Request) -> str:
@@ -114,7 +118,34 @@ class _Flight:
             _abort(response)
 
 
-async def _fetch(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+class Gate:
+    """Admits at most `size` bounded requests of one async client at a time.
+
+    httpcore's pool rescans every queued request against every connection each time
+    a request comes or goes: ten thousand requests queued in it cost seconds of CPU
+    per second and starve the event loop (waits overran a 20 s deadline by 15 s). The
+    queue is kept here instead, in a semaphore sized like the pool, and waiting in it
+    counts against the request's time left. One semaphore per event loop.
+    """
+
+    def __init__(self, size: int = POOL_LIMITS.max_connections or 100) -> None:
+        self.size = size
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+
+    def semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._loop is not loop:
+            self._loop, self._semaphore = loop, asyncio.Semaphore(self.size)
+        return self._semaphore
+
+
+async def _fetch(
+    client: httpx.AsyncClient, request: httpx.Request, gate: Gate | None
+) -> httpx.Response:
+    if gate is not None:
+        async with gate.semaphore():
+            return await _fetch(client, request, None)
     response = await client.send(request, stream=True)
     try:
         await response.aread()
@@ -125,7 +156,10 @@ async def _fetch(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Res
 
 
 async def send_within_async(
-    client: httpx.AsyncClient, request: httpx.Request, seconds: float
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    seconds: float,
+    gate: Gate | None = None,
 ) -> httpx.Response:
     """Send ``request`` and read its body, giving up after ``seconds``.
 
@@ -133,7 +167,7 @@ async def send_within_async(
     `asyncio.wait_for` before Python 3.12) never swallows the caller's cancellation;
     a request given up on, or whose caller is cancelled, is cancelled and awaited.
     """
-    flight = asyncio.ensure_future(_fetch(client, request))
+    flight = asyncio.ensure_future(_fetch(client, request, gate))
     try:
         await asyncio.wait((flight,), timeout=seconds)
     finally:

@@ -180,6 +180,17 @@ class _Strategy:
         """Record a first attempt that needed no retry (it succeeded, or cannot be retried)."""
         self.stats.attempts, self.stats.last_error = 1, error
 
+    def first_is_final(self, error: BaseException) -> bool:
+        """Whether a failed first attempt ends the call at once (no tenacity needed)."""
+        self.settle(error)
+        if not is_retryable(error):
+            return True
+        if self.policy.attempts <= 1:
+            self.stats.stop_reason = "attempts"
+        elif self.time_left is not None and self.time_left() <= 0:
+            self.stats.stop_reason = "time_left"
+        return self.stats.stop_reason is not None
+
     def before_sleep(self, state: tenacity.RetryCallState) -> None:
         logger.debug(
             "request failed (%s); retry %d in %.2fs",
@@ -225,8 +236,7 @@ def call_with_retries(
     try:
         result = fn()
     except Exception as error:
-        if not is_retryable(error):
-            strategy.settle(error)
+        if strategy.first_is_final(error):
             raise
         first = error
     else:
@@ -266,8 +276,7 @@ async def async_call_with_retries(
     try:
         result = await fn()
     except Exception as error:
-        if not is_retryable(error):
-            strategy.settle(error)
+        if strategy.first_is_final(error):
             raise
         first = error
     else:

@@ -93,7 +93,8 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         core = self._core(job_id, deadline, on_poll, want_result=True)
         self._require_success(core, self._run(core))
         try:
-            return fetch(core.job_id, core.time_left())
+            with self._decoding():
+                return fetch(core.job_id, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
@@ -281,7 +282,8 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         core = self._core(job_id, deadline, on_poll, want_result=True)
         self._require_success(core, await self._run(core))
         try:
-            return await fetch(core.job_id, core.time_left())
+            with self._decoding():
+                return await fetch(core.job_id, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 

@@ -48,7 +48,7 @@ SCENARIOS = {
         "job_01",
         [answer("completed", created_at="yesterday")],
         "wait_for_job",
-        "DecodeError",
+        "RecordDecodeError",
     ),
 }
 
