@@ -1,9 +1,10 @@
 """The sans-I/O decision core of the waiter, shared by the sync and async loops.
 
-A `WaitCore` follows one wait. The loops hand it each status response (`step`) and
-it answers `Finished` (a terminal record), `Sleep` (how long, and why), or raises
-(`JobTimeout`, `UnknownJobState`). It never sends a request and never sleeps, so the
-two loops only do I/O and cannot drift apart.
+A `WaitCore` follows one wait. The loops hand it each 2xx status response (`parse`:
+the record, or `UnreadableStatus`, which the status read retries), then each record
+(`step`), and it answers `Finished` (a terminal record), `Sleep` (how long, and why),
+or raises (`JobTimeout`, `UnknownJobState`). It never sends a request and never
+sleeps, so the two loops only do I/O and cannot drift apart.
 """
 
 from __future__ import annotations

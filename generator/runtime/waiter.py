@@ -3,8 +3,10 @@
 Both twins drive the same sans-I/O `WaitCore` (see `waitcore`): their loops only read
 the status (through `retry`, bounded by the time left) and sleep. They never resubmit
 or cancel a job, and every error they raise names the job: waiter errors carry
-`job_id`; any other `SDKError` from the status read (401, 404...) or from decoding
-propagates as it is, with its `job_id` attribute set, which its message then shows.
+`job_id`; a terminal record off the spec raises `RecordDecodeError` (with the raw
+record); any other `SDKError` from the status read (401, 404...) or from decoding
+the result propagates as it is, with its `job_id` attribute set, which its message
+then shows. Each request is bounded as a whole by the time left (see `bounded`).
 """
 
 from __future__ import annotations
