@@ -14,6 +14,7 @@ import asyncio
 import contextvars
 import socket
 import threading
+from typing import Any
 
 import httpx
 
@@ -155,6 +156,10 @@ async def _fetch(
     return response
 
 
+#: ``asyncio.timeout`` (Python 3.11+): a deadline on the running task, no extra task.
+_timeout: Any = getattr(asyncio, "timeout", None)
+
+
 async def send_within_async(
     client: httpx.AsyncClient,
     request: httpx.Request,
@@ -163,10 +168,17 @@ async def send_within_async(
 ) -> httpx.Response:
     """Send ``request`` and read its body, giving up after ``seconds``.
 
-    The request runs as a task of its own, awaited with `asyncio.wait`, which (unlike
-    `asyncio.wait_for` before Python 3.12) never swallows the caller's cancellation;
-    a request given up on, or whose caller is cancelled, is cancelled and awaited.
+    On Python 3.11+ with `asyncio.timeout`. Before, the request runs as a task of its
+    own, awaited with `asyncio.wait`, which (unlike `asyncio.wait_for` there) never
+    swallows the caller's cancellation; a request given up on, or whose caller is
+    cancelled, is cancelled and awaited.
     """
+    if _timeout is not None:
+        try:
+            async with _timeout(seconds):
+                return await _fetch(client, request, gate)
+        except TimeoutError:
+            raise _overrun(request, seconds) from None
     flight = asyncio.ensure_future(_fetch(client, request, gate))
     try:
         await asyncio.wait((flight,), timeout=seconds)

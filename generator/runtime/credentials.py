@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable
 from typing import Union
 
 import attrs
@@ -120,9 +119,9 @@ def _is_secret(name: str, masked: frozenset[str]) -> bool:
     )
 
 
-def masked_headers(request: httpx.Request, names: Iterable[str]) -> httpx.Request:
-    """``request`` with headers whose repr masks credentials and ``names``."""
+def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Request:
+    """``request`` with headers whose repr masks credentials and ``names`` (lower case)."""
     headers = MaskedHeaders(request.headers)
-    headers.masked = frozenset(name.lower() for name in names)
+    headers.masked = names
     request.headers = headers
     return request

@@ -141,11 +141,11 @@ class BaseHTTP:
         # user:password@ in the URL is sent as basic auth, never shown with the URL.
         self.base_url, self._url_auth = split_userinfo(base_url.rstrip("/"))
         self._credentials = tuple(credentials)
-        self._masked = [
-            c.name
+        self._masked = frozenset(
+            c.name.lower()
             for c in self._credentials
             if isinstance(c, ApiKey) and c.where == "header"
-        ]
+        )
         self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
         self.headers: dict[str, str] = {
             "User-Agent": user_agent,
