@@ -294,7 +294,9 @@ def main() -> None:
 
     data: dict[str, Any] = {
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "sdk": str(args.sdk),
+        "sdk": str(args.sdk.resolve().relative_to(REPO))
+        if args.sdk.resolve().is_relative_to(REPO)
+        else str(args.sdk),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "load": os.getloadavg()[0],
