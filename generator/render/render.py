@@ -98,6 +98,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
         finalize=_finalize,
+        auto_reload=False,  # one run renders each template thousands of times: no stat per use
     )
     # Filters that make text keep to fragments; the others are not available.
     env.filters = {"join": _join}
