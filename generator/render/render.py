@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib.resources
 import re
 from pathlib import Path
@@ -10,7 +12,6 @@ from typing import Any
 import jinja2
 
 from ..model import ir
-from ..runtime import errors as runtime_errors
 from .code import Imports, TypeCode, all_key, member_key
 from .escape import (
     Code,
@@ -62,7 +63,20 @@ _ERROR_TREE = """SDKError
       +-- StatusUnavailable (last_error)"""
 
 # The SDK's public errors: the runtime's exception classes (its helpers stay private).
-_ERRORS = tuple(name for name in runtime_errors.__all__ if name[:1].isupper())
+
+
+@functools.cache
+def _errors() -> tuple[str, ...]:
+    """The runtime's exception classes (its ``__all__``, helpers aside), read from its
+    source: importing it would import httpx, which generation never needs."""
+    tree = ast.parse((RUNTIME_DIR / "errors.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            names = ast.literal_eval(node.value)
+            return tuple(name for name in names if name[:1].isupper())
+    raise LookupError("generator/runtime/errors.py has no __all__")
 
 
 class UnescapedText(TypeError):
@@ -93,6 +107,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
         finalize=_finalize,
+        auto_reload=False,  # one run renders each template thousands of times: no stat per use
     )
     # Filters that make text keep to fragments; the others are not available.
     env.filters = {"join": _join}
@@ -285,12 +300,12 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     client["base_url_doc"] = doc_text(sdk.base_url)
     put(f"{pkg}/_client.py", "package/_client.py.jinja", c=client)
     put(f"{pkg}/_version.py", "package/_version.py.jinja")
-    errors = [ident(name) for name in sorted(_ERRORS, key=member_key)]
+    errors = [ident(name) for name in sorted(_errors(), key=member_key)]
     put(
         f"{pkg}/errors.py",
         "package/errors.py.jinja",
         errors=errors,
-        exports=[ident(name) for name in sorted(_ERRORS, key=all_key)],
+        exports=[ident(name) for name in sorted(_errors(), key=all_key)],
         tree=Code(_ERROR_TREE),
     )
     top = [
@@ -308,7 +323,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         f"{pkg}/__init__.py",
         "package/__init__.py.jinja",
         errors=errors,
-        exports=[ident(name) for name in sorted(top + list(_ERRORS), key=all_key)],
+        exports=[ident(name) for name in sorted(top + list(_errors()), key=all_key)],
     )
     files[f"{pkg}/py.typed"] = ""
     put("pyproject.toml", "pyproject.toml.jinja")

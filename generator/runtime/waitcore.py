@@ -1,9 +1,10 @@
 """The sans-I/O decision core of the waiter, shared by the sync and async loops.
 
-A `WaitCore` follows one wait. The loops hand it each status response (`step`) and
-it answers `Finished` (a terminal record), `Sleep` (how long, and why), or raises
-(`JobTimeout`, `UnknownJobState`). It never sends a request and never sleeps, so the
-two loops only do I/O and cannot drift apart.
+A `WaitCore` follows one wait. The loops hand it each 2xx status response (`parse`:
+the record, or `UnreadableStatus`, which the status read retries), then each record
+(`step`), and it answers `Finished` (a terminal record), `Sleep` (how long, and why),
+or raises (`JobTimeout`, `UnknownJobState`). It never sends a request and never
+sleeps, so the two loops only do I/O and cannot drift apart.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import attrs
 import httpx
 
 from .errors import (
-    DecodeError,
     JobTimeout,
     StatusUnavailable,
     UnknownJobState,
+    UnreadableStatus,
     WaitError,
     attach_job_id,
     status_error_for,
@@ -37,6 +38,7 @@ from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "Finished",
+    "Poll",
     "Sleep",
     "WaitCore",
     "dig",
@@ -94,6 +96,14 @@ def wait_span(job: str, job_id: str) -> contextlib.AbstractContextManager[object
         "jobgen.wait", attributes={"job.id": job_id, "job.type": job}
     )
     return span
+
+
+@attrs.frozen
+class Poll:
+    """One readable status answer: the record inside its body, and its headers."""
+
+    record: object
+    headers: httpx.Headers
 
 
 @attrs.frozen
@@ -186,7 +196,9 @@ class WaitCore:
         """Raise what a failed status read means for this wait (rule W6)."""
         if isinstance(error, (WaitError, Abandoned)):
             raise error
-        if stats.stop_reason == "time_left":
+        if stats.stop_reason == "time_left" or (
+            stats.stop_reason is not None and self.time_left() <= 0
+        ):
             raise self.timeout_error() from error
         if stats.stop_reason is not None:
             unavailable = StatusUnavailable(
@@ -200,21 +212,31 @@ class WaitCore:
             raise unavailable from error
         raise attach_job_id(error, self.job_id)
 
-    def step(self, response: httpx.Response) -> Sleep | Finished:
-        """Decide what a successful status response means: finished, or how long to sleep."""
+    def parse(self, response: httpx.Response) -> Poll:
+        """The record of a 2xx status answer (W6).
+
+        A body that is not JSON (truncated, a proxy's HTML page) or has no record
+        raises `UnreadableStatus`, which the status read retries like a 5xx.
+        """
+        spec = self.spec
         try:
             body = response.json()
         except ValueError:
-            raise attach_job_id(
-                DecodeError("the status body is not JSON"), self.job_id
-            ) from None
-        spec = self.spec
+            kind = response.headers.get("content-type", "no content type")
+            error = UnreadableStatus(f"the status body is not JSON ({kind})")
+            raise attach_job_id(error, self.job_id) from None
         record = dig(body, spec.record_path)
         if record is _MISSING:
-            error = DecodeError(
+            error = UnreadableStatus(
                 "the status body has no record", path=pointer(spec.record_path)
             )
             raise attach_job_id(error, self.job_id)
+        return Poll(record, response.headers)
+
+    def step(self, poll: Poll) -> Sleep | Finished:
+        """Decide what a status record means: finished, or how long to sleep."""
+        spec = self.spec
+        record = poll.record
         attempt = self.attempt
         self.attempt += 1
         self.last_record = record
@@ -237,7 +259,7 @@ class WaitCore:
                 record, state, outcome, None if payload is _MISSING else payload
             )
         delay, source = choose_delay(
-            self._hints(record, response.headers),
+            self._hints(record, poll.headers),
             attempt=attempt,
             floor=self.floor,
             first=self.first,

@@ -153,6 +153,13 @@ def _optional_seconds(
         _seconds(_, attribute, value)  # type: ignore[arg-type]
 
 
+def _decoding(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value not in ("strict", "lenient"):
+        raise ValueError(
+            f"{attribute.name} must be 'strict' or 'lenient', got {value!r}"
+        )
+
+
 @attrs.frozen(kw_only=True)
 class WaitConfig:
     """How waits run: schedule overrides, status retries, clocks and hooks.
@@ -161,7 +168,10 @@ class WaitConfig:
     measures deadlines; `wall_clock` (epoch seconds) reads HTTP-dates and resume tokens.
     `sleep`, `async_sleep` and `rng` are injectable so a test can pin an exact schedule.
     `max_status_reads_per_second` caps status reads across every wait of the waiter
-    (when no shared `RateLimiter` is passed to it).
+    (when no shared `RateLimiter` is passed to it). `decoding` is how a wait decodes
+    the records and results it returns: "strict" (the default) raises
+    `RecordDecodeError` on a value off the spec, carrying the raw record; "lenient"
+    keeps such values as received (a missing required field is None).
     """
 
     first: float | None = attrs.field(default=None, validator=_optional_seconds)
@@ -177,6 +187,7 @@ class WaitConfig:
     max_status_reads_per_second: float | None = attrs.field(
         default=None, validator=_optional_seconds
     )
+    decoding: str = attrs.field(default="strict", validator=_decoding)
 
 
 @attrs.frozen(kw_only=True)

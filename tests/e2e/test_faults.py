@@ -169,17 +169,29 @@ def test_dropped_connections_are_retried(e2e: E2E) -> None:
     assert [e.attempt for e in events] == [0, 1, 2]
 
 
-def test_a_malformed_status_body_is_a_decode_error_naming_the_job(e2e: E2E) -> None:
-    # The runtime documents it: a decoding error escaping a wait carries the job id; it
-    # is not a transport fault, so it is not retried.
-    job_id = e2e.job({"states": e2e.api.stages(3), "malformed_at_polls": [2]})
+def test_a_malformed_status_body_is_retried_and_the_job_still_succeeds(e2e: E2E) -> None:
+    # A 200 whose body is not a record (here truncated JSON) is a fault of the path to
+    # the server, retried on the status-read budget like a 5xx (W6), not the job's end.
+    job_id = e2e.job({"states": e2e.api.stages(2), "malformed_at_polls": [2, 3]})
 
-    with pytest.raises(e2e.sdk.DecodeError) as caught:
+    record = e2e.run(lambda jobs: jobs.wait_for_job(job_id, deadline=10))
+
+    assert e2e.state(record) == e2e.api.success
+    polls = [(p.poll, p.fault) for p in e2e.polls(job_id)]
+    assert polls == [(1, None), (2, "malformed"), (3, "malformed"), (4, None), (5, None)]
+
+
+def test_a_status_body_malformed_past_the_budget_is_status_unavailable(e2e: E2E) -> None:
+    job_id = e2e.job({"states": e2e.api.stages(2), "malformed_at_polls": list(range(2, 9))})
+
+    with pytest.raises(e2e.sdk.StatusUnavailable) as caught:
         e2e.run(lambda jobs: jobs.wait_for_job(job_id, deadline=10))
 
-    assert caught.value.job_id == job_id and job_id in str(caught.value)
-    assert "not JSON" in str(caught.value)
-    assert [(p.poll, p.fault) for p in e2e.polls(job_id)] == [(1, None), (2, "malformed")]
+    error = caught.value
+    assert error.job_id == job_id and job_id in str(error)
+    assert isinstance(error.last_error, e2e.sdk.UnreadableStatus)
+    assert "not JSON" in str(error.last_error)
+    assert [p.fault for p in e2e.polls(job_id)] == [None] + ["malformed"] * 5
     assert e2e.results(job_id) == []
 
 

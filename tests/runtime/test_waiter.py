@@ -27,6 +27,7 @@ from generator.runtime.errors import (
     NotFoundError,
     StatusUnavailable,
     UnknownJobState,
+    UnreadableStatus,
     status_error_for,
 )
 from generator.runtime.retry import RetryPolicy
@@ -34,6 +35,7 @@ from generator.runtime.waiter import HeaderHint, JobSpec, PollEvent
 
 from .fakes import (
     DEMO,
+    REQUEST,
     START,
     SUME,
     WALL_START,
@@ -276,12 +278,46 @@ def test_404_propagates_with_job_id(mode: str) -> None:
     assert script.count == 2 and info.value.job_id == "job_6"
 
 
-def test_non_json_status_body_is_a_decode_error(mode: str) -> None:
-    bad = httpx.Response(200, text="<html>", request=httpx.Request("GET", "http://x"))
-    _, _, h = setup(mode, DEMO, [bad])
-    with pytest.raises(DecodeError) as info:
+UNREADABLE = {
+    "html": lambda: httpx.Response(
+        200,
+        text="<html>502 from the proxy</html>",
+        headers={"content-type": "text/html"},
+        request=REQUEST,
+    ),
+    "truncated": lambda: httpx.Response(
+        200, text='{"data": {"id": "job_1", "status": "proc', request=REQUEST
+    ),
+    "no-record": lambda: response(200, {"message": "upstream is warming up"}),
+    "empty": lambda: httpx.Response(200, request=REQUEST),
+}
+
+
+@pytest.mark.parametrize("body", list(UNREADABLE))
+def test_an_unreadable_status_body_is_retried_like_a_5xx(mode: str, body: str) -> None:
+    bad = UNREADABLE[body]
+    steps = [sume("processing"), bad, bad, sume("completed", result_ready=True)]
+    clock, script, h = setup(mode, SUME, steps)
+    events: list[PollEvent] = []
+    record = h.wait_for_job("job_1", on_poll=events.append)
+    assert record["status"] == "completed"
+    assert script.count == 4
+    # one poll delay (the 2 s floor), then the status-read backoff: 0.375, 0.75
+    assert clock.sleeps == [2.0, 0.375, 0.75]
+    assert [e.attempt for e in events] == [0, 1]  # retries do not advance the schedule
+
+
+@pytest.mark.parametrize("body", list(UNREADABLE))
+def test_unreadable_status_past_the_budget_is_status_unavailable(mode: str, body: str) -> None:
+    _, script, h = setup(mode, SUME, [sume("processing"), UNREADABLE[body]])
+    with pytest.raises(StatusUnavailable) as info:
         h.wait_for_job("job_8")
-    assert "job_8" in str(info.value)
+    error = info.value
+    assert error.job_id == "job_8" and "job_8" in str(error)
+    assert isinstance(error.last_error, UnreadableStatus)
+    assert isinstance(error.last_error, DecodeError)
+    assert error.last_state == "processing"
+    assert script.count == 1 + 5
 
 
 # -- states (W1, W2) -------------------------------------------------------------------

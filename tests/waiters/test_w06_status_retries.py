@@ -8,7 +8,7 @@ from email.utils import formatdate
 import httpx
 import pytest
 
-from tests.waiters.support import AZURE, STRIPE, SUME, WALL_START, ScriptedAPI, http
+from tests.waiters.support import AZURE, STRIPE, SUME, WALL_START, Reply, ScriptedAPI, http
 
 RETRIED = [408, 429, 500, 502, 503, 504]
 FINAL = [400, 401, 403, 404, 409, 422]
@@ -140,3 +140,37 @@ def test_503_retry_after_http_date_is_honoured(twin) -> None:
     s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=60))
 
     assert s.time.sleeps == [12.0]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        Reply(text="<html><body>502 Bad Gateway</body></html>"),
+        Reply(text='{"data": {"id": "job_01", "sta'),
+        Reply(body={"message": "no record here"}),
+    ],
+    ids=["proxy-html", "truncated-json", "no-record"],
+)
+def test_an_unreadable_200_is_retried_and_the_job_still_succeeds(twin, bad: Reply) -> None:
+    api = ScriptedAPI(SUME).script("job_01", "processing", bad, bad, "completed")
+    s = twin.connect(api)
+
+    record = s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=60))
+
+    assert record.status == "completed"
+    assert s.time.sleeps == [3.0, 0.375, 0.75]  # one poll delay, then the status retries
+    assert len(api.requests) == 4
+
+
+def test_an_unreadable_200_past_the_budget_is_status_unavailable(twin) -> None:
+    api = ScriptedAPI(SUME).script("job_01", "processing", Reply(text="<html>oops</html>"))
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.StatusUnavailable) as caught:
+        s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=600))
+
+    error = caught.value
+    assert error.job_id == "job_01" and "job_01" in str(error)
+    assert isinstance(error.last_error, s.errors.UnreadableStatus)
+    assert error.last_state == "processing"
+    assert len(api.requests) == 1 + 5

@@ -36,13 +36,19 @@ SCENARIOS = {
     "failed": (SUME, "job_01", ["processing", "failed"], "wait_for_result", "JobFailed"),
     "aborted": (SALESFORCE, SF, ["InProgress", "Aborted"], "wait_for_result", "JobCanceled"),
     "sf-failed": (SALESFORCE, SF, ["Failed"], "wait_for_result", "JobFailed"),
-    "not-json": (SUME, "job_01", [Reply(text="<html>oops</html>")], "wait_for_job", "DecodeError"),
+    "not-json": (
+        SUME,
+        "job_01",
+        [Reply(text="<html>oops</html>")],
+        "wait_for_job",
+        "StatusUnavailable",
+    ),
     "bad-record": (
         SUME,
         "job_01",
         [answer("completed", created_at="yesterday")],
         "wait_for_job",
-        "DecodeError",
+        "RecordDecodeError",
     ),
 }
 

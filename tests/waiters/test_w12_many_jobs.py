@@ -167,3 +167,20 @@ def test_rate_cap_counts_status_retries_too(twin) -> None:
 
     # the retry's own backoff (0.375 s) is followed by the limiter's remainder (0.625 s)
     assert [round(r.at, 9) for r in api.requests] == [0.0, 1.0]
+
+
+def test_a_crowd_of_async_waits_hands_httpx_no_more_requests_than_its_pool(twins) -> None:
+    # Queued inside httpx's pool, thousands of requests cost CPU quadratic in the queue
+    # and overran their deadlines; the SDK queues them itself, a pool's worth at a time.
+    _, twin = twins
+    jobs = [STRIPE.make_id(n) for n in range(1, 301)]
+    api = ScriptedAPI(STRIPE)
+    for job in jobs:
+        api.script(job, "pending", "succeeded")
+    s = twin.connect(api)
+
+    outcomes = s.collect(lambda c: c.reporting.wait_for_jobs(jobs, concurrency=300, deadline=3600))
+
+    assert sorted(o.job_id for o in outcomes) == sorted(jobs) and all(o.ok for o in outcomes)
+    assert api.max_active == 300
+    assert api.max_in_flight == 100  # the size of the pool of the client the SDK creates

@@ -37,10 +37,12 @@ from ._runtime.errors import (
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    RecordDecodeError,
     SDKError,
     StatusUnavailable,
     UnknownJobState,
     UnprocessableEntityError,
+    UnreadableStatus,
     WaitError,
 )
 
@@ -62,9 +64,11 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
     "UnknownJobState",
     "UnprocessableEntityError",
+    "UnreadableStatus",
     "WaitError",
 ]

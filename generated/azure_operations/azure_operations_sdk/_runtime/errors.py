@@ -15,6 +15,8 @@ SDKError
 │   ├── RateLimitError              429
 │   └── InternalServerError         500 and above
 ├── DecodeError (ValueError)        a response did not match its schema
+│   ├── UnreadableStatus            a 2xx status body that is not a record (retried)
+│   └── RecordDecodeError           a job's record reached a state, off its schema
 ├── MissingJobId (ValueError)       a create response carried no job id
 ├── InvalidResumeToken (ValueError) a resume token that cannot be read
 ├── NoResultOperation (TypeError)   wait_for_result on a job without a result operation
@@ -58,10 +60,12 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
     "UnknownJobState",
     "UnprocessableEntityError",
+    "UnreadableStatus",
     "WaitError",
     "attach_job_id",
     "status_error_for",
@@ -270,6 +274,51 @@ class DecodeError(SDKError, ValueError):
         super().__init__(f"cannot decode {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class RecordDecodeError(DecodeError):
+    """A job reached a state, but its record does not match the record's schema.
+
+    Spec drift must not lose a job: this names the job (`job_id`), the state it
+    reached (`state`) and what that state means (`outcome`: "success", "failure",
+    "canceled", or None while in progress), and carries the raw JSON record
+    (`record`); `path` and `reason` locate the first value off the schema.
+    `WaitConfig(decoding="lenient")` keeps such values instead of raising.
+    """
+
+    def __init__(
+        self,
+        error: DecodeError,
+        *,
+        job_id: str,
+        state: str | None,
+        outcome: str | None,
+        record: object,
+    ) -> None:
+        reached = f"state {state}" if state is not None else "a terminal record"
+        if outcome is not None:
+            reached += f" ({outcome})"
+        SDKError.__init__(
+            self,
+            f"job {job_id} reached {reached}, but its record does not match the "
+            f"spec at {error.path}: {error.reason}; the raw record is on .record, "
+            'and WaitConfig(decoding="lenient") keeps off-spec values',
+        )
+        self.path = error.path
+        self.reason = error.reason
+        self.job_id = job_id
+        self.state = state
+        self.outcome = outcome
+        self.record = record
+
+
+class UnreadableStatus(DecodeError):
+    """A 2xx status response whose body is not the job's record.
+
+    Truncated JSON, a proxy's HTML page, or JSON without the record: a transient
+    fault of the path to the server, retried on the status read's budget like a 5xx;
+    when that runs out it is the `last_error` of `StatusUnavailable`.
+    """
 
 
 class MissingJobId(SDKError, ValueError):

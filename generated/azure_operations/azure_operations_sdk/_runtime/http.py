@@ -8,19 +8,28 @@ the network. Both share :class:`BaseHTTP` for everything that is not I/O.
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import enum
 import json as _json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar, Union, final
+from typing import Any, TypeVar, final
 from urllib.parse import quote
 
 import attrs
 import httpx
 
+from .bounded import POOL_LIMITS, Gate, send_within, send_within_async, where
+from .credentials import (
+    ApiKey,
+    Basic,
+    Bearer,
+    Credential,
+    authorization,
+    masked_headers,
+    split_userinfo,
+)
 from .errors import APIConnectionError, APITimeoutError, DecodeError, status_error_for
 from .ratelimit import RateLimiter
 from .retry import RetryPolicy, async_call_with_retries, call_with_retries
@@ -47,51 +56,6 @@ __all__ = [
 T = TypeVar("T")
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 DEFAULT_TIMEOUT = 60.0
-
-
-class _Secret:
-    """A credential value that never shows itself in a repr, a log or an error."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "'***'"
-
-
-@attrs.frozen
-class ApiKey:
-    """An API key sent in a header, query parameter or cookie."""
-
-    scheme: str
-    name: str
-    where: str
-    secret: _Secret = attrs.field(converter=_Secret)
-
-
-@attrs.frozen
-class Bearer:
-    """A bearer token (OAuth 2 access token, API secret key, ...)."""
-
-    scheme: str
-    secret: _Secret = attrs.field(converter=_Secret)
-
-
-@attrs.frozen
-class Basic:
-    """HTTP basic credentials."""
-
-    scheme: str
-    username: str
-    secret: _Secret = attrs.field(converter=_Secret)
-
-
-Credential = Union[ApiKey, Bearer, Basic]
 
 
 @attrs.frozen(kw_only=True)
@@ -175,8 +139,14 @@ class BaseHTTP:
     ) -> None:
         if not base_url:
             raise ValueError("base_url is required: the spec names no server")
-        self.base_url = base_url.rstrip("/")
+        # user:password@ in the URL is sent as basic auth, never shown with the URL.
+        self.base_url, self._url_auth = split_userinfo(base_url.rstrip("/"))
         self._credentials = tuple(credentials)
+        self._masked = frozenset(
+            c.name.lower()
+            for c in self._credentials
+            if isinstance(c, ApiKey) and c.where == "header"
+        )
         self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
         self.headers: dict[str, str] = {
             "User-Agent": user_agent,
@@ -226,6 +196,8 @@ class BaseHTTP:
         )
         params = _query(options.params)
         cookies: dict[str, str] = {}
+        if self._url_auth is not None:
+            headers["Authorization"] = authorization(self._url_auth)
         for credential in self._credentials:
             if credential.scheme not in options.security:
                 continue
@@ -239,10 +211,7 @@ class BaseHTTP:
             elif isinstance(credential, Bearer):
                 headers["Authorization"] = f"Bearer {credential.secret.reveal()}"
             else:
-                pair = f"{credential.username}:{credential.secret.reveal()}".encode()
-                headers["Authorization"] = "Basic " + base64.b64encode(pair).decode(
-                    "ascii"
-                )
+                headers["Authorization"] = authorization(credential)
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         content: bytes | str | None = options.content
@@ -252,7 +221,7 @@ class BaseHTTP:
         elif options.content_type is not None and content is not None:
             headers["Content-Type"] = options.content_type
         timeout = self.timeout_within(options.timeout, time_left)
-        return client.build_request(
+        request = client.build_request(
             options.method,
             self.base_url + options.path,
             params=params,
@@ -262,6 +231,7 @@ class BaseHTTP:
             files=options.files,
             timeout=timeout,
         )
+        return masked_headers(request, self._masked)
 
     def retry_policy(
         self, options: RequestOptions, idempotency_header: str | None = None
@@ -295,9 +265,7 @@ def _bounded(value: float | None, limit: float) -> float:
 def _transport_error(
     exc: httpx.TransportError, request: httpx.Request
 ) -> APIConnectionError:
-    message = (
-        f"{request.method} {request.url.copy_with(query=None)}: {type(exc).__name__}"
-    )
+    message = f"{where(request)}: {type(exc).__name__}"
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
     return APIConnectionError(message, request=request)
@@ -316,15 +284,24 @@ class SyncHTTP(BaseHTTP):
     ) -> None:
         super().__init__(**settings)
         self._owns_client = http_client is None
-        self._client = http_client or httpx.Client(transport=transport)
+        self._client = http_client or httpx.Client(
+            transport=transport, limits=POOL_LIMITS
+        )
 
     def send_once(
         self, options: RequestOptions, *, time_left: float | None = None
     ) -> httpx.Response:
-        """Send once, no retries; the timeout never exceeds ``time_left``."""
+        """Send once, no retries; headers and body arrive within ``time_left``.
+
+        With ``time_left``, the whole request (pool wait, connect, headers, every
+        byte of the body) is bounded by it, not only each phase.
+        """
         request = self.build_request(self._client, options, time_left)
         try:
-            response = self._client.send(request)
+            if time_left is None:
+                response = self._client.send(request)
+            else:
+                response = send_within(self._client, request, max(time_left, 0.0))
         except httpx.TransportError as exc:
             raise _transport_error(exc, request) from exc
         return self.check(response)
@@ -378,15 +355,27 @@ class AsyncHTTP(BaseHTTP):
     ) -> None:
         super().__init__(**settings)
         self._owns_client = http_client is None
-        self._client = http_client or httpx.AsyncClient(transport=transport)
+        self._client = http_client or httpx.AsyncClient(
+            transport=transport, limits=POOL_LIMITS
+        )
+        self._gate = Gate()
 
     async def send_once(
         self, options: RequestOptions, *, time_left: float | None = None
     ) -> httpx.Response:
-        """Send once, no retries; the timeout never exceeds ``time_left``."""
+        """Send once, no retries; headers and body arrive within ``time_left``.
+
+        With ``time_left``, the whole request (pool wait, connect, headers, every
+        byte of the body) is bounded by it, not only each phase.
+        """
         request = self.build_request(self._client, options, time_left)
         try:
-            response = await self._client.send(request)
+            if time_left is None:
+                response = await self._client.send(request)
+            else:
+                response = await send_within_async(
+                    self._client, request, max(time_left, 0.0), self._gate
+                )
         except httpx.TransportError as exc:
             raise _transport_error(exc, request) from exc
         return self.check(response)

@@ -4,9 +4,10 @@
 One place decides what is retried and for how long, used by the waiter's status reads
 and by the base client for idempotent requests and POSTs that carry an idempotency key:
 
-- retried: `APIConnectionError` (timeouts included), raw `httpx.TransportError`, and
-  `APIStatusError` with status 408, 429, 500, 502, 503 or 504; anything else (400, 401,
-  403, 404, 409, 422...) propagates at once;
+- retried: `APIConnectionError` (timeouts included), raw `httpx.TransportError`,
+  `APIStatusError` with status 408, 429, 500, 502, 503 or 504, and `UnreadableStatus`
+  (a 2xx status body that is not a record); anything else (400, 401, 403, 404, 409,
+  422...) propagates at once;
 - the wait before a retry is the response's `Retry-After` (or `retry-after-ms`) when it
   has a readable one, else equal-jitter backoff from `policy.first` up to `policy.cap`;
 - retrying stops at `policy.attempts` attempts, when the next sleep would pass
@@ -30,7 +31,7 @@ import attrs
 import httpx
 import tenacity
 
-from .errors import APIConnectionError, APIStatusError
+from .errors import APIConnectionError, APIStatusError, UnreadableStatus
 from .policy import backoff
 from .retry_after import parse_retry_after
 
@@ -101,7 +102,9 @@ def is_retryable(error: BaseException) -> bool:
     """Whether a failed request is worth retrying."""
     if isinstance(error, APIStatusError):
         return error.status_code in RETRYABLE_STATUS
-    return isinstance(error, (APIConnectionError, httpx.TransportError))
+    return isinstance(
+        error, (APIConnectionError, httpx.TransportError, UnreadableStatus)
+    )
 
 
 def retry_after_of(error: BaseException, now: float) -> float | None:
@@ -178,6 +181,17 @@ class _Strategy:
         """Record a first attempt that needed no retry (it succeeded, or cannot be retried)."""
         self.stats.attempts, self.stats.last_error = 1, error
 
+    def first_is_final(self, error: BaseException) -> bool:
+        """Whether a failed first attempt ends the call at once (no tenacity needed)."""
+        self.settle(error)
+        if not is_retryable(error):
+            return True
+        if self.policy.attempts <= 1:
+            self.stats.stop_reason = "attempts"
+        elif self.time_left is not None and self.time_left() <= 0:
+            self.stats.stop_reason = "time_left"
+        return self.stats.stop_reason is not None
+
     def before_sleep(self, state: tenacity.RetryCallState) -> None:
         logger.debug(
             "request failed (%s); retry %d in %.2fs",
@@ -223,8 +237,7 @@ def call_with_retries(
     try:
         result = fn()
     except Exception as error:
-        if not is_retryable(error):
-            strategy.settle(error)
+        if strategy.first_is_final(error):
             raise
         first = error
     else:
@@ -264,8 +277,7 @@ async def async_call_with_retries(
     try:
         result = await fn()
     except Exception as error:
-        if not is_retryable(error):
-            strategy.settle(error)
+        if strategy.first_is_final(error):
             raise
         first = error
     else:

@@ -7,6 +7,7 @@ errors, and reading the new job's id from a create response.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import uuid
@@ -16,16 +17,19 @@ from typing import Any, Generic, Protocol, TypeVar
 import httpx
 
 from .errors import (
+    DecodeError,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
     MissingJobId,
     NoResultOperation,
+    RecordDecodeError,
     SDKError,
     attach_job_id,
 )
 from .ratelimit import RateLimiter
 from .resume import decode_resume_token
+from .serde import lenient
 from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
@@ -108,9 +112,25 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             abandon=abandon,
         )
 
+    def _decoding(self) -> contextlib.AbstractContextManager[None]:
+        """Where the records and results a wait returns are decoded."""
+        if self.config.decoding == "lenient":
+            return lenient()
+        return contextlib.nullcontext()
+
     def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
+        """The terminal record, typed; off the spec, an error that keeps it."""
         try:
-            return self._decode_record(finished.record)
+            with self._decoding():
+                return self._decode_record(finished.record)
+        except DecodeError as error:
+            raise RecordDecodeError(
+                error,
+                job_id=core.job_id,
+                state=finished.state,
+                outcome=finished.outcome,
+                record=finished.record,
+            ) from None
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
@@ -120,7 +140,8 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             return
         cls = JobCanceled if finished.outcome == "canceled" else JobFailed
         try:
-            record: object = self._decode_record(finished.record)
+            with self._decoding():
+                record: object = self._decode_record(finished.record)
         except SDKError:
             record = finished.record
         raise cls(

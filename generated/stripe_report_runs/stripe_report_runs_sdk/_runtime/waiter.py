@@ -4,8 +4,10 @@
 Both twins drive the same sans-I/O `WaitCore` (see `waitcore`): their loops only read
 the status (through `retry`, bounded by the time left) and sleep. They never resubmit
 or cancel a job, and every error they raise names the job: waiter errors carry
-`job_id`; any other `SDKError` from the status read (401, 404...) or from decoding
-propagates as it is, with its `job_id` attribute set, which its message then shows.
+`job_id`; a terminal record off the spec raises `RecordDecodeError` (with the raw
+record); any other `SDKError` from the status read (401, 404...) or from decoding
+the result propagates as it is, with its `job_id` attribute set, which its message
+then shows. Each request is bounded as a whole by the time left (see `bounded`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .errors import SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import AsyncReadStatus, BaseJobWaiter, ReadStatus, check_wait_args
-from .waitcore import Finished, WaitCore, ensure_success, wait_span
+from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
 from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
@@ -94,7 +96,8 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         core = self._core(job_id, deadline, on_poll, want_result=True)
         self._require_success(core, self._run(core))
         try:
-            return fetch(core.job_id, core.time_left())
+            with self._decoding():
+                return fetch(core.job_id, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
@@ -176,18 +179,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                     return step
                 self.config.sleep(step.delay)
 
-    def _read(self, core: WaitCore) -> httpx.Response:
+    def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
 
-        def attempt() -> httpx.Response:
+        def attempt() -> Poll:
             core.before_read()
             if limiter is not None and not limiter.acquire(
                 config.sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            return ensure_success(
-                self._read_status(core.job_id, timeout=core.request_timeout())
-            )
+            response = self._read_status(core.job_id, timeout=core.request_timeout())
+            return core.parse(ensure_success(response))
 
         stats = RetryStats()
         try:
@@ -283,7 +285,8 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         core = self._core(job_id, deadline, on_poll, want_result=True)
         self._require_success(core, await self._run(core))
         try:
-            return await fetch(core.job_id, core.time_left())
+            with self._decoding():
+                return await fetch(core.job_id, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
@@ -367,18 +370,19 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                     return step
                 await self.config.async_sleep(step.delay)
 
-    async def _read(self, core: WaitCore) -> httpx.Response:
+    async def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
 
-        async def attempt() -> httpx.Response:
+        async def attempt() -> Poll:
             core.before_read()
             if limiter is not None and not await limiter.acquire_async(
                 config.async_sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            return ensure_success(
-                await self._read_status(core.job_id, timeout=core.request_timeout())
+            response = await self._read_status(
+                core.job_id, timeout=core.request_timeout()
             )
+            return core.parse(ensure_success(response))
 
         stats = RetryStats()
         try:

@@ -4,15 +4,21 @@
 Generated models call these helpers from ``from_dict``/``to_dict``. A decoder is a
 callable ``(value, path) -> T``; composite decoders are built from smaller ones, so
 ``list_of(Pet.from_dict)`` decodes a list of pets and reports ``$.pets[3].name``.
+
+Inside ``with lenient():`` a field, list item or map value that does not match its
+schema is kept as received (the raw JSON value) instead of raising, and a missing
+required field becomes ``None``: decoding never fails below the top-level object.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as _dt
 import enum
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, final
 
 from .errors import DecodeError
@@ -35,6 +41,7 @@ __all__ = [
     "const",
     "encode",
     "extra_fields",
+    "lenient",
     "list_of",
     "map_of",
     "nullable",
@@ -86,6 +93,31 @@ def _kind(value: object) -> str:
     if isinstance(value, Mapping):
         return "an object"
     return type(value).__name__
+
+
+_LENIENT: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "jobgen_lenient_decoding", default=False
+)
+
+
+@contextlib.contextmanager
+def lenient() -> Iterator[None]:
+    """Keep values that do not match their schema, as received, instead of raising."""
+    token = _LENIENT.set(True)
+    try:
+        yield
+    finally:
+        _LENIENT.reset(token)
+
+
+def _kept(decoder: Decoder[T], value: object, path: str) -> T:
+    """``decoder(value, path)``; when lenient, ``value`` itself if it does not match."""
+    try:
+        return decoder(value, path)
+    except DecodeError:
+        if _LENIENT.get():
+            return value  # type: ignore[return-value]
+        raise
 
 
 def _fail(expected: str, value: object, path: str) -> DecodeError:
@@ -175,7 +207,7 @@ def list_of(item: Decoder[T]) -> Decoder[list[T]]:
     def decode(value: object, path: str) -> list[T]:
         if not isinstance(value, list):
             raise _fail("an array", value, path)
-        return [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return [_kept(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
 
     return decode
 
@@ -183,7 +215,7 @@ def list_of(item: Decoder[T]) -> Decoder[list[T]]:
 def map_of(item: Decoder[T]) -> Decoder[dict[str, T]]:
     def decode(value: object, path: str) -> dict[str, T]:
         data = as_object(value, path)
-        return {str(k): item(v, _child(path, str(k))) for k, v in data.items()}
+        return {str(k): _kept(item, v, _child(path, str(k))) for k, v in data.items()}
 
     return decode
 
@@ -231,8 +263,10 @@ def _child(path: str, key: str) -> str:
 
 def required(data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]) -> T:
     if key not in data:
+        if _LENIENT.get():
+            return None  # type: ignore[return-value]
         raise DecodeError("required field is missing", path=_child(path, key))
-    return decoder(data[key], _child(path, key))
+    return _kept(decoder, data[key], _child(path, key))
 
 
 def optional(
@@ -240,7 +274,7 @@ def optional(
 ) -> T | Unset:
     if key not in data:
         return UNSET
-    return decoder(data[key], _child(path, key))
+    return _kept(decoder, data[key], _child(path, key))
 
 
 def extra_fields(

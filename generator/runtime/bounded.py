@@ -1,0 +1,198 @@
+"""Requests bounded as a whole: pool wait, connect, headers and every byte of the body.
+
+httpx bounds each phase of a request (pool, connect, each read, each write) but not
+the whole: a server that trickles its body a byte at a time never trips a read
+timeout, and a request queued behind a busy connection pool waits its pool timeout
+before its other timeouts even start. A wait's deadline must bound all of it, so
+the requests a wait sends go through `send_within` / `send_within_async`, which
+give up after the time left and raise `APITimeoutError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import socket
+import threading
+from typing import Any
+
+import httpx
+
+from .errors import APITimeoutError
+
+__all__ = ["POOL_LIMITS", "Gate", "send_within", "send_within_async", "where"]
+
+#: The connection pool of the clients an SDK creates: every connection may stay open
+#: between polls (httpx keeps 20 of its 100), so a crowd of waits does not reconnect.
+POOL_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+
+
+def where(request: httpx.Request) -> str:
+    """``METHOD URL`` of a request for messages: no query string, no credentials."""
+    return f"{request.method} {request.url.copy_with(query=None, userinfo=b'')}"
+
+
+def _overrun(request: httpx.Request, seconds: float) -> APITimeoutError:
+    return APITimeoutError(
+        f"{where(request)}: no complete response within the {seconds:.2f}s left",
+        request=request,
+    )
+
+
+def _abort(response: httpx.Response) -> None:
+    """Shut the response's socket, waking a thread blocked reading it."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if isinstance(sock, socket.socket):
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class _Flight:
+    """One request, headers and body, sent on a thread of its own.
+
+    httpx bounds each phase of a request (pool, connect, each read) but not the
+    whole: a body trickled a byte at a time never trips a read timeout. The caller
+    waits for the flight at most ``seconds`` and then abandons it; an abandoned
+    flight's socket is shut, so the thread ends at once (or, before the headers are
+    in, at its next phase timeout) and its connection is not reused.
+    """
+
+    __slots__ = ("_abandoned", "_done", "_error", "_lock", "_response")
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._abandoned = False
+        self._response: httpx.Response | None = None
+        self._error: BaseException | None = None
+
+    def send(
+        self, client: httpx.Client, request: httpx.Request, seconds: float
+    ) -> httpx.Response:
+        context = contextvars.copy_context()
+        thread = threading.Thread(
+            target=context.run,
+            args=(self._run, client, request),
+            name="jobgen-request",
+            daemon=True,
+        )
+        thread.start()
+        try:
+            finished = self._done.wait(seconds)
+        finally:
+            if not self._done.is_set():
+                self._abandon()
+        if not finished:
+            raise _overrun(request, seconds)
+        if self._error is not None:
+            raise self._error
+        assert self._response is not None
+        return self._response
+
+    def _run(self, client: httpx.Client, request: httpx.Request) -> None:
+        try:
+            response = client.send(request, stream=True)
+            with self._lock:
+                self._response = response
+                abandoned = self._abandoned
+            if abandoned:
+                response.close()
+                return
+            try:
+                response.read()
+            except BaseException:
+                response.close()
+                raise
+        except BaseException as error:  # noqa: BLE001 - handed to the caller
+            self._error = error
+        finally:
+            self._done.set()
+
+    def _abandon(self) -> None:
+        with self._lock:
+            self._abandoned = True
+            response = self._response
+        if response is not None:
+            _abort(response)
+
+
+class Gate:
+    """Admits at most `size` bounded requests of one async client at a time.
+
+    httpcore's pool rescans every queued request against every connection each time
+    a request comes or goes: ten thousand requests queued in it cost seconds of CPU
+    per second and starve the event loop (waits overran a 20 s deadline by 15 s). The
+    queue is kept here instead, in a semaphore sized like the pool, and waiting in it
+    counts against the request's time left. One semaphore per event loop.
+    """
+
+    def __init__(self, size: int = POOL_LIMITS.max_connections or 100) -> None:
+        self.size = size
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+
+    def semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._loop is not loop:
+            self._loop, self._semaphore = loop, asyncio.Semaphore(self.size)
+        return self._semaphore
+
+
+async def _fetch(
+    client: httpx.AsyncClient, request: httpx.Request, gate: Gate | None
+) -> httpx.Response:
+    if gate is not None:
+        async with gate.semaphore():
+            return await _fetch(client, request, None)
+    response = await client.send(request, stream=True)
+    try:
+        await response.aread()
+    except BaseException:
+        await response.aclose()
+        raise
+    return response
+
+
+#: ``asyncio.timeout`` (Python 3.11+): a deadline on the running task, no extra task.
+_timeout: Any = getattr(asyncio, "timeout", None)
+
+
+async def send_within_async(
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    seconds: float,
+    gate: Gate | None = None,
+) -> httpx.Response:
+    """Send ``request`` and read its body, giving up after ``seconds``.
+
+    On Python 3.11+ with `asyncio.timeout`. Before, the request runs as a task of its
+    own, awaited with `asyncio.wait`, which (unlike `asyncio.wait_for` there) never
+    swallows the caller's cancellation; a request given up on, or whose caller is
+    cancelled, is cancelled and awaited.
+    """
+    if _timeout is not None:
+        try:
+            async with _timeout(seconds):
+                return await _fetch(client, request, gate)
+        except TimeoutError:
+            raise _overrun(request, seconds) from None
+    flight = asyncio.ensure_future(_fetch(client, request, gate))
+    try:
+        await asyncio.wait((flight,), timeout=seconds)
+    finally:
+        if not flight.done():
+            flight.cancel()
+            await asyncio.wait((flight,))
+    if flight.cancelled():
+        raise _overrun(request, seconds)
+    return flight.result()
+
+
+def send_within(
+    client: httpx.Client, request: httpx.Request, seconds: float
+) -> httpx.Response:
+    """Send ``request`` and read its body, giving up after ``seconds``."""
+    return _Flight().send(client, request, seconds)

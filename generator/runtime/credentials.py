@@ -1,0 +1,127 @@
+"""Credentials, and keeping them out of reprs, messages and logs.
+
+A credential's value is held by `_Secret`, whose repr is `'***'`. A base URL's
+`user:password@` part is taken out of the URL and sent as basic auth, so no request
+URL (shown by httpx's reprs and its log line, and in this SDK's messages) carries it.
+Every request the SDK builds gets `MaskedHeaders`, whose repr masks credential
+headers: Authorization, cookies, the API key headers this client sends, and any
+header whose name says it holds a key, token, secret or password. Errors reach the
+request (`error.request`, `error.response.request`), so this is what they show.
+Credentials sent in a query string are not masked in a URL's repr (the request
+carries them as sent); this SDK's messages drop query strings.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import Union
+
+import attrs
+import httpx
+
+__all__ = [
+    "ApiKey",
+    "Basic",
+    "Bearer",
+    "Credential",
+    "MaskedHeaders",
+    "authorization",
+    "masked_headers",
+    "split_userinfo",
+]
+
+_ALWAYS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+_LOOKS_SECRET = re.compile(
+    r"api[-_]?key|token|secret|passw|session|signature|credential", re.IGNORECASE
+)
+
+
+class _Secret:
+    """A credential value that never shows itself in a repr, a log or an error."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+
+@attrs.frozen
+class ApiKey:
+    """An API key sent in a header, query parameter or cookie."""
+
+    scheme: str
+    name: str
+    where: str
+    secret: _Secret = attrs.field(converter=_Secret)
+
+
+@attrs.frozen
+class Bearer:
+    """A bearer token (OAuth 2 access token, API secret key, ...)."""
+
+    scheme: str
+    secret: _Secret = attrs.field(converter=_Secret)
+
+
+@attrs.frozen
+class Basic:
+    """HTTP basic credentials."""
+
+    scheme: str
+    username: str
+    secret: _Secret = attrs.field(converter=_Secret)
+
+
+Credential = Union[ApiKey, Bearer, Basic]
+
+
+def authorization(credential: Basic) -> str:
+    """The Authorization header value of basic credentials."""
+    pair = f"{credential.username}:{credential.secret.reveal()}".encode()
+    return "Basic " + base64.b64encode(pair).decode("ascii")
+
+
+def split_userinfo(base_url: str) -> tuple[str, Basic | None]:
+    """``base_url`` without its ``user:password@`` part, and that part as credentials."""
+    url = httpx.URL(base_url)
+    if not url.userinfo:
+        return base_url, None
+    plain = str(url.copy_with(userinfo=b""))
+    return plain, Basic("", url.username, url.password)
+
+
+class MaskedHeaders(httpx.Headers):
+    """Request headers whose repr masks credentials (the values are sent unchanged)."""
+
+    masked: frozenset[str] = frozenset()
+
+    def __repr__(self) -> str:
+        shown = {
+            key: "[secure]" if _is_secret(key, self.masked) else value
+            for key, value in self.multi_items()
+        }
+        return f"{type(self).__name__}({shown!r})"
+
+
+def _is_secret(name: str, masked: frozenset[str]) -> bool:
+    lowered = name.lower()
+    return (
+        lowered in _ALWAYS
+        or lowered in masked
+        or _LOOKS_SECRET.search(lowered) is not None
+    )
+
+
+def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Request:
+    """``request`` with headers whose repr masks credentials and ``names`` (lower case)."""
+    headers = MaskedHeaders(request.headers)
+    headers.masked = names
+    request.headers = headers
+    return request
