@@ -109,6 +109,24 @@ def _split(line: str, nested: bool) -> list[str]:
         if not ends_in_bracket:
             return _annotated(pad, assignment)
         value = assignment.group(4)
+        annotation = assignment.group(2)
+        if (
+            value is not None
+            and annotation is not None
+            and width(pad + body[: pairs[-1][0] + 1]) > LINE_LENGTH
+            and pairs[-1][0] > len(body) - len(value)
+        ):
+            # ``target: long annotation = call(`` does not fit: the annotation goes in
+            # parentheses, then the rest (``) = call(...)``) is split as it needs.
+            name = assignment.group(1)
+            hint = annotation[2:]
+            inner = pad + "    "
+            _, _, hint_operators = _scan(hint)
+            if width(inner + hint) <= LINE_LENGTH or not hint_operators:
+                hint_lines = [inner + hint]
+            else:
+                hint_lines = _operands(inner, hint, hint_operators)
+            return [f"{pad}{name}: (", *hint_lines, *_split(f"{pad}) = {value}", False)]
         if value is not None and width(pad + body[: pairs[-1][0] + 1]) > LINE_LENGTH:
             # ``target = call(`` does not fit: the value goes in parentheses, if that fits.
             target = body[: len(body) - len(value)]

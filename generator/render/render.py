@@ -166,6 +166,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
                     "attr": ident(resource.attr),
                     "name": md_text(job.name),
                     "phrase": md_text(job_phrase(job.name)[0]),
+                    "record": md_code(str(job_view["record_annotation"])),
                     "wait_for_job": job_view["wait_for_job"],
                     "wait_for_result": job_view["wait_for_result"],
                     "create_and_wait": job_view["create_and_wait"],

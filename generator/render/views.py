@@ -46,6 +46,38 @@ def _local_imports(
     return imports.used(names_in(code)).lines(indent)
 
 
+# Enum fields accept the documented values as plain strings up to this many members.
+LITERAL_MEMBERS = 64
+
+
+def _enum_converter(code: TypeCode, f: ir.Field, annotation: Code) -> dict[str, Code] | None:
+    """A string enum field (possibly nullable or optional) accepts its documented values
+    as plain strings: a converter typed ``Enum | Literal[...]`` turns them into members."""
+    t = code.resolve(f.type)
+    nullable = isinstance(t, ir.Nullable)
+    if isinstance(t, ir.Nullable):
+        t = code.resolve(t.inner)
+    if not isinstance(t, ir.Ref):
+        return None
+    enum = code.schemas[t.key]
+    if not isinstance(enum, ir.EnumSchema) or enum.base != "str":
+        return None
+    if not enum.members or len(enum.members) > LITERAL_MEMBERS:
+        return None
+    literal = ", ".join(str(py_str(str(m.value))) for m in enum.members)
+    accepted = f"{enum.name} | _t.Literal[{literal}]"
+    if nullable:
+        accepted += " | None"
+    if not f.required:
+        accepted += " | _s.Unset"
+    return {
+        "name": ident(f"_convert_{f.name}"),
+        "accepts": Code(accepted),
+        "returns": annotation,
+        "enum": ident(enum.name),
+    }
+
+
 def _module_imports(code: TypeCode, types: list[ir.TypeRef]) -> Imports:
     imports = Imports()
     for module in code.needs(types):
@@ -57,10 +89,14 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
     types = [f.type for f in model.fields] + ([model.additional] if model.additional else [])
     refs = _ref_items(code, types, exclude=model.module)
     fields = []
+    converters = []
     for f in model.fields:
         annotation = code.annotation(f.type)
         if not f.required:
             annotation = Code(f"{annotation} | _s.Unset" if annotation != ANY else ANY)
+        converter = _enum_converter(code, f, annotation)
+        if converter is not None:
+            converters.append(converter)
         fields.append(
             {
                 "name": ident(f.name),
@@ -69,6 +105,7 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
                 "decoder": code.decoder(f.type),
                 "required": f.required,
                 "doc": docstring(f.description, indent=4),
+                "converter": converter["name"] if converter else None,
             }
         )
     additional: dict[str, Code] | None = None
@@ -99,6 +136,9 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
         "additional": additional,
         "imports": lines,
         "local_imports": _local_imports(refs, decoders, 8),
+        "converters": [
+            {**c, "local_imports": _local_imports(refs, str(c["enum"]), 4)} for c in converters
+        ],
         "known": _tuple_of(known),
     }
 
@@ -512,7 +552,8 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
             "signature": Code(
                 signature.replace(
                     "timeout: float | None = None, ",
-                    "timeout: float | None = None, deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
+                    "timeout: float | None = None, deadline: float = 600.0, on_poll: "
+                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, ",
                 )
             ),
             "call_args": Code(call_args),

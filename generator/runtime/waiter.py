@@ -66,7 +66,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
@@ -85,7 +85,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
         fetch = self._fetch_result
@@ -105,7 +105,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         create: Callable[[str | None], httpx.Response],
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
@@ -120,7 +120,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> Iterator[JobOutcome[RecordT]]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
@@ -135,7 +135,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent], None] | None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> Iterator[JobOutcome[RecordT]]:
         end = self.config.clock() + deadline
         abandon = threading.Event()
@@ -160,7 +160,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         job_id: str,
         end: float,
-        on_poll: Callable[[PollEvent], None] | None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
         abandon: threading.Event,
     ) -> JobOutcome[RecordT]:
         try:
@@ -255,7 +255,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
@@ -274,7 +274,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
         fetch = self._fetch_result
@@ -294,7 +294,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         create: Callable[[str | None], Awaitable[httpx.Response]],
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
@@ -311,7 +311,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> AsyncJobOutcomes[RecordT]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
@@ -329,7 +329,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent], None] | None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> AsyncGenerator[JobOutcome[RecordT], None]:
         end = self.config.clock() + deadline
         running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
@@ -351,7 +351,10 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 await asyncio.gather(*running, return_exceptions=True)
 
     async def _one(
-        self, job_id: str, end: float, on_poll: Callable[[PollEvent], None] | None
+        self,
+        job_id: str,
+        end: float,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> JobOutcome[RecordT]:
         try:
             core = self._core(job_id, end - self.config.clock(), on_poll)

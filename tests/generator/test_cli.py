@@ -160,7 +160,8 @@ def test_check_names_stale_missing_and_extra_files(
     assert f"{sume_out}/sume_sdk/models/job_status.py: missing" in out.out
     assert f"{sume_out}/sume_sdk/leftover.py: extra" in out.out
     assert "-class Job:  # edited by hand" in out.out and "+class Job:" in out.out
-    assert "stale: run `jobgen generate`" in out.err
+    command = f"jobgen generate {SPECS / 'sume.yaml'} -o {sume_out} --package sume_sdk"
+    assert f"1 SDK stale: run `{command}` and commit the result" in out.err
     assert snapshot(sume_out) == before, "--check writes nothing"
 
 

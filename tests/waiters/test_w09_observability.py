@@ -38,7 +38,10 @@ def test_on_poll_receives_one_event_per_poll(twin) -> None:
     assert {e.source for e in events if e.source} <= SOURCES
     assert {e.job_id for e in events} == {"job_01"}
     assert [e.elapsed for e in events] == [0.0, 5.0, 9.0, 11.0, 33.5]
-    assert events[1].record["progress"]["percent"] == 20.0  # enough for a progress bar
+    # The record is decoded to the job's record model (typed for the hook); the JSON is kept.
+    assert events[1].record.progress.percent == 20.0  # enough for a progress bar
+    assert type(events[1].record).__name__ == "Job"
+    assert events[1].raw_record["progress"]["percent"] == 20.0
 
 
 def test_wait_config_hook_and_call_hook_both_see_every_poll(twin) -> None:

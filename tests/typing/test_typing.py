@@ -1,0 +1,108 @@
+"""Application code written the natural way against the committed Sume SDK type-checks
+under mypy --strict and pyright; the mistakes in ``mistakes/`` are caught by both."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT
+
+HERE = Path(__file__).resolve().parent
+SDK = ROOT / "generated" / "sume"
+APPS = sorted(p for p in HERE.glob("*.py") if not p.name.startswith(("test_", "__")))
+MISTAKES = HERE / "mistakes" / "mistakes.py"
+PYRIGHT = Path(sys.executable).with_name("pyright")
+
+
+def _mypy(*files: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), *map(str, files)],
+        cwd=ROOT,
+        env={**os.environ, "MYPYPATH": str(SDK)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _pyright(project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(PYRIGHT), "--outputjson", "--pythonpath", sys.executable, "--project", str(project)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _marked_lines(path: Path) -> set[int]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {n for n, line in enumerate(lines, 1) if "# error" in line}
+
+
+def test_the_applications_cover_each_use() -> None:
+    names = {p.stem for p in APPS}
+    assert {"sync_app", "async_app", "hooks_app", "errors_app", "optional_fields"} <= names
+    assert "enum_literals" in names
+
+
+@pytest.mark.slow
+def test_applications_pass_mypy_strict(tmp_path: Path) -> None:
+    proc = _mypy(*APPS, cache=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_applications_pass_pyright() -> None:
+    proc = _pyright(HERE)
+    report = json.loads(proc.stdout)
+    assert report["summary"]["errorCount"] == 0, proc.stdout
+    assert report["summary"]["filesAnalyzed"] >= len(APPS), proc.stdout
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.slow
+def test_mistakes_are_caught_by_mypy(tmp_path: Path) -> None:
+    proc = _mypy(MISTAKES, cache=tmp_path)
+    found = {int(n) for n in re.findall(r"mistakes\.py:(\d+): error", proc.stdout)}
+    assert found == _marked_lines(MISTAKES), proc.stdout
+
+
+@pytest.mark.slow
+def test_mistakes_are_caught_by_pyright() -> None:
+    proc = _pyright(MISTAKES.parent)
+    diagnostics = json.loads(proc.stdout)["generalDiagnostics"]
+    found = {d["range"]["start"]["line"] + 1 for d in diagnostics if d["severity"] == "error"}
+    assert found == _marked_lines(MISTAKES), proc.stdout
+
+
+def test_enum_values_at_construction() -> None:
+    """A documented value as a plain string becomes its member; an undocumented one is
+    refused at once, naming the documented values; a member built on purpose is sent."""
+    sys.path.insert(0, str(SDK))
+    try:
+        from sume_sdk.models import CreateJobRequest, CreateJobRequestMode, TextInput
+
+        text = TextInput(type="text", text="hi")
+        request = CreateJobRequest(input=text, mode="webhook")  # type: ignore[arg-type]
+        assert request.mode is CreateJobRequestMode.WEBHOOK
+        with pytest.raises(ValueError, match=r"'bogus' is not a documented .*'polling'"):
+            CreateJobRequest(input=text, mode="bogus")  # type: ignore[arg-type]
+        newer = CreateJobRequest(input=text, mode=CreateJobRequestMode("batch"))
+        assert newer.to_dict()["mode"] == "batch"
+        assert CreateJobRequest.from_dict({"input": text.to_dict(), "mode": "later"}).mode == (
+            "later"
+        )
+    finally:
+        sys.path.remove(str(SDK))
+        for name in [n for n in sys.modules if n.split(".")[0] == "sume_sdk"]:
+            del sys.modules[name]
