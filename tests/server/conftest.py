@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -118,13 +120,38 @@ class Session:
         return value
 
 
+class StoppableClock:
+    """The servers' monotonic clock: real time, until a test stops it to step it by hand."""
+
+    def __init__(self) -> None:
+        self._stopped: float | None = None
+
+    def __call__(self) -> float:
+        return time.monotonic() if self._stopped is None else self._stopped
+
+    @contextlib.contextmanager
+    def stopped(self) -> Iterator[StoppableClock]:
+        self._stopped = time.monotonic()
+        try:
+            yield self
+        finally:
+            self._stopped = None
+
+    def advance(self, seconds: float) -> None:
+        assert self._stopped is not None, "advance() needs a stopped clock"
+        self._stopped += seconds
+
+
+CLOCK = StoppableClock()
+
+
 @pytest.fixture(scope="session")
 def servers() -> Iterator[dict[str, RunningServer]]:
     """One server per example spec for the whole session (reset before each test)."""
     started: dict[str, RunningServer] = {}
     try:
         for name, api in APIS.items():
-            started[name] = run_server(api.spec).start()
+            started[name] = run_server(api.spec, clock=CLOCK).start()
         yield started
     finally:
         for server in started.values():

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from generator.server.scenario import JobStates
-from tests.server.conftest import Session
+from tests.server.conftest import CLOCK, Session
 
 
 def scenario(**fields: object) -> str:
@@ -81,10 +81,12 @@ def test_undocumented_state_is_reported(session: Session) -> None:
 
 def test_seconds_timeline(session: Session) -> None:
     pending = kinds(session).named("pending")[-1]
-    job_id = session.id_of(session.create(scenario(states=[{"state": pending, "seconds": 0.05}])))
-    assert session.state(session.status(job_id)) == pending
-    time.sleep(0.06)
-    assert session.state(session.status(job_id)) == kinds(session).first("success")
+    with CLOCK.stopped() as clock:
+        states = [{"state": pending, "seconds": 0.05}]
+        job_id = session.id_of(session.create(scenario(states=states)))
+        assert session.state(session.status(job_id)) == pending
+        clock.advance(0.06)
+        assert session.state(session.status(job_id)) == kinds(session).first("success")
 
 
 def test_503_run_with_retry_after(session: Session) -> None:
@@ -166,11 +168,12 @@ def test_result_409_until_ready_then_200(sume: Session) -> None:
 
 
 def test_result_delay_in_seconds_without_a_ready_field(azure: Session) -> None:
-    job_id = azure.id_of(azure.create(scenario(states=[], result_delay_seconds=0.05)))
-    assert azure.state(azure.status(job_id)) == "Succeeded"
-    assert azure.result(job_id).status_code == 409
-    time.sleep(0.06)
-    assert azure.result(job_id).status_code == 200
+    with CLOCK.stopped() as clock:
+        job_id = azure.id_of(azure.create(scenario(states=[], result_delay_seconds=0.05)))
+        assert azure.state(azure.status(job_id)) == "Succeeded"
+        assert azure.result(job_id).status_code == 409
+        clock.advance(0.06)
+        assert azure.result(job_id).status_code == 200
 
 
 def test_csv_result(salesforce: Session) -> None:
