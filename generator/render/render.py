@@ -114,6 +114,26 @@ def _example(opening: str, auth_args: list[str], body: list[str]) -> Code:
     return Code(layout("\n".join(lines)))
 
 
+def _idempotency_key(resource: ir.Resource, op: ir.Operation) -> tuple[str, str] | None:
+    """The idempotency header an operation sends and the parameter that sets it (the SDK
+    chooses a key when none is given)."""
+    header = next(
+        (
+            job.idempotency_header
+            for job in resource.jobs
+            if job.create is not None and job.create.operation_id == op.operation_id
+        ),
+        None,
+    )
+    wire = (header or "Idempotency-Key").lower()
+    param = next(
+        (p for p in op.parameters if p.location == "header" and p.wire.lower() == wire), None
+    )
+    if param is not None:
+        return param.wire, param.name
+    return (header, "idempotency_key") if header is not None else None
+
+
 def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
     auth_args = []
     for auth in sdk.auths:
@@ -164,6 +184,44 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         args = ", ".join('"..."' for _ in op.path_parameters)
         call = [f"result = client.{resource.attr}.{op.name}({args})", "print(result)"]
         async_call = [f"result = await client.{resource.attr}.{op.name}({args})"]
+    options = None
+    if sdk.resources and sdk.resources[0].operations:
+        resource = sdk.resources[0]
+        op = next((o for o in resource.operations if o.method == "GET"), resource.operations[0])
+        args = "".join('"...", ' for _ in op.path_parameters)
+        call_of = f"client.{resource.attr}.{op.name}"
+        with_raw = f"client.{resource.attr}.with_raw_response.{op.name}"
+        streaming = f"client.{resource.attr}.with_streaming_response.{op.name}"
+        options = {
+            "example": _example(
+                "with Client",
+                auth_args,
+                [
+                    (
+                        f"{call_of}({args}timeout=httpx.Timeout(10.0, connect=2.0), "
+                        'max_retries=5, extra_headers={"X-Trace": "1"}, extra_query={"debug": True})'
+                    ),
+                    "patient = client.with_options(timeout=120.0, max_retries=8)",
+                    f"raw = {with_raw}({args.rstrip(', ')})",
+                    "print(raw.status_code, raw.headers, raw.request_id)",
+                    "parsed = raw.parse()",
+                    f"with {streaming}({args.rstrip(', ')}) as response:",
+                    "    for chunk in response.iter_bytes():",
+                    "        print(len(chunk))",
+                ],
+            ),
+            "idempotent": [
+                {
+                    "attr": ident(r.attr),
+                    "name": ident(o.name),
+                    "header": md_code(key[0]),
+                    "param": ident(key[1]),
+                }
+                for r in sdk.resources
+                for o in r.operations
+                if (key := _idempotency_key(r, o)) is not None
+            ],
+        }
     operations = [
         {"attr": ident(r.attr), "name": ident(op.name), "http": md_code(f"{op.method} {op.path}")}
         for r in sdk.resources
@@ -173,6 +231,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         "sync_example": _example("with Client", auth_args, call),
         "async_example": _example("async with AsyncClient", auth_args, async_call),
         "jobs": jobs,
+        "options": options,
         "operations": operations,
     }
 

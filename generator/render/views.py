@@ -266,6 +266,18 @@ def _path_expression(path: str, params: dict[str, ir.Parameter]) -> str:
     return " + ".join(parts) or py_literal("")
 
 
+_IDEMPOTENCY_KEY = "idempotency_key"
+# The per-call options every operation takes, after its own parameters.
+_OPTION_PARAMS = [
+    "timeout: float | httpx.Timeout | None = None",
+    "max_retries: int | None = None",
+    "extra_headers: _abc.Mapping[str, str] | None = None",
+    "extra_query: _abc.Mapping[str, object] | None = None",
+    "extra_body: _abc.Mapping[str, object] | None = None",
+]
+_OPTION_NAMES = ["timeout", "max_retries", "extra_headers", "extra_query", "extra_body"]
+
+
 def operation_view(
     code: TypeCode, op: ir.Operation, idempotency_header: str | None = None
 ) -> dict[str, Any]:
@@ -300,12 +312,34 @@ def operation_view(
     for p in optional_kw:
         annotation, default = _param_annotation(code, p)
         kw.append(f"{p.name}: {annotation} = {default}")
-    kw.append("timeout: float | None = None")
-    kw.append("extra_headers: _abc.Mapping[str, str] | None = None")
+    idem = None
+    idem_param = None
+    if idempotency_header is not None:
+        idem = py_literal(idempotency_header)
+    elif any(p.location == "header" and p.wire.lower() == "idempotency-key" for p in keyword):
+        idem = py_literal(next(p.wire for p in keyword if p.wire.lower() == "idempotency-key"))
+    wire_idem = idempotency_header or "Idempotency-Key"
+    declared = next(
+        (p for p in keyword if p.location == "header" and p.wire.lower() == wire_idem.lower()),
+        None,
+    )
+    synthetic_idem = (
+        idempotency_header is not None
+        and declared is None
+        and all(p.name != _IDEMPOTENCY_KEY for p in op.parameters)
+    )
+    if declared is not None:
+        idem_param = declared.name
+    elif synthetic_idem:
+        idem_param = _IDEMPOTENCY_KEY
+        kw.append(f"{_IDEMPOTENCY_KEY}: str | _s.Unset = _s.UNSET")
+    kw += _OPTION_PARAMS
     signature = ", ".join(sig + ["*"] + kw)
     call_kw = [f"{name}={name}" for name in ["body"] if op.body is not None]
     call_kw += [f"{p.name}={p.name}" for p in keyword]
-    call_kw += ["timeout=timeout", "extra_headers=extra_headers"]
+    if synthetic_idem:
+        call_kw.append(f"{_IDEMPOTENCY_KEY}={_IDEMPOTENCY_KEY}")
+    call_kw += [f"{name}={name}" for name in _OPTION_NAMES]
     call_args = ", ".join(call + call_kw)
 
     params = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "query"]
@@ -313,6 +347,8 @@ def operation_view(
         key, _, value = pair.partition("=")
         params.append(f"{py_literal(key)}: {py_literal(value)}")
     headers = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "header"]
+    if synthetic_idem and idempotency_header is not None:
+        headers.append(f"{py_literal(idempotency_header)}: {_IDEMPOTENCY_KEY}")
     cookies = [f"({py_str(p.wire)}, {p.name})" for p in keyword if p.location == "cookie"]
     if cookies:
         headers.append(f'"Cookie": _cookie_header({_tuple_of([Code(c) for c in cookies])})')
@@ -353,11 +389,6 @@ def operation_view(
     if doc_args:
         lines.append("Args:\n" + "\n".join("    " + " ".join(a.split()) for a in doc_args))
     lines.append(f"``{op.method} {op.path}`` (operationId ``{op.operation_id}``).")
-    idem = None
-    if idempotency_header is not None:
-        idem = py_literal(idempotency_header)
-    elif any(p.location == "header" and p.wire.lower() == "idempotency-key" for p in keyword):
-        idem = py_literal(next(p.wire for p in keyword if p.wire.lower() == "idempotency-key"))
     return {
         "name": ident(op.name),
         "options_fn": ident(f"_{op.name}_request"),
@@ -374,6 +405,7 @@ def operation_view(
         "decode": Code(decode),
         "doc": docstring(*lines, indent=8),
         "idempotency_header": idem,
+        "idem_param": idem_param,
         "deprecated": op.deprecated,
         "types": [p.type for p in op.parameters]
         + ([op.body.type] if op.body is not None else [])
@@ -471,16 +503,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         view["result"] = None
     if job.create is not None:
         create_view = operation_view(code, job.create, job.idempotency_header)
-        idem_param = None
-        if job.idempotency_header is not None:
-            idem_param = next(
-                (
-                    p.name
-                    for p in job.create.parameters
-                    if p.location == "header" and p.wire.lower() == job.idempotency_header.lower()
-                ),
-                None,
-            )
+        idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
         # The waiter owns the idempotency key: the caller does not pass one.
         signature = create_view["signature"]
         call_args = create_view["call_args"]
@@ -498,8 +521,9 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         view["create"] = {
             "signature": Code(
                 signature.replace(
-                    "timeout: float | None = None, ",
-                    "timeout: float | None = None, deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
+                    _OPTION_PARAMS[0] + ", ",
+                    _OPTION_PARAMS[0]
+                    + ", deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
                 )
             ),
             "call_args": Code(call_args),
@@ -518,7 +542,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
     return view
 
 
-_RESOURCE_STATIC = "_http httpx"
+_RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
 _JOB_STATIC = "_abc _ws _waiter _t"
 
@@ -572,6 +596,7 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     for name, alias in [
         ("serde", "_s"),
         ("http", "_http"),
+        ("response", "_resp"),
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
     ]:
@@ -596,7 +621,18 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         "refs": refs,
         "imports": imports.used(used).lines(),
         "all_names": join(
-            ", ", [py_str(n) for n in sorted([resource.name, "Async" + resource.name], key=all_key)]
+            ", ",
+            [
+                py_str(n)
+                for n in sorted(
+                    [
+                        prefix + resource.name + suffix
+                        for prefix in ["", "Async"]
+                        for suffix in ["", "WithRawResponse", "WithStreamingResponse"]
+                    ],
+                    key=all_key,
+                )
+            ],
         ),
         "has_cookies": "_cookie_header" in used,
         "has_multipart": any("_multipart" in arg for op in ops for arg in op["body_args"]),
