@@ -222,6 +222,41 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
                 if (key := _idempotency_key(r, o)) is not None
             ],
         }
+    paged = next(
+        ((r, o) for r in sdk.resources for o in r.operations if o.pagination is not None), None
+    )
+    paging = None
+    if paged is not None:
+        resource, op = paged
+        args = ", ".join('"..."' for _ in op.path_parameters)
+        call_of = f"client.{resource.attr}.{op.name}({args})"
+        paging = {
+            "example": _example(
+                "with Client",
+                auth_args,
+                [
+                    f"for item in {call_of}:",
+                    "    print(item)",
+                    f"page = {call_of}.page()",
+                    "print(page.items, page.has_next())",
+                ],
+            ),
+            "async_example": _example(
+                "async with AsyncClient",
+                auth_args,
+                [
+                    f"async for item in {call_of}:",
+                    "    print(item)",
+                    f"page = await {call_of}.page()",
+                ],
+            ),
+            "operations": [
+                {"attr": ident(r.attr), "name": ident(o.name), "style": md_text(o.pagination.style)}
+                for r in sdk.resources
+                for o in r.operations
+                if o.pagination is not None
+            ],
+        }
     operations = [
         {"attr": ident(r.attr), "name": ident(op.name), "http": md_code(f"{op.method} {op.path}")}
         for r in sdk.resources
@@ -232,6 +267,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         "async_example": _example("async with AsyncClient", auth_args, async_call),
         "jobs": jobs,
         "options": options,
+        "paging": paging,
         "operations": operations,
     }
 

@@ -388,6 +388,12 @@ def operation_view(
     lines = [op.summary, op.description]
     if doc_args:
         lines.append("Args:\n" + "\n".join("    " + " ".join(a.split()) for a in doc_args))
+    paging = _paging_view(code, op)
+    if paging is not None:
+        lines.append(
+            "Returns every item, fetching pages as iteration needs them; ``.page()`` "
+            "is the first page (``.items``, ``.has_next()``, ``.next_page()``)."
+        )
     lines.append(f"``{op.method} {op.path}`` (operationId ``{op.operation_id}``).")
     return {
         "name": ident(op.name),
@@ -406,10 +412,37 @@ def operation_view(
         "doc": docstring(*lines, indent=8),
         "idempotency_header": idem,
         "idem_param": idem_param,
+        "paging": paging,
         "deprecated": op.deprecated,
         "types": [p.type for p in op.parameters]
         + ([op.body.type] if op.body is not None else [])
-        + ([response.type] if response.type is not None and response.kind == "json" else []),
+        + ([response.type] if response.type is not None and response.kind == "json" else [])
+        + ([op.pagination.item_type] if op.pagination is not None else []),
+    }
+
+
+def _paging_view(code: TypeCode, op: ir.Operation) -> dict[str, Code] | None:
+    """The ``Paging`` of a list operation, its item type and decoder."""
+    p = op.pagination
+    if p is None:
+        return None
+    args = [f"style={py_str(p.style)}", f"items={_tuple(p.items)}"]
+    for key, text in (("param", p.param), ("limit_param", p.limit_param)):
+        if text is not None:
+            args.append(f"{key}={py_str(text)}")
+    for key, path in (
+        ("next_cursor", p.next_cursor),
+        ("item_cursor", p.item_cursor),
+        ("has_more", p.has_more),
+        ("next_url", p.next_url),
+    ):
+        if path is not None:
+            args.append(f"{key}={_tuple(path)}")
+    return {
+        "const": Code(ident(f"_{op.name}_paging").upper()),
+        "args": Code(", ".join(args)),
+        "item": code.annotation(p.item_type),
+        "decoder": code.decoder(p.item_type),
     }
 
 
@@ -552,6 +585,8 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
     parts = [_RESOURCE_STATIC]
     for op in ops:
         parts += [_OPERATION_STATIC, op["signature"], op["call_args"], op["path"], op["returns"]]
+        if op["paging"] is not None:
+            parts += ["_pages", op["paging"]["item"], op["paging"]["decoder"]]
         parts += [op["decode"], op["header_dict"], op["params"] or "", *op["body_args"]]
         if "_cookie_header" in op["header_dict"]:
             parts.append("_path _s")
@@ -597,6 +632,7 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         ("serde", "_s"),
         ("http", "_http"),
         ("response", "_resp"),
+        ("pagination", "_pages"),
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
     ]:

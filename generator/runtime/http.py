@@ -36,6 +36,7 @@ from .wire import (
     form_items,
     header_value,
     multipart,
+    page_options,
     path_param,
     query_items,
     scalar,
@@ -56,6 +57,7 @@ __all__ = [
     "decode_json",
     "form_items",
     "multipart",
+    "page_options",
     "path_param",
     "with_header",
 ]

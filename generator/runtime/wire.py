@@ -24,6 +24,7 @@ __all__ = [
     "form_items",
     "header_value",
     "multipart",
+    "page_options",
     "path_param",
     "query_items",
     "scalar",
@@ -188,3 +189,14 @@ def with_idempotency_key(
     }
     headers[idempotency_header] = str(uuid.uuid4())
     return attrs.evolve(options, headers=headers)
+
+
+def page_options(
+    options: RequestOptions, page: tuple[str | None, dict[str, Any]]
+) -> RequestOptions:
+    """``options`` asking for another page: new query parameters, or a next link's path
+    and query (the first request's ``extra_query`` is then already in the link)."""
+    path, params = page
+    if path is None:
+        return attrs.evolve(options, params=params)
+    return attrs.evolve(options, path=path, params=params, extra_query=None)
