@@ -27,7 +27,15 @@ from .escape import (
 from .layout import layout
 from .manifest import MANIFEST
 from .output import GENERATED_MARK
-from .views import alias_view, client_view, enum_view, model_view, resource_view, union_view
+from .views import (
+    alias_view,
+    client_view,
+    enum_view,
+    env_prefix,
+    model_view,
+    resource_view,
+    union_view,
+)
 
 __all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "UnescapedText", "environment", "render_sdk"]
 
@@ -262,7 +270,39 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         for r in sdk.resources
         for op in r.operations
     ]
+    prefix = env_prefix(sdk)
+    credentials = None
+    if sdk.auths:
+        names = [
+            p
+            for auth in sdk.auths
+            for p in (
+                [auth.username_param, auth.password_param]
+                if isinstance(auth, ir.BasicAuth)
+                else [auth.param]
+            )
+        ]
+        provided = next((a.param for a in sdk.auths if not isinstance(a, ir.BasicAuth)), None)
+        ops = [op for r in sdk.resources for op in r.operations]
+        credentials = {
+            "required": bool(ops) and all(op.security for op in ops),
+            "pairs": Code(
+                ", ".join(
+                    f"`{md_code(n)}=` (or `{md_code(f'{prefix}_{n.upper()}')}`)" for n in names
+                )
+            ),
+            "example": Code(
+                layout(
+                    "def current_key() -> str:\n"
+                    '    return "..."  # read it from your secret store\n\n\n'
+                    f"with Client({provided}=current_key) as client:\n    ..."
+                )
+            )
+            if provided
+            else None,
+        }
     return {
+        "credentials": credentials,
         "sync_example": _example("with Client", auth_args, call),
         "async_example": _example("async with AsyncClient", auth_args, async_call),
         "jobs": jobs,
@@ -349,6 +389,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     imports.add("._runtime", "http", "_http")
     imports.add("._runtime", "waitspec", "_ws")
     imports.add("._version", "USER_AGENT")
+    if client["envs"]:
+        imports.add("os", "environ", "_environ")
     lines = imports.lines()
     if sdk.resources:
         imports.add("functools")
@@ -361,7 +403,10 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         lines += [Code("    " + line if line else "") for line in checking.lines(4)]
     client["imports"] = lines
     params = [p for auth in client["auths"] for p in auth["params"]]
-    client["auth_signature"] = join(", ", [Code(f"{p}: str | None") for p in params])
+    client["auth_signature"] = join(
+        ", ",
+        [Code(f"{p}: {auth['types'][1]}") for auth in client["auths"] for p in auth["params"]],
+    )
     client["auth_call"] = join(", ", params)
     client["base_url_doc"] = doc_text(sdk.base_url)
     put(f"{pkg}/_client.py", "package/_client.py.jinja", c=client)
@@ -377,7 +422,9 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     top = [
         "API_VERSION",
         "AsyncClient",
+        "AsyncClientCredentials",
         "Client",
+        "ClientCredentials",
         "JobOutcome",
         "PollEvent",
         "UNSET",

@@ -678,6 +678,16 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     }
 
 
+_PROVIDED_SYNC = "str | _abc.Callable[[], str] | None"
+_PROVIDED_ASYNC = "str | _abc.Callable[[], str | _abc.Awaitable[str]] | None"
+
+
+def env_prefix(sdk: ir.Sdk) -> str:
+    """The prefix of the environment variables a client reads its credentials from."""
+    stem = sdk.package.upper()
+    return stem[: -len("_SDK")] if stem.endswith("_SDK") and len(stem) > 4 else stem
+
+
 def client_view(sdk: ir.Sdk) -> dict[str, Any]:
     auths = []
     for auth in sdk.auths:
@@ -693,6 +703,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                         f"{py_str(auth.where)}, {ident(auth.param)})"
                     ),
                     "check": ident(auth.param),
+                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
                 }
             )
         elif isinstance(auth, ir.BearerAuth):
@@ -704,6 +715,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                     ),
                     "make": Code(f"_http.Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
                     "check": ident(auth.param),
+                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
                 }
             )
         else:
@@ -720,10 +732,28 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                     "check": Code(
                         f"{ident(auth.username_param)} is not None and {ident(auth.password_param)}"
                     ),
+                    "types": (Code("str | None"), Code("str | None")),
                 }
             )
+    prefix = env_prefix(sdk)
+    envs = [
+        {"param": p, "name": py_str(f"{prefix}_{p.upper()}"), "doc": Code(f"{prefix}_{p.upper()}")}
+        for auth in auths
+        for p in auth["params"]
+    ]
+    ops = [op for r in sdk.resources for op in r.operations]
+    required = bool(auths) and bool(ops) and all(op.security for op in ops)
+    choices = "; or ".join(
+        "=, ".join(str(p) for p in auth["params"])
+        + "= or set "
+        + ", ".join(f"{prefix}_{str(p).upper()}" for p in auth["params"])
+        for auth in auths
+    )
     return {
         "auths": auths,
+        "envs": envs,
+        "required": required,
+        "missing": py_str(f"no credentials: pass {choices}"),
         "base_url": py_str(sdk.base_url) if sdk.base_url and "://" in sdk.base_url else None,
         "resources": [
             {

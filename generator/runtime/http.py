@@ -20,6 +20,8 @@ from .credentials import (
     Basic,
     Bearer,
     Credential,
+    MissingCredentials,
+    ask_providers,
     authorization,
     masked_headers,
     split_userinfo,
@@ -52,10 +54,10 @@ __all__ = [
     "Basic",
     "Bearer",
     "Credential",
+    "MissingCredentials",
     "RequestOptions",
     "SyncHTTP",
     "decode_json",
-    "form_items",
     "multipart",
     "page_options",
     "path_param",
@@ -132,7 +134,9 @@ class BaseHTTP:
         client: httpx.Client | httpx.AsyncClient,
         options: RequestOptions,
         time_left: float | None = None,
+        resolved: Mapping[str, str] | None = None,
     ) -> httpx.Request:
+        """The request; ``resolved``: provider credentials an async client awaited."""
         headers = dict(self.headers)
         headers.update(
             {
@@ -150,15 +154,19 @@ class BaseHTTP:
         for credential in self._credentials:
             if credential.scheme not in options.security:
                 continue
+            if resolved and credential.scheme in resolved:
+                secret = resolved[credential.scheme]
+            else:
+                secret = credential.secret.reveal()
             if isinstance(credential, ApiKey):
                 if credential.where == "header":
-                    headers[credential.name] = credential.secret.reveal()
+                    headers[credential.name] = secret
                 elif credential.where == "query":
-                    params.append((credential.name, credential.secret.reveal()))
+                    params.append((credential.name, secret))
                 else:
-                    cookies[credential.name] = credential.secret.reveal()
+                    cookies[credential.name] = secret
             elif isinstance(credential, Bearer):
-                headers["Authorization"] = f"Bearer {credential.secret.reveal()}"
+                headers["Authorization"] = f"Bearer {secret}"
             else:
                 headers["Authorization"] = authorization(credential)
         if cookies:
@@ -187,15 +195,11 @@ class BaseHTTP:
         self, options: RequestOptions, idempotency_header: str | None = None
     ) -> RetryPolicy:
         """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
-        key = (
-            header_value(options.headers, idempotency_header)
-            if idempotency_header
-            else None
-        )
+        header = idempotency_header or ""
+        key = header_value(options.headers, header) if header else None
         keyed = key is not None and not isinstance(key, Unset) and key != ""
-        retries = (
-            self.max_retries if options.max_retries is None else options.max_retries
-        )
+        retries = options.max_retries
+        retries = self.max_retries if retries is None else retries
         if options.method.upper() in _IDEMPOTENT or keyed:
             return RetryPolicy(attempts=max(retries, 0) + 1, budget=60.0)
         return RetryPolicy.NO_RETRY
@@ -397,7 +401,8 @@ class AsyncHTTP(BaseHTTP):
         byte of the body) is bounded by it, not only each phase. With ``stream``,
         a successful response's body is left unread.
         """
-        request = self.build_request(self._client, options, time_left)
+        resolved = await ask_providers(self._credentials, options.security)
+        request = self.build_request(self._client, options, time_left, resolved)
         try:
             if time_left is None:
                 response = await self._client.send(request, stream=stream)
