@@ -301,7 +301,15 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
             if provided
             else None,
         }
+    every = [op for r in sdk.resources for op in r.operations]
+    files = {
+        "uploads": any(
+            op.body is not None and op.body.kind in ("binary", "multipart") for op in every
+        ),
+        "downloads": any(op.response.kind == "binary" for op in every),
+    }
     return {
+        "files": files if any(files.values()) else None,
         "credentials": credentials,
         "sync_example": _example("with Client", auth_args, call),
         "async_example": _example("async with AsyncClient", auth_args, async_call),

@@ -297,7 +297,7 @@ def operation_view(
     if op.body is not None:
         annotation: str = code.annotation(op.body.type)
         if op.body.kind == "binary":
-            annotation = "bytes"
+            annotation = "_wire.FileContent"
         body_sig = (
             f"body: {annotation}"
             if op.body.required
@@ -347,6 +347,9 @@ def operation_view(
         key, _, value = pair.partition("=")
         params.append(f"{py_literal(key)}: {py_literal(value)}")
     headers = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "header"]
+    accepts = op.response.media_type if op.response.kind in ("binary", "text") else None
+    if accepts and not any(p.wire.lower() == "accept" for p in keyword if p.location == "header"):
+        headers.insert(0, f'"Accept": {py_literal(accepts)}')
     if synthetic_idem and idempotency_header is not None:
         headers.append(f"{py_literal(idempotency_header)}: {_IDEMPOTENCY_KEY}")
     cookies = [f"({py_str(p.wire)}, {p.name})" for p in keyword if p.location == "cookie"]
@@ -359,7 +362,7 @@ def operation_view(
             "form": ("form", "_s.encode(body)"),
             "multipart": ("files", "_multipart(body)"),
             "text": ("content", "body"),
-            "binary": ("content", "body"),
+            "binary": ("content", "_wire.binary_content(body)"),
         }[op.body.kind]
         if not op.body.required:
             value = f"None if isinstance(body, _s.Unset) else {value}"
@@ -633,6 +636,7 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         ("http", "_http"),
         ("response", "_resp"),
         ("pagination", "_pages"),
+        ("wire", "_wire"),
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
     ]:

@@ -8,7 +8,9 @@ import enum
 import json as _json
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from os import PathLike, fspath
+from os.path import basename
+from typing import IO, Any, TypeVar, Union
 from urllib.parse import quote
 
 import attrs
@@ -19,8 +21,12 @@ from .serde import Unset
 from .serde import encode as _encode
 
 __all__ = [
+    "FileContent",
+    "FileInput",
     "RequestOptions",
+    "binary_content",
     "decode_json",
+    "file_part",
     "form_items",
     "header_value",
     "multipart",
@@ -34,6 +40,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+#: What a file upload takes: bytes, a path, or a binary file object.
+FileContent = Union[bytes, "PathLike[str]", IO[bytes]]
+#: A multipart file: its content, or (filename, content) / (filename, content, type).
+FileInput = Union[FileContent, tuple[str, FileContent], tuple[str, FileContent, str]]
 
 
 @attrs.frozen(kw_only=True)
@@ -144,8 +154,47 @@ def decode_json(response: httpx.Response, decoder: Callable[[object, str], T]) -
     return decoder(data, "$")
 
 
+def _read(content: FileContent) -> bytes:
+    if isinstance(content, (bytes, bytearray)):
+        return bytes(content)
+    if isinstance(content, PathLike):
+        with open(content, "rb") as file:
+            return file.read()
+    return content.read()
+
+
+def binary_content(body: FileContent) -> bytes:
+    """An octet-stream body: bytes, or the bytes of a path or of a binary file object."""
+    return _read(body)
+
+
+def file_part(name: str, value: FileInput) -> tuple[str, bytes, str]:
+    """A multipart file: ``(filename, content, content_type)`` with the real file name
+    (a path's or a file object's) where there is one, else the field's name."""
+    import mimetypes
+
+    if isinstance(value, tuple):
+        filename, content = value[0], value[1]
+        kind = value[2] if len(value) > 2 else None
+    else:
+        content, kind = value, None
+        named = getattr(value, "name", None) if not isinstance(value, bytes) else None
+        filename = basename(fspath(named)) if named else name
+        if isinstance(named, int):  # a file object over a descriptor has no name
+            filename = name
+    guessed = mimetypes.guess_type(filename)[0]
+    return filename, _read(content), kind or guessed or "application/octet-stream"
+
+
+def _is_file(value: Any) -> bool:
+    return isinstance(value, (bytes, bytearray, PathLike, tuple)) or hasattr(
+        value, "read"
+    )
+
+
 def multipart(body: Any) -> list[tuple[str, Any]]:
-    """A multipart body: bytes and file objects become files, everything else text fields."""
+    """A multipart body: bytes, paths, file objects and ``(filename, content[,
+    content_type])`` tuples become files, everything else text fields."""
     fields = _encode(body) if not isinstance(body, Mapping) else body
     parts: list[tuple[str, Any]] = []
     for key, value in fields.items():
@@ -153,8 +202,8 @@ def multipart(body: Any) -> list[tuple[str, Any]]:
         for item in values:
             if item is None or isinstance(item, Unset):
                 continue
-            if isinstance(item, (bytes, bytearray)) or hasattr(item, "read"):
-                parts.append((key, (key, item)))
+            if _is_file(item):
+                parts.append((key, file_part(key, item)))
             else:
                 parts.append((key, (None, scalar(item))))
     return parts
