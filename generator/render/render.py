@@ -309,6 +309,8 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         "downloads": any(op.response.kind == "binary" for op in every),
     }
     return {
+        "log_env": md_code(f"{env_prefix(sdk)}_LOG"),
+        "log_name": md_code(sdk.package),
         "files": files if any(files.values()) else None,
         "credentials": credentials,
         "sync_example": _example("with Client", auth_args, call),

@@ -27,6 +27,7 @@ from .credentials import (
     split_userinfo,
 )
 from .errors import APIConnectionError, APITimeoutError, status_error_for
+from .logs import configure, log_failure, log_response
 from .ratelimit import RateLimiter
 from .response import AsyncStreaming, RawResponse, Streaming
 from .retry import RetryPolicy, async_call_with_retries, call_with_retries
@@ -104,6 +105,7 @@ class BaseHTTP:
         self.headers.update(headers or {})
         self.max_retries = max_retries
         self.wait_config = wait_config or WaitConfig()
+        configure()
         rate = self.wait_config.max_status_reads_per_second
         self.status_limiter: RateLimiter | None = (
             RateLimiter(rate, clock=self.wait_config.clock) if rate else None
@@ -231,6 +233,7 @@ class BaseHTTP:
 
     @staticmethod
     def check(response: httpx.Response) -> httpx.Response:
+        log_response(response)
         if response.is_success:
             return response
         raise status_error_for(response)
@@ -244,6 +247,7 @@ def _transport_error(
     exc: httpx.TransportError, request: httpx.Request
 ) -> APIConnectionError:
     message = f"{where(request)}: {type(exc).__name__}"
+    log_failure(request, exc)
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
     return APIConnectionError(message, request=request)
@@ -395,12 +399,7 @@ class AsyncHTTP(BaseHTTP):
         time_left: float | None = None,
         stream: bool = False,
     ) -> httpx.Response:
-        """Send once, no retries; headers and body arrive within ``time_left``.
-
-        With ``time_left``, the whole request (pool wait, connect, headers, every
-        byte of the body) is bounded by it, not only each phase. With ``stream``,
-        a successful response's body is left unread.
-        """
+        """The async twin of ``SyncHTTP.send_once``."""
         resolved = await ask_providers(self._credentials, options.security)
         request = self.build_request(self._client, options, time_left, resolved)
         try:
