@@ -17,6 +17,7 @@ from . import ir
 from .jobs import build_jobs
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources
+from .pagination import paginate
 from .schemas import SchemaBuilder
 
 __all__ = [
@@ -195,6 +196,8 @@ def build_sdk(
     else:
         extension, ext_at = root.get("x-jobgen"), Location(name, "/x-jobgen")
     jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems)
+    listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
+    paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
     if problems:
         raise SpecError(problems)
 
@@ -210,9 +213,7 @@ def build_sdk(
         package=package,
         base_url=_base_url(root),
         schemas=schemas.schemas,
-        resources=group_resources(
-            operations.operations, jobs, frozenset(s.name for s in schemas.schemas.values())
-        ),
+        resources=group_resources(paged, jobs, frozenset(s.name for s in schemas.schemas.values())),
         auths=auths,
         jobs=jobs,
         spec_hash=_digest(inputs),

@@ -37,6 +37,7 @@ __all__ = [
     "NamedSchema",
     "Nullable",
     "Operation",
+    "Pagination",
     "Parameter",
     "Primitive",
     "Ref",
@@ -203,6 +204,27 @@ class Response:
     description: str = ""
 
 
+PageStyle = Literal["cursor", "page", "offset", "link"]
+
+
+@attrs.frozen
+class Pagination:
+    """How a list operation pages (runtime ``pagination.Paging`` takes the same fields).
+
+    Paths are wire names into the body; ``items`` () means the body is the list.
+    """
+
+    style: PageStyle
+    items: tuple[str, ...]
+    item_type: TypeRef
+    param: str | None = None
+    next_cursor: tuple[str, ...] | None = None
+    item_cursor: tuple[str, ...] | None = None
+    has_more: tuple[str, ...] | None = None
+    next_url: tuple[str, ...] | None = None
+    limit_param: str | None = None
+
+
 @attrs.frozen
 class Operation:
     operation_id: str
@@ -217,6 +239,7 @@ class Operation:
     security: tuple[str, ...]
     deprecated: bool = False
     location: Location | None = None
+    pagination: Pagination | None = None
 
     @property
     def path_parameters(self) -> tuple[Parameter, ...]:

@@ -22,7 +22,8 @@ _VERSION_SEGMENT = re.compile(r"^(v\d+(\.\d+)*|api)$", re.IGNORECASE)
 # methods that take its parameters (``response``; ``create_and_wait``'s ``deadline``,
 # ``on_poll``, ``create``, ``key`` and ``outcome``).
 _PARAM_RESERVED = frozenset(
-    {"self", "body", "timeout", "extra_headers", "extra_query", "response"}
+    {"self", "body", "timeout", "max_retries", "extra_headers", "extra_query"}
+    | {"extra_body", "response"}
     | {"deadline", "on_poll", "create", "key", "outcome"}
 )
 # An HTTP field name (RFC 9110 token), without the single quote: no spaces, quotes,
@@ -40,6 +41,8 @@ WAITER_METHODS = frozenset({"wait_for_job", "wait_for_result", "create_and_wait"
 # Builtins a resource's annotations use; a method may not shadow them (``list`` may:
 # annotations in such a resource say ``builtins.list``).
 _METHOD_RESERVED = WAITER_METHODS | {
+    "with_raw_response",
+    "with_streaming_response",
     "str",
     "int",
     "float",

@@ -204,7 +204,8 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 
 _STDLIB = frozenset(
-    {"builtins", "collections", "datetime", "functools", "importlib", "types", "typing", "uuid"}
+    {"builtins", "collections", "datetime", "functools", "importlib", "os", "types", "typing"}
+    | {"uuid"}
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")

@@ -33,6 +33,7 @@ from .views import (
     alias_view,
     client_view,
     enum_view,
+    env_prefix,
     job_phrase,
     model_view,
     resource_view,
@@ -142,6 +143,26 @@ def _example(opening: str, auth_args: list[str], body: list[str]) -> Code:
     return Code(layout("\n".join(lines)))
 
 
+def _idempotency_key(resource: ir.Resource, op: ir.Operation) -> tuple[str, str] | None:
+    """The idempotency header an operation sends and the parameter that sets it (the SDK
+    chooses a key when none is given)."""
+    header = next(
+        (
+            job.idempotency_header
+            for job in resource.jobs
+            if job.create is not None and job.create.operation_id == op.operation_id
+        ),
+        None,
+    )
+    wire = (header or "Idempotency-Key").lower()
+    param = next(
+        (p for p in op.parameters if p.location == "header" and p.wire.lower() == wire), None
+    )
+    if param is not None:
+        return param.wire, param.name
+    return (header, "idempotency_key") if header is not None else None
+
+
 def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
     auth_args = []
     for auth in sdk.auths:
@@ -194,15 +215,132 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         args = ", ".join('"..."' for _ in op.path_parameters)
         call = [f"result = client.{resource.attr}.{op.name}({args})", "print(result)"]
         async_call = [f"result = await client.{resource.attr}.{op.name}({args})"]
+    options = None
+    if sdk.resources and sdk.resources[0].operations:
+        resource = sdk.resources[0]
+        op = next((o for o in resource.operations if o.method == "GET"), resource.operations[0])
+        args = "".join('"...", ' for _ in op.path_parameters)
+        call_of = f"client.{resource.attr}.{op.name}"
+        with_raw = f"client.{resource.attr}.with_raw_response.{op.name}"
+        streaming = f"client.{resource.attr}.with_streaming_response.{op.name}"
+        options = {
+            "example": _example(
+                "with Client",
+                auth_args,
+                [
+                    (
+                        f"{call_of}({args}timeout=httpx.Timeout(10.0, connect=2.0), "
+                        'max_retries=5, extra_headers={"X-Trace": "1"}, extra_query={"debug": True})'
+                    ),
+                    "patient = client.with_options(timeout=120.0, max_retries=8)",
+                    f"raw = {with_raw}({args.rstrip(', ')})",
+                    "print(raw.status_code, raw.headers, raw.request_id)",
+                    "parsed = raw.parse()",
+                    f"with {streaming}({args.rstrip(', ')}) as response:",
+                    "    for chunk in response.iter_bytes():",
+                    "        print(len(chunk))",
+                ],
+            ),
+            "idempotent": [
+                {
+                    "attr": ident(r.attr),
+                    "name": ident(o.name),
+                    "header": md_code(key[0]),
+                    "param": ident(key[1]),
+                }
+                for r in sdk.resources
+                for o in r.operations
+                if (key := _idempotency_key(r, o)) is not None
+            ],
+        }
+    paged = next(
+        ((r, o) for r in sdk.resources for o in r.operations if o.pagination is not None), None
+    )
+    paging = None
+    if paged is not None:
+        resource, op = paged
+        args = ", ".join('"..."' for _ in op.path_parameters)
+        call_of = f"client.{resource.attr}.{op.name}({args})"
+        paging = {
+            "example": _example(
+                "with Client",
+                auth_args,
+                [
+                    f"for item in {call_of}:",
+                    "    print(item)",
+                    f"page = {call_of}.page()",
+                    "print(page.items, page.has_next())",
+                ],
+            ),
+            "async_example": _example(
+                "async with AsyncClient",
+                auth_args,
+                [
+                    f"async for item in {call_of}:",
+                    "    print(item)",
+                    f"page = await {call_of}.page()",
+                ],
+            ),
+            "operations": [
+                {"attr": ident(r.attr), "name": ident(o.name), "style": md_text(o.pagination.style)}
+                for r in sdk.resources
+                for o in r.operations
+                if o.pagination is not None
+            ],
+        }
     operations = [
         {"attr": ident(r.attr), "name": ident(op.name), "http": md_code(f"{op.method} {op.path}")}
         for r in sdk.resources
         for op in r.operations
     ]
+    prefix = env_prefix(sdk)
+    credentials = None
+    if sdk.auths:
+        names = [
+            p
+            for auth in sdk.auths
+            for p in (
+                [auth.username_param, auth.password_param]
+                if isinstance(auth, ir.BasicAuth)
+                else [auth.param]
+            )
+        ]
+        provided = next((a.param for a in sdk.auths if not isinstance(a, ir.BasicAuth)), None)
+        ops = [op for r in sdk.resources for op in r.operations]
+        credentials = {
+            "required": bool(ops) and all(op.security for op in ops),
+            "pairs": Code(
+                ", ".join(
+                    f"`{md_code(n)}=` (or `{md_code(f'{prefix}_{n.upper()}')}`)" for n in names
+                )
+            ),
+            "example": Code(
+                layout(
+                    "def current_key() -> str:\n"
+                    '    return "..."  # read it from your secret store\n\n\n'
+                    f"with Client({provided}=current_key) as client:\n    ..."
+                )
+            )
+            if provided
+            else None,
+        }
+    every = [op for r in sdk.resources for op in r.operations]
+    files = {
+        "uploads": any(
+            op.body is not None and op.body.kind in ("binary", "multipart") for op in every
+        ),
+        "downloads": any(op.response.kind == "binary" for op in every),
+    }
     return {
+        "log_env": md_code(f"{env_prefix(sdk)}_LOG"),
+        "log_name": md_code(sdk.package),
+        "files": files if any(files.values()) else None,
+        "credentials": credentials,
         "sync_example": _example("with Client", auth_args, call),
         "async_example": _example("async with AsyncClient", auth_args, async_call),
         "jobs": jobs,
+        "options": options,
+        "paging": paging,
         "operations": operations,
     }
 
@@ -284,6 +422,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     imports.add("._runtime", "http", "_http")
     imports.add("._runtime", "waitspec", "_ws")
     imports.add("._version", "USER_AGENT")
+    if client["envs"]:
+        imports.add("os", "environ", "_environ")
     lines = imports.lines()
     if sdk.resources:
         imports.add("functools")
@@ -296,7 +436,10 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         lines += [Code("    " + line if line else "") for line in checking.lines(4)]
     client["imports"] = lines
     params = [p for auth in client["auths"] for p in auth["params"]]
-    client["auth_signature"] = join(", ", [Code(f"{p}: str | None") for p in params])
+    client["auth_signature"] = join(
+        ", ",
+        [Code(f"{p}: {auth['types'][1]}") for auth in client["auths"] for p in auth["params"]],
+    )
     client["auth_call"] = join(", ", params)
     client["base_url_doc"] = doc_text(sdk.base_url)
     put(f"{pkg}/_client.py", "package/_client.py.jinja", c=client)
@@ -312,7 +455,9 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     top = [
         "API_VERSION",
         "AsyncClient",
+        "AsyncClientCredentials",
         "Client",
+        "ClientCredentials",
         "JobOutcome",
         "PollEvent",
         "UNSET",

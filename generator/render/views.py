@@ -306,6 +306,18 @@ def _path_expression(path: str, params: dict[str, ir.Parameter]) -> str:
     return " + ".join(parts) or py_literal("")
 
 
+_IDEMPOTENCY_KEY = "idempotency_key"
+# The per-call options every operation takes, after its own parameters.
+_OPTION_PARAMS = [
+    "timeout: float | httpx.Timeout | None = None",
+    "max_retries: int | None = None",
+    "extra_headers: _abc.Mapping[str, str] | None = None",
+    "extra_query: _abc.Mapping[str, object] | None = None",
+    "extra_body: _abc.Mapping[str, object] | None = None",
+]
+_OPTION_NAMES = ["timeout", "max_retries", "extra_headers", "extra_query", "extra_body"]
+
+
 def operation_view(
     code: TypeCode, op: ir.Operation, idempotency_header: str | None = None
 ) -> dict[str, Any]:
@@ -325,7 +337,7 @@ def operation_view(
     if op.body is not None:
         annotation: str = code.annotation(op.body.type)
         if op.body.kind == "binary":
-            annotation = "bytes"
+            annotation = "_wire.FileContent"
         body_sig = (
             f"body: {annotation}"
             if op.body.required
@@ -340,12 +352,34 @@ def operation_view(
     for p in optional_kw:
         annotation, default = _param_annotation(code, p)
         kw.append(f"{p.name}: {annotation} = {default}")
-    kw.append("timeout: float | None = None")
-    kw.append("extra_headers: _abc.Mapping[str, str] | None = None")
+    idem = None
+    idem_param = None
+    if idempotency_header is not None:
+        idem = py_literal(idempotency_header)
+    elif any(p.location == "header" and p.wire.lower() == "idempotency-key" for p in keyword):
+        idem = py_literal(next(p.wire for p in keyword if p.wire.lower() == "idempotency-key"))
+    wire_idem = idempotency_header or "Idempotency-Key"
+    declared = next(
+        (p for p in keyword if p.location == "header" and p.wire.lower() == wire_idem.lower()),
+        None,
+    )
+    synthetic_idem = (
+        idempotency_header is not None
+        and declared is None
+        and all(p.name != _IDEMPOTENCY_KEY for p in op.parameters)
+    )
+    if declared is not None:
+        idem_param = declared.name
+    elif synthetic_idem:
+        idem_param = _IDEMPOTENCY_KEY
+        kw.append(f"{_IDEMPOTENCY_KEY}: str | _s.Unset = _s.UNSET")
+    kw += _OPTION_PARAMS
     signature = ", ".join(sig + ["*"] + kw)
     call_kw = [f"{name}={name}" for name in ["body"] if op.body is not None]
     call_kw += [f"{p.name}={p.name}" for p in keyword]
-    call_kw += ["timeout=timeout", "extra_headers=extra_headers"]
+    if synthetic_idem:
+        call_kw.append(f"{_IDEMPOTENCY_KEY}={_IDEMPOTENCY_KEY}")
+    call_kw += [f"{name}={name}" for name in _OPTION_NAMES]
     call_args = ", ".join(call + call_kw)
 
     params = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "query"]
@@ -353,6 +387,11 @@ def operation_view(
         key, _, value = pair.partition("=")
         params.append(f"{py_literal(key)}: {py_literal(value)}")
     headers = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "header"]
+    accepts = op.response.media_type if op.response.kind in ("binary", "text") else None
+    if accepts and not any(p.wire.lower() == "accept" for p in keyword if p.location == "header"):
+        headers.insert(0, f'"Accept": {py_literal(accepts)}')
+    if synthetic_idem and idempotency_header is not None:
+        headers.append(f"{py_literal(idempotency_header)}: {_IDEMPOTENCY_KEY}")
     cookies = [f"({py_str(p.wire)}, {p.name})" for p in keyword if p.location == "cookie"]
     if cookies:
         headers.append(f'"Cookie": _cookie_header({_tuple_of([Code(c) for c in cookies])})')
@@ -363,7 +402,7 @@ def operation_view(
             "form": ("form", "_s.encode(body)"),
             "multipart": ("files", "_multipart(body)"),
             "text": ("content", "body"),
-            "binary": ("content", "body"),
+            "binary": ("content", "_wire.binary_content(body)"),
         }[op.body.kind]
         if not op.body.required:
             value = f"None if isinstance(body, _s.Unset) else {value}"
@@ -392,12 +431,13 @@ def operation_view(
     lines = [op.summary, op.description]
     if doc_args:
         lines.append("Args:\n" + "\n".join("    " + " ".join(a.split()) for a in doc_args))
+    paging = _paging_view(code, op)
+    if paging is not None:
+        lines.append(
+            "Returns every item, fetching pages as iteration needs them; ``.page()`` "
+            "is the first page (``.items``, ``.has_next()``, ``.next_page()``)."
+        )
     lines.append(f"``{op.method} {op.path}`` (operationId ``{op.operation_id}``).")
-    idem = None
-    if idempotency_header is not None:
-        idem = py_literal(idempotency_header)
-    elif any(p.location == "header" and p.wire.lower() == "idempotency-key" for p in keyword):
-        idem = py_literal(next(p.wire for p in keyword if p.wire.lower() == "idempotency-key"))
     return {
         "name": ident(op.name),
         "options_fn": ident(f"_{op.name}_request"),
@@ -414,10 +454,38 @@ def operation_view(
         "decode": Code(decode),
         "doc": docstring(*lines, indent=8),
         "idempotency_header": idem,
+        "idem_param": idem_param,
+        "paging": paging,
         "deprecated": op.deprecated,
         "types": [p.type for p in op.parameters]
         + ([op.body.type] if op.body is not None else [])
-        + ([response.type] if response.type is not None and response.kind == "json" else []),
+        + ([response.type] if response.type is not None and response.kind == "json" else [])
+        + ([op.pagination.item_type] if op.pagination is not None else []),
+    }
+
+
+def _paging_view(code: TypeCode, op: ir.Operation) -> dict[str, Code] | None:
+    """The ``Paging`` of a list operation, its item type and decoder."""
+    p = op.pagination
+    if p is None:
+        return None
+    args = [f"style={py_str(p.style)}", f"items={_tuple(p.items)}"]
+    for key, text in (("param", p.param), ("limit_param", p.limit_param)):
+        if text is not None:
+            args.append(f"{key}={py_str(text)}")
+    for key, path in (
+        ("next_cursor", p.next_cursor),
+        ("item_cursor", p.item_cursor),
+        ("has_more", p.has_more),
+        ("next_url", p.next_url),
+    ):
+        if path is not None:
+            args.append(f"{key}={_tuple(path)}")
+    return {
+        "const": Code(ident(f"_{op.name}_paging").upper()),
+        "args": Code(", ".join(args)),
+        "item": code.annotation(p.item_type),
+        "decoder": code.decoder(p.item_type),
     }
 
 
@@ -524,16 +592,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         view["result"] = None
     if job.create is not None:
         create_view = operation_view(code, job.create, job.idempotency_header)
-        idem_param = None
-        if job.idempotency_header is not None:
-            idem_param = next(
-                (
-                    p.name
-                    for p in job.create.parameters
-                    if p.location == "header" and p.wire.lower() == job.idempotency_header.lower()
-                ),
-                None,
-            )
+        idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
         # The waiter owns the idempotency key: the caller does not pass one.
         signature = create_view["signature"]
         call_args = create_view["call_args"]
@@ -551,8 +610,8 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         view["create"] = {
             "signature": Code(
                 signature.replace(
-                    "timeout: float | None = None, ",
-                    "timeout: float | None = None, deadline: float = 600.0, on_poll: "
+                    _OPTION_PARAMS[0] + ", ",
+                    _OPTION_PARAMS[0] + ", deadline: float = 600.0, on_poll: "
                     f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, ",
                 )
             ),
@@ -572,7 +631,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
     return view
 
 
-_RESOURCE_STATIC = "_http httpx"
+_RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
 _JOB_STATIC = "_abc _ws _waiter _t"
 
@@ -582,6 +641,8 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
     parts = [_RESOURCE_STATIC]
     for op in ops:
         parts += [_OPERATION_STATIC, op["signature"], op["call_args"], op["path"], op["returns"]]
+        if op["paging"] is not None:
+            parts += ["_pages", op["paging"]["item"], op["paging"]["decoder"]]
         parts += [op["decode"], op["header_dict"], op["params"] or "", *op["body_args"]]
         if "_cookie_header" in op["header_dict"]:
             parts.append("_path _s")
@@ -626,6 +687,9 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     for name, alias in [
         ("serde", "_s"),
         ("http", "_http"),
+        ("response", "_resp"),
+        ("pagination", "_pages"),
+        ("wire", "_wire"),
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
     ]:
@@ -650,7 +714,18 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         "refs": refs,
         "imports": imports.used(used).lines(),
         "all_names": join(
-            ", ", [py_str(n) for n in sorted([resource.name, "Async" + resource.name], key=all_key)]
+            ", ",
+            [
+                py_str(n)
+                for n in sorted(
+                    [
+                        prefix + resource.name + suffix
+                        for prefix in ["", "Async"]
+                        for suffix in ["", "WithRawResponse", "WithStreamingResponse"]
+                    ],
+                    key=all_key,
+                )
+            ],
         ),
         "has_cookies": "_cookie_header" in used,
         "has_multipart": any("_multipart" in arg for op in ops for arg in op["body_args"]),
@@ -658,6 +733,16 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
             job["create"] and "_with_key(" in job["create"]["call_args"] for job in jobs
         ),
     }
+
+
+_PROVIDED_SYNC = "str | _abc.Callable[[], str] | None"
+_PROVIDED_ASYNC = "str | _abc.Callable[[], str | _abc.Awaitable[str]] | None"
+
+
+def env_prefix(sdk: ir.Sdk) -> str:
+    """The prefix of the environment variables a client reads its credentials from."""
+    stem = sdk.package.upper()
+    return stem[: -len("_SDK")] if stem.endswith("_SDK") and len(stem) > 4 else stem
 
 
 def client_view(sdk: ir.Sdk) -> dict[str, Any]:
@@ -675,6 +760,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                         f"{py_str(auth.where)}, {ident(auth.param)})"
                     ),
                     "check": ident(auth.param),
+                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
                 }
             )
         elif isinstance(auth, ir.BearerAuth):
@@ -686,6 +772,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                     ),
                     "make": Code(f"_http.Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
                     "check": ident(auth.param),
+                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
                 }
             )
         else:
@@ -702,10 +789,28 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                     "check": Code(
                         f"{ident(auth.username_param)} is not None and {ident(auth.password_param)}"
                     ),
+                    "types": (Code("str | None"), Code("str | None")),
                 }
             )
+    prefix = env_prefix(sdk)
+    envs = [
+        {"param": p, "name": py_str(f"{prefix}_{p.upper()}"), "doc": Code(f"{prefix}_{p.upper()}")}
+        for auth in auths
+        for p in auth["params"]
+    ]
+    ops = [op for r in sdk.resources for op in r.operations]
+    required = bool(auths) and bool(ops) and all(op.security for op in ops)
+    choices = "; or ".join(
+        "=, ".join(str(p) for p in auth["params"])
+        + "= or set "
+        + ", ".join(f"{prefix}_{str(p).upper()}" for p in auth["params"])
+        for auth in auths
+    )
     return {
         "auths": auths,
+        "envs": envs,
+        "required": required,
+        "missing": py_str(f"no credentials: pass {choices}"),
         "base_url": py_str(sdk.base_url) if sdk.base_url and "://" in sdk.base_url else None,
         "resources": [
             {

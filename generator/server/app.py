@@ -28,6 +28,7 @@ from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, h
 from .errors import ErrorShapes
 from .kinds import JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
+from .listing import list_operations, page_of
 from .log import RequestRecord, mask_headers, mask_query
 from .routes import Matched, Route, Router
 from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
@@ -86,7 +87,7 @@ class JobApp:
         self.wall = wall
         self.kinds = {job.name: JobKind(job, sdk.schemas) for job in sdk.jobs}
         self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
-        self.router = Router(sdk.jobs)
+        self.router = Router(sdk.jobs, tuple(list_operations(sdk)))
         self.store = Store(limits or Limits())
         self._fingerprint_key = secrets.token_bytes(32)
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
@@ -260,6 +261,8 @@ class JobApp:
             )
         if route.role == "create":
             return self._create(request, route, credentials, exchange, now)
+        if route.role == "list":
+            return self._list(request, route, credentials, now)
         return self._read(request, found, credentials, exchange, now)
 
     def _read(
@@ -283,6 +286,25 @@ class JobApp:
         if route.role == "status":
             return self._status(route, sim, exchange, now)
         return self._result(route, sim, now)
+
+    def _list(self, request: Request, route: Route, credentials: Credentials, now: float) -> Answer:
+        """A page of the caller's jobs of the route's kind, oldest first (no poll counted)."""
+        kind = self.kinds[route.job.name]
+        records: list[tuple[str, Any]] = []
+        for sim in self.store.jobs.values():
+            if sim.name != route.job.name:
+                continue
+            if sim.owner is not None and credentials.required and credentials.value != sim.owner:
+                continue
+            sim.progress, view = peek(sim.scenario, sim.progress, now)
+            record: Any = kind.status_body(sim, view)
+            for key in route.job.record_path:
+                record = record.get(key) if isinstance(record, dict) else None
+            records.append((sim.id, record))
+        params = {name: values[-1] for name, values in request.params.items()}
+        body, headers = page_of(route.operation, records, params, kind.sampler(self.wall()))
+        status = route.operation.response.status
+        return json_answer(int(status) if status.isdigit() else 200, body, headers)
 
     def _status(self, route: Route, sim: SimJob, exchange: _Exchange, now: float) -> Answer:
         kind = self.kinds[sim.name]

@@ -11,7 +11,7 @@ from ..model import ir
 
 __all__ = ["Matched", "Route", "Router", "compile_path"]
 
-OperationRole = Literal["create", "status", "result"]
+OperationRole = Literal["create", "status", "result", "list"]
 
 _PARAM = re.compile(r"\{([^{}]+)\}")
 
@@ -47,10 +47,18 @@ class Matched:
 
 
 class Router:
-    """The create, status and result operations of every declared job."""
+    """The create, status and result operations of every declared job, and list
+    operations (``lists``: each with the job whose records it lists)."""
 
-    def __init__(self, jobs: tuple[ir.Job, ...]) -> None:
+    def __init__(
+        self,
+        jobs: tuple[ir.Job, ...],
+        lists: tuple[tuple[ir.Job, ir.Operation], ...] = (),
+    ) -> None:
         self.routes: list[Route] = []
+        for job, listing in lists:
+            pattern, names = compile_path(listing.path)
+            self.routes.append(Route("GET", pattern, names, job, "list", listing))
         for job in jobs:
             roles: tuple[tuple[OperationRole, ir.Operation | None], ...] = (
                 ("create", job.create),

@@ -90,8 +90,9 @@ def test_basic(features: ModuleType) -> None:
 
 def test_missing_credential_is_not_sent(features: ModuleType) -> None:
     rec = Recorder(ok())
-    features.Client(transport=httpx.MockTransport(rec)).things.get("t1")
+    features.Client(token="t", transport=httpx.MockTransport(rec)).things.get("t1")
     assert "X-Key" not in rec.requests[0].headers
+    assert "Authorization" not in rec.requests[0].headers  # getThing takes the key only
 
 
 def test_path_query_and_default_parameters(features: ModuleType) -> None:
@@ -113,7 +114,9 @@ def test_user_agent_and_default_headers(features: ModuleType) -> None:
 def test_injected_http_client_is_used_and_not_closed(features: ModuleType) -> None:
     rec = Recorder(ok())
     http = httpx.Client(transport=httpx.MockTransport(rec))
-    with features.Client(base_url="https://other.example/v9", http_client=http) as c:
+    with features.Client(
+        key_header_api_key="k", base_url="https://other.example/v9", http_client=http
+    ) as c:
         c.things.get("t1")
     assert str(rec.requests[0].url).startswith("https://other.example/v9/things/t1")
     assert not http.is_closed

@@ -9,6 +9,7 @@ runs, with a `Retry-After` header on every answer, until `status` is `Succeeded`
 or `Canceled`. Every request carries the `api-version` query parameter."""
 
 from ._client import AsyncClient, Client
+from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -46,9 +47,11 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncClientCredentials",
     "AuthenticationError",
     "BadRequestError",
     "Client",
+    "ClientCredentials",
     "ConflictError",
     "DecodeError",
     "InternalServerError",

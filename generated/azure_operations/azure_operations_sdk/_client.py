@@ -7,6 +7,7 @@ import collections.abc as _abc
 import functools
 import types as _types
 import typing as _t
+from os import environ as _environ
 
 import httpx
 
@@ -20,10 +21,18 @@ if _t.TYPE_CHECKING:
 __all__ = ["AsyncClient", "Client"]
 
 
-def _credentials(api_key: str | None) -> list[_http.Credential]:
+def _credentials(
+    api_key: str | _abc.Callable[[], str | _abc.Awaitable[str]] | None,
+) -> list[_http.Credential]:
+    if api_key is None:
+        api_key = _environ.get("AZURE_OPERATIONS_API_KEY")
     credentials: list[_http.Credential] = []
     if api_key:
         credentials.append(_http.ApiKey("apiKeyHeader", "api-key", "header", api_key))
+    if not credentials:
+        raise _http.MissingCredentials(
+            "no credentials: pass api_key= or set AZURE_OPERATIONS_API_KEY",
+        )
     return credentials
 
 
@@ -33,6 +42,8 @@ class Client:
 
     Args:
         api_key: API key sent as the header 'api-key'.
+            Not given, each is read from the environment (AZURE_OPERATIONS_API_KEY).
+            A key or token may be a function returning the current value.
         base_url: The API's root URL (default https://example.cognitiveservices.azure.com/language).
         timeout: Seconds (or an ``httpx.Timeout``) for each request.
         headers: Headers sent with every request.
@@ -45,7 +56,7 @@ class Client:
     def __init__(
         self,
         *,
-        api_key: str | None = None,
+        api_key: str | _abc.Callable[[], str] | None = None,
         base_url: str = "https://example.cognitiveservices.azure.com/language",
         timeout: float | httpx.Timeout | None = 60.0,
         headers: _abc.Mapping[str, str] | None = None,
@@ -68,6 +79,23 @@ class Client:
 
     def __repr__(self) -> str:
         return f"<Client base_url={self._http.base_url!r}>"
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        headers: _abc.Mapping[str, str] | None = None,
+    ) -> Client:
+        """A copy of this client with other defaults, sharing its connection pool.
+
+        ``headers`` are added to this client's; closing the copy leaves the pool open.
+        """
+        client = object.__new__(Client)
+        client._http = self._http.copy(
+            timeout=timeout, max_retries=max_retries, headers=headers
+        )
+        return client
 
     @functools.cached_property
     def analysis(self) -> Analysis:
@@ -98,6 +126,8 @@ class AsyncClient:
 
     Args:
         api_key: API key sent as the header 'api-key'.
+            Not given, each is read from the environment (AZURE_OPERATIONS_API_KEY).
+            A key or token may be a function returning the current value (or an awaitable).
         base_url: The API's root URL (default https://example.cognitiveservices.azure.com/language).
         timeout: Seconds (or an ``httpx.Timeout``) for each request.
         headers: Headers sent with every request.
@@ -110,7 +140,7 @@ class AsyncClient:
     def __init__(
         self,
         *,
-        api_key: str | None = None,
+        api_key: str | _abc.Callable[[], str | _abc.Awaitable[str]] | None = None,
         base_url: str = "https://example.cognitiveservices.azure.com/language",
         timeout: float | httpx.Timeout | None = 60.0,
         headers: _abc.Mapping[str, str] | None = None,
@@ -133,6 +163,23 @@ class AsyncClient:
 
     def __repr__(self) -> str:
         return f"<AsyncClient base_url={self._http.base_url!r}>"
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        headers: _abc.Mapping[str, str] | None = None,
+    ) -> AsyncClient:
+        """A copy of this client with other defaults, sharing its connection pool.
+
+        ``headers`` are added to this client's; closing the copy leaves the pool open.
+        """
+        client = object.__new__(AsyncClient)
+        client._http = self._http.copy(
+            timeout=timeout, max_retries=max_retries, headers=headers
+        )
+        return client
 
     @functools.cached_property
     def analysis(self) -> AsyncAnalysis:

@@ -10,6 +10,7 @@ hints.
 Once `JobComplete`, the successful and failed record results can be downloaded as CSV."""
 
 from ._client import AsyncClient, Client
+from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -47,9 +48,11 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncClientCredentials",
     "AuthenticationError",
     "BadRequestError",
     "Client",
+    "ClientCredentials",
     "ConflictError",
     "DecodeError",
     "InternalServerError",

@@ -9,6 +9,7 @@ backoff,
 or listen for the `reporting.report_run.succeeded` webhook."""
 
 from ._client import AsyncClient, Client
+from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -46,9 +47,11 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncClientCredentials",
     "AuthenticationError",
     "BadRequestError",
     "Client",
+    "ClientCredentials",
     "ConflictError",
     "DecodeError",
     "InternalServerError",

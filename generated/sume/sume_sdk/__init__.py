@@ -8,6 +8,7 @@ result only once `result_ready` is true. A job is readable only by the member wh
 key created it."""
 
 from ._client import AsyncClient, Client
+from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -45,9 +46,11 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncClientCredentials",
     "AuthenticationError",
     "BadRequestError",
     "Client",
+    "ClientCredentials",
     "ConflictError",
     "DecodeError",
     "InternalServerError",

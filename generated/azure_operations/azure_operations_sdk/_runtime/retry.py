@@ -7,7 +7,8 @@ and by the base client for idempotent requests and POSTs that carry an idempoten
 - retried: `APIConnectionError` (timeouts included), raw `httpx.TransportError`,
   `APIStatusError` with status 408, 429, 500, 502, 503 or 504, and `UnreadableStatus`
   (a 2xx status body that is not a record); anything else (400, 401, 403, 404, 409,
-  422...) propagates at once;
+  422...) propagates at once; a response's `x-should-retry: true|false` overrides
+  its status either way;
 - the wait before a retry is the response's `Retry-After` (or `retry-after-ms`) when it
   has a readable one, else equal-jitter backoff from `policy.first` up to `policy.cap`;
 - retrying stops at `policy.attempts` attempts, when the next sleep would pass
@@ -99,8 +100,14 @@ class RetryStats:
 
 
 def is_retryable(error: BaseException) -> bool:
-    """Whether a failed request is worth retrying."""
+    """Whether a failed request is worth retrying.
+
+    A response's ``x-should-retry: true`` or ``false`` overrides the status.
+    """
     if isinstance(error, APIStatusError):
+        override = str(error.response.headers.get("x-should-retry", "")).strip().lower()
+        if override in ("true", "false"):
+            return override == "true"
         return error.status_code in RETRYABLE_STATUS
     return isinstance(
         error, (APIConnectionError, httpx.TransportError, UnreadableStatus)

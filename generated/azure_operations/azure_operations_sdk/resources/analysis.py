@@ -10,6 +10,7 @@ import uuid
 import httpx
 
 from .._runtime import http as _http
+from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
@@ -18,7 +19,14 @@ from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
 from ..models.operation_status import OperationStatus
 
-__all__ = ["Analysis", "AsyncAnalysis"]
+__all__ = [
+    "Analysis",
+    "AnalysisWithRawResponse",
+    "AnalysisWithStreamingResponse",
+    "AsyncAnalysis",
+    "AsyncAnalysisWithRawResponse",
+    "AsyncAnalysisWithStreamingResponse",
+]
 
 _ANALYSIS_SPEC = _ws.JobSpec(
     name="analysis",
@@ -49,8 +57,11 @@ def _start_request(
     api_version: str = "2024-05-01",
     repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
     repeatability_first_sent: str | _s.Unset = _s.UNSET,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="POST",
@@ -64,6 +75,9 @@ def _start_request(
         json=_s.encode(body),
         security=("apiKeyHeader",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -76,8 +90,11 @@ def _get_operation_status_request(
     operation_id: uuid.UUID | str,
     *,
     api_version: str = "2024-05-01",
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -86,6 +103,9 @@ def _get_operation_status_request(
         headers={**(extra_headers or {})},
         security=("apiKeyHeader",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -98,8 +118,11 @@ def _get_result_request(
     operation_id: uuid.UUID | str,
     *,
     api_version: str = "2024-05-01",
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -108,6 +131,9 @@ def _get_result_request(
         headers={**(extra_headers or {})},
         security=("apiKeyHeader",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -136,6 +162,16 @@ class Analysis:
             limiter=http.status_limiter,
         )
 
+    @property
+    def with_raw_response(self) -> AnalysisWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return AnalysisWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> AnalysisWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return AnalysisWithStreamingResponse(self._http)
+
     def start(
         self,
         *,
@@ -143,8 +179,11 @@ class Analysis:
         api_version: str = "2024-05-01",
         repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
         repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> OperationStatus:
         """Start analysing a set of documents
 
@@ -156,26 +195,32 @@ class Analysis:
                 Repeatability-Request-ID was first sent, as an HTTP-date.
 
         ``POST /analyze`` (operationId ``startAnalysis``)."""
-        response = self._http.request(
+        return self._http.call(
             _start_request(
                 body=body,
                 api_version=api_version,
                 repeatability_request_id=repeatability_request_id,
                 repeatability_first_sent=repeatability_first_sent,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _start_response,
             idempotency_header="Repeatability-Request-ID",
         )
-        return _start_response(response)
 
     def get_operation_status(
         self,
         operation_id: uuid.UUID | str,
         *,
         api_version: str = "2024-05-01",
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> OperationStatus:
         """Read the status monitor of an analysis
 
@@ -185,23 +230,29 @@ class Analysis:
             api_version: The API version to use.
 
         ``GET /operations/{operationId}`` (operationId ``getOperationStatus``)."""
-        response = self._http.request(
+        return self._http.call(
             _get_operation_status_request(
                 operation_id,
                 api_version=api_version,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_operation_status_response,
         )
-        return _get_operation_status_response(response)
 
     def get_result(
         self,
         operation_id: uuid.UUID | str,
         *,
         api_version: str = "2024-05-01",
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> AnalysisResult:
         """Read the result of a succeeded analysis
 
@@ -211,15 +262,18 @@ class Analysis:
             api_version: The API version to use.
 
         ``GET /analyses/{operationId}`` (operationId ``getAnalysisResult``)."""
-        response = self._http.request(
+        return self._http.call(
             _get_result_request(
                 operation_id,
                 api_version=api_version,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_result_response,
         )
-        return _get_result_response(response)
 
     def _read_analysis_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(
@@ -290,10 +344,13 @@ class Analysis:
         body: AnalyzeRequest,
         api_version: str = "2024-05-01",
         repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> AnalysisResult:
         """Create an analysis job and wait for its result.
 
@@ -309,7 +366,10 @@ class Analysis:
                     repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header="Repeatability-Request-ID",
             )
@@ -358,6 +418,16 @@ class AsyncAnalysis:
             limiter=http.status_limiter,
         )
 
+    @property
+    def with_raw_response(self) -> AsyncAnalysisWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return AsyncAnalysisWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> AsyncAnalysisWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return AsyncAnalysisWithStreamingResponse(self._http)
+
     async def start(
         self,
         *,
@@ -365,8 +435,11 @@ class AsyncAnalysis:
         api_version: str = "2024-05-01",
         repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
         repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> OperationStatus:
         """Start analysing a set of documents
 
@@ -378,26 +451,32 @@ class AsyncAnalysis:
                 Repeatability-Request-ID was first sent, as an HTTP-date.
 
         ``POST /analyze`` (operationId ``startAnalysis``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _start_request(
                 body=body,
                 api_version=api_version,
                 repeatability_request_id=repeatability_request_id,
                 repeatability_first_sent=repeatability_first_sent,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _start_response,
             idempotency_header="Repeatability-Request-ID",
         )
-        return _start_response(response)
 
     async def get_operation_status(
         self,
         operation_id: uuid.UUID | str,
         *,
         api_version: str = "2024-05-01",
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> OperationStatus:
         """Read the status monitor of an analysis
 
@@ -407,23 +486,29 @@ class AsyncAnalysis:
             api_version: The API version to use.
 
         ``GET /operations/{operationId}`` (operationId ``getOperationStatus``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _get_operation_status_request(
                 operation_id,
                 api_version=api_version,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_operation_status_response,
         )
-        return _get_operation_status_response(response)
 
     async def get_result(
         self,
         operation_id: uuid.UUID | str,
         *,
         api_version: str = "2024-05-01",
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> AnalysisResult:
         """Read the result of a succeeded analysis
 
@@ -433,15 +518,18 @@ class AsyncAnalysis:
             api_version: The API version to use.
 
         ``GET /analyses/{operationId}`` (operationId ``getAnalysisResult``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _get_result_request(
                 operation_id,
                 api_version=api_version,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_result_response,
         )
-        return _get_result_response(response)
 
     async def _read_analysis_status(
         self,
@@ -523,10 +611,13 @@ class AsyncAnalysis:
         body: AnalyzeRequest,
         api_version: str = "2024-05-01",
         repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> AnalysisResult:
         """Create an analysis job and wait for its result.
 
@@ -542,7 +633,10 @@ class AsyncAnalysis:
                     repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header="Repeatability-Request-ID",
             )
@@ -572,4 +666,352 @@ class AsyncAnalysis:
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+        )
+
+
+class AnalysisWithRawResponse:
+    """Operations of the Analysis resource, returning the raw response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def start(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[OperationStatus]:
+        """Like ``start``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _start_request(
+                body=body,
+                api_version=api_version,
+                repeatability_request_id=repeatability_request_id,
+                repeatability_first_sent=repeatability_first_sent,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _start_response,
+            idempotency_header="Repeatability-Request-ID",
+        )
+
+    def get_operation_status(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[OperationStatus]:
+        """Like ``get_operation_status``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_operation_status_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_operation_status_response,
+        )
+
+    def get_result(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[AnalysisResult]:
+        """Like ``get_result``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_result_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
+        )
+
+
+class AsyncAnalysisWithRawResponse:
+    """Asynchronous operations of the Analysis resource, returning the raw response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    async def start(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[OperationStatus]:
+        """Like ``start``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _start_request(
+                body=body,
+                api_version=api_version,
+                repeatability_request_id=repeatability_request_id,
+                repeatability_first_sent=repeatability_first_sent,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _start_response,
+            idempotency_header="Repeatability-Request-ID",
+        )
+
+    async def get_operation_status(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[OperationStatus]:
+        """Like ``get_operation_status``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_operation_status_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_operation_status_response,
+        )
+
+    async def get_result(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[AnalysisResult]:
+        """Like ``get_result``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_result_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
+        )
+
+
+class AnalysisWithStreamingResponse:
+    """Operations of the Analysis resource, streaming the response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def start(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[OperationStatus]:
+        """Like ``start``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _start_request(
+                body=body,
+                api_version=api_version,
+                repeatability_request_id=repeatability_request_id,
+                repeatability_first_sent=repeatability_first_sent,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _start_response,
+            idempotency_header="Repeatability-Request-ID",
+        )
+
+    def get_operation_status(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[OperationStatus]:
+        """Like ``get_operation_status``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_operation_status_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_operation_status_response,
+        )
+
+    def get_result(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[AnalysisResult]:
+        """Like ``get_result``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_result_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
+        )
+
+
+class AsyncAnalysisWithStreamingResponse:
+    """Asynchronous operations of the Analysis resource, streaming the response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    def start(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[OperationStatus]:
+        """Like ``start``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _start_request(
+                body=body,
+                api_version=api_version,
+                repeatability_request_id=repeatability_request_id,
+                repeatability_first_sent=repeatability_first_sent,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _start_response,
+            idempotency_header="Repeatability-Request-ID",
+        )
+
+    def get_operation_status(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[OperationStatus]:
+        """Like ``get_operation_status``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_operation_status_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_operation_status_response,
+        )
+
+    def get_result(
+        self,
+        operation_id: uuid.UUID | str,
+        *,
+        api_version: str = "2024-05-01",
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[AnalysisResult]:
+        """Like ``get_result``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_result_request(
+                operation_id,
+                api_version=api_version,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
         )

@@ -15,11 +15,15 @@ carries them as sent); this SDK's messages drop query strings.
 from __future__ import annotations
 
 import base64
+import inspect
 import re
+from collections.abc import Awaitable, Callable
 from typing import Union
 
 import attrs
 import httpx
+
+from .errors import SDKError
 
 __all__ = [
     "ApiKey",
@@ -27,6 +31,9 @@ __all__ = [
     "Bearer",
     "Credential",
     "MaskedHeaders",
+    "MissingCredentials",
+    "SecretSource",
+    "ask_providers",
     "authorization",
     "masked_headers",
     "split_userinfo",
@@ -38,16 +45,50 @@ _LOOKS_SECRET = re.compile(
 )
 
 
+#: A credential: its value, or a function that returns the current one (a token
+#: provider, called for every request; an async client may give an async one).
+SecretSource = Union[str, Callable[[], Union[str, Awaitable[str]]]]
+
+
+class MissingCredentials(SDKError, ValueError):
+    """A client was made without any of the credentials its API requires."""
+
+
 class _Secret:
     """A credential value that never shows itself in a repr, a log or an error."""
 
     __slots__ = ("_value",)
 
-    def __init__(self, value: str) -> None:
+    def __init__(self, value: SecretSource) -> None:
         self._value = value
 
+    @property
+    def dynamic(self) -> bool:
+        """Whether the value comes from a provider (asked again for every request)."""
+        return callable(self._value)
+
     def reveal(self) -> str:
-        return self._value
+        value = self._value() if callable(self._value) else self._value
+        if not isinstance(value, str):
+            if inspect.isawaitable(value):
+                close = getattr(value, "close", None)
+                if close is not None:
+                    close()
+                raise TypeError("an async token provider needs AsyncClient")
+            raise TypeError(
+                f"a token provider returned {type(value).__name__}, not str"
+            )
+        return value
+
+    async def reveal_async(self) -> str:
+        value = self._value() if callable(self._value) else self._value
+        if inspect.isawaitable(value):
+            value = await value
+        if not isinstance(value, str):
+            raise TypeError(
+                f"a token provider returned {type(value).__name__}, not str"
+            )
+        return value
 
     def __repr__(self) -> str:
         return "'***'"
@@ -81,6 +122,17 @@ class Basic:
 
 
 Credential = Union[ApiKey, Bearer, Basic]
+
+
+async def ask_providers(
+    credentials: tuple[Credential, ...], security: tuple[str, ...]
+) -> dict[str, str]:
+    """The current values of the provider credentials a request sends, by scheme."""
+    return {
+        c.scheme: await c.secret.reveal_async()
+        for c in credentials
+        if c.secret.dynamic and c.scheme in security
+    }
 
 
 def authorization(credential: Basic) -> str:

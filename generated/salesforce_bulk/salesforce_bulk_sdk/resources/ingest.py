@@ -9,6 +9,8 @@ import typing as _t
 import httpx
 
 from .._runtime import http as _http
+from .._runtime import pagination as _pages
+from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
@@ -20,7 +22,14 @@ from ..models.ingest_job_info_full import IngestJobInfoFull
 from ..models.ingest_job_list import IngestJobList
 from ..models.ingest_job_state_update import IngestJobStateUpdate
 
-__all__ = ["AsyncIngest", "Ingest"]
+__all__ = [
+    "AsyncIngest",
+    "AsyncIngestWithRawResponse",
+    "AsyncIngestWithStreamingResponse",
+    "Ingest",
+    "IngestWithRawResponse",
+    "IngestWithStreamingResponse",
+]
 
 _INGEST_JOB_SPEC = _ws.JobSpec(
     name="ingest_job",
@@ -44,14 +53,23 @@ _INGEST_JOB_SPEC = _ws.JobSpec(
     idempotency_header=None,
 )
 
+_GET_ALL_JOBS_PAGING = _pages.Paging(
+    style="link",
+    items=("records",),
+    next_url=("nextRecordsUrl",),
+)
+
 
 def _get_all_jobs_request(
     *,
     is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
     job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
     query_locator: str | _s.Unset = _s.UNSET,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -64,6 +82,9 @@ def _get_all_jobs_request(
         headers={**(extra_headers or {})},
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -75,8 +96,11 @@ def _get_all_jobs_response(response: httpx.Response) -> IngestJobList:
 def _create_job_request(
     *,
     body: CreateIngestJobRequest,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="POST",
@@ -85,6 +109,9 @@ def _create_job_request(
         json=_s.encode(body),
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -96,8 +123,11 @@ def _create_job_response(response: httpx.Response) -> IngestJobInfo:
 def _get_job_info_request(
     job_id: str,
     *,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -105,6 +135,9 @@ def _get_job_info_request(
         headers={**(extra_headers or {})},
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -116,8 +149,11 @@ def _get_job_info_response(response: httpx.Response) -> IngestJobInfoFull:
 def _delete_job_request(
     job_id: str,
     *,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="DELETE",
@@ -125,6 +161,9 @@ def _delete_job_request(
         headers={**(extra_headers or {})},
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -136,8 +175,11 @@ def _close_or_abort_job_request(
     job_id: str,
     *,
     body: IngestJobStateUpdate,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="PATCH",
@@ -146,6 +188,9 @@ def _close_or_abort_job_request(
         json=_s.encode(body),
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -158,8 +203,11 @@ def _upload_job_data_request(
     job_id: str,
     *,
     body: str,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="PUT",
@@ -169,6 +217,9 @@ def _upload_job_data_request(
         content_type="text/csv",
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -179,15 +230,21 @@ def _upload_job_data_response(response: httpx.Response) -> None:
 def _get_job_successful_record_results_request(
     job_id: str,
     *,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/successfulResults",
-        headers={**(extra_headers or {})},
+        headers={"Accept": "text/csv", **(extra_headers or {})},
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -198,15 +255,21 @@ def _get_job_successful_record_results_response(response: httpx.Response) -> str
 def _get_job_failed_record_results_request(
     job_id: str,
     *,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/failedResults",
-        headers={**(extra_headers or {})},
+        headers={"Accept": "text/csv", **(extra_headers or {})},
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -234,58 +297,90 @@ class Ingest:
             limiter=http.status_limiter,
         )
 
+    @property
+    def with_raw_response(self) -> IngestWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return IngestWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> IngestWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return IngestWithStreamingResponse(self._http)
+
     def get_all_jobs(
         self,
         *,
         is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
         job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
         query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
-    ) -> IngestJobList:
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _pages.SyncPager[IngestJobInfo]:
         """Get information about all ingest jobs in the org
 
         Args:
             query_locator: Where to start the next page, from `nextRecordsUrl` of the
                 previous one.
 
+        Returns every item, fetching pages as iteration needs them; ``.page()`` is the
+        first page (``.items``, ``.has_next()``, ``.next_page()``).
+
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        response = self._http.request(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                extra_headers=extra_headers,
-            ),
+        options = _get_all_jobs_request(
+            is_pk_chunking_enabled=is_pk_chunking_enabled,
+            job_type=job_type,
+            query_locator=query_locator,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_headers=extra_headers,
+            extra_query=extra_query,
+            extra_body=extra_body,
         )
-        return _get_all_jobs_response(response)
+        return _pages.SyncPager(
+            _GET_ALL_JOBS_PAGING,
+            dict(options.params),
+            lambda page: self._http.request(_http.page_options(options, page)),
+            IngestJobInfo.from_dict,
+            self._http.base_url,
+        )
 
     def create_job(
         self,
         *,
         body: CreateIngestJobRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> IngestJobInfo:
         """Create a job
 
         ``POST /services/data/v60.0/jobs/ingest`` (operationId ``createIngestJob``)."""
-        response = self._http.request(
+        return self._http.call(
             _create_job_request(
                 body=body,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _create_job_response,
         )
-        return _create_job_response(response)
 
     def get_job_info(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> IngestJobInfoFull:
         """Get job information, including its state and processing counts
 
@@ -294,17 +389,27 @@ class Ingest:
 
         ``GET /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
         ``getIngestJobInfo``)."""
-        response = self._http.request(
-            _get_job_info_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return self._http.call(
+            _get_job_info_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_info_response,
         )
-        return _get_job_info_response(response)
 
     def delete_job(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> None:
         """Delete a job (it must be UploadComplete, JobComplete, Aborted or Failed)
 
@@ -313,18 +418,28 @@ class Ingest:
 
         ``DELETE /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
         ``deleteIngestJob``)."""
-        response = self._http.request(
-            _delete_job_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return self._http.call(
+            _delete_job_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _delete_job_response,
         )
-        return _delete_job_response(response)
 
     def close_or_abort_job(
         self,
         job_id: str,
         *,
         body: IngestJobStateUpdate,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> IngestJobInfo:
         """Close a job (UploadComplete) so it is processed, or abort it (Aborted)
 
@@ -333,23 +448,29 @@ class Ingest:
 
         ``PATCH /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
         ``closeOrAbortJob``)."""
-        response = self._http.request(
+        return self._http.call(
             _close_or_abort_job_request(
                 job_id,
                 body=body,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _close_or_abort_job_response,
         )
-        return _close_or_abort_job_response(response)
 
     def upload_job_data(
         self,
         job_id: str,
         *,
         body: str,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> None:
         """Upload the job's CSV data (the job must be Open)
 
@@ -358,22 +479,28 @@ class Ingest:
 
         ``PUT /services/data/v60.0/jobs/ingest/{jobId}/batches`` (operationId
         ``uploadJobData``)."""
-        response = self._http.request(
+        return self._http.call(
             _upload_job_data_request(
                 job_id,
                 body=body,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _upload_job_data_response,
         )
-        return _upload_job_data_response(response)
 
     def get_job_successful_record_results(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> str:
         """Get the records processed successfully (columns sf__Id, sf__Created, then the
         uploaded fields)
@@ -383,21 +510,27 @@ class Ingest:
 
         ``GET /services/data/v60.0/jobs/ingest/{jobId}/successfulResults`` (operationId
         ``getJobSuccessfulRecordResults``)."""
-        response = self._http.request(
+        return self._http.call(
             _get_job_successful_record_results_request(
                 job_id,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_job_successful_record_results_response,
         )
-        return _get_job_successful_record_results_response(response)
 
     def get_job_failed_record_results(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> str:
         """Get the records that failed (columns sf__Id, sf__Error, then the uploaded
         fields)
@@ -407,14 +540,17 @@ class Ingest:
 
         ``GET /services/data/v60.0/jobs/ingest/{jobId}/failedResults`` (operationId
         ``getJobFailedRecordResults``)."""
-        response = self._http.request(
+        return self._http.call(
             _get_job_failed_record_results_request(
                 job_id,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_job_failed_record_results_response,
         )
-        return _get_job_failed_record_results_response(response)
 
     def _read_ingest_job_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(_get_job_info_request(job_id), time_left=timeout)
@@ -483,10 +619,13 @@ class Ingest:
         self,
         *,
         body: CreateIngestJobRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> str:
         """Create an ingest job and wait for its result.
 
@@ -498,7 +637,10 @@ class Ingest:
                 _create_job_request(
                     body=body,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header=None,
             )
@@ -547,58 +689,90 @@ class AsyncIngest:
             limiter=http.status_limiter,
         )
 
-    async def get_all_jobs(
+    @property
+    def with_raw_response(self) -> AsyncIngestWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return AsyncIngestWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> AsyncIngestWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return AsyncIngestWithStreamingResponse(self._http)
+
+    def get_all_jobs(
         self,
         *,
         is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
         job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
         query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
-    ) -> IngestJobList:
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _pages.AsyncPager[IngestJobInfo]:
         """Get information about all ingest jobs in the org
 
         Args:
             query_locator: Where to start the next page, from `nextRecordsUrl` of the
                 previous one.
 
+        Returns every item, fetching pages as iteration needs them; ``.page()`` is the
+        first page (``.items``, ``.has_next()``, ``.next_page()``).
+
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        response = await self._http.request(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                extra_headers=extra_headers,
-            ),
+        options = _get_all_jobs_request(
+            is_pk_chunking_enabled=is_pk_chunking_enabled,
+            job_type=job_type,
+            query_locator=query_locator,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_headers=extra_headers,
+            extra_query=extra_query,
+            extra_body=extra_body,
         )
-        return _get_all_jobs_response(response)
+        return _pages.AsyncPager(
+            _GET_ALL_JOBS_PAGING,
+            dict(options.params),
+            lambda page: self._http.request(_http.page_options(options, page)),
+            IngestJobInfo.from_dict,
+            self._http.base_url,
+        )
 
     async def create_job(
         self,
         *,
         body: CreateIngestJobRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> IngestJobInfo:
         """Create a job
 
         ``POST /services/data/v60.0/jobs/ingest`` (operationId ``createIngestJob``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _create_job_request(
                 body=body,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _create_job_response,
         )
-        return _create_job_response(response)
 
     async def get_job_info(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> IngestJobInfoFull:
         """Get job information, including its state and processing counts
 
@@ -607,17 +781,27 @@ class AsyncIngest:
 
         ``GET /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
         ``getIngestJobInfo``)."""
-        response = await self._http.request(
-            _get_job_info_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return await self._http.call(
+            _get_job_info_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_info_response,
         )
-        return _get_job_info_response(response)
 
     async def delete_job(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> None:
         """Delete a job (it must be UploadComplete, JobComplete, Aborted or Failed)
 
@@ -626,18 +810,28 @@ class AsyncIngest:
 
         ``DELETE /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
         ``deleteIngestJob``)."""
-        response = await self._http.request(
-            _delete_job_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return await self._http.call(
+            _delete_job_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _delete_job_response,
         )
-        return _delete_job_response(response)
 
     async def close_or_abort_job(
         self,
         job_id: str,
         *,
         body: IngestJobStateUpdate,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> IngestJobInfo:
         """Close a job (UploadComplete) so it is processed, or abort it (Aborted)
 
@@ -646,23 +840,29 @@ class AsyncIngest:
 
         ``PATCH /services/data/v60.0/jobs/ingest/{jobId}`` (operationId
         ``closeOrAbortJob``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _close_or_abort_job_request(
                 job_id,
                 body=body,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _close_or_abort_job_response,
         )
-        return _close_or_abort_job_response(response)
 
     async def upload_job_data(
         self,
         job_id: str,
         *,
         body: str,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> None:
         """Upload the job's CSV data (the job must be Open)
 
@@ -671,22 +871,28 @@ class AsyncIngest:
 
         ``PUT /services/data/v60.0/jobs/ingest/{jobId}/batches`` (operationId
         ``uploadJobData``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _upload_job_data_request(
                 job_id,
                 body=body,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _upload_job_data_response,
         )
-        return _upload_job_data_response(response)
 
     async def get_job_successful_record_results(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> str:
         """Get the records processed successfully (columns sf__Id, sf__Created, then the
         uploaded fields)
@@ -696,21 +902,27 @@ class AsyncIngest:
 
         ``GET /services/data/v60.0/jobs/ingest/{jobId}/successfulResults`` (operationId
         ``getJobSuccessfulRecordResults``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _get_job_successful_record_results_request(
                 job_id,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_job_successful_record_results_response,
         )
-        return _get_job_successful_record_results_response(response)
 
     async def get_job_failed_record_results(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> str:
         """Get the records that failed (columns sf__Id, sf__Error, then the uploaded
         fields)
@@ -720,14 +932,17 @@ class AsyncIngest:
 
         ``GET /services/data/v60.0/jobs/ingest/{jobId}/failedResults`` (operationId
         ``getJobFailedRecordResults``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _get_job_failed_record_results_request(
                 job_id,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_job_failed_record_results_response,
         )
-        return _get_job_failed_record_results_response(response)
 
     async def _read_ingest_job_status(
         self,
@@ -803,10 +1018,13 @@ class AsyncIngest:
         self,
         *,
         body: CreateIngestJobRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> str:
         """Create an ingest job and wait for its result.
 
@@ -818,7 +1036,10 @@ class AsyncIngest:
                 _create_job_request(
                     body=body,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header=None,
             )
@@ -848,4 +1069,800 @@ class AsyncIngest:
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+        )
+
+
+class IngestWithRawResponse:
+    """Operations of the Ingest resource, returning the raw response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def get_all_jobs(
+        self,
+        *,
+        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
+        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
+        query_locator: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobList]:
+        """Like ``get_all_jobs``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_all_jobs_response,
+        )
+
+    def create_job(
+        self,
+        *,
+        body: CreateIngestJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobInfo]:
+        """Like ``create_job``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _create_job_request(
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_job_response,
+        )
+
+    def get_job_info(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobInfoFull]:
+        """Like ``get_job_info``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_job_info_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_info_response,
+        )
+
+    def delete_job(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[None]:
+        """Like ``delete_job``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _delete_job_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _delete_job_response,
+        )
+
+    def close_or_abort_job(
+        self,
+        job_id: str,
+        *,
+        body: IngestJobStateUpdate,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobInfo]:
+        """Like ``close_or_abort_job``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _close_or_abort_job_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _close_or_abort_job_response,
+        )
+
+    def upload_job_data(
+        self,
+        job_id: str,
+        *,
+        body: str,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[None]:
+        """Like ``upload_job_data``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _upload_job_data_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _upload_job_data_response,
+        )
+
+    def get_job_successful_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[str]:
+        """Like ``get_job_successful_record_results``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_job_successful_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_successful_record_results_response,
+        )
+
+    def get_job_failed_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[str]:
+        """Like ``get_job_failed_record_results``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_job_failed_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_failed_record_results_response,
+        )
+
+
+class AsyncIngestWithRawResponse:
+    """Asynchronous operations of the Ingest resource, returning the raw response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    async def get_all_jobs(
+        self,
+        *,
+        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
+        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
+        query_locator: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobList]:
+        """Like ``get_all_jobs``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_all_jobs_response,
+        )
+
+    async def create_job(
+        self,
+        *,
+        body: CreateIngestJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobInfo]:
+        """Like ``create_job``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _create_job_request(
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_job_response,
+        )
+
+    async def get_job_info(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobInfoFull]:
+        """Like ``get_job_info``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_job_info_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_info_response,
+        )
+
+    async def delete_job(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[None]:
+        """Like ``delete_job``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _delete_job_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _delete_job_response,
+        )
+
+    async def close_or_abort_job(
+        self,
+        job_id: str,
+        *,
+        body: IngestJobStateUpdate,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[IngestJobInfo]:
+        """Like ``close_or_abort_job``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _close_or_abort_job_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _close_or_abort_job_response,
+        )
+
+    async def upload_job_data(
+        self,
+        job_id: str,
+        *,
+        body: str,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[None]:
+        """Like ``upload_job_data``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _upload_job_data_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _upload_job_data_response,
+        )
+
+    async def get_job_successful_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[str]:
+        """Like ``get_job_successful_record_results``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_job_successful_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_successful_record_results_response,
+        )
+
+    async def get_job_failed_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[str]:
+        """Like ``get_job_failed_record_results``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_job_failed_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_failed_record_results_response,
+        )
+
+
+class IngestWithStreamingResponse:
+    """Operations of the Ingest resource, streaming the response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def get_all_jobs(
+        self,
+        *,
+        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
+        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
+        query_locator: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[IngestJobList]:
+        """Like ``get_all_jobs``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_all_jobs_response,
+        )
+
+    def create_job(
+        self,
+        *,
+        body: CreateIngestJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[IngestJobInfo]:
+        """Like ``create_job``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _create_job_request(
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_job_response,
+        )
+
+    def get_job_info(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[IngestJobInfoFull]:
+        """Like ``get_job_info``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_job_info_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_info_response,
+        )
+
+    def delete_job(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[None]:
+        """Like ``delete_job``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _delete_job_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _delete_job_response,
+        )
+
+    def close_or_abort_job(
+        self,
+        job_id: str,
+        *,
+        body: IngestJobStateUpdate,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[IngestJobInfo]:
+        """Like ``close_or_abort_job``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _close_or_abort_job_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _close_or_abort_job_response,
+        )
+
+    def upload_job_data(
+        self,
+        job_id: str,
+        *,
+        body: str,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[None]:
+        """Like ``upload_job_data``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _upload_job_data_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _upload_job_data_response,
+        )
+
+    def get_job_successful_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[str]:
+        """Like ``get_job_successful_record_results``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_job_successful_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_successful_record_results_response,
+        )
+
+    def get_job_failed_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[str]:
+        """Like ``get_job_failed_record_results``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_job_failed_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_failed_record_results_response,
+        )
+
+
+class AsyncIngestWithStreamingResponse:
+    """Asynchronous operations of the Ingest resource, streaming the response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    def get_all_jobs(
+        self,
+        *,
+        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
+        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
+        query_locator: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[IngestJobList]:
+        """Like ``get_all_jobs``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_all_jobs_response,
+        )
+
+    def create_job(
+        self,
+        *,
+        body: CreateIngestJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[IngestJobInfo]:
+        """Like ``create_job``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _create_job_request(
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_job_response,
+        )
+
+    def get_job_info(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[IngestJobInfoFull]:
+        """Like ``get_job_info``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_job_info_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_info_response,
+        )
+
+    def delete_job(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[None]:
+        """Like ``delete_job``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _delete_job_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _delete_job_response,
+        )
+
+    def close_or_abort_job(
+        self,
+        job_id: str,
+        *,
+        body: IngestJobStateUpdate,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[IngestJobInfo]:
+        """Like ``close_or_abort_job``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _close_or_abort_job_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _close_or_abort_job_response,
+        )
+
+    def upload_job_data(
+        self,
+        job_id: str,
+        *,
+        body: str,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[None]:
+        """Like ``upload_job_data``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _upload_job_data_request(
+                job_id,
+                body=body,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _upload_job_data_response,
+        )
+
+    def get_job_successful_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[str]:
+        """Like ``get_job_successful_record_results``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_job_successful_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_successful_record_results_response,
+        )
+
+    def get_job_failed_record_results(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[str]:
+        """Like ``get_job_failed_record_results``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_job_failed_record_results_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_job_failed_record_results_response,
         )

@@ -9,6 +9,8 @@ import typing as _t
 import httpx
 
 from .._runtime import http as _http
+from .._runtime import pagination as _pages
+from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
@@ -17,7 +19,14 @@ from ..models.post_reporting_report_runs_request import PostReportingReportRunsR
 from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
 
-__all__ = ["AsyncReporting", "Reporting"]
+__all__ = [
+    "AsyncReporting",
+    "AsyncReportingWithRawResponse",
+    "AsyncReportingWithStreamingResponse",
+    "Reporting",
+    "ReportingWithRawResponse",
+    "ReportingWithStreamingResponse",
+]
 
 _REPORT_RUN_SPEC = _ws.JobSpec(
     name="report_run",
@@ -41,6 +50,14 @@ _REPORT_RUN_SPEC = _ws.JobSpec(
     idempotency_header="Idempotency-Key",
 )
 
+_GET_REPORT_RUNS_PAGING = _pages.Paging(
+    style="cursor",
+    items=("data",),
+    param="starting_after",
+    item_cursor=("id",),
+    has_more=("has_more",),
+)
+
 
 def _get_report_runs_request(
     *,
@@ -48,8 +65,11 @@ def _get_report_runs_request(
     starting_after: str | _s.Unset = _s.UNSET,
     ending_before: str | _s.Unset = _s.UNSET,
     expand: list[str] | _s.Unset = _s.UNSET,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -63,6 +83,9 @@ def _get_report_runs_request(
         headers={**(extra_headers or {})},
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -75,8 +98,11 @@ def _post_report_runs_request(
     *,
     body: PostReportingReportRunsRequest,
     idempotency_key: str | _s.Unset = _s.UNSET,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="POST",
@@ -85,6 +111,9 @@ def _post_report_runs_request(
         form=_s.encode(body),
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -100,8 +129,11 @@ def _get_report_runs_report_run_request(
     report_run: str,
     *,
     expand: list[str] | _s.Unset = _s.UNSET,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -110,6 +142,9 @@ def _get_report_runs_report_run_request(
         headers={**(extra_headers or {})},
         security=("bearerAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -142,6 +177,16 @@ class Reporting:
             limiter=http.status_limiter,
         )
 
+    @property
+    def with_raw_response(self) -> ReportingWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return ReportingWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> ReportingWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return ReportingWithStreamingResponse(self._http)
+
     def get_report_runs(
         self,
         *,
@@ -149,9 +194,12 @@ class Reporting:
         starting_after: str | _s.Unset = _s.UNSET,
         ending_before: str | _s.Unset = _s.UNSET,
         expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
-    ) -> ReportRunList:
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _pages.SyncPager[ReportingReportRun]:
         """List report runs, most recent first
 
         Args:
@@ -160,26 +208,39 @@ class Reporting:
             ending_before: A cursor; the id of the first object of the next page.
             expand: Specifies which fields in the response should be expanded.
 
+        Returns every item, fetching pages as iteration needs them; ``.page()`` is the
+        first page (``.items``, ``.has_next()``, ``.next_page()``).
+
         ``GET /v1/reporting/report_runs`` (operationId ``GetReportingReportRuns``)."""
-        response = self._http.request(
-            _get_report_runs_request(
-                limit=limit,
-                starting_after=starting_after,
-                ending_before=ending_before,
-                expand=expand,
-                timeout=timeout,
-                extra_headers=extra_headers,
-            ),
+        options = _get_report_runs_request(
+            limit=limit,
+            starting_after=starting_after,
+            ending_before=ending_before,
+            expand=expand,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_headers=extra_headers,
+            extra_query=extra_query,
+            extra_body=extra_body,
         )
-        return _get_report_runs_response(response)
+        return _pages.SyncPager(
+            _GET_REPORT_RUNS_PAGING,
+            dict(options.params),
+            lambda page: self._http.request(_http.page_options(options, page)),
+            ReportingReportRun.from_dict,
+            self._http.base_url,
+        )
 
     def post_report_runs(
         self,
         *,
         body: PostReportingReportRunsRequest,
         idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> ReportingReportRun:
         """Create a report run
 
@@ -188,24 +249,30 @@ class Reporting:
                 of creating a second run.
 
         ``POST /v1/reporting/report_runs`` (operationId ``PostReportingReportRuns``)."""
-        response = self._http.request(
+        return self._http.call(
             _post_report_runs_request(
                 body=body,
                 idempotency_key=idempotency_key,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _post_report_runs_response,
             idempotency_header="Idempotency-Key",
         )
-        return _post_report_runs_response(response)
 
     def get_report_runs_report_run(
         self,
         report_run: str,
         *,
         expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> ReportingReportRun:
         """Retrieve a report run
 
@@ -214,15 +281,18 @@ class Reporting:
 
         ``GET /v1/reporting/report_runs/{report_run}`` (operationId
         ``GetReportingReportRunsReportRun``)."""
-        response = self._http.request(
+        return self._http.call(
             _get_report_runs_report_run_request(
                 report_run,
                 expand=expand,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_report_runs_report_run_response,
         )
-        return _get_report_runs_report_run_response(response)
 
     def _read_report_run_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(
@@ -264,10 +334,13 @@ class Reporting:
         self,
         *,
         body: PostReportingReportRunsRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> ReportingReportRun:
         """Create a report run job and wait for its terminal record.
 
@@ -281,7 +354,10 @@ class Reporting:
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -329,16 +405,29 @@ class AsyncReporting:
             limiter=http.status_limiter,
         )
 
-    async def get_report_runs(
+    @property
+    def with_raw_response(self) -> AsyncReportingWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return AsyncReportingWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> AsyncReportingWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return AsyncReportingWithStreamingResponse(self._http)
+
+    def get_report_runs(
         self,
         *,
         limit: int | _s.Unset = _s.UNSET,
         starting_after: str | _s.Unset = _s.UNSET,
         ending_before: str | _s.Unset = _s.UNSET,
         expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
-    ) -> ReportRunList:
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _pages.AsyncPager[ReportingReportRun]:
         """List report runs, most recent first
 
         Args:
@@ -347,26 +436,39 @@ class AsyncReporting:
             ending_before: A cursor; the id of the first object of the next page.
             expand: Specifies which fields in the response should be expanded.
 
+        Returns every item, fetching pages as iteration needs them; ``.page()`` is the
+        first page (``.items``, ``.has_next()``, ``.next_page()``).
+
         ``GET /v1/reporting/report_runs`` (operationId ``GetReportingReportRuns``)."""
-        response = await self._http.request(
-            _get_report_runs_request(
-                limit=limit,
-                starting_after=starting_after,
-                ending_before=ending_before,
-                expand=expand,
-                timeout=timeout,
-                extra_headers=extra_headers,
-            ),
+        options = _get_report_runs_request(
+            limit=limit,
+            starting_after=starting_after,
+            ending_before=ending_before,
+            expand=expand,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_headers=extra_headers,
+            extra_query=extra_query,
+            extra_body=extra_body,
         )
-        return _get_report_runs_response(response)
+        return _pages.AsyncPager(
+            _GET_REPORT_RUNS_PAGING,
+            dict(options.params),
+            lambda page: self._http.request(_http.page_options(options, page)),
+            ReportingReportRun.from_dict,
+            self._http.base_url,
+        )
 
     async def post_report_runs(
         self,
         *,
         body: PostReportingReportRunsRequest,
         idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> ReportingReportRun:
         """Create a report run
 
@@ -375,24 +477,30 @@ class AsyncReporting:
                 of creating a second run.
 
         ``POST /v1/reporting/report_runs`` (operationId ``PostReportingReportRuns``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _post_report_runs_request(
                 body=body,
                 idempotency_key=idempotency_key,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _post_report_runs_response,
             idempotency_header="Idempotency-Key",
         )
-        return _post_report_runs_response(response)
 
     async def get_report_runs_report_run(
         self,
         report_run: str,
         *,
         expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> ReportingReportRun:
         """Retrieve a report run
 
@@ -401,15 +509,18 @@ class AsyncReporting:
 
         ``GET /v1/reporting/report_runs/{report_run}`` (operationId
         ``GetReportingReportRunsReportRun``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _get_report_runs_report_run_request(
                 report_run,
                 expand=expand,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _get_report_runs_report_run_response,
         )
-        return _get_report_runs_report_run_response(response)
 
     async def _read_report_run_status(
         self,
@@ -455,10 +566,13 @@ class AsyncReporting:
         self,
         *,
         body: PostReportingReportRunsRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> ReportingReportRun:
         """Create a report run job and wait for its terminal record.
 
@@ -472,7 +586,10 @@ class AsyncReporting:
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -502,4 +619,352 @@ class AsyncReporting:
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+        )
+
+
+class ReportingWithRawResponse:
+    """Operations of the Reporting resource, returning the raw response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def get_report_runs(
+        self,
+        *,
+        limit: int | _s.Unset = _s.UNSET,
+        starting_after: str | _s.Unset = _s.UNSET,
+        ending_before: str | _s.Unset = _s.UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[ReportRunList]:
+        """Like ``get_report_runs``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_report_runs_request(
+                limit=limit,
+                starting_after=starting_after,
+                ending_before=ending_before,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_response,
+        )
+
+    def post_report_runs(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[ReportingReportRun]:
+        """Like ``post_report_runs``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _post_report_runs_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _post_report_runs_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    def get_report_runs_report_run(
+        self,
+        report_run: str,
+        *,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[ReportingReportRun]:
+        """Like ``get_report_runs_report_run``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_report_runs_report_run_request(
+                report_run,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_report_run_response,
+        )
+
+
+class AsyncReportingWithRawResponse:
+    """Asynchronous operations of the Reporting resource, returning the raw response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    async def get_report_runs(
+        self,
+        *,
+        limit: int | _s.Unset = _s.UNSET,
+        starting_after: str | _s.Unset = _s.UNSET,
+        ending_before: str | _s.Unset = _s.UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[ReportRunList]:
+        """Like ``get_report_runs``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_report_runs_request(
+                limit=limit,
+                starting_after=starting_after,
+                ending_before=ending_before,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_response,
+        )
+
+    async def post_report_runs(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[ReportingReportRun]:
+        """Like ``post_report_runs``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _post_report_runs_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _post_report_runs_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    async def get_report_runs_report_run(
+        self,
+        report_run: str,
+        *,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[ReportingReportRun]:
+        """Like ``get_report_runs_report_run``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_report_runs_report_run_request(
+                report_run,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_report_run_response,
+        )
+
+
+class ReportingWithStreamingResponse:
+    """Operations of the Reporting resource, streaming the response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def get_report_runs(
+        self,
+        *,
+        limit: int | _s.Unset = _s.UNSET,
+        starting_after: str | _s.Unset = _s.UNSET,
+        ending_before: str | _s.Unset = _s.UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[ReportRunList]:
+        """Like ``get_report_runs``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_report_runs_request(
+                limit=limit,
+                starting_after=starting_after,
+                ending_before=ending_before,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_response,
+        )
+
+    def post_report_runs(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[ReportingReportRun]:
+        """Like ``post_report_runs``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _post_report_runs_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _post_report_runs_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    def get_report_runs_report_run(
+        self,
+        report_run: str,
+        *,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[ReportingReportRun]:
+        """Like ``get_report_runs_report_run``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_report_runs_report_run_request(
+                report_run,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_report_run_response,
+        )
+
+
+class AsyncReportingWithStreamingResponse:
+    """Asynchronous operations of the Reporting resource, streaming the response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    def get_report_runs(
+        self,
+        *,
+        limit: int | _s.Unset = _s.UNSET,
+        starting_after: str | _s.Unset = _s.UNSET,
+        ending_before: str | _s.Unset = _s.UNSET,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[ReportRunList]:
+        """Like ``get_report_runs``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_report_runs_request(
+                limit=limit,
+                starting_after=starting_after,
+                ending_before=ending_before,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_response,
+        )
+
+    def post_report_runs(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[ReportingReportRun]:
+        """Like ``post_report_runs``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _post_report_runs_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _post_report_runs_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    def get_report_runs_report_run(
+        self,
+        report_run: str,
+        *,
+        expand: list[str] | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[ReportingReportRun]:
+        """Like ``get_report_runs_report_run``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_report_runs_report_run_request(
+                report_run,
+                expand=expand,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_report_runs_report_run_response,
         )

@@ -8,16 +8,11 @@ the network. Both share :class:`BaseHTTP` for everything that is not I/O.
 
 from __future__ import annotations
 
-import datetime as _dt
-import enum
-import json as _json
-import uuid
+import copy as _copy
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, final
-from urllib.parse import quote
 
-import attrs
 import httpx
 
 from .bounded import POOL_LIMITS, Gate, send_within, send_within_async, where
@@ -26,16 +21,33 @@ from .credentials import (
     Basic,
     Bearer,
     Credential,
+    MissingCredentials,
+    ask_providers,
     authorization,
     masked_headers,
     split_userinfo,
 )
-from .errors import APIConnectionError, APITimeoutError, DecodeError, status_error_for
+from .errors import APIConnectionError, APITimeoutError, status_error_for
+from .logs import configure, log_failure, log_response
 from .ratelimit import RateLimiter
+from .response import AsyncStreaming, RawResponse, Streaming
 from .retry import RetryPolicy, async_call_with_retries, call_with_retries
 from .serde import Unset
-from .serde import encode as _encode
 from .waitspec import WaitConfig
+from .wire import (
+    RequestOptions,
+    decode_json,
+    form_items,
+    header_value,
+    multipart,
+    page_options,
+    path_param,
+    query_items,
+    scalar,
+    with_extra_body,
+    with_header,
+    with_idempotency_key,
+)
 
 __all__ = [
     "ApiKey",
@@ -44,87 +56,26 @@ __all__ = [
     "Basic",
     "Bearer",
     "Credential",
+    "MissingCredentials",
     "RequestOptions",
     "SyncHTTP",
     "decode_json",
-    "form_items",
     "multipart",
+    "page_options",
     "path_param",
     "with_header",
 ]
 
 T = TypeVar("T")
+_H = TypeVar("_H", bound="BaseHTTP")
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 DEFAULT_TIMEOUT = 60.0
 
 
-@attrs.frozen(kw_only=True)
-class RequestOptions:
-    """One request as a generated operation describes it, before any I/O."""
-
-    method: str
-    path: str
-    params: Mapping[str, Any] = attrs.field(factory=dict)
-    headers: Mapping[str, Any] = attrs.field(factory=dict)
-    json: Any = None
-    form: Mapping[str, Any] | None = None
-    files: Any = None
-    content: bytes | str | None = None
-    content_type: str | None = None
-    security: tuple[str, ...] = ()
-    timeout: float | httpx.Timeout | None = None
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, enum.Enum):
-        return _scalar(value.value)
-    if isinstance(value, (_dt.datetime, _dt.date)):
-        return value.isoformat()
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, (dict, list)):
-        return _json.dumps(value, separators=(",", ":"))
-    return str(value)
-
-
-def form_items(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """Flatten nested values the way form APIs read them: ``a[b][0]=x`` (deepObject)."""
-    items: list[tuple[str, Any]] = []
-    for key, value in data.items():
-        name = f"{prefix}[{key}]" if prefix else str(key)
-        if value is None or isinstance(value, Unset):
-            continue
-        if isinstance(value, Mapping):
-            items.extend(form_items(value, name))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, Mapping):
-                    items.extend(form_items(item, f"{name}[{index}]"))
-                else:
-                    items.append((f"{name}[{index}]", _scalar(item)))
-        else:
-            items.append((name, _scalar(value)))
-    return items
-
-
-def _query(params: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for key, value in params.items():
-        if value is None or isinstance(value, Unset):
-            continue
-        if isinstance(value, (list, tuple)):
-            out.extend((key, _scalar(v)) for v in value)
-        elif isinstance(value, Mapping):
-            out.extend(form_items(value, key))
-        else:
-            out.append((key, _scalar(value)))
-    return out
-
-
 class BaseHTTP:
     """Settings and request building shared by the sync and async twins."""
+
+    _owns_client: bool
 
     def __init__(
         self,
@@ -155,6 +106,7 @@ class BaseHTTP:
         self.headers.update(headers or {})
         self.max_retries = max_retries
         self.wait_config = wait_config or WaitConfig()
+        configure()
         rate = self.wait_config.max_status_reads_per_second
         self.status_limiter: RateLimiter | None = (
             RateLimiter(rate, clock=self.wait_config.clock) if rate else None
@@ -185,38 +137,47 @@ class BaseHTTP:
         client: httpx.Client | httpx.AsyncClient,
         options: RequestOptions,
         time_left: float | None = None,
+        resolved: Mapping[str, str] | None = None,
     ) -> httpx.Request:
+        """The request; ``resolved``: provider credentials an async client awaited."""
         headers = dict(self.headers)
         headers.update(
             {
-                k: _scalar(v)
+                k: scalar(v)
                 for k, v in options.headers.items()
                 if v is not None and not isinstance(v, Unset)
             }
         )
-        params = _query(options.params)
+        params = query_items(options.params)
+        if options.extra_query:
+            params.extend(query_items(options.extra_query))
         cookies: dict[str, str] = {}
         if self._url_auth is not None:
             headers["Authorization"] = authorization(self._url_auth)
         for credential in self._credentials:
             if credential.scheme not in options.security:
                 continue
+            if resolved and credential.scheme in resolved:
+                secret = resolved[credential.scheme]
+            else:
+                secret = credential.secret.reveal()
             if isinstance(credential, ApiKey):
                 if credential.where == "header":
-                    headers[credential.name] = credential.secret.reveal()
+                    headers[credential.name] = secret
                 elif credential.where == "query":
-                    params.append((credential.name, credential.secret.reveal()))
+                    params.append((credential.name, secret))
                 else:
-                    cookies[credential.name] = credential.secret.reveal()
+                    cookies[credential.name] = secret
             elif isinstance(credential, Bearer):
-                headers["Authorization"] = f"Bearer {credential.secret.reveal()}"
+                headers["Authorization"] = f"Bearer {secret}"
             else:
                 headers["Authorization"] = authorization(credential)
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         content: bytes | str | None = options.content
-        if options.form is not None:
-            content = str(httpx.QueryParams(form_items(options.form)))
+        body, form = with_extra_body(options)
+        if form is not None:
+            content = str(httpx.QueryParams(form_items(form)))
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         elif options.content_type is not None and content is not None:
             headers["Content-Type"] = options.content_type
@@ -226,7 +187,7 @@ class BaseHTTP:
             self.base_url + options.path,
             params=params,
             headers=headers,
-            json=options.json,
+            json=body,
             content=content,
             files=options.files,
             timeout=timeout,
@@ -237,11 +198,31 @@ class BaseHTTP:
         self, options: RequestOptions, idempotency_header: str | None = None
     ) -> RetryPolicy:
         """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
-        key = options.headers.get(idempotency_header) if idempotency_header else None
+        header = idempotency_header or ""
+        key = header_value(options.headers, header) if header else None
         keyed = key is not None and not isinstance(key, Unset) and key != ""
+        retries = options.max_retries
+        retries = self.max_retries if retries is None else retries
         if options.method.upper() in _IDEMPOTENT or keyed:
-            return RetryPolicy(attempts=self.max_retries + 1, budget=60.0)
+            return RetryPolicy(attempts=max(retries, 0) + 1, budget=60.0)
         return RetryPolicy.NO_RETRY
+
+    def copy(  # noqa: PYI019 - typing.Self is not in Python 3.9
+        self: _H,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> _H:
+        """A copy with other defaults, sending through the same connection pool."""
+        new = _copy.copy(self)
+        new._owns_client = False
+        new.headers = {**self.headers, **(headers or {})}
+        if timeout is not None:
+            new.timeout = timeout
+        if max_retries is not None:
+            new.max_retries = max_retries
+        return new
 
     def time_left_from(self, seconds: float | None) -> Callable[[], float] | None:
         """A countdown of ``seconds`` on the configured clock (None: no limit)."""
@@ -253,6 +234,7 @@ class BaseHTTP:
 
     @staticmethod
     def check(response: httpx.Response) -> httpx.Response:
+        log_response(response)
         if response.is_success:
             return response
         raise status_error_for(response)
@@ -266,6 +248,7 @@ def _transport_error(
     exc: httpx.TransportError, request: httpx.Request
 ) -> APIConnectionError:
     message = f"{where(request)}: {type(exc).__name__}"
+    log_failure(request, exc)
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(message, request=request)
     return APIConnectionError(message, request=request)
@@ -289,17 +272,27 @@ class SyncHTTP(BaseHTTP):
         )
 
     def send_once(
-        self, options: RequestOptions, *, time_left: float | None = None
+        self,
+        options: RequestOptions,
+        *,
+        time_left: float | None = None,
+        stream: bool = False,
     ) -> httpx.Response:
         """Send once, no retries; headers and body arrive within ``time_left``.
 
         With ``time_left``, the whole request (pool wait, connect, headers, every
-        byte of the body) is bounded by it, not only each phase.
+        byte of the body) is bounded by it, not only each phase. With ``stream``,
+        a successful response's body is left unread.
         """
         request = self.build_request(self._client, options, time_left)
         try:
             if time_left is None:
-                response = self._client.send(request)
+                response = self._client.send(request, stream=stream)
+                if stream and not response.is_success:
+                    try:
+                        response.read()
+                    finally:
+                        response.close()
             else:
                 response = send_within(self._client, request, max(time_left, 0.0))
         except httpx.TransportError as exc:
@@ -312,18 +305,58 @@ class SyncHTTP(BaseHTTP):
         *,
         idempotency_header: str | None = None,
         time_left: float | None = None,
+        stream: bool = False,
     ) -> httpx.Response:
         """Send with the retry policy; retries and timeouts stay within ``time_left``."""
         config = self.wait_config
         left = self.time_left_from(time_left)
+        options = with_idempotency_key(options, idempotency_header)
         return call_with_retries(
-            lambda: self.send_once(options, time_left=left() if left else None),
+            lambda: self.send_once(
+                options, time_left=left() if left else None, stream=stream
+            ),
             self.retry_policy(options, idempotency_header),
             sleep=config.sleep,
             clock=config.clock,
             rng=config.rng,
             wall_clock=config.wall_clock,
             time_left=left,
+        )
+
+    def call(
+        self,
+        options: RequestOptions,
+        decode: Callable[[httpx.Response], T],
+        *,
+        idempotency_header: str | None = None,
+    ) -> T:
+        """Send (with retries) and decode the body."""
+        return decode(self.request(options, idempotency_header=idempotency_header))
+
+    def call_raw(
+        self,
+        options: RequestOptions,
+        decode: Callable[[httpx.Response], T],
+        *,
+        idempotency_header: str | None = None,
+    ) -> RawResponse[T]:
+        """Send (with retries); the body is read, and decoded by ``parse()``."""
+        response = self.request(options, idempotency_header=idempotency_header)
+        return RawResponse(response, decode)
+
+    def call_streaming(
+        self,
+        options: RequestOptions,
+        decode: Callable[[httpx.Response], T],
+        *,
+        idempotency_header: str | None = None,
+    ) -> Streaming[T]:
+        """A context manager that sends on entry and leaves the body unread."""
+        return Streaming(
+            lambda: self.request(
+                options, idempotency_header=idempotency_header, stream=True
+            ),
+            decode,
         )
 
     def close(self) -> None:
@@ -361,17 +394,23 @@ class AsyncHTTP(BaseHTTP):
         self._gate = Gate()
 
     async def send_once(
-        self, options: RequestOptions, *, time_left: float | None = None
+        self,
+        options: RequestOptions,
+        *,
+        time_left: float | None = None,
+        stream: bool = False,
     ) -> httpx.Response:
-        """Send once, no retries; headers and body arrive within ``time_left``.
-
-        With ``time_left``, the whole request (pool wait, connect, headers, every
-        byte of the body) is bounded by it, not only each phase.
-        """
-        request = self.build_request(self._client, options, time_left)
+        """The async twin of ``SyncHTTP.send_once``."""
+        resolved = await ask_providers(self._credentials, options.security)
+        request = self.build_request(self._client, options, time_left, resolved)
         try:
             if time_left is None:
-                response = await self._client.send(request)
+                response = await self._client.send(request, stream=stream)
+                if stream and not response.is_success:
+                    try:
+                        await response.aread()
+                    finally:
+                        await response.aclose()
             else:
                 response = await send_within_async(
                     self._client, request, max(time_left, 0.0), self._gate
@@ -386,18 +425,60 @@ class AsyncHTTP(BaseHTTP):
         *,
         idempotency_header: str | None = None,
         time_left: float | None = None,
+        stream: bool = False,
     ) -> httpx.Response:
         """Send with the retry policy; retries and timeouts stay within ``time_left``."""
         config = self.wait_config
         left = self.time_left_from(time_left)
+        options = with_idempotency_key(options, idempotency_header)
         return await async_call_with_retries(
-            lambda: self.send_once(options, time_left=left() if left else None),
+            lambda: self.send_once(
+                options, time_left=left() if left else None, stream=stream
+            ),
             self.retry_policy(options, idempotency_header),
             sleep=config.async_sleep,
             clock=config.clock,
             rng=config.rng,
             wall_clock=config.wall_clock,
             time_left=left,
+        )
+
+    async def call(
+        self,
+        options: RequestOptions,
+        decode: Callable[[httpx.Response], T],
+        *,
+        idempotency_header: str | None = None,
+    ) -> T:
+        """Send (with retries) and decode the body."""
+        return decode(
+            await self.request(options, idempotency_header=idempotency_header)
+        )
+
+    async def call_raw(
+        self,
+        options: RequestOptions,
+        decode: Callable[[httpx.Response], T],
+        *,
+        idempotency_header: str | None = None,
+    ) -> RawResponse[T]:
+        """Send (with retries); the body is read, and decoded by ``parse()``."""
+        response = await self.request(options, idempotency_header=idempotency_header)
+        return RawResponse(response, decode)
+
+    def call_streaming(
+        self,
+        options: RequestOptions,
+        decode: Callable[[httpx.Response], T],
+        *,
+        idempotency_header: str | None = None,
+    ) -> AsyncStreaming[T]:
+        """An async context manager that sends on entry and leaves the body unread."""
+        return AsyncStreaming(
+            lambda: self.request(
+                options, idempotency_header=idempotency_header, stream=True
+            ),
+            decode,
         )
 
     async def aclose(self) -> None:
@@ -414,47 +495,3 @@ class AsyncHTTP(BaseHTTP):
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-def path_param(value: Any) -> str:
-    """A path parameter, percent-encoded so it stays one path segment."""
-    return quote(_scalar(value), safe="")
-
-
-def decode_json(response: httpx.Response, decoder: Callable[[object, str], T]) -> T:
-    """Decode a JSON response body; a body that is not JSON is a DecodeError."""
-    try:
-        data = response.json()
-    except ValueError:
-        raise DecodeError(
-            f"expected a JSON body from {response.request.method} {response.request.url.path}, "
-            f"got {response.headers.get('content-type', 'no content type')}",
-            path="$",
-        ) from None
-    return decoder(data, "$")
-
-
-def multipart(body: Any) -> list[tuple[str, Any]]:
-    """A multipart body: bytes and file objects become files, everything else text fields."""
-    fields = _encode(body) if not isinstance(body, Mapping) else body
-    parts: list[tuple[str, Any]] = []
-    for key, value in fields.items():
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if item is None or isinstance(item, Unset):
-                continue
-            if isinstance(item, (bytes, bytearray)) or hasattr(item, "read"):
-                parts.append((key, (key, item)))
-            else:
-                parts.append((key, (None, _scalar(item))))
-    return parts
-
-
-def with_header(
-    headers: Mapping[str, str] | None, name: str, value: str | None
-) -> dict[str, str]:
-    """``headers`` plus one more, when ``value`` is set."""
-    merged = dict(headers or {})
-    if value is not None:
-        merged[name] = value
-    return merged

@@ -9,6 +9,7 @@ import typing as _t
 import httpx
 
 from .._runtime import http as _http
+from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
@@ -18,7 +19,14 @@ from ..models.job import Job
 from ..models.job_envelope import JobEnvelope
 from ..models.job_result_envelope import JobResultEnvelope
 
-__all__ = ["AsyncJobs", "Jobs"]
+__all__ = [
+    "AsyncJobs",
+    "AsyncJobsWithRawResponse",
+    "AsyncJobsWithStreamingResponse",
+    "Jobs",
+    "JobsWithRawResponse",
+    "JobsWithStreamingResponse",
+]
 
 _JOB_SPEC = _ws.JobSpec(
     name="job",
@@ -47,8 +55,11 @@ def _create_request(
     *,
     body: CreateJobRequest,
     idempotency_key: str | _s.Unset = _s.UNSET,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="POST",
@@ -57,6 +68,9 @@ def _create_request(
         json=_s.encode(body),
         security=("ApiKeyAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -68,8 +82,11 @@ def _create_response(response: httpx.Response) -> JobEnvelope:
 def _get_request(
     job_id: str,
     *,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -77,6 +94,9 @@ def _get_request(
         headers={**(extra_headers or {})},
         security=("ApiKeyAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -88,8 +108,11 @@ def _get_response(response: httpx.Response) -> JobEnvelope:
 def _get_result_request(
     job_id: str,
     *,
-    timeout: float | None = None,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
     extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
 ) -> _http.RequestOptions:
     return _http.RequestOptions(
         method="GET",
@@ -97,6 +120,9 @@ def _get_result_request(
         headers={**(extra_headers or {})},
         security=("ApiKeyAuth",),
         timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
     )
 
 
@@ -125,13 +151,26 @@ class Jobs:
             limiter=http.status_limiter,
         )
 
+    @property
+    def with_raw_response(self) -> JobsWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return JobsWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> JobsWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return JobsWithStreamingResponse(self._http)
+
     def create(
         self,
         *,
         body: CreateJobRequest,
         idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobEnvelope:
         """Create a job
 
@@ -140,23 +179,29 @@ class Jobs:
                 same key returns the same job.
 
         ``POST /v1/jobs`` (operationId ``createJob``)."""
-        response = self._http.request(
+        return self._http.call(
             _create_request(
                 body=body,
                 idempotency_key=idempotency_key,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _create_response,
             idempotency_header="Idempotency-Key",
         )
-        return _create_response(response)
 
     def get(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobEnvelope:
         """Read a job's status
 
@@ -164,17 +209,27 @@ class Jobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}`` (operationId ``getJob``)."""
-        response = self._http.request(
-            _get_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return self._http.call(
+            _get_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_response,
         )
-        return _get_response(response)
 
     def get_result(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobResultEnvelope:
         """Fetch a completed job's result
 
@@ -182,10 +237,17 @@ class Jobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}/result`` (operationId ``getJobResult``)."""
-        response = self._http.request(
-            _get_result_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return self._http.call(
+            _get_result_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
         )
-        return _get_result_response(response)
 
     def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(_get_request(job_id), time_left=timeout)
@@ -251,10 +313,13 @@ class Jobs:
         self,
         *,
         body: CreateJobRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobResultEnvelope:
         """Create a job and wait for its result.
 
@@ -268,7 +333,10 @@ class Jobs:
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -317,13 +385,26 @@ class AsyncJobs:
             limiter=http.status_limiter,
         )
 
+    @property
+    def with_raw_response(self) -> AsyncJobsWithRawResponse:
+        """The same operations, returning the status, headers and request id too."""
+        return AsyncJobsWithRawResponse(self._http)
+
+    @property
+    def with_streaming_response(self) -> AsyncJobsWithStreamingResponse:
+        """The same operations, as context managers that leave the body unread."""
+        return AsyncJobsWithStreamingResponse(self._http)
+
     async def create(
         self,
         *,
         body: CreateJobRequest,
         idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobEnvelope:
         """Create a job
 
@@ -332,23 +413,29 @@ class AsyncJobs:
                 same key returns the same job.
 
         ``POST /v1/jobs`` (operationId ``createJob``)."""
-        response = await self._http.request(
+        return await self._http.call(
             _create_request(
                 body=body,
                 idempotency_key=idempotency_key,
                 timeout=timeout,
+                max_retries=max_retries,
                 extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
             ),
+            _create_response,
             idempotency_header="Idempotency-Key",
         )
-        return _create_response(response)
 
     async def get(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobEnvelope:
         """Read a job's status
 
@@ -356,17 +443,27 @@ class AsyncJobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}`` (operationId ``getJob``)."""
-        response = await self._http.request(
-            _get_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return await self._http.call(
+            _get_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_response,
         )
-        return _get_response(response)
 
     async def get_result(
         self,
         job_id: str,
         *,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobResultEnvelope:
         """Fetch a completed job's result
 
@@ -374,10 +471,17 @@ class AsyncJobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}/result`` (operationId ``getJobResult``)."""
-        response = await self._http.request(
-            _get_result_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        return await self._http.call(
+            _get_result_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
         )
-        return _get_result_response(response)
 
     async def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
         return await self._http.send_once(_get_request(job_id), time_left=timeout)
@@ -450,10 +554,13 @@ class AsyncJobs:
         self,
         *,
         body: CreateJobRequest,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
     ) -> JobResultEnvelope:
         """Create a job and wait for its result.
 
@@ -467,7 +574,10 @@ class AsyncJobs:
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
                     timeout=timeout,
+                    max_retries=max_retries,
                     extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -497,4 +607,320 @@ class AsyncJobs:
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+        )
+
+
+class JobsWithRawResponse:
+    """Operations of the Jobs resource, returning the raw response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def create(
+        self,
+        *,
+        body: CreateJobRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobEnvelope]:
+        """Like ``create``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _create_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    def get(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobEnvelope]:
+        """Like ``get``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_response,
+        )
+
+    def get_result(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobResultEnvelope]:
+        """Like ``get_result``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _get_result_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
+        )
+
+
+class AsyncJobsWithRawResponse:
+    """Asynchronous operations of the Jobs resource, returning the raw response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    async def create(
+        self,
+        *,
+        body: CreateJobRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobEnvelope]:
+        """Like ``create``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _create_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    async def get(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobEnvelope]:
+        """Like ``get``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_response,
+        )
+
+    async def get_result(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobResultEnvelope]:
+        """Like ``get_result``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _get_result_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
+        )
+
+
+class JobsWithStreamingResponse:
+    """Operations of the Jobs resource, streaming the response."""
+
+    def __init__(self, http: _http.SyncHTTP) -> None:
+        self._http = http
+
+    def create(
+        self,
+        *,
+        body: CreateJobRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[JobEnvelope]:
+        """Like ``create``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _create_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    def get(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[JobEnvelope]:
+        """Like ``get``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_response,
+        )
+
+    def get_result(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[JobResultEnvelope]:
+        """Like ``get_result``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_result_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
+        )
+
+
+class AsyncJobsWithStreamingResponse:
+    """Asynchronous operations of the Jobs resource, streaming the response."""
+
+    def __init__(self, http: _http.AsyncHTTP) -> None:
+        self._http = http
+
+    def create(
+        self,
+        *,
+        body: CreateJobRequest,
+        idempotency_key: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[JobEnvelope]:
+        """Like ``create``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _create_request(
+                body=body,
+                idempotency_key=idempotency_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _create_response,
+            idempotency_header="Idempotency-Key",
+        )
+
+    def get(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[JobEnvelope]:
+        """Like ``get``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_response,
+        )
+
+    def get_result(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[JobResultEnvelope]:
+        """Like ``get_result``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _get_result_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _get_result_response,
         )

@@ -1,0 +1,208 @@
+"""Responses as an operation's raw and streaming variants return them.
+
+``client.jobs.with_raw_response.create(...)`` returns a :class:`RawResponse`: the
+status, headers and request id, with the body read and parsed on demand.
+``client.jobs.with_streaming_response.get(...)`` returns a :class:`Streaming` (or
+:class:`AsyncStreaming`) context manager: the request is sent on entry, and the body
+is not read until asked for (``iter_bytes``, ``read``, ``parse``, ``write_to_file``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from os import PathLike as _PathLike
+from types import TracebackType
+from typing import Generic, TypeVar, Union
+
+import httpx
+
+__all__ = [
+    "AsyncStreamedResponse",
+    "AsyncStreaming",
+    "RawResponse",
+    "StreamedResponse",
+    "Streaming",
+]
+
+T = TypeVar("T")
+PathLike = Union[str, "_PathLike[str]"]
+
+
+def request_id_of(headers: httpx.Headers) -> str | None:
+    """The server's id for a request, from ``x-request-id`` or ``request-id``."""
+    found: str | None = headers.get("x-request-id") or headers.get("request-id")
+    return found
+
+
+class _Head(Generic[T]):
+    """Status, headers and request id of a response, shared by every variant."""
+
+    __slots__ = ("_decode", "http_response")
+
+    def __init__(
+        self, response: httpx.Response, decode: Callable[[httpx.Response], T]
+    ) -> None:
+        self.http_response = response
+        self._decode = decode
+
+    @property
+    def status_code(self) -> int:
+        return self.http_response.status_code
+
+    @property
+    def headers(self) -> httpx.Headers:
+        return self.http_response.headers
+
+    @property
+    def request_id(self) -> str | None:
+        return request_id_of(self.http_response.headers)
+
+    @property
+    def url(self) -> httpx.URL:
+        return self.http_response.request.url
+
+    def __repr__(self) -> str:
+        request = self.http_response.request
+        return (
+            f"<{type(self).__name__} {request.method} {request.url.path} "
+            f"{self.status_code}>"
+        )
+
+
+class RawResponse(_Head[T]):
+    """A response whose body has been read; :meth:`parse` decodes it (once)."""
+
+    __slots__ = ("_parsed",)
+
+    def __init__(
+        self, response: httpx.Response, decode: Callable[[httpx.Response], T]
+    ) -> None:
+        super().__init__(response, decode)
+        self._parsed: list[T] = []
+
+    @property
+    def content(self) -> bytes:
+        return self.http_response.content
+
+    def parse(self) -> T:
+        """The body decoded as the operation's return type."""
+        if not self._parsed:
+            self._parsed.append(self._decode(self.http_response))
+        return self._parsed[0]
+
+
+class StreamedResponse(_Head[T]):
+    """A response whose body is read only when asked for."""
+
+    __slots__ = ()
+
+    def iter_bytes(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        """The body in chunks, as it arrives."""
+        return self.http_response.iter_bytes(chunk_size)
+
+    def iter_lines(self) -> Iterator[str]:
+        return self.http_response.iter_lines()
+
+    def read(self) -> bytes:
+        """The whole body."""
+        return self.http_response.read()
+
+    def parse(self) -> T:
+        """Read the body and decode it as the operation's return type."""
+        self.http_response.read()
+        return self._decode(self.http_response)
+
+    def write_to_file(self, path: PathLike) -> None:
+        """Stream the body into a file, chunk by chunk."""
+        with open(path, "wb") as file:
+            file.writelines(self.http_response.iter_bytes())
+
+    def close(self) -> None:
+        self.http_response.close()
+
+
+class AsyncStreamedResponse(_Head[T]):
+    """The async twin of :class:`StreamedResponse`."""
+
+    __slots__ = ()
+
+    def iter_bytes(self, chunk_size: int | None = None) -> AsyncIterator[bytes]:
+        """The body in chunks, as it arrives."""
+        return self.http_response.aiter_bytes(chunk_size)
+
+    def iter_lines(self) -> AsyncIterator[str]:
+        return self.http_response.aiter_lines()
+
+    async def read(self) -> bytes:
+        """The whole body."""
+        return await self.http_response.aread()
+
+    async def parse(self) -> T:
+        """Read the body and decode it as the operation's return type."""
+        await self.http_response.aread()
+        return self._decode(self.http_response)
+
+    async def write_to_file(self, path: PathLike) -> None:
+        """Stream the body into a file, chunk by chunk (local writes block briefly)."""
+        with open(path, "wb") as file:  # noqa: ASYNC230 - no async file API in the deps
+            async for chunk in self.http_response.aiter_bytes():
+                file.write(chunk)
+
+    async def close(self) -> None:
+        await self.http_response.aclose()
+
+
+class Streaming(Generic[T]):
+    """``with``: sends the request on entry, closes the response on exit."""
+
+    __slots__ = ("_decode", "_response", "_send")
+
+    def __init__(
+        self,
+        send: Callable[[], httpx.Response],
+        decode: Callable[[httpx.Response], T],
+    ) -> None:
+        self._send = send
+        self._decode = decode
+        self._response: StreamedResponse[T] | None = None
+
+    def __enter__(self) -> StreamedResponse[T]:
+        self._response = StreamedResponse(self._send(), self._decode)
+        return self._response
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._response is not None:
+            self._response.close()
+
+
+class AsyncStreaming(Generic[T]):
+    """``async with``: sends the request on entry, closes the response on exit."""
+
+    __slots__ = ("_decode", "_response", "_send")
+
+    def __init__(
+        self,
+        send: Callable[[], Awaitable[httpx.Response]],
+        decode: Callable[[httpx.Response], T],
+    ) -> None:
+        self._send = send
+        self._decode = decode
+        self._response: AsyncStreamedResponse[T] | None = None
+
+    async def __aenter__(self) -> AsyncStreamedResponse[T]:
+        self._response = AsyncStreamedResponse(await self._send(), self._decode)
+        return self._response
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._response is not None:
+            await self._response.close()
