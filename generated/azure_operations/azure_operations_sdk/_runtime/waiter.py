@@ -67,7 +67,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
@@ -86,7 +86,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
         fetch = self._fetch_result
@@ -106,7 +106,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         create: Callable[[str | None], httpx.Response],
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
@@ -121,7 +121,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> Iterator[JobOutcome[RecordT]]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
@@ -136,7 +136,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent], None] | None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> Iterator[JobOutcome[RecordT]]:
         end = self.config.clock() + deadline
         abandon = threading.Event()
@@ -161,7 +161,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         job_id: str,
         end: float,
-        on_poll: Callable[[PollEvent], None] | None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
         abandon: threading.Event,
     ) -> JobOutcome[RecordT]:
         try:
@@ -256,7 +256,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
@@ -275,7 +275,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
         fetch = self._fetch_result
@@ -295,7 +295,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         create: Callable[[str | None], Awaitable[httpx.Response]],
         *,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
@@ -312,7 +312,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
     ) -> AsyncJobOutcomes[RecordT]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
@@ -330,7 +330,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent], None] | None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> AsyncGenerator[JobOutcome[RecordT], None]:
         end = self.config.clock() + deadline
         running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
@@ -352,7 +352,10 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 await asyncio.gather(*running, return_exceptions=True)
 
     async def _one(
-        self, job_id: str, end: float, on_poll: Callable[[PollEvent], None] | None
+        self,
+        job_id: str,
+        end: float,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> JobOutcome[RecordT]:
         try:
             core = self._core(job_id, end - self.config.clock(), on_poll)

@@ -12,7 +12,7 @@ import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 
@@ -184,7 +184,7 @@ class WaitConfig:
     sleep: Callable[[float], None] = time.sleep
     async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     rng: Callable[[], float] = random.random
-    on_poll: Callable[[PollEvent], None] | None = None
+    on_poll: Callable[[PollEvent[Any]], None] | None = None
     max_status_reads_per_second: float | None = attrs.field(
         default=None, validator=_optional_seconds
     )
@@ -192,13 +192,16 @@ class WaitConfig:
 
 
 @attrs.frozen(kw_only=True)
-class PollEvent:
+class PollEvent(Generic[RecordT]):
     """One status read of a wait, for progress displays and metrics.
 
     `attempt` is the 0-based poll number (status retries do not count); `delay` is the
     chosen wait before the next poll, None when the wait stops here; `source` is where
     it came from: "retry-after", "hint" (the body), "header" (another header),
-    "backoff" or "floor". `record` is the raw JSON record.
+    "backoff" or "floor". `record` is the record decoded to the job's record model
+    (leniently: a value off the spec is kept as received); `raw_record` is its JSON.
+    A job's own `on_poll` receives `PollEvent[ItsRecord]`; `WaitConfig.on_poll`, shared
+    by every job of a client, receives `PollEvent[Any]`.
     """
 
     job_id: str
@@ -207,7 +210,8 @@ class PollEvent:
     delay: float | None
     source: str | None
     elapsed: float
-    record: object
+    record: RecordT
+    raw_record: object = None
 
 
 @attrs.frozen(kw_only=True)

@@ -21,12 +21,30 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_sentiment(
+    value: DocumentResultSentiment
+    | _t.Literal["positive", "neutral", "negative", "mixed"]
+    | None
+    | _s.Unset,
+) -> DocumentResultSentiment | None | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .document_result_sentiment import DocumentResultSentiment
+
+    return _t.cast(
+        "DocumentResultSentiment | None | _s.Unset",
+        _s.enum_member(DocumentResultSentiment, value),
+    )
+
+
 @attrs.frozen(kw_only=True)
 class DocumentResult:
     """What was found in one document."""
 
     id: str
-    sentiment: DocumentResultSentiment | None | _s.Unset = _s.UNSET
+    sentiment: DocumentResultSentiment | None | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_sentiment,
+    )
     key_phrases: list[str] | _s.Unset = _s.UNSET
     entities: list[Entity] | _s.Unset = _s.UNSET
     summary: str | None | _s.Unset = _s.UNSET

@@ -17,11 +17,20 @@ __all__ = ["InlineTextSource"]
 _KNOWN: frozenset[str] = frozenset(("kind", "id", "text", "language"))
 
 
+def _convert_kind(
+    value: InlineTextSourceKind | _t.Literal["inline"],
+) -> InlineTextSourceKind:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .inline_text_source_kind import InlineTextSourceKind
+
+    return _t.cast("InlineTextSourceKind", _s.enum_member(InlineTextSourceKind, value))
+
+
 @attrs.frozen(kw_only=True)
 class InlineTextSource:
     """A document given inline."""
 
-    kind: InlineTextSourceKind
+    kind: InlineTextSourceKind = attrs.field(converter=_convert_kind)
     id: str
     text: str
     language: str | None | _s.Unset = _s.UNSET

@@ -31,6 +31,16 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_status(
+    value: OperationState
+    | _t.Literal["NotStarted", "Running", "Succeeded", "Failed", "Canceled"],
+) -> OperationState:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .operation_state import OperationState
+
+    return _t.cast("OperationState", _s.enum_member(OperationState, value))
+
+
 @attrs.frozen(kw_only=True)
 class OperationStatus:
     """The status monitor of an analysis."""
@@ -38,7 +48,7 @@ class OperationStatus:
     id: uuid.UUID
     """The operation id."""
 
-    status: OperationState
+    status: OperationState = attrs.field(converter=_convert_status)
     created_date_time: datetime.datetime | _s.Unset = _s.UNSET
     last_updated_date_time: datetime.datetime | _s.Unset = _s.UNSET
     percent_complete: int | _s.Unset = _s.UNSET

@@ -17,11 +17,18 @@ __all__ = ["UrlSource"]
 _KNOWN: frozenset[str] = frozenset(("kind", "id", "url"))
 
 
+def _convert_kind(value: UrlSourceKind | _t.Literal["url"]) -> UrlSourceKind:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .url_source_kind import UrlSourceKind
+
+    return _t.cast("UrlSourceKind", _s.enum_member(UrlSourceKind, value))
+
+
 @attrs.frozen(kw_only=True)
 class UrlSource:
     """A document fetched from a URL."""
 
-    kind: UrlSourceKind
+    kind: UrlSourceKind = attrs.field(converter=_convert_kind)
     id: str
     url: str
 

@@ -237,7 +237,7 @@ class Analysis:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         resume: str | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
@@ -249,7 +249,8 @@ class Analysis:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[OperationStatus]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -266,15 +267,16 @@ class Analysis:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed; carries the job id and the server's error.
-            JobCanceled: The job was canceled.
+            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
             JobTimeout: The deadline passed; carries a resume token.
         """
         return self._analysis_waiter.wait_for_result(
@@ -291,10 +293,10 @@ class Analysis:
         repeatability_first_sent: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
-        """Create a analysis job and wait for its result.
+        """Create an analysis job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
@@ -326,7 +328,7 @@ class Analysis:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[OperationStatus]]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
@@ -469,7 +471,7 @@ class AsyncAnalysis:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         resume: str | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
@@ -481,7 +483,8 @@ class AsyncAnalysis:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[OperationStatus]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -498,15 +501,16 @@ class AsyncAnalysis:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed; carries the job id and the server's error.
-            JobCanceled: The job was canceled.
+            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
             JobTimeout: The deadline passed; carries a resume token.
         """
         return await self._analysis_waiter.wait_for_result(
@@ -523,10 +527,10 @@ class AsyncAnalysis:
         repeatability_first_sent: str | _s.Unset = _s.UNSET,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
-        """Create a analysis job and wait for its result.
+        """Create an analysis job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
@@ -558,7 +562,7 @@ class AsyncAnalysis:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
     ) -> _waiter.AsyncJobOutcomes[OperationStatus]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 

@@ -19,7 +19,7 @@ import enum
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar, final
+from typing import Any, Literal, TypeVar, final
 
 from .errors import DecodeError
 
@@ -69,7 +69,8 @@ class Unset:
     def __repr__(self) -> str:
         return "UNSET"
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> Literal[False]:
+        """Falsy, like None: ``record.eta or 0.0`` reads an optional field."""
         return False
 
     def __reduce__(self) -> str:
@@ -310,6 +311,26 @@ class OpenStrEnum(str, enum.Enum):
     @classmethod
     def decode(cls, value: object, path: str) -> Any:
         return cls(as_str(value, path))
+
+
+E = TypeVar("E", bound=OpenStrEnum)
+
+
+def enum_member(cls: type[E], value: Any) -> Any:
+    """A model's string enum field at construction: a member, ``None`` or ``UNSET`` is
+    kept; a documented value given as a plain string becomes its member; any other
+    string raises ``ValueError``. To send a value the spec does not list, pass it as a
+    member on purpose: ``Preset("new-value")``."""
+    if not isinstance(value, str) or isinstance(value, cls):
+        return value
+    for known in cls.__members__.values():
+        if known.value == value:
+            return known
+    documented = ", ".join(repr(m.value) for m in cls.__members__.values())
+    raise ValueError(
+        f"{value!r} is not a documented {cls.__name__} ({documented}); "
+        f"pass {cls.__name__}({value!r}) to send it anyway"
+    )
 
 
 class OpenIntEnum(int, enum.Enum):

@@ -32,6 +32,49 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_operation(
+    value: Operation | _t.Literal["insert", "update", "upsert", "delete", "hardDelete"],
+) -> Operation:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .operation import Operation
+
+    return _t.cast("Operation", _s.enum_member(Operation, value))
+
+
+def _convert_content_type(
+    value: CreateIngestJobRequestContentType | _t.Literal["CSV"] | _s.Unset,
+) -> CreateIngestJobRequestContentType | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .create_ingest_job_request_content_type import (
+        CreateIngestJobRequestContentType,
+    )
+
+    return _t.cast(
+        "CreateIngestJobRequestContentType | _s.Unset",
+        _s.enum_member(CreateIngestJobRequestContentType, value),
+    )
+
+
+def _convert_line_ending(
+    value: LineEnding | _t.Literal["LF", "CRLF"] | _s.Unset,
+) -> LineEnding | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .line_ending import LineEnding
+
+    return _t.cast("LineEnding | _s.Unset", _s.enum_member(LineEnding, value))
+
+
+def _convert_column_delimiter(
+    value: ColumnDelimiter
+    | _t.Literal["BACKQUOTE", "CARET", "COMMA", "PIPE", "SEMICOLON", "TAB"]
+    | _s.Unset,
+) -> ColumnDelimiter | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .column_delimiter import ColumnDelimiter
+
+    return _t.cast("ColumnDelimiter | _s.Unset", _s.enum_member(ColumnDelimiter, value))
+
+
 @attrs.frozen(kw_only=True)
 class CreateIngestJobRequest:
     """The job to create."""
@@ -39,13 +82,22 @@ class CreateIngestJobRequest:
     object: str
     """The object type of the data, e.g. `Account`."""
 
-    operation: Operation
+    operation: Operation = attrs.field(converter=_convert_operation)
     external_id_field_name: str | _s.Unset = _s.UNSET
     """The external id field used to match records; required for `upsert`."""
 
-    content_type: CreateIngestJobRequestContentType | _s.Unset = _s.UNSET
-    line_ending: LineEnding | _s.Unset = _s.UNSET
-    column_delimiter: ColumnDelimiter | _s.Unset = _s.UNSET
+    content_type: CreateIngestJobRequestContentType | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_content_type,
+    )
+    line_ending: LineEnding | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_line_ending,
+    )
+    column_delimiter: ColumnDelimiter | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_column_delimiter,
+    )
     assignment_rule_id: str | _s.Unset = _s.UNSET
     """The id of an assignment rule for Case or Lead records."""
 

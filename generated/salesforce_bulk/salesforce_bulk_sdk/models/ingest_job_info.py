@@ -40,6 +40,76 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_operation(
+    value: Operation | _t.Literal["insert", "update", "upsert", "delete", "hardDelete"],
+) -> Operation:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .operation import Operation
+
+    return _t.cast("Operation", _s.enum_member(Operation, value))
+
+
+def _convert_state(
+    value: JobState
+    | _t.Literal[
+        "Open",
+        "UploadComplete",
+        "InProgress",
+        "JobComplete",
+        "Failed",
+        "Aborted",
+    ],
+) -> JobState:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .job_state import JobState
+
+    return _t.cast("JobState", _s.enum_member(JobState, value))
+
+
+def _convert_concurrency_mode(
+    value: IngestJobInfoConcurrencyMode | _t.Literal["Parallel"] | _s.Unset,
+) -> IngestJobInfoConcurrencyMode | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
+
+    return _t.cast(
+        "IngestJobInfoConcurrencyMode | _s.Unset",
+        _s.enum_member(IngestJobInfoConcurrencyMode, value),
+    )
+
+
+def _convert_content_type(
+    value: IngestJobInfoContentType | _t.Literal["CSV"] | _s.Unset,
+) -> IngestJobInfoContentType | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .ingest_job_info_content_type import IngestJobInfoContentType
+
+    return _t.cast(
+        "IngestJobInfoContentType | _s.Unset",
+        _s.enum_member(IngestJobInfoContentType, value),
+    )
+
+
+def _convert_line_ending(
+    value: LineEnding | _t.Literal["LF", "CRLF"] | _s.Unset,
+) -> LineEnding | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .line_ending import LineEnding
+
+    return _t.cast("LineEnding | _s.Unset", _s.enum_member(LineEnding, value))
+
+
+def _convert_column_delimiter(
+    value: ColumnDelimiter
+    | _t.Literal["BACKQUOTE", "CARET", "COMMA", "PIPE", "SEMICOLON", "TAB"]
+    | _s.Unset,
+) -> ColumnDelimiter | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .column_delimiter import ColumnDelimiter
+
+    return _t.cast("ColumnDelimiter | _s.Unset", _s.enum_member(ColumnDelimiter, value))
+
+
 @attrs.frozen(kw_only=True)
 class IngestJobInfo:
     """An ingest job, as returned by create, close and abort."""
@@ -48,20 +118,32 @@ class IngestJobInfo:
     """The job id."""
 
     object: str
-    operation: Operation
-    state: JobState
+    operation: Operation = attrs.field(converter=_convert_operation)
+    state: JobState = attrs.field(converter=_convert_state)
     created_by_id: str | _s.Unset = _s.UNSET
     created_date: datetime.datetime | _s.Unset = _s.UNSET
     system_modstamp: datetime.datetime | _s.Unset = _s.UNSET
     external_id_field_name: str | None | _s.Unset = _s.UNSET
-    concurrency_mode: IngestJobInfoConcurrencyMode | _s.Unset = _s.UNSET
-    content_type: IngestJobInfoContentType | _s.Unset = _s.UNSET
+    concurrency_mode: IngestJobInfoConcurrencyMode | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_concurrency_mode,
+    )
+    content_type: IngestJobInfoContentType | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_content_type,
+    )
     api_version: float | _s.Unset = _s.UNSET
     content_url: str | _s.Unset = _s.UNSET
     """The URL to upload data to, e.g. `services/data/v60.0/jobs/ingest/{jobId}/batches`."""
 
-    line_ending: LineEnding | _s.Unset = _s.UNSET
-    column_delimiter: ColumnDelimiter | _s.Unset = _s.UNSET
+    line_ending: LineEnding | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_line_ending,
+    )
+    column_delimiter: ColumnDelimiter | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_column_delimiter,
+    )
 
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""

@@ -17,11 +17,23 @@ __all__ = ["IngestJobStateUpdate"]
 _KNOWN: frozenset[str] = frozenset(("state",))
 
 
+def _convert_state(
+    value: IngestJobStateUpdateState | _t.Literal["UploadComplete", "Aborted"],
+) -> IngestJobStateUpdateState:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .ingest_job_state_update_state import IngestJobStateUpdateState
+
+    return _t.cast(
+        "IngestJobStateUpdateState",
+        _s.enum_member(IngestJobStateUpdateState, value),
+    )
+
+
 @attrs.frozen(kw_only=True)
 class IngestJobStateUpdate:
     """The state change requested by closeOrAbortJob."""
 
-    state: IngestJobStateUpdateState
+    state: IngestJobStateUpdateState = attrs.field(converter=_convert_state)
 
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""

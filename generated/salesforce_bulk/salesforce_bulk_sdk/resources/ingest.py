@@ -431,10 +431,10 @@ class Ingest:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         resume: str | None = None,
     ) -> IngestJobInfoFull:
-        """Wait until the ingest_job job reaches a terminal state and return its record.
+        """Wait until the ingest job reaches a terminal state and return its record.
 
         Returns the record whatever the terminal state (success, failure or
         cancellation); a state the API does not document raises ``UnknownJobState``.
@@ -443,7 +443,8 @@ class Ingest:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[IngestJobInfoFull]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -460,15 +461,16 @@ class Ingest:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
     ) -> str:
-        """Wait for the ingest_job job to succeed, then fetch its result once.
+        """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed; carries the job id and the server's error.
-            JobCanceled: The job was canceled.
+            JobFailed: The job failed: a ``JobFailed[IngestJobInfoFull]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[IngestJobInfoFull]``).
             JobTimeout: The deadline passed; carries a resume token.
         """
         return self._ingest_job_waiter.wait_for_result(
@@ -483,10 +485,10 @@ class Ingest:
         body: CreateIngestJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
-        """Create a ingest_job job and wait for its result.
+        """Create an ingest job and wait for its result.
 
         The create is sent once: without an idempotency key it is never retried.
         """
@@ -514,9 +516,9 @@ class Ingest:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[IngestJobInfoFull]]:
-        """Wait for many ingest_job jobs, at most ``concurrency`` at once.
+        """Wait for many ingest jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
@@ -749,10 +751,10 @@ class AsyncIngest:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         resume: str | None = None,
     ) -> IngestJobInfoFull:
-        """Wait until the ingest_job job reaches a terminal state and return its record.
+        """Wait until the ingest job reaches a terminal state and return its record.
 
         Returns the record whatever the terminal state (success, failure or
         cancellation); a state the API does not document raises ``UnknownJobState``.
@@ -761,7 +763,8 @@ class AsyncIngest:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[IngestJobInfoFull]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -778,15 +781,16 @@ class AsyncIngest:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
     ) -> str:
-        """Wait for the ingest_job job to succeed, then fetch its result once.
+        """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed; carries the job id and the server's error.
-            JobCanceled: The job was canceled.
+            JobFailed: The job failed: a ``JobFailed[IngestJobInfoFull]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[IngestJobInfoFull]``).
             JobTimeout: The deadline passed; carries a resume token.
         """
         return await self._ingest_job_waiter.wait_for_result(
@@ -801,10 +805,10 @@ class AsyncIngest:
         body: CreateIngestJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> str:
-        """Create a ingest_job job and wait for its result.
+        """Create an ingest job and wait for its result.
 
         The create is sent once: without an idempotency key it is never retried.
         """
@@ -832,9 +836,9 @@ class AsyncIngest:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
     ) -> _waiter.AsyncJobOutcomes[IngestJobInfoFull]:
-        """Wait for many ingest_job jobs, at most ``concurrency`` at once.
+        """Wait for many ingest jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.

@@ -38,7 +38,7 @@ never from request headers, credentials or query strings.
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -350,10 +350,15 @@ class WaitError(SDKError):
         self.last_record = last_record
 
 
-class JobTimeout(WaitError):
+RecordT = TypeVar("RecordT")
+
+
+class JobTimeout(WaitError, Generic[RecordT]):
     """The deadline came before a terminal state; the job may still finish.
 
     `resume_token` lets `wait_for_job(resume=...)` continue the wait elsewhere.
+    `record` is the last record read, decoded to the job's record model (None when no
+    read succeeded); `last_record` is its JSON.
     """
 
     def __init__(
@@ -365,6 +370,7 @@ class JobTimeout(WaitError):
         resume_token: str,
         last_state: str | None = None,
         last_record: object = None,
+        record: RecordT | None = None,
     ) -> None:
         state = last_state if last_state is not None else "not finished"
         super().__init__(
@@ -378,6 +384,7 @@ class JobTimeout(WaitError):
         self.elapsed = elapsed
         self.deadline = deadline
         self.resume_token = resume_token
+        self.record: RecordT | None = record
 
 
 class UnknownJobState(WaitError):
@@ -406,8 +413,12 @@ class UnknownJobState(WaitError):
         self.state = state
 
 
-class _JobEnded(WaitError):
-    """A terminal state that has no result: base of `JobFailed` and `JobCanceled`."""
+class _JobEnded(WaitError, Generic[RecordT]):
+    """A terminal state that has no result: base of `JobFailed` and `JobCanceled`.
+
+    Generic in the job's record model: a job's wait raises `JobFailed[ItsRecord]`, and
+    `except JobFailed as exc` sees `JobFailed[Any]` (annotate to narrow it).
+    """
 
     verb = "ended"
 
@@ -418,7 +429,7 @@ class _JobEnded(WaitError):
         state: str | None,
         error: object = None,
         last_record: object = None,
-        record: object = None,
+        record: Any = None,
     ) -> None:
         message = f"job {job_id} {self.verb}"
         if state is not None:
@@ -429,18 +440,20 @@ class _JobEnded(WaitError):
         super().__init__(
             message, job_id=job_id, last_state=state, last_record=last_record
         )
-        self.error = error
-        #: The terminal record, decoded to its model.
-        self.record = record
+        #: The server's error payload (JSON), as found at the spec's error field.
+        self.error: Any = error
+        #: The terminal record, decoded to its model (values off the spec kept); a
+        #: wait always sets it.
+        self.record: RecordT = record
 
 
-class JobFailed(_JobEnded):
+class JobFailed(_JobEnded[RecordT]):
     """The job ended in a failure state; `error` is the server's error payload."""
 
     verb = "failed"
 
 
-class JobCanceled(_JobEnded):
+class JobCanceled(_JobEnded[RecordT]):
     """The job ended in a canceled state; `error` is the server's payload, if any."""
 
     verb = "was canceled"
@@ -464,7 +477,8 @@ class StatusUnavailable(WaitError):
     ) -> None:
         super().__init__(
             f"status endpoint unavailable for job {job_id} after {attempts} "
-            f"attempt(s) (last error: {last_error}); the job itself may still "
+            f"attempt{'' if attempts == 1 else 's'} (last error: {last_error}); "
+            "the job itself may still "
             "be running",
             job_id=job_id,
             last_state=last_state,

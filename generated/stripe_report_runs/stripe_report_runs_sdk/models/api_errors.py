@@ -19,11 +19,26 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_type(
+    value: ApiErrorsType
+    | _t.Literal[
+        "api_error",
+        "card_error",
+        "idempotency_error",
+        "invalid_request_error",
+    ],
+) -> ApiErrorsType:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .api_errors_type import ApiErrorsType
+
+    return _t.cast("ApiErrorsType", _s.enum_member(ApiErrorsType, value))
+
+
 @attrs.frozen(kw_only=True)
 class ApiErrors:
     """The error detail."""
 
-    type: ApiErrorsType
+    type: ApiErrorsType = attrs.field(converter=_convert_type)
     """The type of error returned."""
 
     code: str | _s.Unset = _s.UNSET

@@ -31,6 +31,41 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_object(value: FileObject | _t.Literal["file"]) -> FileObject:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .file_object import FileObject
+
+    return _t.cast("FileObject", _s.enum_member(FileObject, value))
+
+
+def _convert_purpose(
+    value: FilePurpose
+    | _t.Literal[
+        "account_requirement",
+        "additional_verification",
+        "business_icon",
+        "business_logo",
+        "customer_signature",
+        "dispute_evidence",
+        "document_provider_identity_document",
+        "finance_report_run",
+        "financial_account_statement",
+        "identity_document",
+        "identity_document_downloadable",
+        "issuing_regulatory_reporting",
+        "pci_document",
+        "selfie",
+        "sigma_scheduled_query",
+        "tax_document_user_upload",
+        "terminal_reader_splashscreen",
+    ],
+) -> FilePurpose:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .file_purpose import FilePurpose
+
+    return _t.cast("FilePurpose", _s.enum_member(FilePurpose, value))
+
+
 @attrs.frozen(kw_only=True)
 class File:
     """A file hosted on Stripe's servers; here, the generated report."""
@@ -38,9 +73,9 @@ class File:
     id: str
     """Unique identifier for the object."""
 
-    object: FileObject
+    object: FileObject = attrs.field(converter=_convert_object)
     created: int
-    purpose: FilePurpose
+    purpose: FilePurpose = attrs.field(converter=_convert_purpose)
     """The purpose of the uploaded file."""
 
     size: int

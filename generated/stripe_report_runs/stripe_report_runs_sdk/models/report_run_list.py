@@ -18,11 +18,20 @@ __all__ = ["ReportRunList"]
 _KNOWN: frozenset[str] = frozenset(("object", "data", "has_more", "url"))
 
 
+def _convert_object(
+    value: ReportRunListObject | _t.Literal["list"],
+) -> ReportRunListObject:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .report_run_list_object import ReportRunListObject
+
+    return _t.cast("ReportRunListObject", _s.enum_member(ReportRunListObject, value))
+
+
 @attrs.frozen(kw_only=True)
 class ReportRunList:
     """A page of report runs."""
 
-    object: ReportRunListObject
+    object: ReportRunListObject = attrs.field(converter=_convert_object)
     data: list[ReportingReportRun]
     has_more: bool
     """True if this list has another page of items after this one that can be fetched."""

@@ -34,6 +34,18 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_object(
+    value: ReportingReportRunObject | _t.Literal["reporting.report_run"],
+) -> ReportingReportRunObject:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .reporting_report_run_object import ReportingReportRunObject
+
+    return _t.cast(
+        "ReportingReportRunObject",
+        _s.enum_member(ReportingReportRunObject, value),
+    )
+
+
 @attrs.frozen(kw_only=True)
 class ReportingReportRun:
     """The Report Run object represents an instance of a report type generated with
@@ -43,7 +55,7 @@ class ReportingReportRun:
     id: str
     """Unique identifier for the object."""
 
-    object: ReportingReportRunObject
+    object: ReportingReportRunObject = attrs.field(converter=_convert_object)
     """String representing the object's type."""
 
     created: int

@@ -235,10 +235,10 @@ class Reporting:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
         resume: str | None = None,
     ) -> ReportingReportRun:
-        """Wait until the report_run job reaches a terminal state and return its record.
+        """Wait until the report run job reaches a terminal state and return its record.
 
         Returns the record whatever the terminal state (success, failure or
         cancellation); a state the API does not document raises ``UnknownJobState``.
@@ -247,7 +247,8 @@ class Reporting:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[ReportingReportRun]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -265,10 +266,10 @@ class Reporting:
         body: PostReportingReportRunsRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
-        """Create a report_run job and wait for its terminal record.
+        """Create a report run job and wait for its terminal record.
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
@@ -298,9 +299,9 @@ class Reporting:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[ReportingReportRun]]:
-        """Wait for many report_run jobs, at most ``concurrency`` at once.
+        """Wait for many report run jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
@@ -425,10 +426,10 @@ class AsyncReporting:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
         resume: str | None = None,
     ) -> ReportingReportRun:
-        """Wait until the report_run job reaches a terminal state and return its record.
+        """Wait until the report run job reaches a terminal state and return its record.
 
         Returns the record whatever the terminal state (success, failure or
         cancellation); a state the API does not document raises ``UnknownJobState``.
@@ -437,7 +438,8 @@ class AsyncReporting:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[ReportingReportRun]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -455,10 +457,10 @@ class AsyncReporting:
         body: PostReportingReportRunsRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
-        """Create a report_run job and wait for its terminal record.
+        """Create a report run job and wait for its terminal record.
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
@@ -488,9 +490,9 @@ class AsyncReporting:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
     ) -> _waiter.AsyncJobOutcomes[ReportingReportRun]:
-        """Wait for many report_run jobs, at most ``concurrency`` at once.
+        """Wait for many report run jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.

@@ -76,7 +76,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self,
         job_id: str | None,
         deadline: float,
-        on_poll: Callable[[PollEvent], None] | None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
         resume: str | None = None,
         *,
         want_result: bool = False,
@@ -97,6 +97,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 deadline=deadline,
                 attempt=token.attempt,
                 on_poll=on_poll,
+                event_record=self._lenient_record,
                 want_result=want_result,
                 abandon=abandon,
             )
@@ -108,6 +109,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            event_record=self._lenient_record,
             want_result=want_result,
             abandon=abandon,
         )
@@ -117,6 +119,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         if self.config.decoding == "lenient":
             return lenient()
         return contextlib.nullcontext()
+
+    def _lenient_record(self, raw: object) -> RecordT:
+        """A record for a poll event or a failed job: decoded, values off the spec kept."""
+        with lenient():
+            return self._decode_record(raw)
 
     def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
@@ -141,9 +148,12 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         cls = JobCanceled if finished.outcome == "canceled" else JobFailed
         try:
             with self._decoding():
-                record: object = self._decode_record(finished.record)
+                record = self._decode_record(finished.record)
         except SDKError:
-            record = finished.record
+            try:
+                record = self._lenient_record(finished.record)
+            except SDKError as error:
+                raise attach_job_id(error, core.job_id) from None
         raise cls(
             core.job_id,
             state=finished.state,

@@ -24,6 +24,7 @@ import httpx
 
 from .errors import (
     JobTimeout,
+    SDKError,
     StatusUnavailable,
     UnknownJobState,
     UnreadableStatus,
@@ -141,7 +142,8 @@ class WaitCore:
         deadline: float,
         attempt: int = 0,
         deadline_at: float | None = None,
-        on_poll: Callable[[PollEvent], None] | None = None,
+        on_poll: Callable[[PollEvent[Any]], None] | None = None,
+        event_record: Callable[[object], object] | None = None,
         want_result: bool = False,
         abandon: threading.Event | None = None,
     ) -> None:
@@ -157,6 +159,7 @@ class WaitCore:
         self.last_state: str | None = None
         self.last_record: object = None
         self._hooks = [h for h in (config.on_poll, on_poll) if h is not None]
+        self._event_record = event_record
         self._want_result = want_result
         self._abandon = abandon
         self.floor = spec.floor if config.floor is None else config.floor
@@ -180,18 +183,28 @@ class WaitCore:
         if self.time_left() < 0:
             raise self.timeout_error()
 
-    def timeout_error(self) -> JobTimeout:
+    def timeout_error(self) -> JobTimeout[Any]:
         token = ResumeToken(self.job_id, self.deadline_at, self.attempt, self.spec.name)
-        error = JobTimeout(
+        error: JobTimeout[Any] = JobTimeout(
             self.job_id,
             elapsed=self.elapsed(),
             deadline=self.deadline,
             resume_token=encode_resume_token(token),
             last_state=self.last_state,
             last_record=self.last_record,
+            record=self._decoded_last_record(),
         )
         logger.info("%s", error)
         return error
+
+    def _decoded_last_record(self) -> object:
+        """The last record for a timeout, typed where it can be; None if none came."""
+        if self.last_record is None or self._event_record is None:
+            return None
+        try:
+            return self._event_record(self.last_record)
+        except SDKError:
+            return None
 
     def read_failed(self, error: BaseException, stats: RetryStats) -> NoReturn:
         """Raise what a failed status read means for this wait (rule W6)."""
@@ -358,7 +371,10 @@ class WaitCore:
                 delay=delay,
                 source=source,
                 elapsed=elapsed,
-                record=record,
+                record=record
+                if self._event_record is None
+                else self._event_record(record),
+                raw_record=record,
             )
             for hook in self._hooks:
                 hook(event)

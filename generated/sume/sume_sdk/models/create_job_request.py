@@ -18,12 +18,27 @@ __all__ = ["CreateJobRequest"]
 _KNOWN: frozenset[str] = frozenset(("input", "mode", "webhook_url", "metadata"))
 
 
+def _convert_mode(
+    value: CreateJobRequestMode | _t.Literal["polling", "webhook"] | _s.Unset,
+) -> CreateJobRequestMode | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .create_job_request_mode import CreateJobRequestMode
+
+    return _t.cast(
+        "CreateJobRequestMode | _s.Unset",
+        _s.enum_member(CreateJobRequestMode, value),
+    )
+
+
 @attrs.frozen(kw_only=True)
 class CreateJobRequest:
     """What to summarise and how to be told about the outcome."""
 
     input: JobInput
-    mode: CreateJobRequestMode | _s.Unset = _s.UNSET
+    mode: CreateJobRequestMode | _s.Unset = attrs.field(
+        default=_s.UNSET,
+        converter=_convert_mode,
+    )
     """`webhook` delivers the terminal record to `webhook_url`; `polling` relies on status
     reads."""
 

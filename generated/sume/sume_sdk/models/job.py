@@ -36,6 +36,25 @@ _KNOWN: frozenset[str] = frozenset(
 )
 
 
+def _convert_status(
+    value: JobStatus
+    | _t.Literal["queued", "processing", "completed", "failed", "canceled"],
+) -> JobStatus:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .job_status import JobStatus
+
+    return _t.cast("JobStatus", _s.enum_member(JobStatus, value))
+
+
+def _convert_mode(
+    value: JobMode | _t.Literal["polling", "webhook"] | _s.Unset,
+) -> JobMode | _s.Unset:
+    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
+    from .job_mode import JobMode
+
+    return _t.cast("JobMode | _s.Unset", _s.enum_member(JobMode, value))
+
+
 @attrs.frozen(kw_only=True)
 class Job:
     """A summarisation job."""
@@ -43,7 +62,7 @@ class Job:
     id: str
     """The job id."""
 
-    status: JobStatus
+    status: JobStatus = attrs.field(converter=_convert_status)
     """The job's state. `completed`, `failed` and `canceled` are terminal."""
 
     terminal: bool
@@ -58,7 +77,7 @@ class Job:
     """Wait at least this long before the next read (never below 2; raised when the queue
     is long). Null once terminal."""
 
-    mode: JobMode | _s.Unset = _s.UNSET
+    mode: JobMode | _s.Unset = attrs.field(default=_s.UNSET, converter=_convert_mode)
     webhook_url: str | None | _s.Unset = _s.UNSET
     progress: JobProgress | _s.Unset = _s.UNSET
     error: JobError | None | _s.Unset = _s.UNSET

@@ -199,10 +199,10 @@ class Jobs:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
     ) -> Job:
-        """Wait until the job job reaches a terminal state and return its record.
+        """Wait until the job reaches a terminal state and return its record.
 
         Returns the record whatever the terminal state (success, failure or
         cancellation); a state the API does not document raises ``UnknownJobState``.
@@ -211,7 +211,8 @@ class Jobs:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[Job]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -228,15 +229,16 @@ class Jobs:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
     ) -> JobResultEnvelope:
-        """Wait for the job job to succeed, then fetch its result once.
+        """Wait for the job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed; carries the job id and the server's error.
-            JobCanceled: The job was canceled.
+            JobFailed: The job failed: a ``JobFailed[Job]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[Job]``).
             JobTimeout: The deadline passed; carries a resume token.
         """
         return self._job_waiter.wait_for_result(
@@ -251,10 +253,10 @@ class Jobs:
         body: CreateJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
-        """Create a job job and wait for its result.
+        """Create a job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
@@ -284,9 +286,9 @@ class Jobs:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[Job]]:
-        """Wait for many job jobs, at most ``concurrency`` at once.
+        """Wait for many jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
@@ -396,10 +398,10 @@ class AsyncJobs:
         job_id: str | None = None,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
     ) -> Job:
-        """Wait until the job job reaches a terminal state and return its record.
+        """Wait until the job reaches a terminal state and return its record.
 
         Returns the record whatever the terminal state (success, failure or
         cancellation); a state the API does not document raises ``UnknownJobState``.
@@ -408,7 +410,8 @@ class AsyncJobs:
         Args:
             job_id: The job to wait for (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
-            on_poll: Called after every status read with a ``PollEvent``.
+            on_poll: Called after every status read with a
+                ``PollEvent[Job]`` (``event.record`` is typed).
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
@@ -425,15 +428,16 @@ class AsyncJobs:
         job_id: str,
         *,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
     ) -> JobResultEnvelope:
-        """Wait for the job job to succeed, then fetch its result once.
+        """Wait for the job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed; carries the job id and the server's error.
-            JobCanceled: The job was canceled.
+            JobFailed: The job failed: a ``JobFailed[Job]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[Job]``).
             JobTimeout: The deadline passed; carries a resume token.
         """
         return await self._job_waiter.wait_for_result(
@@ -448,10 +452,10 @@ class AsyncJobs:
         body: CreateJobRequest,
         timeout: float | None = None,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
-        """Create a job job and wait for its result.
+        """Create a job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
@@ -481,9 +485,9 @@ class AsyncJobs:
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
-        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
     ) -> _waiter.AsyncJobOutcomes[Job]:
-        """Wait for many job jobs, at most ``concurrency`` at once.
+        """Wait for many jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
