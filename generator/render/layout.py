@@ -109,24 +109,6 @@ def _split(line: str, nested: bool) -> list[str]:
         if not ends_in_bracket:
             return _annotated(pad, assignment)
         value = assignment.group(4)
-        annotation = assignment.group(2)
-        if (
-            value is not None
-            and annotation is not None
-            and width(pad + body[: pairs[-1][0] + 1]) > LINE_LENGTH
-            and pairs[-1][0] > len(body) - len(value)
-        ):
-            # ``target: long annotation = call(`` does not fit: the annotation goes in
-            # parentheses, then the rest (``) = call(...)``) is split as it needs.
-            name = assignment.group(1)
-            hint = annotation[2:]
-            inner = pad + "    "
-            _, _, hint_operators = _scan(hint)
-            if width(inner + hint) <= LINE_LENGTH or not hint_operators:
-                hint_lines = [inner + hint]
-            else:
-                hint_lines = _operands(inner, hint, hint_operators)
-            return [f"{pad}{name}: (", *hint_lines, *_split(f"{pad}) = {value}", False)]
         if value is not None and width(pad + body[: pairs[-1][0] + 1]) > LINE_LENGTH:
             # ``target = call(`` does not fit: the value goes in parentheses, if that fits.
             target = body[: len(body) - len(value)]
@@ -138,6 +120,23 @@ def _split(line: str, nested: bool) -> list[str]:
                 and width(inside[: len(inside) - (len(body) - pairs[-1][0]) + 1]) <= LINE_LENGTH
             ):
                 return [pad + target + "(", *_split(inside, False), pad + ")"]
+            annotation = assignment.group(2)
+            hint = annotation[2:] if annotation is not None else ""
+            if (
+                annotation is not None
+                and pairs[0][0] > len(target)
+                and _scan(hint)[2]  # a lone name is left long, as ruff leaves it
+            ):
+                # Nor ``target: annotation = (``: the annotation goes in parentheses, then
+                # the rest (``) = call(...)``) is split as it needs.
+                name = assignment.group(1)
+                inner = pad + "    "
+                _, _, hint_operators = _scan(hint)
+                if width(inner + hint) <= LINE_LENGTH or not hint_operators:
+                    hint_lines = [inner + hint]
+                else:
+                    hint_lines = _operands(inner, hint, hint_operators)
+                return [f"{pad}{name}: (", *hint_lines, *_split(f"{pad}) = {value}", False)]
             if pairs[0][1] < len(target):
                 # Nor does ``target = (``: the target's own bracket is split first.
                 return _explode(pad, body, *pairs[0], nested)
@@ -146,6 +145,9 @@ def _split(line: str, nested: bool) -> list[str]:
         inside = pad + "    " + body[5:-1]
         if width(inside) <= LINE_LENGTH:
             return [pad + ") -> (", inside, pad + "):"]
+        _, _, returned = _scan(body[5:-1])
+        if returned:
+            return [pad + ") -> (", *_operands(pad + "    ", body[5:-1], returned), pad + "):"]
     if not pairs:
         return [line]
     is_def = body.startswith(("def ", "async def ", "class "))

@@ -142,7 +142,7 @@ def test_a_late_result_is_fetched_once_and_never_early(e2e: E2E, delay: dict) ->
     assert 409 not in [r.status for r in log]
     assert log[-1].operation == "result"  # fetched after the last read, never before
     reads = e2e.reads(job_id)
-    ready = [e.record["result_ready"] for e in events]
+    ready = [e.raw_record["result_ready"] for e in events]
     assert ready[-1] is True and not any(ready[:-1])
     assert [e.state for e in events][1:] == [api.success] * (len(events) - 1)
     if "result_delay_polls" in delay:

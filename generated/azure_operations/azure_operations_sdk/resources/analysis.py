@@ -151,9 +151,10 @@ class Analysis:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._analysis_waiter: (
-            _waiter.SyncJobWaiter[OperationStatus, AnalysisResult]
-        ) = _waiter.SyncJobWaiter(
+        self._analysis_waiter: _waiter.SyncJobWaiter[
+            OperationStatus,
+            AnalysisResult,
+        ] = _waiter.SyncJobWaiter(
             _ANALYSIS_SPEC,
             read_status=self._read_analysis_status,
             decode_record=_decode_analysis_record,
@@ -407,9 +408,10 @@ class AsyncAnalysis:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._analysis_waiter: (
-            _waiter.AsyncJobWaiter[OperationStatus, AnalysisResult]
-        ) = _waiter.AsyncJobWaiter(
+        self._analysis_waiter: _waiter.AsyncJobWaiter[
+            OperationStatus,
+            AnalysisResult,
+        ] = _waiter.AsyncJobWaiter(
             _ANALYSIS_SPEC,
             read_status=self._read_analysis_status,
             decode_record=_decode_analysis_record,

@@ -286,15 +286,15 @@ class Ingest:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._ingest_job_waiter: (
-            _waiter.SyncJobWaiter[IngestJobInfoFull, str]
-        ) = _waiter.SyncJobWaiter(
-            _INGEST_JOB_SPEC,
-            read_status=self._read_ingest_job_status,
-            decode_record=_decode_ingest_job_record,
-            fetch_result=self._fetch_ingest_job_result,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._ingest_job_waiter: _waiter.SyncJobWaiter[IngestJobInfoFull, str] = (
+            _waiter.SyncJobWaiter(
+                _INGEST_JOB_SPEC,
+                read_status=self._read_ingest_job_status,
+                decode_record=_decode_ingest_job_record,
+                fetch_result=self._fetch_ingest_job_result,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     @property
@@ -678,15 +678,15 @@ class AsyncIngest:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._ingest_job_waiter: (
-            _waiter.AsyncJobWaiter[IngestJobInfoFull, str]
-        ) = _waiter.AsyncJobWaiter(
-            _INGEST_JOB_SPEC,
-            read_status=self._read_ingest_job_status,
-            decode_record=_decode_ingest_job_record,
-            fetch_result=self._fetch_ingest_job_result,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._ingest_job_waiter: _waiter.AsyncJobWaiter[IngestJobInfoFull, str] = (
+            _waiter.AsyncJobWaiter(
+                _INGEST_JOB_SPEC,
+                read_status=self._read_ingest_job_status,
+                decode_record=_decode_ingest_job_record,
+                fetch_result=self._fetch_ingest_job_result,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     @property

@@ -167,14 +167,14 @@ class Reporting:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._report_run_waiter: (
-            _waiter.SyncJobWaiter[ReportingReportRun, None]
-        ) = _waiter.SyncJobWaiter(
-            _REPORT_RUN_SPEC,
-            read_status=self._read_report_run_status,
-            decode_record=_decode_report_run_record,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._report_run_waiter: _waiter.SyncJobWaiter[ReportingReportRun, None] = (
+            _waiter.SyncJobWaiter(
+                _REPORT_RUN_SPEC,
+                read_status=self._read_report_run_status,
+                decode_record=_decode_report_run_record,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     @property
@@ -395,14 +395,14 @@ class AsyncReporting:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._report_run_waiter: (
-            _waiter.AsyncJobWaiter[ReportingReportRun, None]
-        ) = _waiter.AsyncJobWaiter(
-            _REPORT_RUN_SPEC,
-            read_status=self._read_report_run_status,
-            decode_record=_decode_report_run_record,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._report_run_waiter: _waiter.AsyncJobWaiter[ReportingReportRun, None] = (
+            _waiter.AsyncJobWaiter(
+                _REPORT_RUN_SPEC,
+                read_status=self._read_report_run_status,
+                decode_record=_decode_report_run_record,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     @property

@@ -140,15 +140,15 @@ class Jobs:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-        self._job_waiter: (
-            _waiter.SyncJobWaiter[Job, JobResultEnvelope]
-        ) = _waiter.SyncJobWaiter(
-            _JOB_SPEC,
-            read_status=self._read_job_status,
-            decode_record=_decode_job_record,
-            fetch_result=self._fetch_job_result,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._job_waiter: _waiter.SyncJobWaiter[Job, JobResultEnvelope] = (
+            _waiter.SyncJobWaiter(
+                _JOB_SPEC,
+                read_status=self._read_job_status,
+                decode_record=_decode_job_record,
+                fetch_result=self._fetch_job_result,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     @property
@@ -374,15 +374,15 @@ class AsyncJobs:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-        self._job_waiter: (
-            _waiter.AsyncJobWaiter[Job, JobResultEnvelope]
-        ) = _waiter.AsyncJobWaiter(
-            _JOB_SPEC,
-            read_status=self._read_job_status,
-            decode_record=_decode_job_record,
-            fetch_result=self._fetch_job_result,
-            config=http.wait_config,
-            limiter=http.status_limiter,
+        self._job_waiter: _waiter.AsyncJobWaiter[Job, JobResultEnvelope] = (
+            _waiter.AsyncJobWaiter(
+                _JOB_SPEC,
+                read_status=self._read_job_status,
+                decode_record=_decode_job_record,
+                fetch_result=self._fetch_job_result,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
         )
 
     @property
