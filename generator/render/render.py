@@ -282,8 +282,11 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     top = [
         "API_VERSION",
         "AsyncClient",
+        "AsyncJobHandle",
         "Client",
+        "JobHandle",
         "JobOutcome",
+        "PollDecision",
         "PollEvent",
         "UNSET",
         "Unset",

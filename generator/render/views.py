@@ -400,7 +400,18 @@ def _frozen(values: tuple[str, ...]) -> Code:
     return Code("frozenset({" + join(", ", [py_str(v) for v in values]) + "})")
 
 
-def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -> dict[str, Any]:
+def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
+    """`preferred` unless an operation of the resource already has that name."""
+    return fallback if preferred in taken else preferred
+
+
+def job_view(
+    code: TypeCode,
+    job: ir.Job,
+    single: bool,
+    owner: dict[str, str],
+    taken: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     name = snake(job.name, "job")
     status_id_param = next(
         p for p in job.status.parameters if p.location == "path" and p.wire == job.id_parameter
@@ -447,6 +458,12 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
         "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
         "wait_for_jobs": ident("wait_for_jobs" if single else f"wait_for_{name}s"),
+        "handle": ident(
+            _free_name("handle" if single else f"{name}_handle", f"{name}_job_handle", taken)
+        ),
+        "start": ident(
+            _free_name("start" if single else f"start_{name}", f"start_{name}_job", taken)
+        ),
         "types": [job.record_type],
         "imports": [],
     }
@@ -502,6 +519,12 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
                     "timeout: float | None = None, deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
                 )
             ),
+            "start_signature": Code(
+                signature.replace(
+                    "timeout: float | None = None, ",
+                    "timeout: float | None = None, deadline: float | None = None, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
+                )
+            ),
             "call_args": Code(call_args),
             "request": ident(f"_{job.create.name}_request"),
             "module": owner.get(job.create.operation_id),
@@ -520,7 +543,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
 
 _RESOURCE_STATIC = "_http httpx"
 _OPERATION_STATIC = "_http httpx"
-_JOB_STATIC = "_abc _ws _waiter _t"
+_JOB_STATIC = "_abc _ws _waiter _t _handle"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
@@ -539,6 +562,7 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
             parts += [job["result"]["request"], job["result"]["response"]]
         if job["create"]:
             parts += ["cast", job["create"]["signature"], job["create"]["call_args"]]
+            parts.append(job["create"]["start_signature"])
             parts.append(job["create"]["request"])
     return " ".join(parts)
 
@@ -550,7 +574,8 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         j.create.operation_id: j.idempotency_header for j in resource.jobs if j.create is not None
     }
     ops = [operation_view(code, op, keys.get(op.operation_id)) for op in resource.operations]
-    jobs = [job_view(code, job, len(resource.jobs) == 1, owner) for job in resource.jobs]
+    taken = frozenset(op.name for op in resource.operations)
+    jobs = [job_view(code, job, len(resource.jobs) == 1, owner, taken) for job in resource.jobs]
     types = [t for op in ops for t in op["types"]] + [t for job in jobs for t in job["types"]]
     refs = _ref_items(code, types)
     cross: dict[str, set[str]] = {}
@@ -574,6 +599,7 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         ("http", "_http"),
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
+        ("handle", "_handle"),
     ]:
         imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")

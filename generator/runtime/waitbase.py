@@ -119,16 +119,22 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
+        return self._decode_raw(core, finished.record, finished.state, finished.outcome)
+
+    def _decode_raw(
+        self, core: WaitCore, raw: object, state: str | None, outcome: str | None
+    ) -> RecordT:
+        """A record, typed; off the spec, a `RecordDecodeError` that keeps it."""
         try:
             with self._decoding():
-                return self._decode_record(finished.record)
+                return self._decode_record(raw)
         except DecodeError as error:
             raise RecordDecodeError(
                 error,
                 job_id=core.job_id,
-                state=finished.state,
-                outcome=finished.outcome,
-                record=finished.record,
+                state=state,
+                outcome=outcome,
+                record=raw,
             ) from None
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None

@@ -143,6 +143,7 @@ class WaitCore:
         on_poll: Callable[[PollEvent], None] | None = None,
         want_result: bool = False,
         abandon: threading.Event | None = None,
+        request_cap: float | None = None,
     ) -> None:
         self.spec = spec
         self.config = config
@@ -156,8 +157,11 @@ class WaitCore:
         self.last_state: str | None = None
         self.last_record: object = None
         self._hooks = [h for h in (config.on_poll, on_poll) if h is not None]
-        self._want_result = want_result
+        self.want_result = want_result
         self._abandon = abandon
+        #: An upper bound of each status request besides the time left (handles
+        #: without a deadline poll with it).
+        self.request_cap = request_cap
         self.floor = spec.floor if config.floor is None else config.floor
         self.first = spec.first if config.first is None else config.first
         self.cap = spec.cap if config.cap is None else config.cap
@@ -170,7 +174,8 @@ class WaitCore:
 
     def request_timeout(self) -> float:
         """The timeout for the next status request: the time left, never negative."""
-        return max(0.0, self.time_left())
+        left = max(0.0, self.time_left())
+        return left if self.request_cap is None else min(left, self.request_cap)
 
     def before_read(self) -> None:
         """Called before every status request: no request starts past the deadline."""
@@ -243,7 +248,7 @@ class WaitCore:
         state, outcome = self._classify(record)
         self.last_state = state
         if outcome is not None and not (
-            self._want_result and outcome == "success" and not self._ready(record)
+            self.want_result and outcome == "success" and not self._ready(record)
         ):
             self._emit(attempt, record, None, None)
             logger.info(

@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 import httpx
 
 from .errors import SDKError, attach_job_id
+from .handle import AsyncJobHandle, JobHandle
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import AsyncReadStatus, BaseJobWaiter, ReadStatus, check_wait_args
@@ -113,6 +114,34 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         if self._has_result:
             return self.wait_for_result(job_id, deadline=deadline, on_poll=on_poll)
         return self.wait_for_job(job_id, deadline=deadline, on_poll=on_poll)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: Callable[[PollEvent], None] | None = None,
+    ) -> JobHandle[RecordT, ResultT]:
+        """A non-blocking handle on the job (or on the one a `resume` token names).
+
+        `deadline` (seconds from now) bounds every later `poll()`; without one, a
+        resumed handle keeps its token's deadline, and a fresh handle has none.
+        """
+        return JobHandle(
+            self, job_id, deadline=deadline, resume=resume, on_poll=on_poll
+        )
+
+    def start(
+        self,
+        create: Callable[[str | None], httpx.Response],
+        *,
+        deadline: float | None = None,
+        on_poll: Callable[[PollEvent], None] | None = None,
+    ) -> JobHandle[RecordT, ResultT]:
+        """Create a job with one idempotency key and return a handle on it."""
+        job_id = self._job_id_from(create(self._idempotency_key()))
+        return self.handle(job_id, deadline=deadline, on_poll=on_poll)
 
     def wait_for_jobs(
         self,
@@ -304,6 +333,30 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 job_id, deadline=deadline, on_poll=on_poll
             )
         return await self.wait_for_job(job_id, deadline=deadline, on_poll=on_poll)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: Callable[[PollEvent], None] | None = None,
+    ) -> AsyncJobHandle[RecordT, ResultT]:
+        """A non-blocking handle on the job (see `SyncJobWaiter.handle`)."""
+        return AsyncJobHandle(
+            self, job_id, deadline=deadline, resume=resume, on_poll=on_poll
+        )
+
+    async def start(
+        self,
+        create: Callable[[str | None], Awaitable[httpx.Response]],
+        *,
+        deadline: float | None = None,
+        on_poll: Callable[[PollEvent], None] | None = None,
+    ) -> AsyncJobHandle[RecordT, ResultT]:
+        """Create a job with one idempotency key and return a handle on it."""
+        job_id = self._job_id_from(await create(self._idempotency_key()))
+        return self.handle(job_id, deadline=deadline, on_poll=on_poll)
 
     def wait_for_jobs(
         self,

@@ -51,6 +51,7 @@ class Api:
     body_model: str
     body: Mapping[str, Any]
     result_type: str | None  # the class name of what wait_for_result returns
+    start: str = "start"  # the method that creates a job and returns its handle
 
     @property
     def has_result(self) -> bool:
@@ -136,6 +137,7 @@ APIS = {
         ),
         Api(
             name="azure_operations",
+            start="start_analysis_job",  # `start` is the API's own create operation
             package="azure_operations_sdk",
             resource="analysis",
             auth="api_key",

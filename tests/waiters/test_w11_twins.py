@@ -220,10 +220,14 @@ def test_sync_and_async_resources_have_identical_signatures(sdks, flavour) -> No
             other = async_methods[name]
             assert _parameters(method) == _parameters(other), f"{sync_cls.__name__}.{name}"
             returns = inspect.signature(method).return_annotation
-            if name != "wait_for_jobs":  # Iterator[...] vs AsyncJobOutcomes[...]
-                assert returns == inspect.signature(other).return_annotation, name
-                assert inspect.iscoroutinefunction(other), f"Async{sync_cls.__name__}.{name}"
-        for name in ("wait_for_job", "create_and_wait", "wait_for_jobs"):
+            if name == "wait_for_jobs":  # Iterator[...] vs AsyncJobOutcomes[...]
+                continue
+            # A handle's twin is AsyncJobHandle; getting one sends no request.
+            twin = returns.replace("_handle.JobHandle[", "_handle.AsyncJobHandle[")
+            assert twin == inspect.signature(other).return_annotation, name
+            sends = not (twin != returns and name.endswith("handle"))
+            assert inspect.iscoroutinefunction(other) == sends, f"Async{sync_cls.__name__}.{name}"
+        for name in ("wait_for_job", "create_and_wait", "wait_for_jobs", "handle", "start"):
             assert name in sync_methods, f"{sync_cls.__name__} has no {name}"
 
 
