@@ -44,9 +44,10 @@ _ERROR_TREE = """SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
- +-- MissingJobId, InvalidResumeToken, NoResultOperation
+ +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
-      +-- JobTimeout (elapsed, deadline, resume_token)
+      +-- JobTimeout (elapsed, deadline, resume_token, canceled)
+      +-- JobStalled (unchanged_for, stall_after, progress, resume_token)
       +-- UnknownJobState (state)
       +-- JobFailed (error)
       +-- JobCanceled
@@ -141,6 +142,13 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
                     "wait_for_result": job_view["wait_for_result"],
                     "create_and_wait": job_view["create_and_wait"],
                     "wait_for_jobs": job_view["wait_for_jobs"],
+                    "handle": job_view["handle"],
+                    "start": job_view["start"],
+                    "cancel": (
+                        (job_view["cancel"]["method"] or ident(job.cancel.name))
+                        if job_view["cancel"] and job.cancel
+                        else None
+                    ),
                     "success": _states(job.success),
                     "failure": _states(job.failure),
                     "canceled": _states(job.canceled),
@@ -173,6 +181,10 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         "sync_example": _example("with Client", auth_args, call),
         "async_example": _example("async with AsyncClient", auth_args, async_call),
         "jobs": jobs,
+        "has_cancel": any(job["cancel"] for job in jobs),
+        "has_progress": any(
+            job.progress_path is not None or job.progress_done_path is not None for job in sdk.jobs
+        ),
         "operations": operations,
     }
 
@@ -288,6 +300,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         "JobOutcome",
         "PollDecision",
         "PollEvent",
+        "ProgressDisplay",
         "UNSET",
         "Unset",
         "WaitConfig",

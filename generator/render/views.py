@@ -441,6 +441,10 @@ def job_view(
         "id_path": _tuple(job.id_path),
         "id_header": py_literal(job.id_header),
         "idempotency_header": py_literal(job.idempotency_header),
+        "progress_path": _tuple(job.progress_path),
+        "progress_done_path": _tuple(job.progress_done_path),
+        "progress_total_path": _tuple(job.progress_total_path),
+        "stall_after": py_literal(None if job.stall_after is None else float(job.stall_after)),
     }
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
@@ -486,6 +490,23 @@ def job_view(
         view["types"] += result_view["types"]
     else:
         view["result"] = None
+    view["cancel"] = None
+    if job.cancel is not None:
+        cancel_view = operation_view(code, job.cancel)
+        method: str | None = "cancel" if single else f"cancel_{name}"
+        if method == job.cancel.name:
+            method = None  # the cancel operation's own method already takes the job id
+        elif method in taken:
+            method = f"cancel_{name}_job"
+        view["cancel"] = {
+            "request": ident(f"_{job.cancel.name}_request"),
+            "response": ident(f"_{job.cancel.name}_response"),
+            "returns": cancel_view["returns"],
+            "module": owner.get(job.cancel.operation_id),
+            "method": None if method is None else ident(method),
+            "attr": ident(f"_cancel_{name}"),
+        }
+        view["types"] += cancel_view["types"]
     if job.create is not None:
         create_view = operation_view(code, job.create, job.idempotency_header)
         idem_param = None
@@ -516,13 +537,13 @@ def job_view(
             "signature": Code(
                 signature.replace(
                     "timeout: float | None = None, ",
-                    "timeout: float | None = None, deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
+                    "timeout: float | None = None, deadline: float = 600.0, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, stall_after: float | None = None, ",
                 )
             ),
             "start_signature": Code(
                 signature.replace(
                     "timeout: float | None = None, ",
-                    "timeout: float | None = None, deadline: float | None = None, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, ",
+                    "timeout: float | None = None, deadline: float | None = None, on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None, stall_after: float | None = None, ",
                 )
             ),
             "call_args": Code(call_args),
@@ -560,6 +581,8 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
         parts.append(job["status_request"])
         if job["result"]:
             parts += [job["result"]["request"], job["result"]["response"]]
+        if job["cancel"]:
+            parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
         if job["create"]:
             parts += ["cast", job["create"]["signature"], job["create"]["call_args"]]
             parts.append(job["create"]["start_signature"])
@@ -585,6 +608,10 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         if job["result"] and job["result"]["module"] != resource.module:
             cross.setdefault(job["result"]["module"], set()).update(
                 {job["result"]["request"], job["result"]["response"]}
+            )
+        if job["cancel"] and job["cancel"]["module"] != resource.module:
+            cross.setdefault(job["cancel"]["module"], set()).update(
+                {job["cancel"]["request"], job["cancel"]["response"]}
             )
         if job["create"] and job["create"]["module"] != resource.module:
             cross.setdefault(job["create"]["module"], set()).add(job["create"]["request"])

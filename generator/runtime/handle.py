@@ -6,16 +6,18 @@ and returns the decision of the same sans-I/O `WaitCore` the waiters drive: done
 why). A task queue or a cron calls `poll()`, schedules its next call after
 `decision.delay`, and may carry the job across processes in `resume_token`
 (`client.<resource>.handle(resume=token)` continues the poll schedule where it
-stopped). `result()` and `wait()` block, for callers that can.
+stopped). `result()` and `wait()` block, for callers that can. The SDK's resources
+build handles (`handle()`, `start()`); the waiter they take is the resource's own.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
+import httpx
 
 from .errors import InvalidResumeToken, SDKError, attach_job_id
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
@@ -69,6 +71,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         resume: str | None = None,
         on_poll: Callable[[PollEvent], None] | None = None,
         poll_timeout: float = DEFAULT_POLL_TIMEOUT,
+        stall_after: float | None = None,
     ) -> None:
         check_wait_args(poll_timeout)
         if deadline is not None:
@@ -91,6 +94,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         self._deadline_at = deadline_at
         self._poll_timeout = poll_timeout
         self._on_poll = on_poll
+        self._stall_after = stall_after
         self._finished: Finished | None = None
         self._result: tuple[ResultT] | None = None
         self._core = self._new_core(job_id, attempt, want_result=waiter._has_result)
@@ -137,6 +141,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             on_poll=self._on_poll,
             want_result=want_result,
             request_cap=self._poll_timeout,
+            stall_after=self._stall_after,
         )
 
     def _fresh_core(self) -> WaitCore:
@@ -144,10 +149,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         core = self._new_core(
             self._core.job_id, self._core.attempt, want_result=self._waiter._has_result
         )
-        core.last_state, core.last_record = (
-            self._core.last_state,
-            self._core.last_record,
-        )
+        _carry(self._core, core)
         self._core = core
         return core
 
@@ -185,14 +187,12 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             deadline=left,
         )
         core.request_cap = None
+        _carry(self._core, core)
         return core
 
     def _after_wait(self, core: WaitCore, finished: Finished) -> None:
         self._core.attempt = core.attempt
-        self._core.last_state, self._core.last_record = (
-            core.last_state,
-            core.last_record,
-        )
+        _carry(core, self._core)
         if core.want_result or not self._waiter._has_result:
             self._finished = finished
 
@@ -201,10 +201,40 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         return f"{name}(job={self._waiter.spec.name!r}, job_id={self.job_id!r})"
 
 
+def _carry(old: WaitCore, new: WaitCore) -> None:
+    """What a handle's next core keeps of the last one: the last record and, for
+    stalls, what it was and since when (the poll count is passed in)."""
+    new.last_state, new.last_record = old.last_state, old.last_record
+    new.progress, new.mark, new.changed_at = old.progress, old.mark, old.changed_at
+
+
 class JobHandle(_BaseHandle[RecordT, ResultT]):
-    """A job followed without blocking: `poll()` once, then decide when to poll again."""
+    """A job followed without blocking: `poll()` once, then decide when to poll again.
+
+    `JobHandle(waiter, job_id)` follows a job; `resume=` (a handle's or a `JobTimeout`'s
+    token) continues one. `deadline` (seconds from now) bounds every later `poll()`;
+    without one, a resumed handle keeps its token's deadline and a fresh one has none.
+    `stall_after` overrides the job's: a poll then raises `JobStalled` once state and
+    progress have not changed for that long (within this process).
+    """
 
     _waiter: SyncJobWaiter[RecordT, ResultT]
+
+    @classmethod
+    def start(
+        cls,
+        waiter: SyncJobWaiter[RecordT, ResultT],
+        create: Callable[[str | None], httpx.Response],
+        *,
+        deadline: float | None = None,
+        on_poll: Callable[[PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> JobHandle[RecordT, ResultT]:
+        """Create a job (with one idempotency key, where the API takes one) and follow it."""
+        job_id = waiter._job_id_from(create(waiter._idempotency_key()))
+        return cls(
+            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
 
     def poll(self) -> PollDecision[RecordT]:
         """Read the status once and return the decision (see `PollDecision`).
@@ -219,6 +249,13 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
     def status(self) -> RecordT:
         """The job's typed record, read now (one `poll()`)."""
         return self.poll().record
+
+    def cancel(self, timeout: float = 30.0) -> None:
+        """Ask the server to cancel the job (once); later polls report the outcome.
+
+        Raises `NoCancelOperation` when the job declares no cancel operation.
+        """
+        self._waiter.cancel(self.job_id, timeout=timeout)
 
     def done(self) -> bool:
         """Whether the job is finished: True without a request once a poll saw it end."""
@@ -263,6 +300,22 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
 
     _waiter: AsyncJobWaiter[RecordT, ResultT]
 
+    @classmethod
+    async def start(
+        cls,
+        waiter: AsyncJobWaiter[RecordT, ResultT],
+        create: Callable[[str | None], Awaitable[httpx.Response]],
+        *,
+        deadline: float | None = None,
+        on_poll: Callable[[PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> AsyncJobHandle[RecordT, ResultT]:
+        """Create a job (with one idempotency key, where the API takes one) and follow it."""
+        job_id = waiter._job_id_from(await create(waiter._idempotency_key()))
+        return cls(
+            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
+
     async def poll(self) -> PollDecision[RecordT]:
         """Read the status once and return the decision (see `JobHandle.poll`)."""
         core = self._fresh_core()
@@ -271,6 +324,10 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
     async def status(self) -> RecordT:
         """The job's typed record, read now (one `poll()`)."""
         return (await self.poll()).record
+
+    async def cancel(self, timeout: float = 30.0) -> None:
+        """Ask the server to cancel the job (see `JobHandle.cancel`)."""
+        await self._waiter.cancel(self.job_id, timeout=timeout)
 
     async def done(self) -> bool:
         """Whether the job is finished: True without a request once a poll saw it end."""

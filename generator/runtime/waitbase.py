@@ -20,7 +20,9 @@ from .errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     RecordDecodeError,
     SDKError,
@@ -32,7 +34,17 @@ from .serde import lenient
 from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
-__all__ = ["AsyncReadStatus", "BaseJobWaiter", "ReadStatus", "check_wait_args"]
+__all__ = [
+    "CANCEL_ON_TIMEOUT_SECONDS",
+    "AsyncReadStatus",
+    "BaseJobWaiter",
+    "ReadStatus",
+    "check_wait_args",
+]
+
+#: The bound of the cancel a timed-out wait sends (`WaitConfig.cancel_on_timeout`),
+#: so the wait still returns within its deadline and a second.
+CANCEL_ON_TIMEOUT_SECONDS = 1.0
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
@@ -60,6 +72,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         config: WaitConfig | None,
         limiter: RateLimiter | None,
         has_result: bool,
+        has_cancel: bool = False,
     ) -> None:
         self.spec = spec
         self.config = config = WaitConfig() if config is None else config
@@ -70,6 +83,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self.limiter = limiter
         self._decode_record = decode_record
         self._has_result = has_result
+        self._has_cancel = has_cancel
 
     def _core(
         self,
@@ -80,6 +94,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         *,
         want_result: bool = False,
         abandon: threading.Event | None = None,
+        stall_after: float | None = None,
     ) -> WaitCore:
         if resume is not None:
             token = decode_resume_token(resume, self.spec.name)
@@ -98,6 +113,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 on_poll=on_poll,
                 want_result=want_result,
                 abandon=abandon,
+                stall_after=stall_after,
             )
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
@@ -109,6 +125,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             on_poll=on_poll,
             want_result=want_result,
             abandon=abandon,
+            stall_after=stall_after,
         )
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
@@ -155,6 +172,27 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             error=finished.error,
             last_record=finished.record,
             record=record,
+        )
+
+    def _no_cancel_operation(self) -> NoCancelOperation:
+        return NoCancelOperation(
+            f"{self.spec.name} jobs declare no cancel operation in the job extension"
+        )
+
+    def _cancels_on(self, error: JobTimeout) -> bool:
+        """Whether a wait that timed out with `error` sends the cancel operation."""
+        return self.config.cancel_on_timeout and self._has_cancel and not error.canceled
+
+    def _canceled(self, core: WaitCore, error: JobTimeout) -> JobTimeout:
+        """`error`, saying the job's cancel was sent and accepted."""
+        return JobTimeout(
+            core.job_id,
+            elapsed=error.elapsed,
+            deadline=error.deadline,
+            resume_token=error.resume_token,
+            last_state=error.last_state,
+            last_record=error.last_record,
+            canceled=True,
         )
 
     def _no_result_operation(self) -> NoResultOperation:

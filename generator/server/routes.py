@@ -11,7 +11,7 @@ from ..model import ir
 
 __all__ = ["Matched", "Route", "Router", "compile_path"]
 
-OperationRole = Literal["create", "status", "result"]
+OperationRole = Literal["create", "status", "result", "cancel"]
 
 _PARAM = re.compile(r"\{([^{}]+)\}")
 
@@ -47,7 +47,7 @@ class Matched:
 
 
 class Router:
-    """The create, status and result operations of every declared job."""
+    """The create, status, result and cancel operations of every declared job."""
 
     def __init__(self, jobs: tuple[ir.Job, ...]) -> None:
         self.routes: list[Route] = []
@@ -56,6 +56,7 @@ class Router:
                 ("create", job.create),
                 ("status", job.status),
                 ("result", job.result),
+                ("cancel", job.cancel),
             )
             for role, op in roles:
                 if op is not None:
