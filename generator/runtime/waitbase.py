@@ -42,8 +42,8 @@ __all__ = [
     "check_wait_args",
 ]
 
-#: The bound of the cancel a timed-out wait sends (`WaitConfig.cancel_on_timeout`),
-#: so the wait still returns within its deadline and a second.
+#: The longest a timed-out wait's cancel may take (`WaitConfig.cancel_on_timeout`): less
+#: when the wait is already past its deadline, so it still ends within it and a second.
 CANCEL_ON_TIMEOUT_SECONDS = 1.0
 
 RecordT = TypeVar("RecordT")
@@ -182,6 +182,13 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
     def _cancels_on(self, error: JobTimeout) -> bool:
         """Whether a wait that timed out with `error` sends the cancel operation."""
         return self.config.cancel_on_timeout and self._has_cancel and not error.canceled
+
+    def _cancel_budget(self, core: WaitCore) -> float | None:
+        """How long the cancel of a timed-out wait may take, so that the wait still ends
+        within its deadline and a second (W5); None when no time is left for it."""
+        left = core.time_left() + CANCEL_ON_TIMEOUT_SECONDS - 0.1
+        budget = min(CANCEL_ON_TIMEOUT_SECONDS, left)
+        return budget if budget >= 0.05 else None
 
     def _canceled(self, core: WaitCore, error: JobTimeout) -> JobTimeout:
         """`error`, saying the job's cancel was sent and accepted."""

@@ -25,7 +25,6 @@ from .errors import JobTimeout, SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
-    CANCEL_ON_TIMEOUT_SECONDS,
     AsyncReadStatus,
     BaseJobWaiter,
     ReadStatus,
@@ -206,19 +205,19 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                         return step
                     self.config.sleep(step.delay)
             except JobTimeout as error:
-                if not self._cancels_on(error):
-                    raise
-                canceled = self._cancel_quietly(core.job_id)
-                if not canceled:
+                if not self._cancels_on(error) or not self._cancel_quietly(core):
                     raise
                 raise self._canceled(core, error) from None
 
-    def _cancel_quietly(self, job_id: str) -> bool:
+    def _cancel_quietly(self, core: WaitCore) -> bool:
         """Send the cancel of a timed-out wait; a failure is logged, not raised."""
+        budget = self._cancel_budget(core)
+        if budget is None:
+            return False
         try:
-            self.cancel(job_id, timeout=CANCEL_ON_TIMEOUT_SECONDS)
+            self.cancel(core.job_id, timeout=budget)
         except SDKError as error:
-            logger.info("job %s: cancel on timeout failed: %s", job_id, error)
+            logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
@@ -440,19 +439,19 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                         return step
                     await self.config.async_sleep(step.delay)
             except JobTimeout as error:
-                if not self._cancels_on(error):
-                    raise
-                canceled = await self._cancel_quietly(core.job_id)
-                if not canceled:
+                if not self._cancels_on(error) or not await self._cancel_quietly(core):
                     raise
                 raise self._canceled(core, error) from None
 
-    async def _cancel_quietly(self, job_id: str) -> bool:
+    async def _cancel_quietly(self, core: WaitCore) -> bool:
         """Send the cancel of a timed-out wait; a failure is logged, not raised."""
+        budget = self._cancel_budget(core)
+        if budget is None:
+            return False
         try:
-            await self.cancel(job_id, timeout=CANCEL_ON_TIMEOUT_SECONDS)
+            await self.cancel(core.job_id, timeout=budget)
         except SDKError as error:
-            logger.info("job %s: cancel on timeout failed: %s", job_id, error)
+            logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
