@@ -228,6 +228,8 @@ class _JobReader:
         misspelt = isinstance(state_node, dict) and bool(set(state_node) - _STATE_KEYS)
         no_state = state_path is not None and not canceled and not misspelt
         self._cancel(cancel, at, id_parameter, no_state)
+        self._only_the_id(status, "status", at, id_parameter)
+        self._only_the_id(result, "result", at, id_parameter)
         progress = self._progress(node.get("progress"), at.child("progress"), record_type)
         stall_after = node.get("stall_after")
         if stall_after is not None and (
@@ -314,22 +316,31 @@ class _JobReader:
                 at.child("cancel"),
                 f"'{cancel.operation_id}' has no path parameter '{id_parameter}'",
             )
-        required = [
-            p.wire
-            for p in cancel.parameters
-            if p.required and p.location != "header" and p.wire != id_parameter
-        ]
-        if cancel.body is not None and cancel.body.required:
-            required.append("the request body")
-        if required:
-            self.problem(
-                at.child("cancel"),
-                f"'{cancel.operation_id}' needs {', '.join(required)}: only the job id is sent",
-            )
+        self._only_the_id(cancel, "cancel", at, id_parameter)
         if no_state:
             self.problem(
                 at.child("state", "canceled"),
                 "a job with a 'cancel' operation needs at least one canceled state",
+            )
+
+    def _only_the_id(
+        self, op: ir.Operation | None, key: str, at: Location, id_parameter: str
+    ) -> None:
+        """Refuse an operation that needs more than the job id: nothing else supplies it."""
+        if op is None:
+            return
+        needs = [
+            f"{p.location} parameter '{p.wire}'"
+            for p in op.parameters
+            if p.required and not p.has_default and p.wire != id_parameter
+        ]
+        if op.body is not None and op.body.required:
+            needs.append("a request body")
+        if needs:
+            self.problem(
+                at.child(key),
+                f"'{op.operation_id}' needs {', '.join(needs)}, which nothing supplies:"
+                " the SDK calls it with the job id alone",
             )
 
     def _expect(

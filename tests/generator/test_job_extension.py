@@ -237,7 +237,8 @@ def test_cancel_must_take_the_job_id_and_the_job_must_report_cancellation(
     no_id, needs_body = problems(tmp_path, mutated(cancel="createJob"))
     assert no_id.endswith("#/x-jobgen/jobs/job/cancel: 'createJob' has no path parameter 'job_id'")
     assert needs_body.endswith(
-        "#/x-jobgen/jobs/job/cancel: 'createJob' needs the request body: only the job id is sent"
+        "#/x-jobgen/jobs/job/cancel: 'createJob' needs a request body, which nothing supplies:"
+        " the SDK calls it with the job id alone"
     )
     spec = mutated()
     state = spec["x-jobgen"]["jobs"]["job"]["state"]
@@ -282,3 +283,22 @@ def test_bad_progress_is_refused(tmp_path: Path, progress: Any, pointer: str, me
 def test_bad_stall_after_is_refused(tmp_path: Path, value: Any) -> None:
     (problem,) = problems(tmp_path, mutated(stall_after=value))
     assert "#/x-jobgen/jobs/job/stall_after:" in problem
+
+
+def test_a_status_operation_needing_more_than_the_id_is_refused(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["paths"]["/v1/jobs/{job_id}"]["get"]["parameters"] = [
+        {"name": "document_key", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "x-region", "in": "header", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "verbose",
+            "in": "query",
+            "required": True,
+            "schema": {"type": "boolean", "default": False},
+        },
+    ]
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(
+        "#/x-jobgen/jobs/job/status: 'getJob' needs query parameter 'document_key', header"
+        " parameter 'x-region', which nothing supplies: the SDK calls it with the job id alone"
+    )
