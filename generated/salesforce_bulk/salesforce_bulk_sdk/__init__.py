@@ -10,6 +10,8 @@ hints.
 Once `JobComplete`, the successful and failed record results can be downloaded as CSV."""
 
 from ._client import AsyncClient, Client
+from ._runtime.display import ProgressDisplay
+from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -25,8 +27,10 @@ from .errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobStalled,
     JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     NotFoundError,
     PermissionDeniedError,
@@ -47,6 +51,7 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
@@ -56,13 +61,18 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobHandle",
     "JobOutcome",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",
+    "PollDecision",
     "PollEvent",
+    "ProgressDisplay",
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",

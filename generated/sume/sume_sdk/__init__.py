@@ -8,6 +8,8 @@ result only once `result_ready` is true. A job is readable only by the member wh
 key created it."""
 
 from ._client import AsyncClient, Client
+from ._runtime.display import ProgressDisplay
+from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -23,8 +25,10 @@ from .errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobStalled,
     JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     NotFoundError,
     PermissionDeniedError,
@@ -45,6 +49,7 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
@@ -54,13 +59,18 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobHandle",
     "JobOutcome",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",
+    "PollDecision",
     "PollEvent",
+    "ProgressDisplay",
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",

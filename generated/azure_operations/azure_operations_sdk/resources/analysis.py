@@ -9,6 +9,7 @@ import uuid
 
 import httpx
 
+from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
@@ -40,6 +41,10 @@ _ANALYSIS_SPEC = _ws.JobSpec(
     id_path=("id",),
     id_header=None,
     idempotency_header="Repeatability-Request-ID",
+    progress_path=None,
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
 )
 
 
@@ -239,6 +244,7 @@ class Analysis:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
 
@@ -253,12 +259,15 @@ class Analysis:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return self._analysis_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     def wait_for_result(
@@ -267,6 +276,7 @@ class Analysis:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
@@ -276,11 +286,13 @@ class Analysis:
             JobFailed: The job failed; carries the job id and the server's error.
             JobCanceled: The job was canceled.
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return self._analysis_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     def create_and_wait(
@@ -292,6 +304,7 @@ class Analysis:
         timeout: float | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
         """Create a analysis job and wait for its result.
@@ -317,8 +330,81 @@ class Analysis:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("AnalysisResult", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[OperationStatus, AnalysisResult]:
+        """A non-blocking handle on a analysis job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.JobHandle(
+            self._analysis_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start_analysis_job(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> _handle.JobHandle[OperationStatus, AnalysisResult]:
+        """Create a analysis job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        def create(key: str | None) -> httpx.Response:
+            return self._http.request(
+                _start_request(
+                    body=body,
+                    api_version=api_version,
+                    repeatability_request_id=_s.UNSET if key is None else key,
+                    repeatability_first_sent=repeatability_first_sent,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
+                ),
+                idempotency_header="Repeatability-Request-ID",
+            )
+
+        return _handle.JobHandle.start(
+            self._analysis_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -471,6 +557,7 @@ class AsyncAnalysis:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
 
@@ -485,12 +572,15 @@ class AsyncAnalysis:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return await self._analysis_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     async def wait_for_result(
@@ -499,6 +589,7 @@ class AsyncAnalysis:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
@@ -508,11 +599,13 @@ class AsyncAnalysis:
             JobFailed: The job failed; carries the job id and the server's error.
             JobCanceled: The job was canceled.
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return await self._analysis_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     async def create_and_wait(
@@ -524,6 +617,7 @@ class AsyncAnalysis:
         timeout: float | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> AnalysisResult:
         """Create a analysis job and wait for its result.
@@ -549,8 +643,81 @@ class AsyncAnalysis:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("AnalysisResult", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[OperationStatus, AnalysisResult]:
+        """A non-blocking handle on a analysis job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.AsyncJobHandle(
+            self._analysis_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start_analysis_job(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> _handle.AsyncJobHandle[OperationStatus, AnalysisResult]:
+        """Create a analysis job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        async def create(key: str | None) -> httpx.Response:
+            return await self._http.request(
+                _start_request(
+                    body=body,
+                    api_version=api_version,
+                    repeatability_request_id=_s.UNSET if key is None else key,
+                    repeatability_first_sent=repeatability_first_sent,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
+                ),
+                idempotency_header="Repeatability-Request-ID",
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._analysis_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,

@@ -54,8 +54,10 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",
@@ -333,6 +335,10 @@ class NoResultOperation(SDKError, TypeError):
     """`wait_for_result` was called for a job type that has no result operation."""
 
 
+class NoCancelOperation(SDKError, TypeError):
+    """`cancel()` was called for a job type that declares no cancel operation."""
+
+
 class WaitError(SDKError):
     """A wait for a job ended without a usable record; names the job."""
 
@@ -354,6 +360,7 @@ class JobTimeout(WaitError):
     """The deadline came before a terminal state; the job may still finish.
 
     `resume_token` lets `wait_for_job(resume=...)` continue the wait elsewhere.
+    `canceled` is True when `WaitConfig.cancel_on_timeout` had the job canceled.
     """
 
     def __init__(
@@ -365,12 +372,17 @@ class JobTimeout(WaitError):
         resume_token: str,
         last_state: str | None = None,
         last_record: object = None,
+        canceled: bool = False,
     ) -> None:
         state = last_state if last_state is not None else "not finished"
+        fate = (
+            "its cancel was requested (WaitConfig.cancel_on_timeout)"
+            if canceled
+            else "it was not canceled, wait again or resume with the resume_token"
+        )
         super().__init__(
             f"job {job_id} still {state} after {_seconds(elapsed)} "
-            f"(deadline {_seconds(deadline)}); it was not canceled, "
-            "wait again or resume with the resume_token",
+            f"(deadline {_seconds(deadline)}); {fate}",
             job_id=job_id,
             last_state=last_state,
             last_record=last_record,
@@ -378,6 +390,19 @@ class JobTimeout(WaitError):
         self.elapsed = elapsed
         self.deadline = deadline
         self.resume_token = resume_token
+        #: Whether the server accepted a cancel sent on this timeout.
+        self.canceled = canceled
+
+
+class JobStalled(WaitError):
+    """Neither the state nor the progress changed for `stall_after` seconds; the job was
+    not canceled. `resume_token` continues the wait (like `JobTimeout`'s); `progress` is
+    the last percentage seen and `unchanged_for` how long nothing changed."""
+
+    unchanged_for: float = 0.0
+    stall_after: float = 0.0
+    resume_token: str = ""
+    progress: float | None = None
 
 
 class UnknownJobState(WaitError):

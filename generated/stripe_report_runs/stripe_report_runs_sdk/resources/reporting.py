@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
@@ -39,6 +40,10 @@ _REPORT_RUN_SPEC = _ws.JobSpec(
     id_path=("id",),
     id_header=None,
     idempotency_header="Idempotency-Key",
+    progress_path=None,
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
 )
 
 
@@ -237,6 +242,7 @@ class Reporting:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> ReportingReportRun:
         """Wait until the report_run job reaches a terminal state and return its record.
 
@@ -251,12 +257,15 @@ class Reporting:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return self._report_run_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     def create_and_wait(
@@ -266,6 +275,7 @@ class Reporting:
         timeout: float | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Create a report_run job and wait for its terminal record.
@@ -289,8 +299,77 @@ class Reporting:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("ReportingReportRun", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[ReportingReportRun, None]:
+        """A non-blocking handle on a report_run job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.JobHandle(
+            self._report_run_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        timeout: float | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> _handle.JobHandle[ReportingReportRun, None]:
+        """Create a report_run job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        def create(key: str | None) -> httpx.Response:
+            return self._http.request(
+                _post_report_runs_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return _handle.JobHandle.start(
+            self._report_run_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -427,6 +506,7 @@ class AsyncReporting:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> ReportingReportRun:
         """Wait until the report_run job reaches a terminal state and return its record.
 
@@ -441,12 +521,15 @@ class AsyncReporting:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return await self._report_run_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     async def create_and_wait(
@@ -456,6 +539,7 @@ class AsyncReporting:
         timeout: float | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> ReportingReportRun:
         """Create a report_run job and wait for its terminal record.
@@ -479,8 +563,77 @@ class AsyncReporting:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("ReportingReportRun", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[ReportingReportRun, None]:
+        """A non-blocking handle on a report_run job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.AsyncJobHandle(
+            self._report_run_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        timeout: float | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> _handle.AsyncJobHandle[ReportingReportRun, None]:
+        """Create a report_run job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        async def create(key: str | None) -> httpx.Response:
+            return await self._http.request(
+                _post_report_runs_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._report_run_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,

@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
@@ -40,6 +41,10 @@ _JOB_SPEC = _ws.JobSpec(
     id_path=("data", "id"),
     id_header=None,
     idempotency_header="Idempotency-Key",
+    progress_path=("progress", "percent"),
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
 )
 
 
@@ -105,6 +110,26 @@ def _get_result_response(response: httpx.Response) -> JobResultEnvelope:
     return result
 
 
+def _cancel_request(
+    job_id: str,
+    *,
+    timeout: float | None = None,
+    extra_headers: _abc.Mapping[str, str] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
+        method="POST",
+        path="/v1/jobs/" + _path(job_id) + "/cancel",
+        headers={**(extra_headers or {})},
+        security=("ApiKeyAuth",),
+        timeout=timeout,
+    )
+
+
+def _cancel_response(response: httpx.Response) -> JobEnvelope:
+    result: JobEnvelope = _http.decode_json(response, JobEnvelope.from_dict)
+    return result
+
+
 def _decode_job_record(raw: object) -> Job:
     return Job.from_dict(raw, "$.data")
 
@@ -122,6 +147,7 @@ class Jobs:
                 fetch_result=self._fetch_job_result,
                 config=http.wait_config,
                 limiter=http.status_limiter,
+                cancel=self._cancel_job,
             )
         )
 
@@ -187,12 +213,38 @@ class Jobs:
         )
         return _get_result_response(response)
 
+    def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> JobEnvelope:
+        """Cancel a job
+
+        Asks Sume to stop the job. The job reports `canceled` once it has stopped; a job
+        that
+        is already terminal keeps its state (`409`).
+
+        Args:
+            job_id: The job's id, as returned by createJob.
+
+        ``POST /v1/jobs/{job_id}/cancel`` (operationId ``cancelJob``)."""
+        response = self._http.request(
+            _cancel_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        )
+        return _cancel_response(response)
+
     def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(_get_request(job_id), time_left=timeout)
 
     def _fetch_job_result(self, job_id: str, time_left: float) -> JobResultEnvelope:
         response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
+
+    def _cancel_job(self, job_id: str, timeout: float) -> JobEnvelope:
+        response = self._http.request(_cancel_request(job_id), time_left=timeout)
+        return _cancel_response(response)
 
     def wait_for_job(
         self,
@@ -201,6 +253,7 @@ class Jobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> Job:
         """Wait until the job job reaches a terminal state and return its record.
 
@@ -215,12 +268,15 @@ class Jobs:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return self._job_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     def wait_for_result(
@@ -229,6 +285,7 @@ class Jobs:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job job to succeed, then fetch its result once.
 
@@ -238,11 +295,13 @@ class Jobs:
             JobFailed: The job failed; carries the job id and the server's error.
             JobCanceled: The job was canceled.
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return self._job_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     def create_and_wait(
@@ -252,6 +311,7 @@ class Jobs:
         timeout: float | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
         """Create a job job and wait for its result.
@@ -275,8 +335,77 @@ class Jobs:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("JobResultEnvelope", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Job, JobResultEnvelope]:
+        """A non-blocking handle on a job job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.JobHandle(
+            self._job_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start(
+        self,
+        *,
+        body: CreateJobRequest,
+        timeout: float | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> _handle.JobHandle[Job, JobResultEnvelope]:
+        """Create a job job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        def create(key: str | None) -> httpx.Response:
+            return self._http.request(
+                _create_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return _handle.JobHandle.start(
+            self._job_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -312,6 +441,7 @@ class AsyncJobs:
                 fetch_result=self._fetch_job_result,
                 config=http.wait_config,
                 limiter=http.status_limiter,
+                cancel=self._cancel_job,
             )
         )
 
@@ -377,6 +507,28 @@ class AsyncJobs:
         )
         return _get_result_response(response)
 
+    async def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> JobEnvelope:
+        """Cancel a job
+
+        Asks Sume to stop the job. The job reports `canceled` once it has stopped; a job
+        that
+        is already terminal keeps its state (`409`).
+
+        Args:
+            job_id: The job's id, as returned by createJob.
+
+        ``POST /v1/jobs/{job_id}/cancel`` (operationId ``cancelJob``)."""
+        response = await self._http.request(
+            _cancel_request(job_id, timeout=timeout, extra_headers=extra_headers),
+        )
+        return _cancel_response(response)
+
     async def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
         return await self._http.send_once(_get_request(job_id), time_left=timeout)
 
@@ -391,6 +543,10 @@ class AsyncJobs:
         )
         return _get_result_response(response)
 
+    async def _cancel_job(self, job_id: str, timeout: float) -> JobEnvelope:
+        response = await self._http.request(_cancel_request(job_id), time_left=timeout)
+        return _cancel_response(response)
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -398,6 +554,7 @@ class AsyncJobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> Job:
         """Wait until the job job reaches a terminal state and return its record.
 
@@ -412,12 +569,15 @@ class AsyncJobs:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return await self._job_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     async def wait_for_result(
@@ -426,6 +586,7 @@ class AsyncJobs:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job job to succeed, then fetch its result once.
 
@@ -435,11 +596,13 @@ class AsyncJobs:
             JobFailed: The job failed; carries the job id and the server's error.
             JobCanceled: The job was canceled.
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return await self._job_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     async def create_and_wait(
@@ -449,6 +612,7 @@ class AsyncJobs:
         timeout: float | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
     ) -> JobResultEnvelope:
         """Create a job job and wait for its result.
@@ -472,8 +636,77 @@ class AsyncJobs:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("JobResultEnvelope", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Job, JobResultEnvelope]:
+        """A non-blocking handle on a job job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.AsyncJobHandle(
+            self._job_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start(
+        self,
+        *,
+        body: CreateJobRequest,
+        timeout: float | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent], None] | None = None,
+        stall_after: float | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+    ) -> _handle.AsyncJobHandle[Job, JobResultEnvelope]:
+        """Create a job job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        async def create(key: str | None) -> httpx.Response:
+            return await self._http.request(
+                _create_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    extra_headers=extra_headers,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._job_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
