@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[serve,test]'
+	$(BIN)/python -m pip install --quiet -e '.[serve,test,progress]'
 	touch $(STAMP)
 
 demo: $(STAMP)

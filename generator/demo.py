@@ -5,8 +5,9 @@ example spec into a temporary directory, serves that spec on loopback with
 ``jobgen serve``'s in-process runner, and waits for a handful of jobs through the
 generated client: one that succeeds after a few checks, one whose server sends
 Retry-After, one that fails and one that outlives its deadline. For each it prints the
-requests the server saw, every wait and why it was chosen, and the outcome. Nothing is
-left running afterwards.
+requests the server saw, every wait and why it was chosen, and the outcome; on a terminal
+with rich installed, a progress bar (state, percent, next check) runs while it waits.
+Nothing is left running afterwards.
 """
 
 from __future__ import annotations
@@ -81,16 +82,27 @@ SCENARIOS = (
 
 
 class Progress:
-    """A live status line while a wait sleeps (only on a terminal)."""
+    """Live progress while a wait sleeps, only on a terminal: the SDK's progress bar when
+    rich (its `progress` extra) is installed, else a status line."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, sdk: ModuleType) -> None:
         self.out = out
-        self.live = out.isatty()
         self.events: list[Any] = []
+        self.display: Any = None
+        if out.isatty():
+            try:
+                console = importlib.import_module("rich.console").Console(file=out)
+                self.display = sdk.ProgressDisplay(console=console, transient=True)
+                self.display.start()
+            except ImportError:
+                self.display = None
+        self.live = out.isatty() and self.display is None
 
     def __call__(self, event: Any) -> None:
         self.events.append(event)
-        if self.live and event.delay is not None:
+        if self.display is not None:
+            self.display(event)
+        elif self.live and event.delay is not None:
             self.out.write(
                 f"\r  ... {event.job_id}: check {event.attempt + 1} says {event.state}; "
                 f"next check in {event.delay:.1f} s ({event.source})   "
@@ -98,6 +110,8 @@ class Progress:
             self.out.flush()
 
     def clear(self) -> None:
+        if self.display is not None:
+            self.display.stop()
         if self.live:
             self.out.write("\r" + " " * 100 + "\r")
             self.out.flush()
@@ -152,7 +166,7 @@ def run_demo(out: TextIO = sys.stdout) -> int:
 
 
 def _run_case(out: TextIO, sdk: ModuleType, server: Any, number: int, case: Scenario) -> None:
-    progress = Progress(out)
+    progress = Progress(out, sdk)
     client = sdk.Client(
         api_key=API_KEY,
         base_url=server.base_url,

@@ -314,6 +314,15 @@ class Job:
     cap: float
     idempotency_header: str | None
     location: Location | None = None
+    cancel: Operation | None = None
+    """The operation that asks the server to cancel the job (keyed by ``id_parameter``)."""
+    progress_path: tuple[str, ...] | None = None
+    """A percentage (0-100) in the record."""
+    progress_done_path: tuple[str, ...] | None = None
+    """With ``progress_total_path``: progress as done out of total."""
+    progress_total_path: tuple[str, ...] | None = None
+    stall_after: float | None = None
+    """Seconds without a change of state or progress after which a wait raises JobStalled."""
 
 
 @attrs.frozen

@@ -7,6 +7,7 @@ naming the file and the JSON pointer of the offending value.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +21,7 @@ _KNOWN_KEYS = frozenset(
         "create",
         "status",
         "result",
+        "cancel",
         "id_parameter",
         "id_from",
         "record",
@@ -29,9 +31,12 @@ _KNOWN_KEYS = frozenset(
         "error_field",
         "poll",
         "idempotency_header",
+        "progress",
+        "stall_after",
         "description",
     }
 )
+_PROGRESS_KEYS = frozenset({"field", "done", "total"})
 _STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending"})
 _POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
 _BODY_HINT_KEYS = frozenset({"field", "unit"})
@@ -177,6 +182,7 @@ class _JobReader:
         status = self.operation(node, "status", at, required=True)
         create = self.operation(node, "create", at, required=False)
         result = self.operation(node, "result", at, required=False)
+        cancel = self.operation(node, "cancel", at, required=False)
         if status is None:
             return None
 
@@ -217,6 +223,25 @@ class _JobReader:
             self.problem(at.child("idempotency_header"), "must be a header name")
             idem = None
         success, failure, canceled, pending = classes
+        # A misspelt `canceled:` list is reported as an unknown key, not again here.
+        state_node = node.get("state")
+        misspelt = isinstance(state_node, dict) and bool(set(state_node) - _STATE_KEYS)
+        no_state = state_path is not None and not canceled and not misspelt
+        self._cancel(cancel, at, id_parameter, no_state)
+        self._only_the_id(status, "status", at, id_parameter)
+        self._only_the_id(result, "result", at, id_parameter)
+        progress = self._progress(node.get("progress"), at.child("progress"), record_type)
+        stall_after = node.get("stall_after")
+        if stall_after is not None and (
+            isinstance(stall_after, bool)
+            or not isinstance(stall_after, (int, float))
+            or not 0 < stall_after < math.inf
+        ):
+            self.problem(
+                at.child("stall_after"),
+                f"must be a positive number of seconds, not {stall_after!r}",
+            )
+            stall_after = None
         return ir.Job(
             name=name,
             status=status,
@@ -243,7 +268,80 @@ class _JobReader:
             cap=cap,
             idempotency_header=idem,
             location=at,
+            cancel=cancel,
+            progress_path=progress[0],
+            progress_done_path=progress[1],
+            progress_total_path=progress[2],
+            stall_after=None if stall_after is None else float(stall_after),
         )
+
+    def _progress(
+        self, raw: Any, at: Location, record: ir.TypeRef
+    ) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, tuple[str, ...] | None]:
+        """``progress: {field: /percent}`` or ``progress: {done: /n, total: /of}``."""
+        none = (None, None, None)
+        if raw is None:
+            return none
+        if not isinstance(raw, dict):
+            self.problem(at, "must be a mapping with 'field', or with 'done' and 'total'")
+            return none
+        _unknown_keys(raw, _PROGRESS_KEYS, at, self.problems)
+        paths = {key: self.pointer(raw, key, at) for key in ("field", "done", "total")}
+        if (paths["field"] is None) == (paths["done"] is None and paths["total"] is None):
+            self.problem(at, "declare either 'field' (a percentage) or both 'done' and 'total'")
+            return none
+        if paths["field"] is None and (paths["done"] is None or paths["total"] is None):
+            missing = "total" if paths["total"] is None else "done"
+            self.problem(
+                at, f"'{missing}' is required with '{'done' if missing == 'total' else 'total'}'"
+            )
+            return none
+        for key, path in paths.items():
+            found = self.resolve(record, path, at.child(key), f"progress.{key}")
+            if found is not None and not self._numeric(found):
+                self.problem(
+                    at.child(key),
+                    f"progress.{key} must be a number field, but it is {self._kind(found)}",
+                )
+        return paths["field"], paths["done"], paths["total"]
+
+    def _cancel(
+        self, cancel: ir.Operation | None, at: Location, id_parameter: str, no_state: bool
+    ) -> None:
+        """A cancel operation must take the job id, and the job must report cancellation."""
+        if cancel is None:
+            return
+        if id_parameter not in [p.wire for p in cancel.path_parameters]:
+            self.problem(
+                at.child("cancel"),
+                f"'{cancel.operation_id}' has no path parameter '{id_parameter}'",
+            )
+        self._only_the_id(cancel, "cancel", at, id_parameter)
+        if no_state:
+            self.problem(
+                at.child("state", "canceled"),
+                "a job with a 'cancel' operation needs at least one canceled state",
+            )
+
+    def _only_the_id(
+        self, op: ir.Operation | None, key: str, at: Location, id_parameter: str
+    ) -> None:
+        """Refuse an operation that needs more than the job id: nothing else supplies it."""
+        if op is None:
+            return
+        needs = [
+            f"{p.location} parameter '{p.wire}'"
+            for p in op.parameters
+            if p.required and not p.has_default and p.wire != id_parameter
+        ]
+        if op.body is not None and op.body.required:
+            needs.append("a request body")
+        if needs:
+            self.problem(
+                at.child(key),
+                f"'{op.operation_id}' needs {', '.join(needs)}, which nothing supplies:"
+                " the SDK calls it with the job id alone",
+            )
 
     def _expect(
         self, record: ir.TypeRef, path: tuple[str, ...] | None, at: Location, what: str, kind: str

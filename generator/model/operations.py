@@ -546,5 +546,9 @@ def _rebind(job: ir.Job, final: dict[str, ir.Operation]) -> ir.Job:
         return final.get(op.operation_id, op) if op is not None else None
 
     return attrs.evolve(
-        job, status=final[job.status.operation_id], create=pick(job.create), result=pick(job.result)
+        job,
+        status=final[job.status.operation_id],
+        create=pick(job.create),
+        result=pick(job.result),
+        cancel=pick(job.cancel),
     )

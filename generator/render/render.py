@@ -55,9 +55,10 @@ _ERROR_TREE = """SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
- +-- MissingJobId, InvalidResumeToken, NoResultOperation
+ +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
-      +-- JobTimeout (elapsed, deadline, resume_token)
+      +-- JobTimeout (elapsed, deadline, resume_token, canceled)
+      +-- JobStalled (unchanged_for, stall_after, progress, resume_token)
       +-- UnknownJobState (state)
       +-- JobFailed (error)
       +-- JobCanceled
@@ -192,6 +193,13 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
                     "wait_for_result": job_view["wait_for_result"],
                     "create_and_wait": job_view["create_and_wait"],
                     "wait_for_jobs": job_view["wait_for_jobs"],
+                    "handle": job_view["handle"],
+                    "start": job_view["start"],
+                    "cancel": (
+                        (job_view["cancel"]["method"] or ident(job.cancel.name))
+                        if job_view["cancel"] and job.cancel
+                        else None
+                    ),
                     "success": _states(job.success),
                     "failure": _states(job.failure),
                     "canceled": _states(job.canceled),
@@ -341,6 +349,10 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         "jobs": jobs,
         "options": options,
         "paging": paging,
+        "has_cancel": any(job["cancel"] for job in jobs),
+        "has_progress": any(
+            job.progress_path is not None or job.progress_done_path is not None for job in sdk.jobs
+        ),
         "operations": operations,
     }
 
@@ -456,10 +468,14 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         "API_VERSION",
         "AsyncClient",
         "AsyncClientCredentials",
+        "AsyncJobHandle",
         "Client",
         "ClientCredentials",
+        "JobHandle",
         "JobOutcome",
+        "PollDecision",
         "PollEvent",
+        "ProgressDisplay",
         "UNSET",
         "Unset",
         "WaitConfig",

@@ -518,7 +518,18 @@ def _frozen(values: tuple[str, ...]) -> Code:
     return Code("frozenset({" + join(", ", [py_str(v) for v in values]) + "})")
 
 
-def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -> dict[str, Any]:
+def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
+    """`preferred` unless an operation of the resource already has that name."""
+    return fallback if preferred in taken else preferred
+
+
+def job_view(
+    code: TypeCode,
+    job: ir.Job,
+    single: bool,
+    owner: dict[str, str],
+    taken: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     name = snake(job.name, "job")
     status_id_param = next(
         p for p in job.status.parameters if p.location == "path" and p.wire == job.id_parameter
@@ -548,6 +559,10 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         "id_path": _tuple(job.id_path),
         "id_header": py_literal(job.id_header),
         "idempotency_header": py_literal(job.idempotency_header),
+        "progress_path": _tuple(job.progress_path),
+        "progress_done_path": _tuple(job.progress_done_path),
+        "progress_total_path": _tuple(job.progress_total_path),
+        "stall_after": py_literal(None if job.stall_after is None else float(job.stall_after)),
     }
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
@@ -568,6 +583,12 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
         "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
         "wait_for_jobs": ident("wait_for_jobs" if single else f"wait_for_{name}s"),
+        "handle": ident(
+            _free_name("handle" if single else f"{name}_handle", f"{name}_job_handle", taken)
+        ),
+        "start": ident(
+            _free_name("start" if single else f"start_{name}", f"start_{name}_job", taken)
+        ),
         "types": [job.record_type],
         "imports": [],
     }
@@ -590,6 +611,23 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
         view["types"] += result_view["types"]
     else:
         view["result"] = None
+    view["cancel"] = None
+    if job.cancel is not None:
+        cancel_view = operation_view(code, job.cancel)
+        method: str | None = "cancel" if single else f"cancel_{name}"
+        if method == job.cancel.name:
+            method = None  # the cancel operation's own method already takes the job id
+        elif method in taken:
+            method = f"cancel_{name}_job"
+        view["cancel"] = {
+            "request": ident(f"_{job.cancel.name}_request"),
+            "response": ident(f"_{job.cancel.name}_response"),
+            "returns": cancel_view["returns"],
+            "module": owner.get(job.cancel.operation_id),
+            "method": None if method is None else ident(method),
+            "attr": ident(f"_cancel_{name}"),
+        }
+        view["types"] += cancel_view["types"]
     if job.create is not None:
         create_view = operation_view(code, job.create, job.idempotency_header)
         idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
@@ -612,7 +650,16 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
                 signature.replace(
                     _OPTION_PARAMS[0] + ", ",
                     _OPTION_PARAMS[0] + ", deadline: float = 600.0, on_poll: "
-                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, ",
+                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
+                    "stall_after: float | None = None, ",
+                )
+            ),
+            "start_signature": Code(
+                signature.replace(
+                    _OPTION_PARAMS[0] + ", ",
+                    _OPTION_PARAMS[0] + ", deadline: float | None = None, on_poll: "
+                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
+                    "stall_after: float | None = None, ",
                 )
             ),
             "call_args": Code(call_args),
@@ -633,7 +680,7 @@ def job_view(code: TypeCode, job: ir.Job, single: bool, owner: dict[str, str]) -
 
 _RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
-_JOB_STATIC = "_abc _ws _waiter _t"
+_JOB_STATIC = "_abc _ws _waiter _t _handle"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
@@ -652,8 +699,11 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
         parts.append(job["status_request"])
         if job["result"]:
             parts += [job["result"]["request"], job["result"]["response"]]
+        if job["cancel"]:
+            parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
         if job["create"]:
             parts += ["cast", job["create"]["signature"], job["create"]["call_args"]]
+            parts.append(job["create"]["start_signature"])
             parts.append(job["create"]["request"])
     return " ".join(parts)
 
@@ -665,7 +715,8 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         j.create.operation_id: j.idempotency_header for j in resource.jobs if j.create is not None
     }
     ops = [operation_view(code, op, keys.get(op.operation_id)) for op in resource.operations]
-    jobs = [job_view(code, job, len(resource.jobs) == 1, owner) for job in resource.jobs]
+    taken = frozenset(op.name for op in resource.operations)
+    jobs = [job_view(code, job, len(resource.jobs) == 1, owner, taken) for job in resource.jobs]
     types = [t for op in ops for t in op["types"]] + [t for job in jobs for t in job["types"]]
     refs = _ref_items(code, types)
     cross: dict[str, set[str]] = {}
@@ -675,6 +726,10 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         if job["result"] and job["result"]["module"] != resource.module:
             cross.setdefault(job["result"]["module"], set()).update(
                 {job["result"]["request"], job["result"]["response"]}
+            )
+        if job["cancel"] and job["cancel"]["module"] != resource.module:
+            cross.setdefault(job["cancel"]["module"], set()).update(
+                {job["cancel"]["request"], job["cancel"]["response"]}
             )
         if job["create"] and job["create"]["module"] != resource.module:
             cross.setdefault(job["create"]["module"], set()).add(job["create"]["request"])
@@ -692,6 +747,7 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         ("wire", "_wire"),
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
+        ("handle", "_handle"),
     ]:
         imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")

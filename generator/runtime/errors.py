@@ -19,8 +19,10 @@ SDKError
 ├── MissingJobId (ValueError)       a create response carried no job id
 ├── InvalidResumeToken (ValueError) a resume token that cannot be read
 ├── NoResultOperation (TypeError)   wait_for_result on a job without a result operation
+├── NoCancelOperation (TypeError)   cancel on a job without a cancel operation
 └── WaitError                       a wait ended without a usable record
     ├── JobTimeout                  the deadline came first
+    ├── JobStalled                  neither state nor progress changed for stall_after
     ├── UnknownJobState             the server reported an undocumented state
     ├── JobFailed                   the job ended in a failure state
     ├── JobCanceled                 the job ended in a canceled state
@@ -53,8 +55,10 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",
@@ -67,7 +71,6 @@ __all__ = [
     "UnreadableStatus",
     "WaitError",
     "attach_job_id",
-    "status_error_for",
 ]
 
 _SUMMARY_LIMIT = 200
@@ -211,61 +214,6 @@ class InternalServerError(APIStatusError):
     """500 and above."""
 
 
-_BY_STATUS: dict[int, type[APIStatusError]] = {
-    400: BadRequestError,
-    401: AuthenticationError,
-    403: PermissionDeniedError,
-    404: NotFoundError,
-    409: ConflictError,
-    422: UnprocessableEntityError,
-    429: RateLimitError,
-}
-
-
-def _read_body(response: httpx.Response) -> object:
-    try:
-        raw = response.content
-    except httpx.ResponseNotRead:
-        return None
-    except Exception:  # noqa: BLE001 - reading an error body must never raise
-        return None
-    if not raw:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:
-        pass
-    try:
-        return response.text
-    except Exception:  # noqa: BLE001
-        return raw.decode("utf-8", errors="replace")
-
-
-def status_error_for(response: httpx.Response) -> APIStatusError:
-    """The `APIStatusError` subclass for `response`, with its decoded body.
-
-    The body is JSON when it parses, else text; reading it never raises.
-    """
-    code = response.status_code
-    cls = _BY_STATUS.get(code)
-    if cls is None:
-        cls = InternalServerError if code >= 500 else APIStatusError
-    body = _read_body(response)
-    parts = [f"HTTP {code} {response.reason_phrase}".rstrip()]
-    try:
-        request: httpx.Request | None = response.request
-    except RuntimeError:
-        request = None
-    if request is not None:
-        parts[0] += f" from {request.method} {request.url.path}"
-    detail = _summary(body)
-    if detail:
-        parts.append(detail)
-    if cls.advice:
-        parts.append(cls.advice)
-    return cls(": ".join(parts), response=response, body=body)
-
-
 class DecodeError(SDKError, ValueError):
     """A response did not match the schema; `path` locates the value, e.g. `$.data.status`."""
 
@@ -332,6 +280,10 @@ class NoResultOperation(SDKError, TypeError):
     """`wait_for_result` was called for a job type that has no result operation."""
 
 
+class NoCancelOperation(SDKError, TypeError):
+    """`cancel()` was called for a job type that declares no cancel operation."""
+
+
 class WaitError(SDKError):
     """A wait for a job ended without a usable record; names the job."""
 
@@ -358,6 +310,7 @@ class JobTimeout(WaitError, Generic[RecordT]):
     `resume_token` lets `wait_for_job(resume=...)` continue the wait elsewhere.
     `record` is the last record read, decoded to the job's record model (None when no
     read succeeded); `last_record` is its JSON.
+    `canceled` is True when `WaitConfig.cancel_on_timeout` had the job canceled.
     """
 
     def __init__(
@@ -370,12 +323,17 @@ class JobTimeout(WaitError, Generic[RecordT]):
         last_state: str | None = None,
         last_record: object = None,
         record: RecordT | None = None,
+        canceled: bool = False,
     ) -> None:
         state = last_state if last_state is not None else "not finished"
+        fate = (
+            "its cancel was requested (WaitConfig.cancel_on_timeout)"
+            if canceled
+            else "it was not canceled, wait again or resume with the resume_token"
+        )
         super().__init__(
             f"job {job_id} still {state} after {_seconds(elapsed)} "
-            f"(deadline {_seconds(deadline)}); it was not canceled, "
-            "wait again or resume with the resume_token",
+            f"(deadline {_seconds(deadline)}); {fate}",
             job_id=job_id,
             last_state=last_state,
             last_record=last_record,
@@ -384,6 +342,19 @@ class JobTimeout(WaitError, Generic[RecordT]):
         self.deadline = deadline
         self.resume_token = resume_token
         self.record: RecordT | None = record
+        #: Whether the server accepted a cancel sent on this timeout.
+        self.canceled = canceled
+
+
+class JobStalled(WaitError):
+    """Neither the state nor the progress changed for `stall_after` seconds; the job was
+    not canceled. `resume_token` continues the wait (like `JobTimeout`'s); `progress` is
+    the last percentage seen and `unchanged_for` how long nothing changed."""
+
+    unchanged_for: float = 0.0
+    stall_after: float = 0.0
+    resume_token: str = ""
+    progress: float | None = None
 
 
 class UnknownJobState(WaitError):

@@ -1,7 +1,7 @@
 """Resume tokens: how a timed-out wait is continued, possibly in another process.
 
 A token is versioned JSON naming the job, the wall-clock deadline (epoch seconds) and
-the number of polls made, e.g. `{"attempt":4,"deadline_at":1767225600.0,"job":"job",
+the number of polls made (`deadline_at` is null for a job handle without a deadline), e.g. `{"attempt":4,"deadline_at":1767225600.0,"job":"job",
 "job_id":"j_1","v":1}`. It holds no credentials.
 """
 
@@ -24,7 +24,7 @@ class ResumeToken:
     """The decoded content of a `JobTimeout.resume_token`."""
 
     job_id: str
-    deadline_at: float
+    deadline_at: float | None
     attempt: int
     job: str | None = None
 
@@ -61,15 +61,21 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
     )
     if not isinstance(job_id, str) or not job_id:
         raise bad("no job_id")
-    if isinstance(deadline_at, bool) or not isinstance(deadline_at, (int, float)):
+    if "deadline_at" not in data:
         raise bad("no deadline_at")
-    if not math.isfinite(deadline_at):
-        raise bad("deadline_at is not finite")
+    if deadline_at is not None:
+        if isinstance(deadline_at, bool) or not isinstance(deadline_at, (int, float)):
+            raise bad("no deadline_at")
+        if not math.isfinite(deadline_at):
+            raise bad("deadline_at is not finite")
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         raise bad("no attempt count")
     kind = data.get("job")
     if job is not None and kind is not None and kind != job:
         raise bad(f"it belongs to a {kind!r} job, not a {job!r} job")
     return ResumeToken(
-        job_id, float(deadline_at), attempt, kind if isinstance(kind, str) else None
+        job_id,
+        None if deadline_at is None else float(deadline_at),
+        attempt,
+        kind if isinstance(kind, str) else None,
     )

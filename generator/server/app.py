@@ -1,6 +1,6 @@
 """The simulated job API: an ASGI app serving a spec's job operations, and ``jobgen serve``.
 
-Only the operations the job extension declares (create, status, result) are served, on
+Only the operations the job extension declares (create, status, result, cancel) are served, on
 the spec's own paths and methods, at the root of the server (a path in the spec's server
 URL, such as Azure's ``/language``, is not part of them). Control endpoints live under
 ``/_jobgen/``; they are not part of the request log. Jobs, idempotency keys and the log
@@ -33,7 +33,17 @@ from .log import RequestRecord, mask_headers, mask_query
 from .routes import Matched, Route, Router
 from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
 from .store import Limits, Replay, SimJob, Store
-from .timeline import Dropped, ErrorAnswer, Malformed, create_fault, peek, read, start, status_fault
+from .timeline import (
+    Dropped,
+    ErrorAnswer,
+    Malformed,
+    View,
+    create_fault,
+    peek,
+    read,
+    start,
+    status_fault,
+)
 from .wire import (
     Answer,
     BodyTooLarge,
@@ -285,6 +295,8 @@ class JobApp:
             )
         if route.role == "status":
             return self._status(route, sim, exchange, now)
+        if route.role == "cancel":
+            return self._cancel(route, sim, now)
         return self._result(route, sim, now)
 
     def _list(self, request: Request, route: Route, credentials: Credentials, now: float) -> Answer:
@@ -306,6 +318,24 @@ class JobApp:
         status = route.operation.response.status
         return json_answer(int(status) if status.isdigit() else 200, body, headers)
 
+    def _cancel(self, route: Route, sim: SimJob, now: float) -> Answer:
+        """Accept a cancel of a running job: from now on it reports a canceled state."""
+        kind = self.kinds[sim.name]
+        sim.progress, view = peek(sim.scenario, sim.progress, now)
+        view = canceled_view(route.job, sim, view)
+        if view.terminal and not sim.canceled:
+            return self._error(
+                route.operation, 409, f"job {sim.id} is already {view.state}", code="job_finished"
+            )
+        sim.canceled = True
+        view = canceled_view(route.job, sim, view)
+        status = route.operation.response.status
+        value = kind.answer_body(route.operation, sim, view)
+        code = int(status) if status.isdigit() else 200
+        if value is None:
+            return Answer(code, b"")
+        return json_answer(code, value)
+
     def _status(self, route: Route, sim: SimJob, exchange: _Exchange, now: float) -> Answer:
         kind = self.kinds[sim.name]
         sim.polls += 1
@@ -321,6 +351,7 @@ class JobApp:
             exchange.fault = "malformed"
             return Answer(200, MALFORMED_BODY, (("content-type", "application/json"),))
         sim.progress, view = read(sim.scenario, sim.progress, now)
+        view = canceled_view(route.job, sim, view)
         hints = () if view.terminal else kind.hint_headers(sim.scenario, self.wall())
         status = route.operation.response.status
         return json_answer(
@@ -330,6 +361,7 @@ class JobApp:
     def _result(self, route: Route, sim: SimJob, now: float) -> Answer:
         kind = self.kinds[sim.name]
         sim.progress, view = peek(sim.scenario, sim.progress, now)
+        view = canceled_view(route.job, sim, view)
         if not view.ready:
             return self._error(
                 route.operation,
@@ -423,6 +455,14 @@ class JobApp:
         if value is None:
             return Answer(status, b"", headers)
         return json_answer(status, value, headers)
+
+
+def canceled_view(job: ir.Job, sim: SimJob, view: View) -> View:
+    """What a job whose cancel was accepted reports instead of ``view``."""
+    if not sim.canceled or (view.terminal and view.kind == "canceled"):
+        return view
+    state = job.canceled[0] if job.canceled else view.state
+    return View(state, "canceled", terminal=True, ready=False, percent=view.percent)
 
 
 def serve(

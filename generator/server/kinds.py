@@ -23,6 +23,8 @@ __all__ = ["JobKind", "format_retry_after", "timestamp"]
 JSON = Any
 
 FAILURE_MESSAGE = "the simulated job failed"
+#: The total of a job whose progress is declared as done out of total.
+PROGRESS_TOTAL = 20
 
 
 def timestamp(wall: float) -> str:
@@ -129,14 +131,18 @@ class JobKind:
 
     def create_body(self, sim: SimJob, view: View) -> JSON:
         """The create answer's body, or None when the create answer has no JSON body."""
-        create = self.job.create
-        if create is None or create.response.kind != "json" or create.response.type is None:
+        return self.answer_body(self.job.create, sim, view)
+
+    def answer_body(self, op: ir.Operation | None, sim: SimJob, view: View) -> JSON:
+        """The body of a create or cancel answer (the job's record where its type is the
+        status body's), or None when the operation answers without a JSON body."""
+        if op is None or op.response.kind != "json" or op.response.type is None:
             return None
-        if create.response.type == self.status_type:
+        if op.response.type == self.status_type:
             return self.status_body(sim, view)
-        body = self.sampler(sim.created_wall).sample(create.response.type)
+        body = self.sampler(sim.created_wall).sample(op.response.type)
         if isinstance(body, dict):
-            self._overlay(body, create.response.type, sim, view)
+            self._overlay(body, op.response.type, sim, view)
         return body
 
     def _at(self, t: ir.TypeRef, path: tuple[str, ...]) -> Located | None:
@@ -153,7 +159,13 @@ class JobKind:
             (job.terminal_path, view.terminal),
             (job.ready_path, view.ready),
         )
-        for field, value in flags:
+        done = round(view.percent * PROGRESS_TOTAL / 100)
+        numbers: tuple[tuple[tuple[str, ...] | None, JSON], ...] = (
+            (job.progress_path, view.percent),
+            (job.progress_done_path, done),
+            (job.progress_total_path, PROGRESS_TOTAL),
+        )
+        for field, value in (*flags, *numbers):
             if field is not None and self._at(t, (*record, *field)) is not None:
                 put(body, (*record, *field), value)
         self._hint(body, t, sim.scenario, view)

@@ -11,7 +11,7 @@ from ..model import ir
 
 __all__ = ["Matched", "Route", "Router", "compile_path"]
 
-OperationRole = Literal["create", "status", "result", "list"]
+OperationRole = Literal["create", "status", "result", "cancel", "list"]
 
 _PARAM = re.compile(r"\{([^{}]+)\}")
 
@@ -47,7 +47,7 @@ class Matched:
 
 
 class Router:
-    """The create, status and result operations of every declared job, and list
+    """The create, status, result and cancel operations of every declared job, and list
     operations (``lists``: each with the job whose records it lists)."""
 
     def __init__(
@@ -64,6 +64,7 @@ class Router:
                 ("create", job.create),
                 ("status", job.status),
                 ("result", job.result),
+                ("cancel", job.cancel),
             )
             for role, op in roles:
                 if op is not None:

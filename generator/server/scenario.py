@@ -31,6 +31,8 @@ Kind = Literal["pending", "success", "failure", "canceled"]
 FinalKind = Literal["success", "failure", "canceled", "undocumented", "never"]
 
 DEFAULT_PENDING_POLLS = 2
+#: Percent a running job's declared progress advances per read (0: a stuck job).
+DEFAULT_PROGRESS_PER_READ = 10.0
 MAX_POLL = 1_000_000
 MAX_SECONDS = 86_400.0
 
@@ -135,6 +137,7 @@ class Scenario:
     drop_connection_at_polls: frozenset[int] = frozenset()
     malformed_at_polls: frozenset[int] = frozenset()
     create_errors: tuple[CreateFault, ...] = ()
+    progress_per_read: float = DEFAULT_PROGRESS_PER_READ
 
 
 _FIELDS = frozenset(
@@ -151,6 +154,7 @@ _FIELDS = frozenset(
         "drop_connection_at_polls",
         "malformed_at_polls",
         "create_errors",
+        "progress_per_read",
     }
 )
 _ALIASES: dict[str, TerminalKind] = {
@@ -453,6 +457,10 @@ def parse_scenario(raw: object, job: ir.Job) -> Scenario:
             "poll_after_ms", "the job declares no custom poll header (poll.headers)"
         )
 
+    has_progress = job.progress_path is not None or job.progress_done_path is not None
+    if "progress_per_read" in data and not has_progress:
+        raise ScenarioError("progress_per_read", "the job declares no progress field (progress)")
+
     status_errors = _status_errors(data.get("status_errors", []))
     drops = _polls(data.get("drop_connection_at_polls", []), "drop_connection_at_polls")
     malformed = _polls(data.get("malformed_at_polls", []), "malformed_at_polls")
@@ -480,4 +488,7 @@ def parse_scenario(raw: object, job: ir.Job) -> Scenario:
         drop_connection_at_polls=drops,
         malformed_at_polls=malformed,
         create_errors=_create_errors(data.get("create_errors", [])),
+        progress_per_read=_number(
+            data.get("progress_per_read", DEFAULT_PROGRESS_PER_READ), "progress_per_read", high=100
+        ),
     )

@@ -66,6 +66,7 @@ class SimJob:
     created: float = 0.0  # the server's monotonic clock
     caller: str | None = None
     replay_key: CreateKey | None = None
+    canceled: bool = False  # a cancel was accepted: the job reports a canceled state
 
 
 @attrs.define

@@ -14,6 +14,8 @@ Vocabulary:
   ended that stage;
 - after the last stage comes the final state. With ``final: never`` the last stage lasts
   forever instead;
+- a declared progress field advances ``progress_per_read`` percent with every read (0: a
+  stuck job), stays under 100 while running and is 100 on success;
 - the result is *ready* once the job is in a success state, ``result_delay_polls`` reads
   have reported that state with the result not ready, and ``result_delay_seconds`` have
   passed since it was reached.
@@ -62,6 +64,7 @@ class View:
     kind: ViewKind
     terminal: bool
     ready: bool
+    percent: float = 0.0
 
 
 @attrs.frozen
@@ -107,8 +110,11 @@ def _settle(scenario: Scenario, progress: Progress, now: float) -> Progress:
 
 
 def _view(scenario: Scenario, progress: Progress, now: float) -> View:
+    # Progress advances with every read and reaches 100 only on success.
+    percent = min(99.0, progress.reads * scenario.progress_per_read)
     if progress.stage < len(scenario.stages):
-        return View(scenario.stages[progress.stage].state, "pending", terminal=False, ready=False)
+        state = scenario.stages[progress.stage].state
+        return View(state, "pending", terminal=False, ready=False, percent=percent)
     assert scenario.final is not None and scenario.final_kind != "never"
     kind = scenario.final_kind
     ready = (
@@ -116,7 +122,9 @@ def _view(scenario: Scenario, progress: Progress, now: float) -> View:
         and progress.reads - progress.entered_reads >= scenario.result_delay_polls
         and now - progress.entered_at >= scenario.result_delay_seconds
     )
-    return View(scenario.final, kind, terminal=kind != "undocumented", ready=ready)
+    if kind == "success":
+        percent = 100.0
+    return View(scenario.final, kind, terminal=kind != "undocumented", ready=ready, percent=percent)
 
 
 def peek(scenario: Scenario, progress: Progress, now: float) -> tuple[Progress, View]:

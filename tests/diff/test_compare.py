@@ -48,12 +48,17 @@ def query(name: str, required: bool = False, kind: str = "string", where: str = 
     return {"name": name, "in": where, "required": required, "schema": {"type": kind}}
 
 
+# Parameter edits go to the create operation: the job's status operation may need
+# nothing but the job id (nothing else would supply a required parameter).
+CREATE_PATH = "/v1/jobs"
+
+
 def with_expand(spec: Spec) -> None:
-    op(spec, JOB_PATH, "get")["parameters"] = [query("expand")]
+    op(spec, CREATE_PATH, "post")["parameters"].append(query("expand"))
 
 
 def expand(spec: Spec) -> dict[str, Any]:
-    result: dict[str, Any] = op(spec, JOB_PATH, "get")["parameters"][0]
+    result: dict[str, Any] = op(spec, CREATE_PATH, "post")["parameters"][-1]
     return result
 
 
@@ -84,15 +89,15 @@ def rename_result_operation(to: str) -> Edit:
     return edit
 
 
-def add_cancel(spec: Spec) -> None:
-    spec["paths"]["/v1/jobs/{job_id}/cancel"] = {
+def add_retry(spec: Spec) -> None:
+    spec["paths"]["/v1/jobs/{job_id}/retry"] = {
         "parameters": [{"$ref": "#/components/parameters/JobId"}],
         "post": {
-            "operationId": "cancelJob",
+            "operationId": "retryJob",
             "tags": ["jobs"],
             "responses": {
                 "200": {
-                    "description": "canceled",
+                    "description": "retried",
                     "content": {
                         "application/json": {"schema": {"$ref": "#/components/schemas/JobEnvelope"}}
                     },
@@ -459,7 +464,7 @@ CASES: dict[str, Case] = {
         {("operation.removed", True), ("job.result_removed", True)},
         "major",
     ),
-    "operation added": Case(add_cancel, {("operation.added", False)}, "minor"),
+    "operation added": Case(add_retry, {("operation.added", False)}, "minor"),
     "operation renamed, SDK method renamed": Case(
         rename_result_operation("fetchJobResult"),
         {("operation.renamed", True), ("job.result_changed", False)},
@@ -480,14 +485,14 @@ CASES: dict[str, Case] = {
     "operation deprecated": Case(deprecate, {("operation.deprecated", False)}, "patch"),
     # parameters
     "parameter removed": Case(
-        lambda s: op(s, JOB_PATH, "get").pop("parameters"),
+        lambda s: op(s, CREATE_PATH, "post")["parameters"].pop(),
         {("parameter.removed", True)},
         "major",
         base=with_expand,
     ),
     "optional parameter added": Case(with_expand, {("parameter.added", False)}, "minor"),
     "required parameter added": Case(
-        lambda s: op(s, JOB_PATH, "get").update(parameters=[query("region", required=True)]),
+        lambda s: op(s, CREATE_PATH, "post")["parameters"].append(query("region", required=True)),
         {("parameter.added", True)},
         "major",
     ),

@@ -51,6 +51,9 @@ class Api:
     body_model: str
     body: Mapping[str, Any]
     result_type: str | None  # the class name of what wait_for_result returns
+    start: str = "start"  # the method that creates a job and returns its handle
+    cancel: str | None = None  # the resource's method that cancels a job, if declared
+    has_progress: bool = False  # the job declares a progress field
 
     @property
     def has_result(self) -> bool:
@@ -79,6 +82,8 @@ APIS = {
     for api in (
         Api(
             name="sume",
+            cancel="cancel",
+            has_progress=True,
             package="sume_sdk",
             resource="jobs",
             auth="api_key",
@@ -136,6 +141,7 @@ APIS = {
         ),
         Api(
             name="azure_operations",
+            start="start_analysis_job",  # `start` is the API's own create operation
             package="azure_operations_sdk",
             resource="analysis",
             auth="api_key",
@@ -253,6 +259,9 @@ class E2E:
 
     def results(self, job_id: str) -> list[RequestRecord]:
         return [r for r in self.log(job_id) if r.operation == "result"]
+
+    def cancels(self, job_id: str) -> list[RequestRecord]:
+        return [r for r in self.log(job_id) if r.operation == "cancel"]
 
     def creates(self) -> list[RequestRecord]:
         return [r for r in self.log() if r.operation == "create"]

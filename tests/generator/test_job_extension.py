@@ -218,3 +218,87 @@ def test_terminal_field_alone_is_enough(tmp_path: Path) -> None:
 def test_neither_state_nor_terminal_field(tmp_path: Path) -> None:
     found = problems(tmp_path, mutated(state=None, terminal_field=None))
     assert any("declare 'state' or 'terminal_field'" in p for p in found)
+
+
+def test_cancel_resolves_to_the_declared_operation(tmp_path: Path) -> None:
+    (job,) = build(tmp_path, SUME).jobs
+    assert job.cancel is not None and job.cancel.operation_id == "cancelJob"
+    (plain,) = build(tmp_path, mutated(cancel=None)).jobs
+    assert plain.cancel is None
+
+
+def test_cancel_must_take_the_job_id_and_the_job_must_report_cancellation(
+    tmp_path: Path,
+) -> None:
+    (unknown,) = problems(tmp_path, mutated(cancel="cancelJobs"))
+    assert unknown.endswith(
+        "#/x-jobgen/jobs/job/cancel: unknown operationId 'cancelJobs' (did you mean 'cancelJob'?)"
+    )
+    no_id, needs_body = problems(tmp_path, mutated(cancel="createJob"))
+    assert no_id.endswith("#/x-jobgen/jobs/job/cancel: 'createJob' has no path parameter 'job_id'")
+    assert needs_body.endswith(
+        "#/x-jobgen/jobs/job/cancel: 'createJob' needs a request body, which nothing supplies:"
+        " the SDK calls it with the job id alone"
+    )
+    spec = mutated()
+    state = spec["x-jobgen"]["jobs"]["job"]["state"]
+    state["pending"] = ["queued", "processing", "canceled"]
+    state["canceled"] = []
+    (no_state,) = problems(tmp_path, spec)
+    assert "#/x-jobgen/jobs/job/state/canceled" in no_state
+    assert "needs at least one canceled state" in no_state
+
+
+def test_progress_and_stall_after_resolve(tmp_path: Path) -> None:
+    (job,) = build(tmp_path, mutated(stall_after=120)).jobs
+    assert job.progress_path == ("progress", "percent")
+    assert job.stall_after == 120.0
+    spec = mutated(progress={"done": "/progress/percent", "total": "/progress/percent"})
+    (fraction,) = build(tmp_path, spec).jobs
+    assert fraction.progress_path is None
+    assert fraction.progress_done_path == fraction.progress_total_path == ("progress", "percent")
+
+
+@pytest.mark.parametrize(
+    ("progress", "pointer", "message"),
+    [
+        ({"field": "/status"}, "progress/field", "must be a number field, but it is the enum"),
+        ({"field": "/nope"}, "progress/field", "has no property 'nope'"),
+        ({"done": "/progress/percent"}, "progress", "'total' is required with 'done'"),
+        (
+            {"field": "/progress/percent", "done": "/progress/percent"},
+            "progress",
+            "either 'field' (a percentage) or both 'done' and 'total'",
+        ),
+        ({"feild": "/progress/percent"}, "progress/feild", "unknown key 'feild'"),
+        ("/progress/percent", "progress", "must be a mapping"),
+    ],
+)
+def test_bad_progress_is_refused(tmp_path: Path, progress: Any, pointer: str, message: str) -> None:
+    found = problems(tmp_path, mutated(progress=progress))
+    assert any(f"#/x-jobgen/jobs/job/{pointer}:" in p and message in p for p in found), found
+
+
+@pytest.mark.parametrize("value", [0, -1, "soon", float("inf"), True])
+def test_bad_stall_after_is_refused(tmp_path: Path, value: Any) -> None:
+    (problem,) = problems(tmp_path, mutated(stall_after=value))
+    assert "#/x-jobgen/jobs/job/stall_after:" in problem
+
+
+def test_a_status_operation_needing_more_than_the_id_is_refused(tmp_path: Path) -> None:
+    spec = mutated()
+    spec["paths"]["/v1/jobs/{job_id}"]["get"]["parameters"] = [
+        {"name": "document_key", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "x-region", "in": "header", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "verbose",
+            "in": "query",
+            "required": True,
+            "schema": {"type": "boolean", "default": False},
+        },
+    ]
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(
+        "#/x-jobgen/jobs/job/status: 'getJob' needs query parameter 'document_key', header"
+        " parameter 'x-region', which nothing supplies: the SDK calls it with the job id alone"
+    )

@@ -28,8 +28,8 @@ from generator.runtime.errors import (
     UnprocessableEntityError,
     WaitError,
     attach_job_id,
-    status_error_for,
 )
+from generator.runtime.statuses import status_error_for
 
 SECRET = "sk-live-0123456789abcdef"
 

@@ -13,7 +13,6 @@ from generator.runtime.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
-    status_error_for,
 )
 from generator.runtime.retry import (
     RetryPolicy,
@@ -22,6 +21,7 @@ from generator.runtime.retry import (
     call_with_retries,
     is_retryable,
 )
+from generator.runtime.statuses import status_error_for
 
 from .fakes import REQUEST, WALL_START, FakeClock
 

@@ -28,9 +28,9 @@ from generator.runtime.errors import (
     StatusUnavailable,
     UnknownJobState,
     UnreadableStatus,
-    status_error_for,
 )
 from generator.runtime.retry import RetryPolicy
+from generator.runtime.statuses import status_error_for
 from generator.runtime.waiter import HeaderHint, JobSpec, PollEvent
 
 from .fakes import (

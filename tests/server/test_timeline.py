@@ -117,7 +117,7 @@ def test_never_holds_the_last_stage_forever() -> None:
 
 def test_undocumented_final_state_is_reported_and_not_terminal() -> None:
     views = reads(scenario(undocumented_state="exploded"), [0, 0, 0])
-    assert views[-1] == View("exploded", "undocumented", terminal=False, ready=False)
+    assert views[-1] == View("exploded", "undocumented", terminal=False, ready=False, percent=20.0)
 
 
 def test_result_delay_in_polls_keeps_ready_false_for_that_many_success_reads() -> None:

@@ -10,6 +10,8 @@ or `Canceled`. Every request carries the `api-version` query parameter."""
 
 from ._client import AsyncClient, Client
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
+from ._runtime.display import ProgressDisplay
+from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -25,8 +27,10 @@ from .errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobStalled,
     JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     NotFoundError,
     PermissionDeniedError,
@@ -48,6 +52,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
@@ -58,13 +63,18 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobHandle",
     "JobOutcome",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",
+    "PollDecision",
     "PollEvent",
+    "ProgressDisplay",
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",

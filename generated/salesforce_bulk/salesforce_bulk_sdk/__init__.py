@@ -11,6 +11,8 @@ Once `JobComplete`, the successful and failed record results can be downloaded a
 
 from ._client import AsyncClient, Client
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
+from ._runtime.display import ProgressDisplay
+from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -26,8 +28,10 @@ from .errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobStalled,
     JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     NotFoundError,
     PermissionDeniedError,
@@ -49,6 +53,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
@@ -59,13 +64,18 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobHandle",
     "JobOutcome",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",
+    "PollDecision",
     "PollEvent",
+    "ProgressDisplay",
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",

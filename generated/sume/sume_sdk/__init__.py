@@ -9,6 +9,8 @@ key created it."""
 
 from ._client import AsyncClient, Client
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
+from ._runtime.display import ProgressDisplay
+from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -24,8 +26,10 @@ from .errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobStalled,
     JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     NotFoundError,
     PermissionDeniedError,
@@ -47,6 +51,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
@@ -57,13 +62,18 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobHandle",
     "JobOutcome",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",
+    "PollDecision",
     "PollEvent",
+    "ProgressDisplay",
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",

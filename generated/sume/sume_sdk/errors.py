@@ -10,9 +10,10 @@ SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
- +-- MissingJobId, InvalidResumeToken, NoResultOperation
+ +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
-      +-- JobTimeout (elapsed, deadline, resume_token)
+      +-- JobTimeout (elapsed, deadline, resume_token, canceled)
+      +-- JobStalled (unchanged_for, stall_after, progress, resume_token)
       +-- UnknownJobState (state)
       +-- JobFailed (error)
       +-- JobCanceled
@@ -31,8 +32,10 @@ from ._runtime.errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobStalled,
     JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     NotFoundError,
     PermissionDeniedError,
@@ -58,8 +61,10 @@ __all__ = [
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
+    "JobStalled",
     "JobTimeout",
     "MissingJobId",
+    "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
     "PermissionDeniedError",

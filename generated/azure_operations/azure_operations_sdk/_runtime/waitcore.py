@@ -23,6 +23,7 @@ import attrs
 import httpx
 
 from .errors import (
+    JobStalled,
     JobTimeout,
     SDKError,
     StatusUnavailable,
@@ -30,12 +31,12 @@ from .errors import (
     UnreadableStatus,
     WaitError,
     attach_job_id,
-    status_error_for,
 )
 from .policy import choose_delay
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
 from .retry_after import parse_delay
+from .statuses import status_error_for
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = [
@@ -146,6 +147,8 @@ class WaitCore:
         event_record: Callable[[object], object] | None = None,
         want_result: bool = False,
         abandon: threading.Event | None = None,
+        request_cap: float | None = None,
+        stall_after: float | None = None,
     ) -> None:
         self.spec = spec
         self.config = config
@@ -160,8 +163,16 @@ class WaitCore:
         self.last_record: object = None
         self._hooks = [h for h in (config.on_poll, on_poll) if h is not None]
         self._event_record = event_record
-        self._want_result = want_result
+        self.want_result = want_result
         self._abandon = abandon
+        #: An upper bound of each status request besides the time left (handles
+        #: without a deadline poll with it).
+        self.request_cap = request_cap
+        self.stall_after = spec.stall_after if stall_after is None else stall_after
+        self.progress: float | None = None
+        #: The last (state, progress) seen and when it was first seen (for stalls).
+        self.mark: tuple[str | None, float | None] | None = None
+        self.changed_at = self.started
         self.floor = spec.floor if config.floor is None else config.floor
         self.first = spec.first if config.first is None else config.first
         self.cap = spec.cap if config.cap is None else config.cap
@@ -174,7 +185,8 @@ class WaitCore:
 
     def request_timeout(self) -> float:
         """The timeout for the next status request: the time left, never negative."""
-        return max(0.0, self.time_left())
+        left = max(0.0, self.time_left())
+        return left if self.request_cap is None else min(left, self.request_cap)
 
     def before_read(self) -> None:
         """Called before every status request: no request starts past the deadline."""
@@ -183,13 +195,18 @@ class WaitCore:
         if self.time_left() < 0:
             raise self.timeout_error()
 
+    def resume_token(self) -> str:
+        """The token that continues this wait (see `resume`)."""
+        deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
+        token = ResumeToken(self.job_id, deadline_at, self.attempt, self.spec.name)
+        return encode_resume_token(token)
+
     def timeout_error(self) -> JobTimeout[Any]:
-        token = ResumeToken(self.job_id, self.deadline_at, self.attempt, self.spec.name)
         error: JobTimeout[Any] = JobTimeout(
             self.job_id,
             elapsed=self.elapsed(),
             deadline=self.deadline,
-            resume_token=encode_resume_token(token),
+            resume_token=self.resume_token(),
             last_state=self.last_state,
             last_record=self.last_record,
             record=self._decoded_last_record(),
@@ -256,8 +273,9 @@ class WaitCore:
         self.last_record = record
         state, outcome = self._classify(record)
         self.last_state = state
+        self.progress = self._progress(record)
         if outcome is not None and not (
-            self._want_result and outcome == "success" and not self._ready(record)
+            self.want_result and outcome == "success" and not self._ready(record)
         ):
             self._emit(attempt, record, None, None)
             logger.info(
@@ -272,6 +290,7 @@ class WaitCore:
             return Finished(
                 record, state, outcome, None if payload is _MISSING else payload
             )
+        self._check_stall(attempt, record)
         delay, source = choose_delay(
             self._hints(record, poll.headers),
             attempt=attempt,
@@ -285,6 +304,49 @@ class WaitCore:
             raise self.timeout_error()
         self._emit(attempt, record, delay, source)
         return Sleep(delay, source)
+
+    def _check_stall(self, attempt: int, record: object) -> None:
+        """Raise `JobStalled` when state and progress stayed put for `stall_after` (W14)."""
+        now = self.config.clock()
+        mark = (self.last_state, self.progress)
+        if mark != self.mark:
+            self.mark, self.changed_at = mark, now
+            return
+        if self.stall_after is None or now - self.changed_at < self.stall_after:
+            return
+        self._emit(attempt, record, None, None)
+        unchanged = now - self.changed_at
+        state = self.last_state if self.last_state is not None else "not finished"
+        at = f" at {self.progress:g}%" if self.progress is not None else ""
+        error = JobStalled(
+            f"job {self.job_id} stalled: still {state}{at} after {unchanged:.2f}s without"
+            f" a change (stall_after {self.stall_after:g}s); it was not canceled, wait"
+            " again or resume with the resume_token",
+            job_id=self.job_id,
+            last_state=self.last_state,
+            last_record=record,
+        )
+        error.unchanged_for, error.stall_after = unchanged, self.stall_after
+        error.resume_token, error.progress = self.resume_token(), self.progress
+        logger.info("%s", error)
+        raise error
+
+    def _progress(self, record: object) -> float | None:
+        """The declared progress as a percentage, None when absent or not a number."""
+        spec = self.spec
+
+        def number(path: tuple[str, ...] | None) -> float | None:
+            raw = dig(record, path) if path is not None else None
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+                return None
+            return float(raw) if math.isfinite(raw) else None
+
+        if spec.progress_path is not None:
+            return number(spec.progress_path)
+        done, total = number(spec.progress_done_path), number(spec.progress_total_path)
+        if done is None or not total:
+            return None
+        return max(0.0, min(100.0, 100.0 * done / total))
 
     def _classify(self, record: object) -> tuple[str | None, str | None]:
         """The record's state and terminal outcome (None while in progress), W1/W2."""
@@ -375,6 +437,7 @@ class WaitCore:
                 if self._event_record is None
                 else self._event_record(record),
                 raw_record=record,
+                progress=self.progress,
             )
             for hook in self._hooks:
                 hook(event)

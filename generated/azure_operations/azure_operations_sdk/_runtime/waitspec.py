@@ -54,6 +54,13 @@ def _seconds(_: object, attribute: attrs.Attribute[float], value: float) -> None
         )
 
 
+def _optional_seconds(
+    _: object, attribute: attrs.Attribute[float | None], value: float | None
+) -> None:
+    if value is not None:
+        _seconds(_, attribute, value)  # type: ignore[arg-type]
+
+
 def _path(value: Iterable[str]) -> tuple[str, ...]:
     if isinstance(value, str):
         raise TypeError(
@@ -85,6 +92,9 @@ class JobSpec:
     record, except `id_path`, which points into the create response body. `hint_scale`
     converts the body hint to seconds (0.001 for milliseconds). `id_header` names a
     create-response header holding a URL whose last path segment is the job id.
+    Progress is a percentage at `progress_path`, or `progress_done_path` out of
+    `progress_total_path`; `stall_after` (seconds without a change of state or
+    progress) makes a wait raise `JobStalled`.
     `header_hints` defaults to `Retry-After` alone; pass `()` to ignore every header.
     """
 
@@ -121,6 +131,16 @@ class JobSpec:
     )
     id_header: str | None = None
     idempotency_header: str | None = None
+    progress_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    progress_done_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    progress_total_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    stall_after: float | None = attrs.field(default=None, validator=_optional_seconds)
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:
@@ -147,13 +167,6 @@ class JobSpec:
 DEFAULT_STATUS_RETRY = RetryPolicy(attempts=5, budget=60.0)
 
 
-def _optional_seconds(
-    _: object, attribute: attrs.Attribute[float | None], value: float | None
-) -> None:
-    if value is not None:
-        _seconds(_, attribute, value)  # type: ignore[arg-type]
-
-
 def _decoding(_: object, attribute: attrs.Attribute[str], value: str) -> None:
     if value not in ("strict", "lenient"):
         raise ValueError(
@@ -173,6 +186,8 @@ class WaitConfig:
     the records and results it returns: "strict" (the default) raises
     `RecordDecodeError` on a value off the spec, carrying the raw record; "lenient"
     keeps such values as received (a missing required field is None).
+    `cancel_on_timeout` (off by default) sends the job's declared cancel operation
+    when a wait raises `JobTimeout` (its `canceled` then says whether it was sent).
     """
 
     first: float | None = attrs.field(default=None, validator=_optional_seconds)
@@ -189,6 +204,7 @@ class WaitConfig:
         default=None, validator=_optional_seconds
     )
     decoding: str = attrs.field(default="strict", validator=_decoding)
+    cancel_on_timeout: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -201,7 +217,8 @@ class PollEvent(Generic[RecordT]):
     "backoff" or "floor". `record` is the record decoded to the job's record model
     (leniently: a value off the spec is kept as received); `raw_record` is its JSON.
     A job's own `on_poll` receives `PollEvent[ItsRecord]`; `WaitConfig.on_poll`, shared
-    by every job of a client, receives `PollEvent[Any]`.
+    by every job of a client, receives `PollEvent[Any]`. `progress` is the job's
+    declared progress as a percentage (0-100), None when undeclared or absent.
     """
 
     job_id: str
@@ -212,6 +229,7 @@ class PollEvent(Generic[RecordT]):
     elapsed: float
     record: RecordT
     raw_record: object = None
+    progress: float | None = None
 
 
 @attrs.frozen(kw_only=True)

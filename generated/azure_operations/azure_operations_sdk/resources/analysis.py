@@ -9,6 +9,7 @@ import uuid
 
 import httpx
 
+from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -48,6 +49,10 @@ _ANALYSIS_SPEC = _ws.JobSpec(
     id_path=("id",),
     id_header=None,
     idempotency_header="Repeatability-Request-ID",
+    progress_path=None,
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
 )
 
 
@@ -293,6 +298,7 @@ class Analysis:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
 
@@ -308,12 +314,15 @@ class Analysis:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return self._analysis_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     def wait_for_result(
@@ -322,6 +331,7 @@ class Analysis:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
@@ -332,11 +342,13 @@ class Analysis:
                 whose ``record`` is the terminal record and ``error`` the server's.
             JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return self._analysis_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     def create_and_wait(
@@ -348,6 +360,7 @@ class Analysis:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -379,8 +392,87 @@ class Analysis:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("AnalysisResult", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[OperationStatus, AnalysisResult]:
+        """A non-blocking handle on an analysis job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.JobHandle(
+            self._analysis_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start_analysis_job(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.JobHandle[OperationStatus, AnalysisResult]:
+        """Create an analysis job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        def create(key: str | None) -> httpx.Response:
+            return self._http.request(
+                _start_request(
+                    body=body,
+                    api_version=api_version,
+                    repeatability_request_id=_s.UNSET if key is None else key,
+                    repeatability_first_sent=repeatability_first_sent,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header="Repeatability-Request-ID",
+            )
+
+        return _handle.JobHandle.start(
+            self._analysis_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -561,6 +653,7 @@ class AsyncAnalysis:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> OperationStatus:
         """Wait until the analysis job reaches a terminal state and return its record.
 
@@ -576,12 +669,15 @@ class AsyncAnalysis:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return await self._analysis_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     async def wait_for_result(
@@ -590,6 +686,7 @@ class AsyncAnalysis:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> AnalysisResult:
         """Wait for the analysis job to succeed, then fetch its result once.
 
@@ -600,11 +697,13 @@ class AsyncAnalysis:
                 whose ``record`` is the terminal record and ``error`` the server's.
             JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return await self._analysis_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     async def create_and_wait(
@@ -616,6 +715,7 @@ class AsyncAnalysis:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -647,8 +747,87 @@ class AsyncAnalysis:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("AnalysisResult", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[OperationStatus, AnalysisResult]:
+        """A non-blocking handle on an analysis job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.AsyncJobHandle(
+            self._analysis_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start_analysis_job(
+        self,
+        *,
+        body: AnalyzeRequest,
+        api_version: str = "2024-05-01",
+        repeatability_first_sent: str | _s.Unset = _s.UNSET,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.AsyncJobHandle[OperationStatus, AnalysisResult]:
+        """Create an analysis job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        async def create(key: str | None) -> httpx.Response:
+            return await self._http.request(
+                _start_request(
+                    body=body,
+                    api_version=api_version,
+                    repeatability_request_id=_s.UNSET if key is None else key,
+                    repeatability_first_sent=repeatability_first_sent,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header="Repeatability-Request-ID",
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._analysis_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,

@@ -15,16 +15,22 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import itertools
+import logging
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 import httpx
 
-from .errors import SDKError, attach_job_id
+from .errors import JobTimeout, SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
-from .waitbase import AsyncReadStatus, BaseJobWaiter, ReadStatus, check_wait_args
+from .waitbase import (
+    AsyncReadStatus,
+    BaseJobWaiter,
+    ReadStatus,
+    check_wait_args,
+)
 from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
 from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
@@ -40,6 +46,8 @@ __all__ = [
     "SyncJobWaiter",
     "WaitConfig",
 ]
+
+logger = logging.getLogger(__name__)
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
@@ -57,10 +65,19 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch_result: Callable[[str, float], ResultT] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
+        cancel: Callable[[str, float], object] | None = None,
     ) -> None:
-        super().__init__(spec, decode_record, config, limiter, fetch_result is not None)
+        super().__init__(
+            spec,
+            decode_record,
+            config,
+            limiter,
+            fetch_result is not None,
+            has_cancel=cancel is not None,
+        )
         self._read_status = read_status
         self._fetch_result = fetch_result
+        self._cancel = cancel
 
     def wait_for_job(
         self,
@@ -69,16 +86,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
         `resume` continues a wait from a `JobTimeout.resume_token`: the job id, the
         time left before the original deadline and the attempt count come from the
         token, and `deadline` is ignored (a token whose deadline has passed raises
-        `JobTimeout` at once, without a request).
+        `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
         return self._decode(core, self._run(core))
 
     def wait_for_result(
@@ -87,13 +105,16 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
         fetch = self._fetch_result
         if fetch is None:
             raise self._no_result_operation()
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, want_result=True)
+        core = self._core(
+            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
+        )
         self._require_success(core, self._run(core))
         try:
             with self._decoding():
@@ -107,13 +128,18 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
         job_id = self._job_id_from(create(self._idempotency_key()))
         if self._has_result:
-            return self.wait_for_result(job_id, deadline=deadline, on_poll=on_poll)
-        return self.wait_for_job(job_id, deadline=deadline, on_poll=on_poll)
+            return self.wait_for_result(
+                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+            )
+        return self.wait_for_job(
+            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
 
     def wait_for_jobs(
         self,
@@ -173,11 +199,38 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def _run(self, core: WaitCore) -> Finished:
         with wait_span(self.spec.name, core.job_id):
-            while True:
-                step = core.step(self._read(core))
-                if isinstance(step, Finished):
-                    return step
-                self.config.sleep(step.delay)
+            try:
+                while True:
+                    step = core.step(self._read(core))
+                    if isinstance(step, Finished):
+                        return step
+                    self.config.sleep(step.delay)
+            except JobTimeout as error:
+                if not self._cancels_on(error) or not self._cancel_quietly(core):
+                    raise
+                raise self._canceled(core, error) from None
+
+    def _cancel_quietly(self, core: WaitCore) -> bool:
+        """Send the cancel of a timed-out wait; a failure is logged, not raised."""
+        budget = self._cancel_budget(core)
+        if budget is None:
+            return False
+        try:
+            self.cancel(core.job_id, timeout=budget)
+        except SDKError as error:
+            logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
+            return False
+        return True
+
+    def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
+        """Ask the server to cancel the job (its declared cancel operation), once."""
+        cancel = self._cancel
+        if cancel is None:
+            raise self._no_cancel_operation()
+        try:
+            cancel(job_id, timeout)
+        except SDKError as error:
+            raise attach_job_id(error, job_id) from None
 
     def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -246,10 +299,19 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch_result: Callable[[str, float], Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
+        cancel: Callable[[str, float], Awaitable[object]] | None = None,
     ) -> None:
-        super().__init__(spec, decode_record, config, limiter, fetch_result is not None)
+        super().__init__(
+            spec,
+            decode_record,
+            config,
+            limiter,
+            fetch_result is not None,
+            has_cancel=cancel is not None,
+        )
         self._read_status = read_status
         self._fetch_result = fetch_result
+        self._cancel = cancel
 
     async def wait_for_job(
         self,
@@ -258,16 +320,17 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
         `resume` continues a wait from a `JobTimeout.resume_token`: the job id, the
         time left before the original deadline and the attempt count come from the
         token, and `deadline` is ignored (a token whose deadline has passed raises
-        `JobTimeout` at once, without a request).
+        `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
         return self._decode(core, await self._run(core))
 
     async def wait_for_result(
@@ -276,13 +339,16 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
         fetch = self._fetch_result
         if fetch is None:
             raise self._no_result_operation()
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, want_result=True)
+        core = self._core(
+            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
+        )
         self._require_success(core, await self._run(core))
         try:
             with self._decoding():
@@ -296,15 +362,18 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
         job_id = self._job_id_from(await create(self._idempotency_key()))
         if self._has_result:
             return await self.wait_for_result(
-                job_id, deadline=deadline, on_poll=on_poll
+                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
             )
-        return await self.wait_for_job(job_id, deadline=deadline, on_poll=on_poll)
+        return await self.wait_for_job(
+            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
 
     def wait_for_jobs(
         self,
@@ -367,11 +436,38 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     async def _run(self, core: WaitCore) -> Finished:
         with wait_span(self.spec.name, core.job_id):
-            while True:
-                step = core.step(await self._read(core))
-                if isinstance(step, Finished):
-                    return step
-                await self.config.async_sleep(step.delay)
+            try:
+                while True:
+                    step = core.step(await self._read(core))
+                    if isinstance(step, Finished):
+                        return step
+                    await self.config.async_sleep(step.delay)
+            except JobTimeout as error:
+                if not self._cancels_on(error) or not await self._cancel_quietly(core):
+                    raise
+                raise self._canceled(core, error) from None
+
+    async def _cancel_quietly(self, core: WaitCore) -> bool:
+        """Send the cancel of a timed-out wait; a failure is logged, not raised."""
+        budget = self._cancel_budget(core)
+        if budget is None:
+            return False
+        try:
+            await self.cancel(core.job_id, timeout=budget)
+        except SDKError as error:
+            logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
+            return False
+        return True
+
+    async def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
+        """Ask the server to cancel the job (its declared cancel operation), once."""
+        cancel = self._cancel
+        if cancel is None:
+            raise self._no_cancel_operation()
+        try:
+            await cancel(job_id, timeout)
+        except SDKError as error:
+            raise attach_job_id(error, job_id) from None
 
     async def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter

@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
@@ -51,6 +52,10 @@ _INGEST_JOB_SPEC = _ws.JobSpec(
     id_path=("id",),
     id_header=None,
     idempotency_header=None,
+    progress_path=None,
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
 )
 
 _GET_ALL_JOBS_PAGING = _pages.Paging(
@@ -569,6 +574,7 @@ class Ingest:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> IngestJobInfoFull:
         """Wait until the ingest job reaches a terminal state and return its record.
 
@@ -584,12 +590,15 @@ class Ingest:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return self._ingest_job_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     def wait_for_result(
@@ -598,6 +607,7 @@ class Ingest:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
     ) -> str:
         """Wait for the ingest job to succeed, then fetch its result once.
 
@@ -608,11 +618,13 @@ class Ingest:
                 whose ``record`` is the terminal record and ``error`` the server's.
             JobCanceled: The job was canceled (``JobCanceled[IngestJobInfoFull]``).
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return self._ingest_job_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     def create_and_wait(
@@ -622,6 +634,7 @@ class Ingest:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -649,8 +662,82 @@ class Ingest:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("str", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[IngestJobInfoFull, str]:
+        """A non-blocking handle on an ingest job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.JobHandle(
+            self._ingest_job_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start(
+        self,
+        *,
+        body: CreateIngestJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.JobHandle[IngestJobInfoFull, str]:
+        """Create an ingest job and return a non-blocking handle on it.
+
+        The create is sent once: without an idempotency key it is never retried.
+        """
+
+        def create(key: str | None) -> httpx.Response:
+            return self._http.request(
+                _create_job_request(
+                    body=body,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header=None,
+            )
+
+        return _handle.JobHandle.start(
+            self._ingest_job_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -968,6 +1055,7 @@ class AsyncIngest:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> IngestJobInfoFull:
         """Wait until the ingest job reaches a terminal state and return its record.
 
@@ -983,12 +1071,15 @@ class AsyncIngest:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return await self._ingest_job_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     async def wait_for_result(
@@ -997,6 +1088,7 @@ class AsyncIngest:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
     ) -> str:
         """Wait for the ingest job to succeed, then fetch its result once.
 
@@ -1007,11 +1099,13 @@ class AsyncIngest:
                 whose ``record`` is the terminal record and ``error`` the server's.
             JobCanceled: The job was canceled (``JobCanceled[IngestJobInfoFull]``).
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return await self._ingest_job_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     async def create_and_wait(
@@ -1021,6 +1115,7 @@ class AsyncIngest:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -1048,8 +1143,82 @@ class AsyncIngest:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("str", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[IngestJobInfoFull, str]:
+        """A non-blocking handle on an ingest job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.AsyncJobHandle(
+            self._ingest_job_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start(
+        self,
+        *,
+        body: CreateIngestJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.AsyncJobHandle[IngestJobInfoFull, str]:
+        """Create an ingest job and return a non-blocking handle on it.
+
+        The create is sent once: without an idempotency key it is never retried.
+        """
+
+        async def create(key: str | None) -> httpx.Response:
+            return await self._http.request(
+                _create_job_request(
+                    body=body,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header=None,
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._ingest_job_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,

@@ -21,7 +21,9 @@ from .errors import (
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
+    JobTimeout,
     MissingJobId,
+    NoCancelOperation,
     NoResultOperation,
     RecordDecodeError,
     SDKError,
@@ -33,7 +35,17 @@ from .serde import lenient
 from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
-__all__ = ["AsyncReadStatus", "BaseJobWaiter", "ReadStatus", "check_wait_args"]
+__all__ = [
+    "CANCEL_ON_TIMEOUT_SECONDS",
+    "AsyncReadStatus",
+    "BaseJobWaiter",
+    "ReadStatus",
+    "check_wait_args",
+]
+
+#: The longest a timed-out wait's cancel may take (`WaitConfig.cancel_on_timeout`): less
+#: when the wait is already past its deadline, so it still ends within it and a second.
+CANCEL_ON_TIMEOUT_SECONDS = 1.0
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
@@ -61,6 +73,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         config: WaitConfig | None,
         limiter: RateLimiter | None,
         has_result: bool,
+        has_cancel: bool = False,
     ) -> None:
         self.spec = spec
         self.config = config = WaitConfig() if config is None else config
@@ -71,6 +84,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self.limiter = limiter
         self._decode_record = decode_record
         self._has_result = has_result
+        self._has_cancel = has_cancel
 
     def _core(
         self,
@@ -81,6 +95,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         *,
         want_result: bool = False,
         abandon: threading.Event | None = None,
+        stall_after: float | None = None,
     ) -> WaitCore:
         if resume is not None:
             token = decode_resume_token(resume, self.spec.name)
@@ -100,6 +115,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 event_record=self._lenient_record,
                 want_result=want_result,
                 abandon=abandon,
+                stall_after=stall_after,
             )
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
@@ -112,6 +128,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             event_record=self._lenient_record,
             want_result=want_result,
             abandon=abandon,
+            stall_after=stall_after,
         )
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
@@ -127,16 +144,22 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
+        return self._decode_raw(core, finished.record, finished.state, finished.outcome)
+
+    def _decode_raw(
+        self, core: WaitCore, raw: object, state: str | None, outcome: str | None
+    ) -> RecordT:
+        """A record, typed; off the spec, a `RecordDecodeError` that keeps it."""
         try:
             with self._decoding():
-                return self._decode_record(finished.record)
+                return self._decode_record(raw)
         except DecodeError as error:
             raise RecordDecodeError(
                 error,
                 job_id=core.job_id,
-                state=finished.state,
-                outcome=finished.outcome,
-                record=finished.record,
+                state=state,
+                outcome=outcome,
+                record=raw,
             ) from None
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
@@ -160,6 +183,35 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             error=finished.error,
             last_record=finished.record,
             record=record,
+        )
+
+    def _no_cancel_operation(self) -> NoCancelOperation:
+        return NoCancelOperation(
+            f"{self.spec.name} jobs declare no cancel operation in the job extension"
+        )
+
+    def _cancels_on(self, error: JobTimeout[Any]) -> bool:
+        """Whether a wait that timed out with `error` sends the cancel operation."""
+        return self.config.cancel_on_timeout and self._has_cancel and not error.canceled
+
+    def _cancel_budget(self, core: WaitCore) -> float | None:
+        """How long the cancel of a timed-out wait may take, so that the wait still ends
+        within its deadline and a second (W5); None when no time is left for it."""
+        left = core.time_left() + CANCEL_ON_TIMEOUT_SECONDS - 0.1
+        budget = min(CANCEL_ON_TIMEOUT_SECONDS, left)
+        return budget if budget >= 0.05 else None
+
+    def _canceled(self, core: WaitCore, error: JobTimeout[Any]) -> JobTimeout[Any]:
+        """`error`, saying the job's cancel was sent and accepted."""
+        return JobTimeout(
+            core.job_id,
+            elapsed=error.elapsed,
+            deadline=error.deadline,
+            resume_token=error.resume_token,
+            last_state=error.last_state,
+            last_record=error.last_record,
+            record=error.record,
+            canceled=True,
         )
 
     def _no_result_operation(self) -> NoResultOperation:

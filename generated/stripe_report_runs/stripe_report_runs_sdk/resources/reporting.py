@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
@@ -48,6 +49,10 @@ _REPORT_RUN_SPEC = _ws.JobSpec(
     id_path=("id",),
     id_header=None,
     idempotency_header="Idempotency-Key",
+    progress_path=None,
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
 )
 
 _GET_REPORT_RUNS_PAGING = _pages.Paging(
@@ -307,6 +312,7 @@ class Reporting:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> ReportingReportRun:
         """Wait until the report run job reaches a terminal state and return its record.
 
@@ -322,12 +328,15 @@ class Reporting:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return self._report_run_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     def create_and_wait(
@@ -337,6 +346,7 @@ class Reporting:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -366,8 +376,83 @@ class Reporting:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("ReportingReportRun", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[ReportingReportRun, None]:
+        """A non-blocking handle on a report run job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.JobHandle(
+            self._report_run_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.JobHandle[ReportingReportRun, None]:
+        """Create a report run job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        def create(key: str | None) -> httpx.Response:
+            return self._http.request(
+                _post_report_runs_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return _handle.JobHandle.start(
+            self._report_run_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -539,6 +624,7 @@ class AsyncReporting:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> ReportingReportRun:
         """Wait until the report run job reaches a terminal state and return its record.
 
@@ -554,12 +640,15 @@ class AsyncReporting:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return await self._report_run_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     async def create_and_wait(
@@ -569,6 +658,7 @@ class AsyncReporting:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -598,8 +688,83 @@ class AsyncReporting:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("ReportingReportRun", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[ReportingReportRun, None]:
+        """A non-blocking handle on a report run job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.AsyncJobHandle(
+            self._report_run_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start(
+        self,
+        *,
+        body: PostReportingReportRunsRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.AsyncJobHandle[ReportingReportRun, None]:
+        """Create a report run job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        async def create(key: str | None) -> httpx.Response:
+            return await self._http.request(
+                _post_report_runs_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._report_run_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,

@@ -27,12 +27,13 @@ from .credentials import (
     masked_headers,
     split_userinfo,
 )
-from .errors import APIConnectionError, APITimeoutError, status_error_for
+from .errors import APIConnectionError, APITimeoutError
 from .logs import configure, log_failure, log_response
 from .ratelimit import RateLimiter
 from .response import AsyncStreaming, RawResponse, Streaming
 from .retry import RetryPolicy, async_call_with_retries, call_with_retries
 from .serde import Unset
+from .statuses import status_error_for
 from .waitspec import WaitConfig
 from .wire import (
     RequestOptions,

@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -48,6 +49,10 @@ _JOB_SPEC = _ws.JobSpec(
     id_path=("data", "id"),
     id_header=None,
     idempotency_header="Idempotency-Key",
+    progress_path=("progress", "percent"),
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
 )
 
 
@@ -131,6 +136,32 @@ def _get_result_response(response: httpx.Response) -> JobResultEnvelope:
     return result
 
 
+def _cancel_request(
+    job_id: str,
+    *,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
+    extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
+        method="POST",
+        path="/v1/jobs/" + _path(job_id) + "/cancel",
+        headers={**(extra_headers or {})},
+        security=("ApiKeyAuth",),
+        timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
+    )
+
+
+def _cancel_response(response: httpx.Response) -> JobEnvelope:
+    result: JobEnvelope = _http.decode_json(response, JobEnvelope.from_dict)
+    return result
+
+
 def _decode_job_record(raw: object) -> Job:
     return Job.from_dict(raw, "$.data")
 
@@ -148,6 +179,7 @@ class Jobs:
                 fetch_result=self._fetch_job_result,
                 config=http.wait_config,
                 limiter=http.status_limiter,
+                cancel=self._cancel_job,
             )
         )
 
@@ -249,12 +281,48 @@ class Jobs:
             _get_result_response,
         )
 
+    def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> JobEnvelope:
+        """Cancel a job
+
+        Asks Sume to stop the job. The job reports `canceled` once it has stopped; a job
+        that
+        is already terminal keeps its state (`409`).
+
+        Args:
+            job_id: The job's id, as returned by createJob.
+
+        ``POST /v1/jobs/{job_id}/cancel`` (operationId ``cancelJob``)."""
+        return self._http.call(
+            _cancel_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _cancel_response,
+        )
+
     def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(_get_request(job_id), time_left=timeout)
 
     def _fetch_job_result(self, job_id: str, time_left: float) -> JobResultEnvelope:
         response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
+
+    def _cancel_job(self, job_id: str, timeout: float) -> JobEnvelope:
+        response = self._http.request(_cancel_request(job_id), time_left=timeout)
+        return _cancel_response(response)
 
     def wait_for_job(
         self,
@@ -263,6 +331,7 @@ class Jobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
 
@@ -278,12 +347,15 @@ class Jobs:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return self._job_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     def wait_for_result(
@@ -292,6 +364,7 @@ class Jobs:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
 
@@ -302,11 +375,13 @@ class Jobs:
                 whose ``record`` is the terminal record and ``error`` the server's.
             JobCanceled: The job was canceled (``JobCanceled[Job]``).
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return self._job_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     def create_and_wait(
@@ -316,6 +391,7 @@ class Jobs:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -345,8 +421,83 @@ class Jobs:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("JobResultEnvelope", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Job, JobResultEnvelope]:
+        """A non-blocking handle on a job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.JobHandle(
+            self._job_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start(
+        self,
+        *,
+        body: CreateJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.JobHandle[Job, JobResultEnvelope]:
+        """Create a job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        def create(key: str | None) -> httpx.Response:
+            return self._http.request(
+                _create_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return _handle.JobHandle.start(
+            self._job_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -382,6 +533,7 @@ class AsyncJobs:
                 fetch_result=self._fetch_job_result,
                 config=http.wait_config,
                 limiter=http.status_limiter,
+                cancel=self._cancel_job,
             )
         )
 
@@ -483,6 +635,38 @@ class AsyncJobs:
             _get_result_response,
         )
 
+    async def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> JobEnvelope:
+        """Cancel a job
+
+        Asks Sume to stop the job. The job reports `canceled` once it has stopped; a job
+        that
+        is already terminal keeps its state (`409`).
+
+        Args:
+            job_id: The job's id, as returned by createJob.
+
+        ``POST /v1/jobs/{job_id}/cancel`` (operationId ``cancelJob``)."""
+        return await self._http.call(
+            _cancel_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _cancel_response,
+        )
+
     async def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
         return await self._http.send_once(_get_request(job_id), time_left=timeout)
 
@@ -497,6 +681,10 @@ class AsyncJobs:
         )
         return _get_result_response(response)
 
+    async def _cancel_job(self, job_id: str, timeout: float) -> JobEnvelope:
+        response = await self._http.request(_cancel_request(job_id), time_left=timeout)
+        return _cancel_response(response)
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -504,6 +692,7 @@ class AsyncJobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
+        stall_after: float | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
 
@@ -519,12 +708,15 @@ class AsyncJobs:
             resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
                 in another process: continues that job's poll schedule, with a
                 new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
         """
         return await self._job_waiter.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
+            stall_after=stall_after,
         )
 
     async def wait_for_result(
@@ -533,6 +725,7 @@ class AsyncJobs:
         *,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
 
@@ -543,11 +736,13 @@ class AsyncJobs:
                 whose ``record`` is the terminal record and ``error`` the server's.
             JobCanceled: The job was canceled (``JobCanceled[Job]``).
             JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
         return await self._job_waiter.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
     async def create_and_wait(
@@ -557,6 +752,7 @@ class AsyncJobs:
         timeout: float | httpx.Timeout | None = None,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -586,8 +782,83 @@ class AsyncJobs:
             create,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
         return _t.cast("JobResultEnvelope", outcome)
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Job, JobResultEnvelope]:
+        """A non-blocking handle on a job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        return _handle.AsyncJobHandle(
+            self._job_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start(
+        self,
+        *,
+        body: CreateJobRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.AsyncJobHandle[Job, JobResultEnvelope]:
+        """Create a job and return a non-blocking handle on it.
+
+        One idempotency key is sent with the create (and reused if it is retried).
+        """
+
+        async def create(key: str | None) -> httpx.Response:
+            return await self._http.request(
+                _create_request(
+                    body=body,
+                    idempotency_key=_s.UNSET if key is None else key,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    extra_headers=extra_headers,
+                    extra_query=extra_query,
+                    extra_body=extra_body,
+                ),
+                idempotency_header="Idempotency-Key",
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._job_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
 
     def wait_for_jobs(
         self,
@@ -688,6 +959,29 @@ class JobsWithRawResponse:
             _get_result_response,
         )
 
+    def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobEnvelope]:
+        """Like ``cancel``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _cancel_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _cancel_response,
+        )
+
 
 class AsyncJobsWithRawResponse:
     """Asynchronous operations of the Jobs resource, returning the raw response."""
@@ -765,6 +1059,29 @@ class AsyncJobsWithRawResponse:
                 extra_body=extra_body,
             ),
             _get_result_response,
+        )
+
+    async def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[JobEnvelope]:
+        """Like ``cancel``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _cancel_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _cancel_response,
         )
 
 
@@ -846,6 +1163,29 @@ class JobsWithStreamingResponse:
             _get_result_response,
         )
 
+    def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[JobEnvelope]:
+        """Like ``cancel``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _cancel_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _cancel_response,
+        )
+
 
 class AsyncJobsWithStreamingResponse:
     """Asynchronous operations of the Jobs resource, streaming the response."""
@@ -923,4 +1263,27 @@ class AsyncJobsWithStreamingResponse:
                 extra_body=extra_body,
             ),
             _get_result_response,
+        )
+
+    def cancel(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[JobEnvelope]:
+        """Like ``cancel``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _cancel_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _cancel_response,
         )

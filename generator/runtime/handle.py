@@ -1,0 +1,362 @@
+"""Non-blocking job handles: `JobHandle` and `AsyncJobHandle`.
+
+A handle follows one job without a sleeping loop. `poll()` reads the status once
+and returns the decision of the same sans-I/O `WaitCore` the waiters drive: done
+(with the typed record and its outcome), or poll again in `delay` seconds (and
+why). A task queue or a cron calls `poll()`, schedules its next call after
+`decision.delay`, and may carry the job across processes in `resume_token`
+(`client.<resource>.handle(resume=token)` continues the poll schedule where it
+stopped). `result()` and `wait()` block, for callers that can. The SDK's resources
+build handles (`handle()`, `start()`); the waiter they take is the resource's own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import attrs
+import httpx
+
+from .errors import InvalidResumeToken, SDKError, attach_job_id
+from .resume import ResumeToken, decode_resume_token, encode_resume_token
+from .waitbase import check_wait_args
+from .waitcore import Finished, Poll, WaitCore
+from .waitspec import PollEvent
+
+if TYPE_CHECKING:
+    from .waitbase import BaseJobWaiter
+    from .waiter import AsyncJobWaiter, SyncJobWaiter
+
+__all__ = ["AsyncJobHandle", "JobHandle", "PollDecision"]
+
+RecordT = TypeVar("RecordT")
+ResultT = TypeVar("ResultT")
+
+#: Bound of one status read of `poll()` when the handle has no deadline.
+DEFAULT_POLL_TIMEOUT = 30.0
+
+
+@attrs.frozen(kw_only=True)
+class PollDecision(Generic[RecordT]):
+    """What one `poll()` found: done, or when to poll again and why.
+
+    `done` is True once the job is terminal (and, when the job has a result
+    operation and succeeded, its result is ready); `outcome` is then "success",
+    "failure" or "canceled". Otherwise `delay` is the seconds to wait before the
+    next poll and `source` where it came from ("retry-after", "hint", "header",
+    "backoff" or "floor"). `resume_token` continues the handle in another process.
+    """
+
+    job_id: str
+    done: bool
+    state: str | None
+    record: RecordT
+    outcome: str | None = None
+    delay: float | None = None
+    source: str | None = None
+    resume_token: str
+
+
+class _BaseHandle(Generic[RecordT, ResultT]):
+    """What both handles share: the core, the last decision, the token; no I/O."""
+
+    def __init__(
+        self,
+        waiter: BaseJobWaiter[RecordT, ResultT],
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        poll_timeout: float = DEFAULT_POLL_TIMEOUT,
+        stall_after: float | None = None,
+    ) -> None:
+        check_wait_args(poll_timeout)
+        if deadline is not None:
+            check_wait_args(deadline)
+        attempt = 0
+        config = waiter.config
+        deadline_at = None if deadline is None else config.wall_clock() + deadline
+        if resume is not None:
+            token = decode_resume_token(resume, waiter.spec.name)
+            if job_id is not None and job_id != token.job_id:
+                raise InvalidResumeToken(
+                    f"resume token is for job {token.job_id}, not job {job_id}"
+                )
+            job_id, attempt = token.job_id, token.attempt
+            if deadline is None and token.deadline_at is not None:
+                deadline_at = token.deadline_at
+        if not isinstance(job_id, str) or not job_id:
+            raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+        self._waiter = waiter
+        self._deadline_at = deadline_at
+        self._poll_timeout = poll_timeout
+        self._on_poll = on_poll
+        self._stall_after = stall_after
+        self._finished: Finished | None = None
+        self._result: tuple[ResultT] | None = None
+        self._core = self._new_core(job_id, attempt, want_result=waiter._has_result)
+
+    @property
+    def job_id(self) -> str:
+        """The job this handle follows."""
+        return self._core.job_id
+
+    @property
+    def resume_token(self) -> str:
+        """Versioned JSON (job id, deadline, poll count) that `handle(resume=...)` and
+        `wait_for_job(resume=...)` accept in another process. No credentials."""
+        token = ResumeToken(
+            self._core.job_id,
+            self._deadline_at,
+            self._core.attempt,
+            self._waiter.spec.name,
+        )
+        return encode_resume_token(token)
+
+    def _time_left(self) -> float:
+        if self._deadline_at is None:
+            return math.inf
+        return self._deadline_at - self._waiter.config.wall_clock()
+
+    def _new_core(
+        self,
+        job_id: str,
+        attempt: int,
+        *,
+        want_result: bool,
+        deadline: float | None = None,
+    ) -> WaitCore:
+        left = self._time_left() if deadline is None else deadline
+        deadline_at = self._deadline_at if deadline is None else None
+        return WaitCore(
+            self._waiter.spec,
+            self._waiter.config,
+            job_id,
+            deadline=left,
+            attempt=attempt,
+            deadline_at=deadline_at,
+            on_poll=self._on_poll,
+            want_result=want_result,
+            request_cap=self._poll_timeout,
+            stall_after=self._stall_after,
+        )
+
+    def _fresh_core(self) -> WaitCore:
+        """A core for the next poll: the schedule continues, the clock is re-read."""
+        core = self._new_core(
+            self._core.job_id, self._core.attempt, want_result=self._waiter._has_result
+        )
+        _carry(self._core, core)
+        self._core = core
+        return core
+
+    def _decide(self, core: WaitCore, poll: Poll) -> PollDecision[RecordT]:
+        step = core.step(poll)
+        if isinstance(step, Finished):
+            self._finished = step
+            record = self._waiter._decode(core, step)
+            return PollDecision(
+                job_id=core.job_id,
+                done=True,
+                state=step.state,
+                record=record,
+                outcome=step.outcome,
+                resume_token=self.resume_token,
+            )
+        typed = self._waiter._decode_raw(core, poll.record, core.last_state, None)
+        return PollDecision(
+            job_id=core.job_id,
+            done=False,
+            state=core.last_state,
+            record=typed,
+            delay=step.delay,
+            source=step.source,
+            resume_token=self.resume_token,
+        )
+
+    def _wait_core(self, timeout: float, *, want_result: bool) -> WaitCore:
+        check_wait_args(timeout)
+        left = min(timeout, self._time_left())
+        core = self._new_core(
+            self._core.job_id,
+            self._core.attempt,
+            want_result=want_result,
+            deadline=left,
+        )
+        core.request_cap = None
+        _carry(self._core, core)
+        return core
+
+    def _after_wait(self, core: WaitCore, finished: Finished) -> None:
+        self._core.attempt = core.attempt
+        _carry(core, self._core)
+        if core.want_result or not self._waiter._has_result:
+            self._finished = finished
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        return f"{name}(job={self._waiter.spec.name!r}, job_id={self.job_id!r})"
+
+
+def _carry(old: WaitCore, new: WaitCore) -> None:
+    """What a handle's next core keeps of the last one: the last record and, for
+    stalls, what it was and since when (the poll count is passed in)."""
+    new.last_state, new.last_record = old.last_state, old.last_record
+    new.progress, new.mark, new.changed_at = old.progress, old.mark, old.changed_at
+
+
+class JobHandle(_BaseHandle[RecordT, ResultT]):
+    """A job followed without blocking: `poll()` once, then decide when to poll again.
+
+    `JobHandle(waiter, job_id)` follows a job; `resume=` (a handle's or a `JobTimeout`'s
+    token) continues one. `deadline` (seconds from now) bounds every later `poll()`;
+    without one, a resumed handle keeps its token's deadline and a fresh one has none.
+    `stall_after` overrides the job's: a poll then raises `JobStalled` once state and
+    progress have not changed for that long (within this process).
+    """
+
+    _waiter: SyncJobWaiter[RecordT, ResultT]
+
+    @classmethod
+    def start(
+        cls,
+        waiter: SyncJobWaiter[RecordT, ResultT],
+        create: Callable[[str | None], httpx.Response],
+        *,
+        deadline: float | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> JobHandle[RecordT, ResultT]:
+        """Create a job (with one idempotency key, where the API takes one) and follow it."""
+        job_id = waiter._job_id_from(create(waiter._idempotency_key()))
+        return cls(
+            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
+
+    def poll(self) -> PollDecision[RecordT]:
+        """Read the status once and return the decision (see `PollDecision`).
+
+        Raises `JobTimeout` (with a resume token) when the handle's deadline has
+        passed or the next poll would pass it, `UnknownJobState` for a state the API
+        does not document, and `StatusUnavailable` when the status read keeps failing.
+        """
+        core = self._fresh_core()
+        return self._decide(core, self._waiter._read(core))
+
+    def status(self) -> RecordT:
+        """The job's typed record, read now (one `poll()`)."""
+        return self.poll().record
+
+    def cancel(self, timeout: float = 30.0) -> None:
+        """Ask the server to cancel the job (once); later polls report the outcome.
+
+        Raises `NoCancelOperation` when the job declares no cancel operation.
+        """
+        self._waiter.cancel(self.job_id, timeout=timeout)
+
+    def done(self) -> bool:
+        """Whether the job is finished: True without a request once a poll saw it end."""
+        if self._finished is not None:
+            return True
+        return self.poll().done
+
+    def wait(self, timeout: float = 600.0) -> RecordT:
+        """Block until the job is terminal (at most `timeout` seconds) and return its
+        record, whatever the terminal state; `JobTimeout` carries a resume token."""
+        core = self._wait_core(timeout, want_result=False)
+        finished = self._finished or self._waiter._run(core)
+        self._after_wait(core, finished)
+        return self._waiter._decode(core, finished)
+
+    def result(self, timeout: float = 600.0) -> ResultT:
+        """Block until the job succeeds with its result ready (at most `timeout`
+        seconds), fetch the result once and return it; later calls return it again.
+
+        Raises `JobFailed` / `JobCanceled` for a job that ended otherwise.
+        """
+        if self._result is not None:
+            return self._result[0]
+        fetch = self._waiter._fetch_result
+        if fetch is None:
+            raise self._waiter._no_result_operation()
+        core = self._wait_core(timeout, want_result=True)
+        finished = self._finished or self._waiter._run(core)
+        self._after_wait(core, finished)
+        self._waiter._require_success(core, finished)
+        try:
+            with self._waiter._decoding():
+                result = fetch(core.job_id, core.time_left())
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+        self._result = (result,)
+        return result
+
+
+class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
+    """The asyncio twin of `JobHandle`."""
+
+    _waiter: AsyncJobWaiter[RecordT, ResultT]
+
+    @classmethod
+    async def start(
+        cls,
+        waiter: AsyncJobWaiter[RecordT, ResultT],
+        create: Callable[[str | None], Awaitable[httpx.Response]],
+        *,
+        deadline: float | None = None,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> AsyncJobHandle[RecordT, ResultT]:
+        """Create a job (with one idempotency key, where the API takes one) and follow it."""
+        job_id = waiter._job_id_from(await create(waiter._idempotency_key()))
+        return cls(
+            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
+
+    async def poll(self) -> PollDecision[RecordT]:
+        """Read the status once and return the decision (see `JobHandle.poll`)."""
+        core = self._fresh_core()
+        return self._decide(core, await self._waiter._read(core))
+
+    async def status(self) -> RecordT:
+        """The job's typed record, read now (one `poll()`)."""
+        return (await self.poll()).record
+
+    async def cancel(self, timeout: float = 30.0) -> None:
+        """Ask the server to cancel the job (see `JobHandle.cancel`)."""
+        await self._waiter.cancel(self.job_id, timeout=timeout)
+
+    async def done(self) -> bool:
+        """Whether the job is finished: True without a request once a poll saw it end."""
+        if self._finished is not None:
+            return True
+        return (await self.poll()).done
+
+    async def wait(self, timeout: float = 600.0) -> RecordT:
+        """Wait until the job is terminal (see `JobHandle.wait`)."""
+        core = self._wait_core(timeout, want_result=False)
+        finished = self._finished or await self._waiter._run(core)
+        self._after_wait(core, finished)
+        return self._waiter._decode(core, finished)
+
+    async def result(self, timeout: float = 600.0) -> ResultT:
+        """Wait for the result and fetch it once (see `JobHandle.result`)."""
+        if self._result is not None:
+            return self._result[0]
+        fetch = self._waiter._fetch_result
+        if fetch is None:
+            raise self._waiter._no_result_operation()
+        core = self._wait_core(timeout, want_result=True)
+        finished = self._finished or await self._waiter._run(core)
+        self._after_wait(core, finished)
+        self._waiter._require_success(core, finished)
+        try:
+            with self._waiter._decoding():
+                result = await fetch(core.job_id, core.time_left())
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+        self._result = (result,)
+        return result
