@@ -41,6 +41,9 @@ _LETTERS = re.compile(r"[A-Za-z]+")
 # run splits into words that are all common (short words must be very common): brand
 # names such as ``afterpay``, ``disfluencies`` or ``kubernetes`` stay as the spec spells them.
 _SEGMENT_FROM = 6
+# The corpus takes about a second to load, so it is loaded only for a camel word this
+# long (three run-together words): most specs have none.
+_SEGMENT_SUSPECT = 12
 _SEGMENT_MIN_WORDS = 3
 _FUNCTION_WORDS = frozenset(
     ["a", "an", "as", "at", "by", "if", "in", "is", "of", "on", "or", "to", "up"]
@@ -63,7 +66,7 @@ def _corpus() -> tuple[Any, float, float]:
 
 def _segmented(run: str) -> list[str] | None:
     pieces = [p for p in _WORD.findall(run) if len(p) >= _SEGMENT_FROM and not p.isupper()]
-    if not pieces:
+    if not any(len(p) >= _SEGMENT_SUSPECT for p in pieces):
         return None
     segmenter, common_short, common = _corpus()
     unknown = [p for p in pieces if p.lower() not in segmenter.unigrams]
