@@ -10,9 +10,9 @@ hints.
 Once `JobComplete`, the successful and failed record results can be downloaded as CSV."""
 
 from ._client import AsyncClient, Client
-from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.display import ProgressDisplay
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
+from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__

@@ -9,9 +9,9 @@ backoff,
 or listen for the `reporting.report_run.succeeded` webhook."""
 
 from ._client import AsyncClient, Client
-from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.display import ProgressDisplay
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
+from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__

@@ -8,9 +8,9 @@ result only once `result_ready` is true. A job is readable only by the member wh
 key created it."""
 
 from ._client import AsyncClient, Client
-from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.display import ProgressDisplay
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
+from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
