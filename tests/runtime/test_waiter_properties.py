@@ -61,7 +61,13 @@ def spec(floor: float, first: float) -> JobSpec:
     )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     steps=timeline,
     mode=st.sampled_from(["sync", "async"]),
