@@ -7,6 +7,7 @@ Prints one line per SDK; exits non-zero on the first failure. Standard library +
 
 import asyncio
 import importlib
+import inspect
 import json
 import pkgutil
 import sys
@@ -29,7 +30,9 @@ def main(plan_path):
                 return httpx.Response(200, json=body)
 
             client = package.Client(
-                base_url="http://sdk.test", transport=httpx.MockTransport(handler)
+                base_url="http://sdk.test",
+                transport=httpx.MockTransport(handler),
+                **sdk["auth"],
             )
             method = getattr(getattr(client, call["resource"]), call["method"])
             result = method(*call["args"])
@@ -37,15 +40,21 @@ def main(plan_path):
             if hasattr(result, "to_dict"):
                 result.to_dict()
 
-            async def run_async(call=call, handler=handler, package=package):
+            async def run_async(call=call, handler=handler, package=package, sdk=sdk):
                 async with package.AsyncClient(
-                    base_url="http://sdk.test", transport=httpx.MockTransport(handler)
+                    base_url="http://sdk.test",
+                    transport=httpx.MockTransport(handler),
+                    **sdk["auth"],
                 ) as aclient:
-                    return await getattr(getattr(aclient, call["resource"]), call["method"])(
+                    value = getattr(getattr(aclient, call["resource"]), call["method"])(
                         *call["args"]
                     )
+                    # A list operation's pager is made at once (AsyncPager), not awaited.
+                    return await value if inspect.isawaitable(value) else value
 
-            assert type(asyncio.run(run_async())) is type(result)
+            twin = type(asyncio.run(run_async())).__name__
+            name = type(result).__name__
+            assert twin in (name, "Async" + name.removeprefix("Sync")), (name, twin)
             calls += 1
         print(f"{sdk['package']}: ok ({calls} calls) on Python {sys.version.split()[0]}")
 

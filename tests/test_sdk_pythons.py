@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from generator.config import load_targets
+from generator.model import ir
 from generator.model.build import load_and_build
 from generator.server.samples import Sampler
 from tests.helpers import ROOT
@@ -61,7 +62,20 @@ def plan() -> list[dict[str, object]]:
                     }
                 )
         assert calls, f"{target.spec}: nothing to call"
-        sdks.append({"package": sdk.package, "dir": str(ROOT / target.output), "calls": calls})
+        auth: dict[str, str] = {}
+        for scheme in sdk.auths:
+            if isinstance(scheme, ir.BasicAuth):
+                auth |= {scheme.username_param: "user", scheme.password_param: "secret"}
+            else:
+                auth[scheme.param] = "test-key"
+        sdks.append(
+            {
+                "package": sdk.package,
+                "dir": str(ROOT / target.output),
+                "calls": calls,
+                "auth": auth,
+            }
+        )
     return sdks
 
 
