@@ -285,6 +285,27 @@ class HeaderHint:
     format: Literal["retry-after", "seconds", "milliseconds"]
 
 
+CarryTarget = Literal["body", "query", "header", "path"]
+CarryKind = Literal["str", "int", "float", "bool"]
+
+
+@attrs.frozen
+class Carry:
+    """A value read from create's response and sent with every later call of the job.
+
+    ``source`` is a JSON pointer into create's response body, or ``header`` the response
+    header holding it; ``target``/``wire`` where status, result and cancel take it (a
+    top-level property of their JSON body, or a parameter); ``kind`` its scalar type.
+    """
+
+    name: str
+    source: tuple[str, ...] | None
+    header: str | None
+    target: CarryTarget
+    wire: str
+    kind: CarryKind
+
+
 @attrs.frozen
 class Job:
     """A job declared with ``x-jobgen``, resolved against the operations it names."""
@@ -323,6 +344,10 @@ class Job:
     progress_total_path: tuple[str, ...] | None = None
     stall_after: float | None = None
     """Seconds without a change of state or progress after which a wait raises JobStalled."""
+    carry: tuple[Carry, ...] = ()
+    """Values of create's response that status, result and cancel calls need besides the id."""
+    result_once: bool = False
+    """The result can be downloaded once (then 404): fetched exactly once, never re-sent."""
 
 
 @attrs.frozen

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..problems import Location, Problem
 from . import ir
+from .carry import read_carry, unsupplied
 
 __all__ = ["build_jobs", "type_at"]
 
@@ -34,6 +35,8 @@ _KNOWN_KEYS = frozenset(
         "progress",
         "stall_after",
         "description",
+        "carry",
+        "result_once",
     }
 )
 _PROGRESS_KEYS = frozenset({"field", "done", "total"})
@@ -227,9 +230,25 @@ class _JobReader:
         state_node = node.get("state")
         misspelt = isinstance(state_node, dict) and bool(set(state_node) - _STATE_KEYS)
         no_state = state_path is not None and not canceled and not misspelt
-        self._cancel(cancel, at, id_parameter, no_state)
-        self._only_the_id(status, "status", at, id_parameter)
-        self._only_the_id(result, "result", at, id_parameter)
+        calls = [(k, op) for k, op in (("status", status), ("result", result), ("cancel", cancel))]
+        carry = read_carry(
+            node.get("carry"),
+            at.child("carry"),
+            create=create,
+            calls=[(k, op) for k, op in calls if op is not None],
+            id_parameter=id_parameter,
+            schemas=self.schemas,
+            problems=self.problems,
+        )
+        self._cancel(cancel, at, id_parameter, no_state, carry)
+        self._only_the_id(status, "status", at, id_parameter, carry)
+        self._only_the_id(result, "result", at, id_parameter, carry)
+        result_once = node.get("result_once", False)
+        if not isinstance(result_once, bool):
+            self.problem(at.child("result_once"), f"must be true or false, not {result_once!r}")
+            result_once = False
+        if result_once and result is None:
+            self.problem(at.child("result_once"), "'result_once' needs a 'result' operation")
         progress = self._progress(node.get("progress"), at.child("progress"), record_type)
         stall_after = node.get("stall_after")
         if stall_after is not None and (
@@ -273,6 +292,8 @@ class _JobReader:
             progress_done_path=progress[1],
             progress_total_path=progress[2],
             stall_after=None if stall_after is None else float(stall_after),
+            carry=carry,
+            result_once=result_once,
         )
 
     def _progress(
@@ -306,7 +327,12 @@ class _JobReader:
         return paths["field"], paths["done"], paths["total"]
 
     def _cancel(
-        self, cancel: ir.Operation | None, at: Location, id_parameter: str, no_state: bool
+        self,
+        cancel: ir.Operation | None,
+        at: Location,
+        id_parameter: str,
+        no_state: bool,
+        carry: tuple[ir.Carry, ...] = (),
     ) -> None:
         """A cancel operation must take the job id, and the job must report cancellation."""
         if cancel is None:
@@ -316,7 +342,7 @@ class _JobReader:
                 at.child("cancel"),
                 f"'{cancel.operation_id}' has no path parameter '{id_parameter}'",
             )
-        self._only_the_id(cancel, "cancel", at, id_parameter)
+        self._only_the_id(cancel, "cancel", at, id_parameter, carry)
         if no_state:
             self.problem(
                 at.child("state", "canceled"),
@@ -324,23 +350,23 @@ class _JobReader:
             )
 
     def _only_the_id(
-        self, op: ir.Operation | None, key: str, at: Location, id_parameter: str
+        self,
+        op: ir.Operation | None,
+        key: str,
+        at: Location,
+        id_parameter: str,
+        carry: tuple[ir.Carry, ...] = (),
     ) -> None:
-        """Refuse an operation that needs more than the job id: nothing else supplies it."""
+        """Refuse an operation that needs more than the job id and the carried values."""
         if op is None:
             return
-        needs = [
-            f"{p.location} parameter '{p.wire}'"
-            for p in op.parameters
-            if p.required and not p.has_default and p.wire != id_parameter
-        ]
-        if op.body is not None and op.body.required:
-            needs.append("a request body")
+        needs = unsupplied(op, id_parameter, carry, self.schemas)
         if needs:
+            alone = "the job id and its carried values" if carry else "the job id alone"
             self.problem(
                 at.child(key),
                 f"'{op.operation_id}' needs {', '.join(needs)}, which nothing supplies:"
-                " the SDK calls it with the job id alone",
+                f" the SDK calls it with {alone} (declare the missing values under 'carry')",
             )
 
     def _expect(

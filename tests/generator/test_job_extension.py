@@ -238,7 +238,7 @@ def test_cancel_must_take_the_job_id_and_the_job_must_report_cancellation(
     assert no_id.endswith("#/x-jobgen/jobs/job/cancel: 'createJob' has no path parameter 'job_id'")
     assert needs_body.endswith(
         "#/x-jobgen/jobs/job/cancel: 'createJob' needs a request body, which nothing supplies:"
-        " the SDK calls it with the job id alone"
+        " the SDK calls it with the job id alone (declare the missing values under 'carry')"
     )
     spec = mutated()
     state = spec["x-jobgen"]["jobs"]["job"]["state"]
@@ -301,4 +301,5 @@ def test_a_status_operation_needing_more_than_the_id_is_refused(tmp_path: Path) 
     assert problem.endswith(
         "#/x-jobgen/jobs/job/status: 'getJob' needs query parameter 'document_key', header"
         " parameter 'x-region', which nothing supplies: the SDK calls it with the job id alone"
+        " (declare the missing values under 'carry')"
     )
