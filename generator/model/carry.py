@@ -232,9 +232,7 @@ def read_carry(
                 continue
             kind = kind or scalar
         if kind is not None:
-            out.append(
-                ir.Carry(name, path, header, cast(ir.CarryTarget, target), wire, kind)
-            )
+            out.append(ir.Carry(name, path, header, cast(ir.CarryTarget, target), wire, kind))
     return tuple(out)
 
 
@@ -263,4 +261,3 @@ def unsupplied(
     elif op.body is not None and op.body.required:
         needs.append("a request body")
     return needs
-

@@ -10,6 +10,7 @@ import attrs
 
 from ..model import ir
 from ..model.names import snake, words
+from .carry_view import carry_call, carry_spec_args, carry_view
 from .code import ANY, Imports, TypeCode, all_key, from_line, names_in
 from .escape import Code, doc_text, docstring, ident, join, py_literal, py_str
 
@@ -563,6 +564,7 @@ def job_view(
         "progress_done_path": _tuple(job.progress_done_path),
         "progress_total_path": _tuple(job.progress_total_path),
         "stall_after": py_literal(None if job.stall_after is None else float(job.stall_after)),
+        **carry_spec_args(job),
     }
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
@@ -578,6 +580,8 @@ def job_view(
         "record_decoder": code.decoder(job.record_type),
         "record_path": py_str(record_path),
         "status_request": ident(f"_{job.status.name}_request"),
+        "status_call": carry_call(code, job, job.status),
+        "carry": carry_view(job),
         "status_id_kw": ident(status_id_param.name),
         "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
         "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
@@ -589,7 +593,8 @@ def job_view(
         "start": ident(
             _free_name("start" if single else f"start_{name}", f"start_{name}_job", taken)
         ),
-        "types": [job.record_type],
+        "types": [job.record_type]
+        + ([job.status.body.type] if job.status.body is not None and job.carry else []),
         "imports": [],
     }
     view["status_import"] = owner.get(job.status.operation_id)
@@ -607,6 +612,9 @@ def job_view(
                 )
             ),
             "module": owner.get(job.result.operation_id),
+            "call": carry_call(code, job, job.result),
+            "once": job.result_once,
+            "to_file": result_view["returns"] in ("bytes", "str"),
         }
         view["types"] += result_view["types"]
     else:
@@ -626,6 +634,7 @@ def job_view(
             "module": owner.get(job.cancel.operation_id),
             "method": None if method is None else ident(method),
             "attr": ident(f"_cancel_{name}"),
+            "call": carry_call(code, job, job.cancel),
         }
         view["types"] += cancel_view["types"]
     if job.create is not None:
@@ -696,11 +705,16 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
     for job in jobs:
         parts += [_JOB_STATIC, *job["spec_args"].values(), job["record_annotation"]]
         parts += [job["record_decoder"], job["result_returns"], job["create_returns"]]
-        parts.append(job["status_request"])
+        parts += [job["status_request"], job["status_call"]]
+        if job["carry"]["names"]:
+            parts.append("_carry")
         if job["result"]:
-            parts += [job["result"]["request"], job["result"]["response"]]
+            parts += [job["result"]["request"], job["result"]["response"], job["result"]["call"]]
+            if job["result"]["once"] or job["result"]["to_file"]:
+                parts.append("_carry")
         if job["cancel"]:
             parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
+            parts.append(job["cancel"]["call"])
         if job["create"]:
             parts += ["cast", job["create"]["signature"], job["create"]["call_args"]]
             parts.append(job["create"]["start_signature"])
@@ -748,6 +762,7 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
         ("handle", "_handle"),
+        ("carry", "_carry"),
     ]:
         imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")

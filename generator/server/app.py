@@ -26,6 +26,7 @@ from ..problems import Location, SpecError
 from .auth import Credentials, read_credential
 from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, handle_control
 from .errors import ErrorShapes
+from .keys import issue, matches, place, secret_wires
 from .kinds import JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
@@ -101,8 +102,13 @@ class JobApp:
         self.store = Store(limits or Limits())
         self._fingerprint_key = secrets.token_bytes(32)
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
-        self._secret_params = frozenset(a.wire.lower() for a in keys if a.where == "query")
-        self._secret_headers = frozenset(a.wire.lower() for a in keys if a.where == "header")
+        carried_query, carried_headers = secret_wires(sdk.jobs)
+        self._secret_params = (
+            frozenset(a.wire.lower() for a in keys if a.where == "query") | carried_query
+        )
+        self._secret_headers = (
+            frozenset(a.wire.lower() for a in keys if a.where == "header") | carried_headers
+        )
         self._kept_headers = frozenset(
             {SCENARIO_HEADER}
             | {j.idempotency_header.lower() for j in sdk.jobs if j.idempotency_header}
@@ -220,6 +226,7 @@ class JobApp:
             kind.base_record(wall),
             created=now,
             caller=self.fingerprint(owner),
+            carried=issue(kind.job),
         )
         self.store.add(sim)
         return sim
@@ -287,6 +294,10 @@ class JobApp:
         job_id = found.params.get(route.job.id_parameter, "")
         sim = self.store.jobs.get(job_id)
         if sim is None or sim.name != route.job.name:
+            return self._error(route.operation, 404, f"no job {job_id!r}")
+        if not matches(route.job, sim.carried, request, found.params):
+            # A wrong or missing key is answered like an unknown job: keys are secret.
+            exchange.fault = "wrong_key"
             return self._error(route.operation, 404, f"no job {job_id!r}")
         if sim.owner is not None and credentials.required and credentials.value != sim.owner:
             exchange.fault = "wrong_credentials"
@@ -360,6 +371,8 @@ class JobApp:
 
     def _result(self, route: Route, sim: SimJob, now: float) -> Answer:
         kind = self.kinds[sim.name]
+        if sim.downloaded:
+            return self._error(route.operation, 404, f"the result of job {sim.id} is gone")
         sim.progress, view = peek(sim.scenario, sim.progress, now)
         view = canceled_view(route.job, sim, view)
         if not view.ready:
@@ -370,6 +383,7 @@ class JobApp:
                 code="job_not_completed",
             )
         status, body, content_type, value = kind.result(sim)
+        sim.downloaded = route.job.result_once
         if value is not None:
             return json_answer(status, value)
         headers = (("content-type", content_type),) if content_type else ()
@@ -451,7 +465,7 @@ class JobApp:
                 (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim.id)),
             )
         status = int(create.response.status) if create.response.status.isdigit() else 200
-        value = kind.create_body(sim, view)
+        value, headers = place(kind.job, sim.carried, kind.create_body(sim, view), headers)
         if value is None:
             return Answer(status, b"", headers)
         return json_answer(status, value, headers)

@@ -265,7 +265,9 @@ class JobKind:
                 text = f"result of {sim.id}\n"
             return status, text.encode(), f"{media}; charset=utf-8", None
         if response.kind == "binary":
-            return status, b"example result of " + sim.id.encode(), response.media_type, None
+            # Bytes that are not UTF-8 text: a client that decodes them shows it.
+            body = b"\x89JOBGEN\x00\xff example result of " + sim.id.encode() + b"\xfe\n"
+            return status, body, response.media_type, None
         return status, b"", None, None
 
     # -- hints ----------------------------------------------------------------------

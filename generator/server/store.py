@@ -67,6 +67,8 @@ class SimJob:
     caller: str | None = None
     replay_key: CreateKey | None = None
     canceled: bool = False  # a cancel was accepted: the job reports a canceled state
+    carried: dict[str, Any] = attrs.field(factory=dict)  # values later calls must present
+    downloaded: bool = False  # a one-shot result was served: it is gone
 
 
 @attrs.define

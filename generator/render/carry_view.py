@@ -1,0 +1,95 @@
+"""What a job's ``carry`` and ``result_once`` add to its view (see ``model/carry.py``).
+
+A job that carries values takes them as typed keyword arguments (``document_key: str``)
+in its waits, handles and cancel, and its status, result and cancel calls put them
+where the API wants them: a parameter, or a property of the request body, which is
+then built from the carried values alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import ir
+from .code import TypeCode
+from .escape import Code, ident, join, py_str
+
+__all__ = ["carry_call", "carry_spec_args", "carry_view"]
+
+_KINDS = {"str": "str", "int": "int", "float": "float", "bool": "bool"}
+
+
+def carry_spec_args(job: ir.Job) -> dict[str, Code]:
+    """The ``JobSpec`` arguments of ``carry`` and ``result_once`` (none when unused)."""
+    args: dict[str, Code] = {}
+    if job.carry:
+        values = []
+        for c in job.carry:
+            where = (
+                f"header={py_str(c.header)}"
+                if c.header is not None
+                else f"path={_tuple([py_str(t) for t in c.source or ()])}"
+            )
+            values.append(f"_carry.CarriedValue({py_str(c.name)}, {where}, kind={_KINDS[c.kind]})")
+        args["carry"] = Code(_tuple(values))
+    if job.result_once:
+        args["result_once"] = Code("True")
+    return args
+
+
+def _tuple(items: list[str]) -> str:
+    return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+def _take(c: ir.Carry) -> str:
+    return f"_carry.take(carried, {py_str(c.name)}, {_KINDS[c.kind]})"
+
+
+def carry_call(code: TypeCode, job: ir.Job, op: ir.Operation) -> Code:
+    """The arguments of ``op``'s request function: the job id and the carried values."""
+    id_param = next(p for p in op.path_parameters if p.wire == job.id_parameter)
+    if not job.carry:
+        return Code("job_id")
+    args = [f"{id_param.name}=job_id"]
+    fields = []
+    for c in job.carry:
+        if c.target == "body":
+            fields.append(c)
+            continue
+        wire = c.wire.lower() if c.target == "header" else c.wire
+        param = next(
+            p
+            for p in op.parameters
+            if p.location == c.target
+            and (p.wire.lower() if c.target == "header" else p.wire) == wire
+        )
+        args.append(f"{param.name}={_take(c)}")
+    if fields and op.body is not None:
+        model = code.resolve(op.body.type)
+        named = code.schemas[model.key] if isinstance(model, ir.Ref) else None
+        assert isinstance(named, ir.Model)
+        by_wire = {f.wire: f.name for f in named.fields}
+        values = ", ".join(f"{by_wire[c.wire]}={_take(c)}" for c in fields)
+        args.append(f"body={code.annotation(op.body.type)}({values})")
+    return Code(", ".join(args))
+
+
+def carry_view(job: ir.Job) -> dict[str, Any]:
+    """Signature and call fragments of the job's carried values (empty without any)."""
+    names = [ident(c.name) for c in job.carry]
+    kinds = [_KINDS[c.kind] for c in job.carry]
+    return {
+        "optional": Code("".join(f", {n}: {k} | None = None" for n, k in zip(names, kinds))),
+        "required": Code("".join(f", {n}: {k}" for n, k in zip(names, kinds))),
+        "carried": (
+            Code(
+                ", carried={"
+                + join(", ", [Code(f"{py_str(c.name)}: {n}") for c, n in zip(job.carry, names)])
+                + "}"
+            )
+            if job.carry
+            else Code("")
+        ),
+        "kwargs": Code("".join(f", {n}={n}" for n in names)),
+        "names": names,
+    }
