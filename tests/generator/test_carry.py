@@ -42,12 +42,16 @@ def test_the_example_resolves_to_a_carried_key_and_a_one_shot_result(tmp_path: P
 
 def test_an_operation_needing_more_than_the_id_is_refused_without_a_carry(tmp_path: Path) -> None:
     assert [p.split("#", 1)[1] for p in problems(tmp_path, mutated(carry=None))] == [
-        "/x-jobgen/jobs/document/status: 'getDocumentStatus' needs a request body, which"
-        " nothing supplies: the SDK calls it with the job id alone (declare the missing"
-        " values under 'carry')",
-        "/x-jobgen/jobs/document/result: 'downloadDocument' needs a request body, which"
-        " nothing supplies: the SDK calls it with the job id alone (declare the missing"
-        " values under 'carry')",
+        (
+            "/x-jobgen/jobs/document/status: 'getDocumentStatus' needs a request body, which"
+            " nothing supplies: the SDK calls it with the job id alone (declare the missing"
+            " values under 'carry')"
+        ),
+        (
+            "/x-jobgen/jobs/document/result: 'downloadDocument' needs a request body, which"
+            " nothing supplies: the SDK calls it with the job id alone (declare the missing"
+            " values under 'carry')"
+        ),
     ]
 
 
@@ -57,14 +61,18 @@ def test_an_operation_needing_more_than_the_id_is_refused_without_a_carry(tmp_pa
         (
             {"document_key": {"from": "/document_key", "to": "body:/document_kee"}},
             "/carry/document_key/to",
-            "the request body of 'getDocumentStatus' (DocumentKey) has no property"
-            " 'document_kee' (it has: document_key) (the job's status operation)",
+            (
+                "the request body of 'getDocumentStatus' (DocumentKey) has no property"
+                " 'document_kee' (it has: document_key) (the job's status operation)"
+            ),
         ),
         (
             {"document_key": {"from": "/document_key", "to": "query:document_key"}},
             "/carry/document_key/to",
-            "'getDocumentStatus' has no query parameter 'document_key' (it has: none)"
-            " (the job's status operation)",
+            (
+                "'getDocumentStatus' has no query parameter 'document_key' (it has: none)"
+                " (the job's status operation)"
+            ),
         ),
         (
             {"document_key": {"from": "/document_key", "to": "cookie:k"}},
@@ -74,14 +82,18 @@ def test_an_operation_needing_more_than_the_id_is_refused_without_a_carry(tmp_pa
         (
             {"document_key": {"from": "/document_key", "to": "body:/a/b"}},
             "/carry/document_key/to",
-            "body:/a/b: name one top-level property of the request body, such as"
-            " body:/document_key",
+            (
+                "body:/a/b: name one top-level property of the request body, such as"
+                " body:/document_key"
+            ),
         ),
         (
             {"document_key": {"from": "/document_kye", "to": "body:/document_key"}},
             "/carry/document_key/from",
-            "carry.document_key.from: the record (DocumentHandle) has no property"
-            " 'document_kye' (it has: document_id, document_key)",
+            (
+                "carry.document_key.from: the record (DocumentHandle) has no property"
+                " 'document_kye' (it has: document_id, document_key)"
+            ),
         ),
         (
             {"document_key": {"from": "document_key", "to": "body:/document_key"}},
@@ -96,8 +108,10 @@ def test_an_operation_needing_more_than_the_id_is_refused_without_a_carry(tmp_pa
         (
             {"deadline": {"from": "/document_key", "to": "body:/document_key"}},
             "/carry/deadline",
-            "'deadline' cannot name a carried value: use a lower-case identifier that is"
-            " not a keyword nor one of the waiters' arguments",
+            (
+                "'deadline' cannot name a carried value: use a lower-case identifier that is"
+                " not a keyword nor one of the waiters' arguments"
+            ),
         ),
         (["document_key"], "/carry", "must map value names to {from, to}"),
     ],
