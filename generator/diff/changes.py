@@ -87,6 +87,11 @@ KINDS: dict[str, str] = {
     "job.ready_field_changed": "never breaking",
     "job.idempotency_changed": "never breaking",
     "job.poll_changed": "never breaking",
+    "job.carry_added": "always breaking (every wait and handle needs the new value)",
+    "job.carry_removed": "always breaking (callers still pass the value)",
+    "job.carry_changed": "breaking when the value's type changes",
+    "job.result_once_changed": "breaking when the result becomes one-shot",
+    "job.result_body_changed": "always breaking (wait_for_result returns another type)",
 }
 
 #: Kinds that add something: a release holding one (and nothing breaking) is minor.

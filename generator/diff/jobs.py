@@ -185,6 +185,89 @@ def _job(ctx: Context, a: ir.Job, b: ir.Job, old_waiter: str, new_waiter: str) -
     ):
         if x3 != y3:
             yield Change("job.poll_changed", where, f"poll {label} {x3} -> {y3}", False)
+    yield from _carry_changes(a, b, where, new_waiter)
+    yield from _result_changes(a, b, where)
+
+
+def _carry_changes(a: ir.Job, b: ir.Job, where: str, waiter: str) -> Iterator[Change]:
+    """Values carried from create into later calls: each is a keyword of every wait."""
+    olds = {c.name: c for c in a.carry}
+    news = {c.name: c for c in b.carry}
+    for name, c in news.items():
+        if name not in olds:
+            yield Change(
+                "job.carry_added",
+                where,
+                f"every call of the job now sends {name!r} from create's response:"
+                f" {waiter}() and handles need {name}= ({c.kind}), and resume tokens"
+                " written by the old SDK lack it",
+                True,
+            )
+    for name in olds:
+        if name not in news:
+            yield Change(
+                "job.carry_removed",
+                where,
+                f"{name!r} is no longer carried: callers passing {name}= to {waiter}()"
+                " or handles get a TypeError",
+                True,
+            )
+    for name, old in olds.items():
+        new = news.get(name)
+        if new is None or new == old:
+            continue
+        parts = [
+            f"{label} {x} -> {y}"
+            for label, x, y in (
+                ("type", old.kind, new.kind),
+                ("from", _carry_from(old), _carry_from(new)),
+                ("to", f"{old.target}:{old.wire}", f"{new.target}:{new.wire}"),
+            )
+            if x != y
+        ]
+        yield Change(
+            "job.carry_changed",
+            where,
+            f"carried value {name!r}: {', '.join(parts)}",
+            old.kind != new.kind,
+        )
+
+
+def _carry_from(c: ir.Carry) -> str:
+    return f"header:{c.header}" if c.header is not None else _pointer(c.source)
+
+
+def _result_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
+    """One-shot results and binary bodies: what a result wait returns, and how often."""
+    if a.result is not None and b.result is not None and a.result_once != b.result_once:
+        yield Change(
+            "job.result_once_changed",
+            where,
+            "the result can now be downloaded only once: a second fetch is a 404, and a"
+            " failed download is no longer retried"
+            if b.result_once
+            else "the result is no longer one-shot: it may be fetched again",
+            b.result_once,
+        )
+    if a.result is not None and b.result is not None:
+        old, new = _result_body(a.result), _result_body(b.result)
+        if old != new:
+            yield Change(
+                "job.result_body_changed",
+                where,
+                f"the result comes back as {new} instead of {old}",
+                True,
+            )
+
+
+def _result_body(op: ir.Operation) -> str:
+    """What the SDK returns for a result: decoded JSON, text, bytes or nothing."""
+    return {
+        "json": "a decoded JSON model",
+        "text": "text (str)",
+        "binary": "bytes",
+        "empty": "nothing",
+    }[op.response.kind]
 
 
 def _state_changes(ctx: Context, a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:

@@ -379,6 +379,37 @@ def poll(spec: Spec) -> None:
     job(spec)["poll"].update(floor=1.0, first=1.0, cap=60.0)
 
 
+def with_key_inputs(spec: Spec) -> None:
+    """Status and result take an optional key, in the query or in a header."""
+    for path in (JOB_PATH, RESULT_PATH):
+        op(spec, path, "get").setdefault("parameters", []).extend(
+            [query("key"), query("X-Key", where="header")]
+        )
+
+
+def with_carry(spec: Spec) -> None:
+    with_key_inputs(spec)
+    job(spec)["carry"] = {"key": {"from": "/data/id", "to": "query:key"}}
+
+
+def carry_to_header(spec: Spec) -> None:
+    job(spec)["carry"]["key"]["to"] = "header:X-Key"
+
+
+def drop_carry(spec: Spec) -> None:
+    del job(spec)["carry"]
+
+
+def one_shot_result(spec: Spec) -> None:
+    job(spec)["result_once"] = True
+
+
+def binary_result(spec: Spec) -> None:
+    content = op(spec, RESULT_PATH, "get")["responses"]["200"]["content"]
+    content.clear()
+    content["application/pdf"] = {"schema": {"type": "string", "format": "binary"}}
+
+
 def rename_job(spec: Spec) -> None:
     spec["x-jobgen"]["jobs"] = {"summary": job(spec)}
 
@@ -709,6 +740,31 @@ CASES: dict[str, Case] = {
         drop_job_key("error_field"), {("job.pointer_changed", False)}, "patch"
     ),
     "poll defaults changed": Case(poll, {("job.poll_changed", False)}, "patch"),
+    "carried value added": Case(
+        with_carry, {("job.carry_added", True)}, "major", base=with_key_inputs
+    ),
+    "carried value removed": Case(
+        drop_carry, {("job.carry_removed", True)}, "major", base=with_carry
+    ),
+    "carried value moved to a header": Case(
+        carry_to_header, {("job.carry_changed", False)}, "patch", base=with_carry
+    ),
+    "result became one-shot": Case(one_shot_result, {("job.result_once_changed", True)}, "major"),
+    "result became binary": Case(
+        binary_result,
+        {
+            ("job.result_body_changed", True),
+            ("response.type_changed", True),
+            ("response.media_types_changed", False),
+        },
+        "major",
+    ),
+    "result no longer one-shot": Case(
+        drop_job_key("result_once"),
+        {("job.result_once_changed", False)},
+        "patch",
+        base=one_shot_result,
+    ),
     # constraints, defaults, access
     "request field maxLength lowered": Case(
         set_prop("TextInput", "text", maxLength=1000), {("constraint.tightened", True)}, "major"
