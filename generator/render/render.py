@@ -207,16 +207,19 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
                     "has_create": job.create is not None,
                     "idempotent": job.idempotency_header is not None,
                     "schedule": Code(schedule),
+                    "key_args": Code("".join(f", {c.name}=..." for c in job.carry)),
+                    "carried": Code(", ".join(f"`{md_code(c.name)}`" for c in job.carry)),
+                    "carry_first": md_code(job.carry[0].name) if job.carry else None,
+                    "once": job.result_once,
+                    "to_file": bool(job_view["result"] and job_view["result"]["to_file"]),
                 }
             )
             if not call:
-                call = [
-                    f'record = client.{resource.attr}.{job_view["wait_for_job"]}("JOB_ID", deadline=600)',
-                    "print(record)",
-                ]
-                async_call = [
-                    f'record = await client.{resource.attr}.{job_view["wait_for_job"]}("JOB_ID", deadline=600)',
-                ]
+                # A keyed job's wait takes what create returned besides the id.
+                keys = "".join(f', {c.name}="{c.name.upper()}"' for c in job.carry)
+                wait = f'client.{resource.attr}.{job_view["wait_for_job"]}("JOB_ID"{keys}, deadline=600)'
+                call = [f"record = {wait}", "print(record)"]
+                async_call = [f"record = await {wait}"]
     if not call and sdk.resources and sdk.resources[0].operations:
         resource = sdk.resources[0]
         op = resource.operations[0]
