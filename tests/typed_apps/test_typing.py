@@ -1,5 +1,6 @@
-"""Application code written the natural way against the committed Sume SDK type-checks
-under mypy --strict and pyright; the mistakes in ``mistakes/`` are caught by both."""
+"""Application code written the natural way against the committed Sume SDK (and the
+keyed DeepL-style one) type-checks under mypy --strict and pyright; the mistakes in
+``mistakes/`` are caught by both."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.helpers import ROOT
 
 HERE = Path(__file__).resolve().parent
 SDK = ROOT / "generated" / "sume"
+KEYED_SDK = ROOT / "generated" / "deepl_documents"
 APPS = sorted(p for p in HERE.glob("*.py") if not p.name.startswith(("test_", "__")))
 MISTAKES = HERE / "mistakes" / "mistakes.py"
 PYRIGHT = Path(sys.executable).with_name("pyright")
@@ -25,7 +27,7 @@ def _mypy(*files: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), *map(str, files)],
         cwd=ROOT,
-        env={**os.environ, "MYPYPATH": str(SDK)},
+        env={**os.environ, "MYPYPATH": os.pathsep.join([str(SDK), str(KEYED_SDK)])},
         capture_output=True,
         text=True,
         timeout=300,
@@ -53,6 +55,7 @@ def test_the_applications_cover_each_use() -> None:
     names = {p.stem for p in APPS}
     assert {"sync_app", "async_app", "hooks_app", "errors_app", "optional_fields"} <= names
     assert "enum_literals" in names
+    assert "keyed_app" in names
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from deepl_documents_sdk import Client as DocumentsClient
 from sume_sdk import JobFailed, PollEvent
 from sume_sdk.models import CreateJobRequest, Job, TextInput
 
@@ -19,3 +20,12 @@ def handle(exc: JobFailed[Job]) -> str:
 
 def eta(record: Job) -> float:
     return record.next_poll_after_seconds  # error: may be None or UNSET
+
+
+def download(client: DocumentsClient, document_id: str) -> bytes:
+    client.documents.wait_for_job(document_id, document_key=42)  # error: the key is a str
+    return client.documents.wait_for_result(document_id)  # error: document_key is required
+
+
+def as_text(client: DocumentsClient, document_id: str, key: str) -> str:
+    return client.documents.wait_for_result(document_id, document_key=key)  # error: bytes
