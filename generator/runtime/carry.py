@@ -14,10 +14,11 @@ second time once the server may have received the request (see its docstring).
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from os import PathLike as _PathLike
+from os import fdopen, fspath, replace, unlink
+from os.path import abspath, dirname
 from typing import Optional, TypeVar, Union, cast
 
 import attrs
@@ -149,16 +150,16 @@ def take(carried: Mapping[str, object], name: str, kind: type[T]) -> T:
 
 def write_file(path: PathLike, data: bytes | str) -> None:
     """Write a result to `path` whole or not at all (a temporary file, then a rename)."""
-    target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
+    target = fspath(path)
+    folder = dirname(abspath(target))
     fd, temporary = tempfile.mkstemp(prefix=".download-", dir=folder)
     try:
-        with os.fdopen(fd, "wb") as file:
+        with fdopen(fd, "wb") as file:
             file.write(data.encode() if isinstance(data, str) else data)
-        os.replace(temporary, target)
+        replace(temporary, target)
     except BaseException:
         try:
-            os.unlink(temporary)
+            unlink(temporary)
         except OSError:
             pass
         raise
