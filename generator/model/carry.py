@@ -49,6 +49,10 @@ _RESERVED = frozenset(
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
+# The helpers shared with jobs.py live there; jobs.py imports this module, so they are
+# imported when called.
+
+
 def _closest(value: str, choices: frozenset[str]) -> str:
     from .jobs import _closest as closest
 
@@ -167,6 +171,8 @@ def read_carry(
             else:
                 found, why = type_at(create.response.type, path, schemas)
                 if found is None:
+                    # type_at names its root "the record"; here it is create's response.
+                    why = why.replace("the record", "create's response", 1)
                     problems.append(Problem(item_at.child("from"), f"carry.{name}.from: {why}"))
                 elif _scalar(found, schemas) is None and not isinstance(
                     _deref(found, schemas), ir.AnyType
