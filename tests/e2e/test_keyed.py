@@ -256,3 +256,25 @@ def test_the_key_is_never_in_the_request_log(keyed: E2E) -> None:
     )
     assert created.document_key not in repr(keyed.log())
     assert KEY not in repr(keyed.log())
+
+
+def test_keyed_status_reads_are_retried_on_503_with_the_key(keyed: E2E) -> None:
+    created = _create(keyed, status_errors=[{"at_poll": 1, "status": 503, "count": 2}])
+
+    document = _drive(
+        keyed,
+        lambda documents: _value(
+            documents.wait_for_result(
+                created.document_id, document_key=created.document_key, deadline=30
+            )
+        ),
+    )
+
+    assert _is_document(document, created.document_id)
+    polls = keyed.polls(created.document_id)
+    assert [(r.status, r.fault) for r in polls[:3]] == [
+        (503, "status_error"),
+        (503, "status_error"),
+        (200, None),
+    ]
+    assert "wrong_key" not in {r.fault for r in polls}
