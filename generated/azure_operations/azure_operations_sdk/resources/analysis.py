@@ -281,13 +281,23 @@ class Analysis:
             _get_result_response,
         )
 
-    def _read_analysis_status(self, job_id: str, timeout: float) -> httpx.Response:
+    def _read_analysis_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return self._http.send_once(
             _get_operation_status_request(job_id),
             time_left=timeout,
         )
 
-    def _fetch_analysis_result(self, job_id: str, time_left: float) -> AnalysisResult:
+    def _fetch_analysis_result(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> AnalysisResult:
         response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
 
@@ -629,6 +639,7 @@ class AsyncAnalysis:
         self,
         job_id: str,
         timeout: float,
+        **carried: object,
     ) -> httpx.Response:
         return await self._http.send_once(
             _get_operation_status_request(job_id),
@@ -639,6 +650,7 @@ class AsyncAnalysis:
         self,
         job_id: str,
         time_left: float,
+        **carried: object,
     ) -> AnalysisResult:
         response = await self._http.request(
             _get_result_request(job_id),

@@ -17,22 +17,38 @@ import concurrent.futures
 import itertools
 import logging
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
-from typing import Any, Generic, TypeVar
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from typing import Any, TypeVar
 
 import httpx
 
+from .carry import Carried, PathLike, check_carried
 from .errors import JobTimeout, SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
     AsyncReadStatus,
     BaseJobWaiter,
+    JobCall,
     ReadStatus,
     check_wait_args,
 )
 from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
-from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+from .waitspec import (
+    AsyncJobOutcomes,
+    HeaderHint,
+    JobOutcome,
+    JobSpec,
+    PollEvent,
+    WaitConfig,
+)
 
 __all__ = [
     "AsyncJobOutcomes",
@@ -62,19 +78,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: ReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: Callable[[str, float], ResultT] | None = None,
+        fetch_result: JobCall[ResultT] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
-        cancel: Callable[[str, float], object] | None = None,
+        cancel: JobCall[object] | None = None,
     ) -> None:
-        super().__init__(
-            spec,
-            decode_record,
-            config,
-            limiter,
-            fetch_result is not None,
-            has_cancel=cancel is not None,
-        )
+        has = (fetch_result is not None, cancel is not None)
+        super().__init__(spec, decode_record, config, limiter, *has)
         self._read_status = read_status
         self._fetch_result = fetch_result
         self._cancel = cancel
@@ -87,6 +97,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
@@ -96,7 +107,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
         return self._decode(core, self._run(core))
 
     def wait_for_result(
@@ -106,21 +117,14 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
+        to_file: PathLike | None = None,
     ) -> ResultT:
-        """Poll until the job succeeds with its result ready, then fetch it once."""
-        fetch = self._fetch_result
-        if fetch is None:
-            raise self._no_result_operation()
-        check_wait_args(deadline)
-        core = self._core(
-            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
-        )
+        """Poll until the job succeeds with its result ready, then fetch it once
+        (`to_file`: also write a bytes or text result to that file)."""
+        core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
         self._require_success(core, self._run(core))
-        try:
-            with self._decoding():
-                return fetch(core.job_id, core.time_left())
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
+        return self._fetch(core, to_file)
 
     def create_and_wait(
         self,
@@ -129,21 +133,20 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id = self._job_id_from(create(self._idempotency_key()))
+        job_id, carried = self._started(create(self._idempotency_key()))
+        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
+        waits.update(stall_after=stall_after, carried=carried)
         if self._has_result:
-            return self.wait_for_result(
-                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-            )
-        return self.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-        )
+            return self.wait_for_result(job_id, to_file=to_file, **waits)
+        return self.wait_for_job(job_id, **waits)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
@@ -152,14 +155,15 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
         `deadline` bounds the whole collection. Closing the iterator early stops the
-        waits still running before their next status read.
+        waits still running before their next status read. A job with carried values
+        is given as `(job_id, carried)`.
         """
         check_wait_args(deadline, concurrency)
         return self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
 
     def _outcomes(
         self,
-        job_ids: Iterator[str],
+        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
         concurrency: int,
         deadline: float,
         on_poll: Callable[[PollEvent[RecordT]], None] | None,
@@ -185,14 +189,15 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def _one(
         self,
-        job_id: str,
+        job: str | tuple[str, Mapping[str, object]],
         end: float,
         on_poll: Callable[[PollEvent[RecordT]], None] | None,
         abandon: threading.Event,
     ) -> JobOutcome[RecordT]:
+        job_id, carried = (job, None) if isinstance(job, str) else job
         try:
             left = end - self.config.clock()
-            core = self._core(job_id, left, on_poll, abandon=abandon)
+            core = self._core(job_id, left, on_poll, abandon=abandon, carried=carried)
             return JobOutcome(job_id=job_id, record=self._decode(core, self._run(core)))
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
@@ -216,21 +221,35 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         if budget is None:
             return False
         try:
-            self.cancel(core.job_id, timeout=budget)
+            self.cancel(core.job_id, timeout=budget, carried=core.carried)
         except SDKError as error:
             logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
-    def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
+    def cancel(
+        self, job_id: str, *, timeout: float = 30, carried: Carried = None
+    ) -> None:
         """Ask the server to cancel the job (its declared cancel operation), once."""
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
+        values = check_carried(self.spec.carry, carried)
         try:
-            cancel(job_id, timeout)
+            cancel(job_id, timeout, **values)
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
+
+    def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once)."""
+        fetch = self._fetch_result
+        assert fetch is not None
+        try:
+            with self._decoding():
+                result = fetch(core.job_id, core.time_left(), **core.carried)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+        return self._saved(result, to_file)
 
     def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -241,7 +260,9 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = self._read_status(core.job_id, timeout=core.request_timeout())
+            response = self._read_status(
+                core.job_id, timeout=core.request_timeout(), **core.carried
+            )
             return core.parse(ensure_success(response))
 
         stats = RetryStats()
@@ -260,33 +281,6 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             core.read_failed(error, stats)
 
 
-class AsyncJobOutcomes(Generic[RecordT]):
-    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
-
-    Use it as an async context manager (or call `aclose()`) to cancel and await,
-    on the spot, the waits still running when the loop exits early.
-    """
-
-    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
-        self._outcomes = outcomes
-
-    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __anext__(self) -> JobOutcome[RecordT]:
-        return await self._outcomes.__anext__()
-
-    async def aclose(self) -> None:
-        """Cancel the waits still running and wait until they have stopped."""
-        await self._outcomes.aclose()
-
-    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type in asyncio; cancelling a wait leaves nothing running."""
 
@@ -296,19 +290,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: AsyncReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: Callable[[str, float], Awaitable[ResultT]] | None = None,
+        fetch_result: JobCall[Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
-        cancel: Callable[[str, float], Awaitable[object]] | None = None,
+        cancel: JobCall[Awaitable[object]] | None = None,
     ) -> None:
-        super().__init__(
-            spec,
-            decode_record,
-            config,
-            limiter,
-            fetch_result is not None,
-            has_cancel=cancel is not None,
-        )
+        has = (fetch_result is not None, cancel is not None)
+        super().__init__(spec, decode_record, config, limiter, *has)
         self._read_status = read_status
         self._fetch_result = fetch_result
         self._cancel = cancel
@@ -321,6 +309,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
@@ -330,7 +319,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
         return self._decode(core, await self._run(core))
 
     async def wait_for_result(
@@ -340,21 +329,14 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
+        to_file: PathLike | None = None,
     ) -> ResultT:
-        """Poll until the job succeeds with its result ready, then fetch it once."""
-        fetch = self._fetch_result
-        if fetch is None:
-            raise self._no_result_operation()
-        check_wait_args(deadline)
-        core = self._core(
-            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
-        )
+        """Poll until the job succeeds with its result ready, then fetch it once
+        (`to_file`: also write a bytes or text result to that file)."""
+        core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
         self._require_success(core, await self._run(core))
-        try:
-            with self._decoding():
-                return await fetch(core.job_id, core.time_left())
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
+        return await self._fetch(core, to_file)
 
     async def create_and_wait(
         self,
@@ -363,21 +345,20 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id = self._job_id_from(await create(self._idempotency_key()))
+        job_id, carried = self._started(await create(self._idempotency_key()))
+        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
+        waits.update(stall_after=stall_after, carried=carried)
         if self._has_result:
-            return await self.wait_for_result(
-                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-            )
-        return await self.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-        )
+            return await self.wait_for_result(job_id, to_file=to_file, **waits)
+        return await self.wait_for_job(job_id, **waits)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
@@ -385,7 +366,8 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> AsyncJobOutcomes[RecordT]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection. On exit (break, error, cancellation)
+        `deadline` bounds the whole collection (a job with carried values is given as
+        `(job_id, carried)`). On exit (break, error, cancellation)
         the waits still running are cancelled and awaited; `async with` makes that
         immediate on `break`.
         """
@@ -396,7 +378,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     async def _outcomes(
         self,
-        job_ids: Iterator[str],
+        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
         concurrency: int,
         deadline: float,
         on_poll: Callable[[PollEvent[RecordT]], None] | None,
@@ -422,12 +404,15 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     async def _one(
         self,
-        job_id: str,
+        job: str | tuple[str, Mapping[str, object]],
         end: float,
         on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> JobOutcome[RecordT]:
+        job_id, carried = (job, None) if isinstance(job, str) else job
         try:
-            core = self._core(job_id, end - self.config.clock(), on_poll)
+            core = self._core(
+                job_id, end - self.config.clock(), on_poll, carried=carried
+            )
             return JobOutcome(
                 job_id=job_id, record=self._decode(core, await self._run(core))
             )
@@ -453,21 +438,35 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         if budget is None:
             return False
         try:
-            await self.cancel(core.job_id, timeout=budget)
+            await self.cancel(core.job_id, timeout=budget, carried=core.carried)
         except SDKError as error:
             logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
-    async def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
+    async def cancel(
+        self, job_id: str, *, timeout: float = 30, carried: Carried = None
+    ) -> None:
         """Ask the server to cancel the job (its declared cancel operation), once."""
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
+        values = check_carried(self.spec.carry, carried)
         try:
-            await cancel(job_id, timeout)
+            await cancel(job_id, timeout, **values)
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
+
+    async def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once)."""
+        fetch = self._fetch_result
+        assert fetch is not None
+        try:
+            with self._decoding():
+                result = await fetch(core.job_id, core.time_left(), **core.carried)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+        return self._saved(result, to_file)
 
     async def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -479,7 +478,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             ):
                 raise core.timeout_error()
             response = await self._read_status(
-                core.job_id, timeout=core.request_timeout()
+                core.job_id, timeout=core.request_timeout(), **core.carried
             )
             return core.parse(ensure_success(response))
 

@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import carry as _carry
 from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import pagination as _pages
@@ -557,10 +558,20 @@ class Ingest:
             _get_job_failed_record_results_response,
         )
 
-    def _read_ingest_job_status(self, job_id: str, timeout: float) -> httpx.Response:
+    def _read_ingest_job_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return self._http.send_once(_get_job_info_request(job_id), time_left=timeout)
 
-    def _fetch_ingest_job_result(self, job_id: str, time_left: float) -> str:
+    def _fetch_ingest_job_result(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> str:
         response = self._http.request(
             _get_job_successful_record_results_request(job_id),
             time_left=time_left,
@@ -608,10 +619,12 @@ class Ingest:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         stall_after: float | None = None,
+        to_file: _carry.PathLike | None = None,
     ) -> str:
         """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
+        ``to_file`` also writes the result to that file (whole or not at all).
 
         Raises:
             JobFailed: The job failed: a ``JobFailed[IngestJobInfoFull]``
@@ -625,6 +638,7 @@ class Ingest:
             deadline=deadline,
             on_poll=on_poll,
             stall_after=stall_after,
+            to_file=to_file,
         )
 
     def create_and_wait(
@@ -1035,13 +1049,19 @@ class AsyncIngest:
         self,
         job_id: str,
         timeout: float,
+        **carried: object,
     ) -> httpx.Response:
         return await self._http.send_once(
             _get_job_info_request(job_id),
             time_left=timeout,
         )
 
-    async def _fetch_ingest_job_result(self, job_id: str, time_left: float) -> str:
+    async def _fetch_ingest_job_result(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> str:
         response = await self._http.request(
             _get_job_successful_record_results_request(job_id),
             time_left=time_left,
@@ -1089,10 +1109,12 @@ class AsyncIngest:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         stall_after: float | None = None,
+        to_file: _carry.PathLike | None = None,
     ) -> str:
         """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
+        ``to_file`` also writes the result to that file (whole or not at all).
 
         Raises:
             JobFailed: The job failed: a ``JobFailed[IngestJobInfoFull]``
@@ -1106,6 +1128,7 @@ class AsyncIngest:
             deadline=deadline,
             on_poll=on_poll,
             stall_after=stall_after,
+            to_file=to_file,
         )
 
     async def create_and_wait(

@@ -16,6 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 
+from .carry import Carried, PathLike, carried_from, check_carried, write_file
 from .errors import (
     DecodeError,
     InvalidResumeToken,
@@ -39,6 +40,7 @@ __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
     "AsyncReadStatus",
     "BaseJobWaiter",
+    "JobCall",
     "ReadStatus",
     "check_wait_args",
 ]
@@ -49,18 +51,31 @@ CANCEL_ON_TIMEOUT_SECONDS = 1.0
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
+T_co = TypeVar("T_co", covariant=True)
 
 
 class ReadStatus(Protocol):
-    """Reads the job's status once; raises `errors` exceptions for failures."""
+    """Reads the job's status once; raises `errors` exceptions for failures.
 
-    def __call__(self, job_id: str, timeout: float) -> httpx.Response: ...
+    `carried` are the job's carried values (see `carry`), as keyword arguments."""
+
+    def __call__(
+        self, job_id: str, timeout: float, **carried: object
+    ) -> httpx.Response: ...
 
 
 class AsyncReadStatus(Protocol):
     """The async twin of `ReadStatus`."""
 
-    def __call__(self, job_id: str, timeout: float) -> Awaitable[httpx.Response]: ...
+    def __call__(
+        self, job_id: str, timeout: float, **carried: object
+    ) -> Awaitable[httpx.Response]: ...
+
+
+class JobCall(Protocol[T_co]):
+    """Fetches a job's result or cancels it (`job_id`, seconds left, carried values)."""
+
+    def __call__(self, job_id: str, time_left: float, **carried: object) -> T_co: ...
 
 
 class BaseJobWaiter(Generic[RecordT, ResultT]):
@@ -92,10 +107,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         deadline: float,
         on_poll: Callable[[PollEvent[RecordT]], None] | None,
         resume: str | None = None,
+        stall_after: float | None = None,
+        carried: Carried = None,
         *,
         want_result: bool = False,
         abandon: threading.Event | None = None,
-        stall_after: float | None = None,
     ) -> WaitCore:
         if resume is not None:
             token = decode_resume_token(resume, self.spec.name)
@@ -103,6 +119,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
+            carried = {
+                **token.carried,
+                **{k: v for k, v in (carried or {}).items() if v is not None},
+            }
             # The schedule continues where the timed-out wait left off; the resumed
             # wait gets its own deadline (the old one is usually what ran out).
             return WaitCore(
@@ -116,6 +136,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 want_result=want_result,
                 abandon=abandon,
                 stall_after=stall_after,
+                carried=check_carried(self.spec.carry, carried),
             )
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
@@ -129,6 +150,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             want_result=want_result,
             abandon=abandon,
             stall_after=stall_after,
+            carried=check_carried(self.spec.carry, carried),
         )
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
@@ -185,6 +207,35 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             record=record,
         )
 
+    def _result_core(
+        self,
+        job_id: str,
+        deadline: float,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        stall_after: float | None,
+        carried: Carried,
+    ) -> WaitCore:
+        """The core of a wait for the result; NoResultOperation when there is none."""
+        if not self._has_result:
+            raise self._no_result_operation()
+        check_wait_args(deadline)
+        return self._core(
+            job_id,
+            deadline,
+            on_poll,
+            want_result=True,
+            stall_after=stall_after,
+            carried=carried,
+        )
+
+    def _saved(self, result: ResultT, to_file: PathLike | None) -> ResultT:
+        """`result`, also written to `to_file` when one is given (bytes or text)."""
+        if to_file is not None:
+            if not isinstance(result, (bytes, str)):
+                raise TypeError("to_file= needs a result that is bytes or text")
+            write_file(to_file, result)
+        return result
+
     def _no_cancel_operation(self) -> NoCancelOperation:
         return NoCancelOperation(
             f"{self.spec.name} jobs declare no cancel operation in the job extension"
@@ -222,6 +273,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
+
+    def _started(self, response: httpx.Response) -> tuple[str, dict[str, object]]:
+        """The new job's id and carried values, from its create response."""
+        job_id = self._job_id_from(response)
+        return job_id, carried_from(self.spec.carry, response, self.spec.name)
 
     def _job_id_from(self, response: httpx.Response) -> str:
         """The new job's id from a create response (`id_path` or `id_header`)."""

@@ -11,17 +11,19 @@ import asyncio
 import math
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 import attrs
 
+from .carry import CarriedValue
 from .errors import SDKError
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 
 __all__ = [
     "DEFAULT_STATUS_RETRY",
+    "AsyncJobOutcomes",
     "HeaderHint",
     "JobOutcome",
     "JobSpec",
@@ -95,6 +97,8 @@ class JobSpec:
     Progress is a percentage at `progress_path`, or `progress_done_path` out of
     `progress_total_path`; `stall_after` (seconds without a change of state or
     progress) makes a wait raise `JobStalled`.
+    `carry` lists the values of the create response that every later call of the job
+    sends (see `carry`); `result_once` marks a result the server serves only once.
     `header_hints` defaults to `Retry-After` alone; pass `()` to ignore every header.
     """
 
@@ -141,6 +145,8 @@ class JobSpec:
         default=None, converter=_optional_path
     )
     stall_after: float | None = attrs.field(default=None, validator=_optional_seconds)
+    carry: tuple[CarriedValue, ...] = ()
+    result_once: bool = False
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:
@@ -244,3 +250,30 @@ class JobOutcome(Generic[RecordT]):
     def ok(self) -> bool:
         """Whether the wait reached a terminal record (whatever its state)."""
         return self.error is None
+
+
+class AsyncJobOutcomes(Generic[RecordT]):
+    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
+
+    Use it as an async context manager (or call `aclose()`) to cancel and await,
+    on the spot, the waits still running when the loop exits early.
+    """
+
+    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
+        self._outcomes = outcomes
+
+    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
+        return self
+
+    async def __anext__(self) -> JobOutcome[RecordT]:
+        return await self._outcomes.__anext__()
+
+    async def aclose(self) -> None:
+        """Cancel the waits still running and wait until they have stopped."""
+        await self._outcomes.aclose()
+
+    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -299,7 +299,12 @@ class Reporting:
             _get_report_runs_report_run_response,
         )
 
-    def _read_report_run_status(self, job_id: str, timeout: float) -> httpx.Response:
+    def _read_report_run_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return self._http.send_once(
             _get_report_runs_report_run_request(job_id),
             time_left=timeout,
@@ -611,6 +616,7 @@ class AsyncReporting:
         self,
         job_id: str,
         timeout: float,
+        **carried: object,
     ) -> httpx.Response:
         return await self._http.send_once(
             _get_report_runs_report_run_request(job_id),

@@ -16,7 +16,7 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 import attrs
@@ -149,10 +149,13 @@ class WaitCore:
         abandon: threading.Event | None = None,
         request_cap: float | None = None,
         stall_after: float | None = None,
+        carried: Mapping[str, object] | None = None,
     ) -> None:
         self.spec = spec
         self.config = config
         self.job_id = job_id
+        #: Values of the create response sent with every call of the job (`carry`).
+        self.carried: Mapping[str, object] = carried or {}
         self.deadline = deadline
         self.attempt = attempt
         self.started = config.clock()
@@ -198,7 +201,9 @@ class WaitCore:
     def resume_token(self) -> str:
         """The token that continues this wait (see `resume`)."""
         deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
-        token = ResumeToken(self.job_id, deadline_at, self.attempt, self.spec.name)
+        token = ResumeToken(
+            self.job_id, deadline_at, self.attempt, self.spec.name, self.carried
+        )
         return encode_resume_token(token)
 
     def timeout_error(self) -> JobTimeout[Any]:

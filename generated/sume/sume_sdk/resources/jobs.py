@@ -313,15 +313,30 @@ class Jobs:
             _cancel_response,
         )
 
-    def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
+    def _read_job_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return self._http.send_once(_get_request(job_id), time_left=timeout)
 
-    def _fetch_job_result(self, job_id: str, time_left: float) -> JobResultEnvelope:
+    def _fetch_job_result(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> JobResultEnvelope:
         response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
 
-    def _cancel_job(self, job_id: str, timeout: float) -> JobEnvelope:
-        response = self._http.request(_cancel_request(job_id), time_left=timeout)
+    def _cancel_job(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> JobEnvelope:
+        response = self._http.request(_cancel_request(job_id), time_left=time_left)
         return _cancel_response(response)
 
     def wait_for_job(
@@ -667,13 +682,19 @@ class AsyncJobs:
             _cancel_response,
         )
 
-    async def _read_job_status(self, job_id: str, timeout: float) -> httpx.Response:
+    async def _read_job_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return await self._http.send_once(_get_request(job_id), time_left=timeout)
 
     async def _fetch_job_result(
         self,
         job_id: str,
         time_left: float,
+        **carried: object,
     ) -> JobResultEnvelope:
         response = await self._http.request(
             _get_result_request(job_id),
@@ -681,8 +702,16 @@ class AsyncJobs:
         )
         return _get_result_response(response)
 
-    async def _cancel_job(self, job_id: str, timeout: float) -> JobEnvelope:
-        response = await self._http.request(_cancel_request(job_id), time_left=timeout)
+    async def _cancel_job(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> JobEnvelope:
+        response = await self._http.request(
+            _cancel_request(job_id),
+            time_left=time_left,
+        )
         return _cancel_response(response)
 
     async def wait_for_job(
