@@ -323,6 +323,8 @@ class Job:
     progress_total_path: tuple[str, ...] | None = None
     stall_after: float | None = None
     """Seconds without a change of state or progress after which a wait raises JobStalled."""
+    error_type: TypeRef | None = None
+    """The type of the value at ``error_path``: the job's error model."""
 
 
 @attrs.frozen

@@ -214,7 +214,7 @@ class _JobReader:
             record_type, ready_path, at.child("result_ready_field"), "result_ready_field", "bool"
         )
         error_path = self.pointer(node, "error_field", at)
-        self.resolve(record_type, error_path, at.child("error_field"), "error_field")
+        error_type = self.resolve(record_type, error_path, at.child("error_field"), "error_field")
         hint_path, hint_unit, headers, floor, first, cap = self._poll(
             node.get("poll"), at.child("poll"), record_type
         )
@@ -273,6 +273,7 @@ class _JobReader:
             progress_done_path=progress[1],
             progress_total_path=progress[2],
             stall_after=None if stall_after is None else float(stall_after),
+            error_type=error_type,
         )
 
     def _progress(

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from .errors import SDKError
+from .errors import JobCanceled, JobFailed, SDKError
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 
@@ -95,6 +95,9 @@ class JobSpec:
     `progress_total_path`; `stall_after` (seconds without a change of state or
     progress) makes a wait raise `JobStalled`.
     `header_hints` defaults to `Retry-After` alone; pass `()` to ignore every header.
+    A job that fails raises `failed_error`, one canceled `canceled_error` (the job's
+    own subclasses), whose `error` is the JSON at `error_path` decoded by
+    `decode_error(value, path)` (the job's error model; kept as JSON without one).
     """
 
     name: str
@@ -140,6 +143,9 @@ class JobSpec:
         default=None, converter=_optional_path
     )
     stall_after: float | None = attrs.field(default=None, validator=_optional_seconds)
+    failed_error: type[JobFailed[Any, Any]] = JobFailed
+    canceled_error: type[JobCanceled[Any, Any]] = JobCanceled
+    decode_error: Callable[[Any, str], object] | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:
