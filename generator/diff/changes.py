@@ -87,6 +87,11 @@ KINDS: dict[str, str] = {
     "job.ready_field_changed": "never breaking",
     "job.idempotency_changed": "never breaking",
     "job.poll_changed": "never breaking",
+    "job.cancel_added": "never breaking",
+    "job.cancel_removed": "always breaking",
+    "job.cancel_changed": "never breaking",
+    "job.progress_changed": "never breaking",
+    "job.stall_after_changed": "breaking when declared or shortened (waits end sooner)",
 }
 
 #: Kinds that add something: a release holding one (and nothing breaking) is minor.
@@ -104,6 +109,7 @@ ADDITIONS = frozenset(
         "job.pending_state_added",
         "job.create_added",
         "job.result_added",
+        "job.cancel_added",
     }
 )
 
