@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..model import ir
 from ..model.names import snake
-from .changes import Change
+from .changes import Change, keyed
 from .context import Context
 from .typeref import show
 
@@ -40,27 +40,23 @@ def _waiters(sdk: ir.Sdk, jobs: tuple[ir.Job, ...]) -> dict[str, str]:
 
 
 def auth_changes(ctx: Context) -> Iterator[Change]:
-    olds = {a.scheme: a for a in ctx.old.auths}
-    news = {a.scheme: a for a in ctx.new.auths}
-    for scheme, a in olds.items():
-        if scheme not in news:
-            yield Change(
-                "auth.removed",
-                f"auth {scheme}",
-                f"{_auth_text(a)} was removed; the client no longer takes {_auth_args(a)}",
-                True,
-            )
-    for scheme, b in news.items():
-        if scheme not in olds:
-            yield Change(
-                "auth.added",
-                f"auth {scheme}",
-                f"new {_auth_text(b)}; the client takes {_auth_args(b)}",
-                False,
-            )
-    for scheme, a in olds.items():
-        if scheme in news and a != news[scheme]:
-            now = news[scheme]
+    auths = keyed({a.scheme: a for a in ctx.old.auths}, {a.scheme: a for a in ctx.new.auths})
+    for scheme, a in auths.removed:
+        yield Change(
+            "auth.removed",
+            f"auth {scheme}",
+            f"{_auth_text(a)} was removed; the client no longer takes {_auth_args(a)}",
+            True,
+        )
+    for scheme, b in auths.added:
+        yield Change(
+            "auth.added",
+            f"auth {scheme}",
+            f"new {_auth_text(b)}; the client takes {_auth_args(b)}",
+            False,
+        )
+    for scheme, a, now in auths.kept:
+        if a != now:
             yield Change(
                 "auth.changed",
                 f"auth {scheme}",
@@ -73,33 +69,28 @@ def auth_changes(ctx: Context) -> Iterator[Change]:
 
 
 def job_changes(ctx: Context) -> Iterator[Change]:
-    olds = {j.name: j for j in ctx.old.jobs}
-    news = {j.name: j for j in ctx.new.jobs}
+    jobs = keyed({j.name: j for j in ctx.old.jobs}, {j.name: j for j in ctx.new.jobs})
     old_waiters, new_waiters = (
         _waiters(ctx.old, ctx.old.jobs),
         _waiters(ctx.new, ctx.new.jobs),
     )
-    for name, job in olds.items():
-        if name not in news:
-            yield Change(
-                "job.removed",
-                f"job {name}",
-                f"job {name} and its waiters ({old_waiters[name]}(), ...) were removed",
-                True,
-            )
-    for name, job in news.items():
-        if name not in olds:
-            yield Change(
-                "job.added",
-                f"job {name}",
-                f"new job {name} (status {job.status.operation_id}), "
-                f"waited for with {new_waiters[name]}()",
-                False,
-            )
-    for name, a in olds.items():
-        b = news.get(name)
-        if b is not None:
-            yield from _job(ctx, a, b, old_waiters[name], new_waiters[name])
+    for name, _ in jobs.removed:
+        yield Change(
+            "job.removed",
+            f"job {name}",
+            f"job {name} and its waiters ({old_waiters[name]}(), ...) were removed",
+            True,
+        )
+    for name, job in jobs.added:
+        yield Change(
+            "job.added",
+            f"job {name}",
+            f"new job {name} (status {job.status.operation_id}), "
+            f"waited for with {new_waiters[name]}()",
+            False,
+        )
+    for name, a, b in jobs.kept:
+        yield from _job(ctx, a, b, old_waiters[name], new_waiters[name])
 
 
 def _job(ctx: Context, a: ir.Job, b: ir.Job, old_waiter: str, new_waiter: str) -> Iterator[Change]:
