@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import itertools
 import logging
 import threading
@@ -25,12 +26,7 @@ import httpx
 from .errors import JobTimeout, SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
-from .waitbase import (
-    AsyncReadStatus,
-    BaseJobWaiter,
-    ReadStatus,
-    check_wait_args,
-)
+from .waitbase import AsyncReadStatus, BaseJobWaiter, ReadStatus, check_wait_args
 from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
 from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
@@ -148,21 +144,23 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> Iterator[JobOutcome[RecordT]]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection. Closing the iterator early stops the
-        waits still running before their next status read.
+        `deadline` bounds the whole collection, `stall_after` each job. Closing the
+        iterator early stops the waits still running before their next status read.
         """
         check_wait_args(deadline, concurrency)
-        return self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
+        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
+        return self._outcomes(iter(job_ids), concurrency, deadline, start)
 
     def _outcomes(
         self,
         job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
     ) -> Iterator[JobOutcome[RecordT]]:
         end = self.config.clock() + deadline
         abandon = threading.Event()
@@ -171,7 +169,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         try:
             while True:
                 for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(pool.submit(self._one, job_id, end, on_poll, abandon))
+                    running.add(pool.submit(self._one, job_id, end, start, abandon))
                 if not running:
                     return
                 done, running = concurrent.futures.wait(
@@ -187,12 +185,11 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         job_id: str,
         end: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
         abandon: threading.Event,
     ) -> JobOutcome[RecordT]:
         try:
-            left = end - self.config.clock()
-            core = self._core(job_id, left, on_poll, abandon=abandon)
+            core = start(job_id, end - self.config.clock(), abandon=abandon)
             return JobOutcome(job_id=job_id, record=self._decode(core, self._run(core)))
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
@@ -382,16 +379,18 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> AsyncJobOutcomes[RecordT]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection. On exit (break, error, cancellation)
-        the waits still running are cancelled and awaited; `async with` makes that
-        immediate on `break`.
+        `deadline` bounds the whole collection, `stall_after` each job. On exit (break,
+        error, cancellation) the waits still running are cancelled and awaited; `async
+        with` makes that immediate on `break`.
         """
         check_wait_args(deadline, concurrency)
+        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
         return AsyncJobOutcomes(
-            self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
+            self._outcomes(iter(job_ids), concurrency, deadline, start)
         )
 
     async def _outcomes(
@@ -399,14 +398,14 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
     ) -> AsyncGenerator[JobOutcome[RecordT], None]:
         end = self.config.clock() + deadline
         running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
         try:
             while True:
                 for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(asyncio.ensure_future(self._one(job_id, end, on_poll)))
+                    running.add(asyncio.ensure_future(self._one(job_id, end, start)))
                 if not running:
                     return
                 done, running = await asyncio.wait(
@@ -424,10 +423,10 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         job_id: str,
         end: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
     ) -> JobOutcome[RecordT]:
         try:
-            core = self._core(job_id, end - self.config.clock(), on_poll)
+            core = start(job_id, end - self.config.clock())
             return JobOutcome(
                 job_id=job_id, record=self._decode(core, await self._run(core))
             )
