@@ -153,13 +153,7 @@ def _targets(args: argparse.Namespace) -> list[Target]:
                 keep=tuple(args.keep or ()),
             )
         ]
-    for flag, value in (
-        ("-o/--output", args.output),
-        ("--package", args.package),
-        ("--jobs", args.jobs),
-        ("--sdk-version", args.sdk_version),
-        ("--keep", args.keep),
-    ):
+    for flag, value in (("-o/--output", args.output), *_per_spec(args)):
         if value is not None:
             raise _Usage(f"{flag} applies to `jobgen generate SPEC`; set it in the config instead")
     config = args.config or find_config(Path.cwd())
@@ -179,16 +173,20 @@ def _regenerate_command(args: argparse.Namespace) -> str:
             f" --config {shlex.quote(str(args.config))}" if args.config else ""
         )
     argv = ["jobgen", "generate", str(args.spec), "-o", str(args.output)]
-    for flag, value in (
+    for flag, value in _per_spec(args):
+        for one in value if isinstance(value, list) else [] if value is None else [value]:
+            argv += [flag, str(one)]
+    return shlex.join(argv)
+
+
+def _per_spec(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:
+    """The options of ``generate SPEC`` that a config sets per SDK instead: flag, value."""
+    return (
         ("--package", args.package),
         ("--jobs", args.jobs),
         ("--sdk-version", args.sdk_version),
-    ):
-        if value is not None:
-            argv += [flag, str(value)]
-    for pattern in args.keep or ():
-        argv += ["--keep", pattern]
-    return shlex.join(argv)
+        ("--keep", args.keep),
+    )
 
 
 def _generate(args: argparse.Namespace) -> int:

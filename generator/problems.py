@@ -6,7 +6,15 @@ from collections.abc import Iterable
 
 import attrs
 
-__all__ = ["Location", "Problem", "SpecError", "counted", "pointer_join", "printable"]
+__all__ = [
+    "Location",
+    "Problem",
+    "SpecError",
+    "counted",
+    "pointer_join",
+    "printable",
+    "split_location",
+]
 
 
 def _escape(token: str) -> str:
@@ -39,7 +47,16 @@ class Location:
         return Location(self.file, pointer_join(self.pointer, *tokens))
 
     def __str__(self) -> str:
-        return printable(f"{self.file}#{self.pointer}")
+        # As in a URI reference, the first '#' starts the pointer: one in the file name
+        # (and '%', the escape itself) is percent-encoded.
+        file = self.file.replace("%", "%25").replace("#", "%23")
+        return printable(f"{file}#{self.pointer}")
+
+
+def split_location(text: str) -> tuple[str, str]:
+    """The file and the pointer of a ``str(Location)``."""
+    file, _, pointer = text.partition("#")
+    return file.replace("%23", "#").replace("%25", "%"), pointer
 
 
 @attrs.frozen

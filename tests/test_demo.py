@@ -3,12 +3,18 @@ what the README shows (job ids, the port and timings aside)."""
 
 from __future__ import annotations
 
+import functools
+import importlib
+import io
 import re
 import subprocess
 import sys
+from types import ModuleType
+from typing import Any
 
 import pytest
 
+from generator.demo import Progress
 from tests.helpers import ROOT
 
 _VARYING = (
@@ -57,3 +63,46 @@ def test_demo_waits_for_real_jobs_and_stops() -> None:
     assert "the server has stopped" in out
     assert "Traceback" not in proc.stderr
     assert normalised(readme_demo()) == normalised(out), "README.md shows the current demo"
+
+
+class _Stream(io.StringIO):
+    """Captured output that says whether it is a terminal."""
+
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+def _events(sdk: ModuleType) -> list[Any]:
+    event = functools.partial(sdk.PollEvent, job_id="job_1", elapsed=0.0, record=None)
+    return [
+        event(attempt=0, state="processing", delay=2.0, source="floor", progress=40.0),
+        event(attempt=1, state="completed", delay=None, source=None, progress=100.0),
+    ]
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_demo_shows_a_progress_bar_on_a_terminal_only(terminal: bool) -> None:
+    """On a terminal the demo's waits run under the SDK's ProgressDisplay (rich); piped,
+    nothing but the plain lines the README shows."""
+    sys.path.insert(0, str(ROOT / "generated" / "sume"))
+    try:
+        sdk = importlib.import_module("sume_sdk")
+        out = _Stream(terminal)
+        progress = Progress(out, sdk)
+        for event in _events(sdk):
+            progress(event)
+        shown = out.getvalue()
+        progress.clear()
+    finally:
+        sys.path.remove(str(ROOT / "generated" / "sume"))
+        for name in [n for n in sys.modules if n.split(".")[0] == "sume_sdk"]:
+            del sys.modules[name]
+    assert (type(progress.display).__name__ == "ProgressDisplay") is terminal
+    assert ("40%" in shown and "processing" in shown and "━" in shown) is terminal
+    assert ("next check in 2.0s (floor)" in shown) is terminal
+    if not terminal:
+        assert out.getvalue() == ""

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Generic, Literal, TypeVar
 
 import attrs
 
-__all__ = ["ADDITIONS", "KINDS", "RESPONSE", "Bump", "Change", "Report", "Side", "order"]
+__all__ = [
+    "ADDITIONS",
+    "KINDS",
+    "RESPONSE",
+    "Bump",
+    "Change",
+    "Keyed",
+    "Report",
+    "Side",
+    "keyed",
+    "order",
+]
 
 Bump = Literal["major", "minor", "patch", "none"]
 Side = Literal["request", "response"]
@@ -92,6 +104,11 @@ KINDS: dict[str, str] = {
     "job.carry_changed": "breaking when the value's type changes",
     "job.result_once_changed": "breaking when the result becomes one-shot",
     "job.result_body_changed": "always breaking (wait_for_result returns another type)",
+    "job.cancel_added": "never breaking",
+    "job.cancel_removed": "always breaking",
+    "job.cancel_changed": "never breaking",
+    "job.progress_changed": "never breaking",
+    "job.stall_after_changed": "breaking when declared or shortened (waits end sooner)",
 }
 
 #: Kinds that add something: a release holding one (and nothing breaking) is minor.
@@ -109,8 +126,31 @@ ADDITIONS = frozenset(
         "job.pending_state_added",
         "job.create_added",
         "job.result_added",
+        "job.cancel_added",
     }
 )
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+@attrs.frozen
+class Keyed(Generic[K, V]):
+    """Two versions of a keyed collection, matched by key, each part in its order."""
+
+    removed: list[tuple[K, V]]
+    added: list[tuple[K, V]]
+    kept: list[tuple[K, V, V]]
+
+
+def keyed(olds: Mapping[K, V], news: Mapping[K, V]) -> Keyed[K, V]:
+    """What only the old version has, what only the new one has, and what both have."""
+    return Keyed(
+        removed=[(k, v) for k, v in olds.items() if k not in news],
+        added=[(k, v) for k, v in news.items() if k not in olds],
+        kept=[(k, v, news[k]) for k, v in olds.items() if k in news],
+    )
 
 
 @attrs.frozen

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..model import ir
 from ..model.names import snake
-from .changes import Change
+from .changes import Change, keyed
 from .context import Context
 from .typeref import show
 
@@ -40,27 +40,23 @@ def _waiters(sdk: ir.Sdk, jobs: tuple[ir.Job, ...]) -> dict[str, str]:
 
 
 def auth_changes(ctx: Context) -> Iterator[Change]:
-    olds = {a.scheme: a for a in ctx.old.auths}
-    news = {a.scheme: a for a in ctx.new.auths}
-    for scheme, a in olds.items():
-        if scheme not in news:
-            yield Change(
-                "auth.removed",
-                f"auth {scheme}",
-                f"{_auth_text(a)} was removed; the client no longer takes {_auth_args(a)}",
-                True,
-            )
-    for scheme, b in news.items():
-        if scheme not in olds:
-            yield Change(
-                "auth.added",
-                f"auth {scheme}",
-                f"new {_auth_text(b)}; the client takes {_auth_args(b)}",
-                False,
-            )
-    for scheme, a in olds.items():
-        if scheme in news and a != news[scheme]:
-            now = news[scheme]
+    auths = keyed({a.scheme: a for a in ctx.old.auths}, {a.scheme: a for a in ctx.new.auths})
+    for scheme, a in auths.removed:
+        yield Change(
+            "auth.removed",
+            f"auth {scheme}",
+            f"{_auth_text(a)} was removed; the client no longer takes {_auth_args(a)}",
+            True,
+        )
+    for scheme, b in auths.added:
+        yield Change(
+            "auth.added",
+            f"auth {scheme}",
+            f"new {_auth_text(b)}; the client takes {_auth_args(b)}",
+            False,
+        )
+    for scheme, a, now in auths.kept:
+        if a != now:
             yield Change(
                 "auth.changed",
                 f"auth {scheme}",
@@ -73,33 +69,28 @@ def auth_changes(ctx: Context) -> Iterator[Change]:
 
 
 def job_changes(ctx: Context) -> Iterator[Change]:
-    olds = {j.name: j for j in ctx.old.jobs}
-    news = {j.name: j for j in ctx.new.jobs}
+    jobs = keyed({j.name: j for j in ctx.old.jobs}, {j.name: j for j in ctx.new.jobs})
     old_waiters, new_waiters = (
         _waiters(ctx.old, ctx.old.jobs),
         _waiters(ctx.new, ctx.new.jobs),
     )
-    for name, job in olds.items():
-        if name not in news:
-            yield Change(
-                "job.removed",
-                f"job {name}",
-                f"job {name} and its waiters ({old_waiters[name]}(), ...) were removed",
-                True,
-            )
-    for name, job in news.items():
-        if name not in olds:
-            yield Change(
-                "job.added",
-                f"job {name}",
-                f"new job {name} (status {job.status.operation_id}), "
-                f"waited for with {new_waiters[name]}()",
-                False,
-            )
-    for name, a in olds.items():
-        b = news.get(name)
-        if b is not None:
-            yield from _job(ctx, a, b, old_waiters[name], new_waiters[name])
+    for name, _ in jobs.removed:
+        yield Change(
+            "job.removed",
+            f"job {name}",
+            f"job {name} and its waiters ({old_waiters[name]}(), ...) were removed",
+            True,
+        )
+    for name, job in jobs.added:
+        yield Change(
+            "job.added",
+            f"job {name}",
+            f"new job {name} (status {job.status.operation_id}), "
+            f"waited for with {new_waiters[name]}()",
+            False,
+        )
+    for name, a, b in jobs.kept:
+        yield from _job(ctx, a, b, old_waiters[name], new_waiters[name])
 
 
 def _job(ctx: Context, a: ir.Job, b: ir.Job, old_waiter: str, new_waiter: str) -> Iterator[Change]:
@@ -127,7 +118,68 @@ def _job(ctx: Context, a: ir.Job, b: ir.Job, old_waiter: str, new_waiter: str) -
             f"status read with {b.status.operation_id} instead of {a.status.operation_id}",
             False,
         )
-    for role, x, y in (("create", a.create, b.create), ("result", a.result, b.result)):
+    yield from _operations(a, b, where)
+    yield from _compared(
+        "job.pointer_changed",
+        where,
+        ("record", _pointer(a.record_path), _pointer(b.record_path)),
+        ("state field", _pointer(a.state_path), _pointer(b.state_path)),
+        ("terminal field", _pointer(a.terminal_path), _pointer(b.terminal_path)),
+        ("error field", _pointer(a.error_path), _pointer(b.error_path)),
+        ("id parameter", a.id_parameter, b.id_parameter),
+        ("id from", _id_from(a), _id_from(b)),
+    )
+    yield from _compared(
+        "job.ready_field_changed",
+        where,
+        ("result readiness field", _pointer(a.ready_path), _pointer(b.ready_path)),
+    )
+    yield from _compared(
+        "job.idempotency_changed",
+        where,
+        ("idempotency header", a.idempotency_header or "(none)", b.idempotency_header or "(none)"),
+    )
+    yield from _compared(
+        "job.poll_changed",
+        where,
+        ("poll floor", a.floor, b.floor),
+        ("poll first", a.first, b.first),
+        ("poll cap", a.cap, b.cap),
+        ("poll body hint", _pointer(a.hint_path), _pointer(b.hint_path)),
+        ("poll body hint unit", a.hint_unit, b.hint_unit),
+        ("poll header hints", _hints(a), _hints(b)),
+    )
+    yield from _compared("job.progress_changed", where, ("progress", _progress(a), _progress(b)))
+    if a.stall_after != b.stall_after:
+        # A wait that now stalls sooner raises JobStalled where it used to keep waiting.
+        sooner = b.stall_after is not None and (
+            a.stall_after is None or b.stall_after < a.stall_after
+        )
+        yield Change(
+            "job.stall_after_changed",
+            where,
+            f"stall_after {_seconds(a.stall_after)} -> {_seconds(b.stall_after)}"
+            + ("; waits may now end with JobStalled sooner" if sooner else ""),
+            sooner,
+        )
+    yield from _carry_changes(a, b, where, new_waiter)
+    yield from _result_changes(a, b, where)
+
+
+_GONE = {
+    "create": "; create_and_wait() is gone",
+    "result": "; waiting for the result returns no result",
+    "cancel": "; cancel() and WaitConfig(cancel_on_timeout=True) are gone",
+}
+
+
+def _operations(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
+    """The create, result and cancel operations: added, removed or changed."""
+    for role, x, y in (
+        ("create", a.create, b.create),
+        ("result", a.result, b.result),
+        ("cancel", a.cancel, b.cancel),
+    ):
         old_id = x.operation_id if x is not None else None
         new_id = y.operation_id if y is not None else None
         if old_id == new_id:
@@ -138,55 +190,20 @@ def _job(ctx: Context, a: ir.Job, b: ir.Job, old_waiter: str, new_waiter: str) -
             yield Change(
                 f"job.{role}_removed",
                 where,
-                f"{role} operation {old_id} no longer declared"
-                + (
-                    "; create_and_wait() is gone"
-                    if role == "create"
-                    else "; waiting for the result returns no result"
-                ),
+                f"{role} operation {old_id} no longer declared{_GONE[role]}",
                 True,
             )
         else:
             yield Change(
                 f"job.{role}_changed", where, f"{role} operation {old_id} -> {new_id}", False
             )
-    for label, x2, y2 in (
-        ("record", _pointer(a.record_path), _pointer(b.record_path)),
-        ("state field", _pointer(a.state_path), _pointer(b.state_path)),
-        ("terminal field", _pointer(a.terminal_path), _pointer(b.terminal_path)),
-        ("error field", _pointer(a.error_path), _pointer(b.error_path)),
-        ("id parameter", a.id_parameter, b.id_parameter),
-        ("id from", _id_from(a), _id_from(b)),
-    ):
-        if x2 != y2:
-            yield Change("job.pointer_changed", where, f"{label} {x2} -> {y2}", False)
-    if a.ready_path != b.ready_path:
-        yield Change(
-            "job.ready_field_changed",
-            where,
-            f"result readiness field {_pointer(a.ready_path)} -> {_pointer(b.ready_path)}",
-            False,
-        )
-    if a.idempotency_header != b.idempotency_header:
-        yield Change(
-            "job.idempotency_changed",
-            where,
-            f"idempotency header {a.idempotency_header or '(none)'} -> "
-            f"{b.idempotency_header or '(none)'}",
-            False,
-        )
-    for label, x3, y3 in (
-        ("floor", a.floor, b.floor),
-        ("first", a.first, b.first),
-        ("cap", a.cap, b.cap),
-        ("body hint", _pointer(a.hint_path), _pointer(b.hint_path)),
-        ("body hint unit", a.hint_unit, b.hint_unit),
-        ("header hints", _hints(a), _hints(b)),
-    ):
-        if x3 != y3:
-            yield Change("job.poll_changed", where, f"poll {label} {x3} -> {y3}", False)
-    yield from _carry_changes(a, b, where, new_waiter)
-    yield from _result_changes(a, b, where)
+
+
+def _compared(kind: str, where: str, *values: tuple[str, object, object]) -> Iterator[Change]:
+    """A non-breaking ``label old -> new`` change for each ``(label, old, new)`` that differs."""
+    for label, old, new in values:
+        if old != new:
+            yield Change(kind, where, f"{label} {old} -> {new}", False)
 
 
 def _carry_changes(a: ir.Job, b: ir.Job, where: str, waiter: str) -> Iterator[Change]:
@@ -328,6 +345,18 @@ def _id_from(job: ir.Job) -> str:
     if job.id_header is not None:
         return f"header:{job.id_header}"
     return _pointer(job.id_path)
+
+
+def _progress(job: ir.Job) -> str:
+    if job.progress_path is not None:
+        return f"percent at {_pointer(job.progress_path)}"
+    if job.progress_done_path is not None or job.progress_total_path is not None:
+        return f"{_pointer(job.progress_done_path)} done out of {_pointer(job.progress_total_path)}"
+    return "(none)"
+
+
+def _seconds(value: float | None) -> str:
+    return "(none)" if value is None else f"{value:g} s"
 
 
 def _hints(job: ir.Job) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model import ir
-from .changes import Change, Side
+from .changes import Change, Side, keyed
 from .context import Context
 from .details import Facets, constraint_changes, field_facets, schema_facets
 from .typeref import article, kind_of, show, strip_null
@@ -71,32 +71,26 @@ def _schema(ctx: Context, old_key: str, new_key: str) -> Iterator[Change]:
 
 
 def _fields(ctx: Context, a: ir.Model, b: ir.Model, sides: frozenset[Side]) -> Iterator[Change]:
-    olds = {f.wire: f for f in a.fields}
-    news = {f.wire: f for f in b.fields}
+    fields = keyed({f.wire: f for f in a.fields}, {f.wire: f for f in b.fields})
     request, response = "request" in sides, "response" in sides
     role = " and ".join(sorted(sides))
     old_facets, new_facets = field_facets(ctx.old, a), field_facets(ctx.new, b)
-    for wire, f in olds.items():
-        if wire not in news:
-            yield Change(
-                "field.removed",
-                f"schema {b.name}.{wire}",
-                f"field {f.name} was removed from {b.name}",
-                True,
-            )
-    for wire, g in news.items():
-        if wire not in olds:
-            yield Change(
-                "field.added",
-                f"schema {b.name}.{wire}",
-                f"new {'required' if g.required else 'optional'} field {g.name}: "
-                f"{show(ctx.new, g.type)} in {b.name} ({role} model)",
-                g.required and request,
-            )
-    for wire, f in olds.items():
-        if wire not in news:
-            continue
-        g = news[wire]
+    for wire, f in fields.removed:
+        yield Change(
+            "field.removed",
+            f"schema {b.name}.{wire}",
+            f"field {f.name} was removed from {b.name}",
+            True,
+        )
+    for wire, g in fields.added:
+        yield Change(
+            "field.added",
+            f"schema {b.name}.{wire}",
+            f"new {'required' if g.required else 'optional'} field {g.name}: "
+            f"{show(ctx.new, g.type)} in {b.name} ({role} model)",
+            g.required and request,
+        )
+    for wire, f, g in fields.kept:
         where = f"schema {b.name}.{wire}"
         if f.name != g.name:
             yield Change("field.renamed", where, f"attribute {f.name} renamed to {g.name}", True)
@@ -198,28 +192,21 @@ def _enum(ctx: Context, a: ir.EnumSchema, b: ir.EnumSchema, where: str) -> Itera
             f"{b.name} values are now {b.base}, not {a.base}",
             True,
         )
-    olds = {m.value: m for m in a.members}
-    news = {m.value: m for m in b.members}
-    for value, m in olds.items():
-        if value not in news:
-            yield Change(
-                "enum.value_removed",
-                where,
-                f"value {value!r} ({b.name}.{m.name}) was removed",
-                True,
-            )
-        elif news[value].name != m.name:
+    members = keyed({m.value: m for m in a.members}, {m.value: m for m in b.members})
+    for value, m in members.removed:
+        yield Change(
+            "enum.value_removed", where, f"value {value!r} ({b.name}.{m.name}) was removed", True
+        )
+    for value, m, now in members.kept:
+        if now.name != m.name:
             yield Change(
                 "enum.member_renamed",
                 where,
-                f"member {b.name}.{m.name} renamed to {news[value].name}",
+                f"member {b.name}.{m.name} renamed to {now.name}",
                 True,
             )
-    for value, m in news.items():
-        if value not in olds:
-            yield Change(
-                "enum.value_added", where, f"new value {value!r} ({b.name}.{m.name})", False
-            )
+    for value, m in members.added:
+        yield Change("enum.value_added", where, f"new value {value!r} ({b.name}.{m.name})", False)
 
 
 def _union(ctx: Context, a: ir.UnionSchema, b: ir.UnionSchema, where: str) -> Iterator[Change]:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 
 from ..model import ir
+from ..problems import split_location
 
 __all__ = [
     "article",
@@ -89,7 +90,7 @@ def root_file(sdk: ir.Sdk) -> str | None:
             counts[op.location.file] = counts.get(op.location.file, 0) + 1
     if not counts:
         for key in sdk.schemas:
-            file = key.partition("#")[0]
+            file = split_location(key)[0]
             counts[file] = counts.get(file, 0) + 1
     return max(sorted(counts), key=lambda f: counts[f]) if counts else None
 
@@ -100,7 +101,7 @@ def normalised(sdk: ir.Sdk) -> dict[str, str]:
     folder = PurePath(root).parent if root is not None else None
     out: dict[str, str] = {}
     for key in sdk.schemas:
-        file, _, pointer = key.partition("#")
+        file, pointer = split_location(key)
         if file == root:
             file = ""
         elif folder is not None:

@@ -193,6 +193,10 @@ def build_sdk(
     if jobs_file is not None:
         side = load_document(jobs_file.resolve(), jobs_name or str(jobs_file))
         extension, ext_at = side.data, Location(side.name)
+        if extension is None:
+            problems.append(
+                Problem(ext_at, "the side file is empty: declare the jobs under a 'jobs' key")
+            )
     else:
         extension, ext_at = root.get("x-jobgen"), Location(name, "/x-jobgen")
     jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems)

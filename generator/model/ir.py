@@ -348,6 +348,8 @@ class Job:
     """Values of create's response that status, result and cancel calls need besides the id."""
     result_once: bool = False
     """The result can be downloaded once (then 404): fetched exactly once, never re-sent."""
+    error_type: TypeRef | None = None
+    """The type of the value at ``error_path``: the job's error model."""
 
 
 @attrs.frozen

@@ -217,7 +217,7 @@ class _JobReader:
             record_type, ready_path, at.child("result_ready_field"), "result_ready_field", "bool"
         )
         error_path = self.pointer(node, "error_field", at)
-        self.resolve(record_type, error_path, at.child("error_field"), "error_field")
+        error_type = self.resolve(record_type, error_path, at.child("error_field"), "error_field")
         hint_path, hint_unit, headers, floor, first, cap = self._poll(
             node.get("poll"), at.child("poll"), record_type
         )
@@ -294,6 +294,7 @@ class _JobReader:
             stall_after=None if stall_after is None else float(stall_after),
             carry=carry,
             result_once=result_once,
+            error_type=error_type,
         )
 
     def _progress(

@@ -34,6 +34,8 @@ from .views import (
     client_view,
     enum_view,
     env_prefix,
+    error_classes,
+    error_type,
     job_phrase,
     model_view,
     resource_view,
@@ -164,6 +166,45 @@ def _idempotency_key(resource: ir.Resource, op: ir.Operation) -> tuple[str, str]
     return (header, "idempotency_key") if header is not None else None
 
 
+def _job_errors(
+    code: TypeCode, sdk: ir.Sdk, classes: dict[str, tuple[str, str]]
+) -> list[dict[str, Code]]:
+    """Each job's own error classes, typed in its record and error models."""
+    jobs = []
+    for job in sdk.jobs:
+        error = error_type(job)
+        params = [code.annotation(job.record_type)]
+        params.append(Code("None") if error is None else code.annotation(error))
+        failed, canceled = classes[job.name]
+        phrase = job_phrase(job.name)[1]
+        phrase = phrase[0].upper() + phrase[1:]
+        typed = f"``record`` is the terminal ``{code.annotation(job.record_type)}``"
+        if error is not None:
+            typed += f"; ``error`` the server's ``{code.annotation(error)}``, or None"
+        jobs.append(
+            {
+                "failed": ident(failed),
+                "canceled": ident(canceled),
+                "params": join(", ", params),
+                "failed_doc": docstring(f"{phrase} failed: {typed}.", indent=4),
+                "canceled_doc": docstring(f"{phrase} was canceled: {typed}.", indent=4),
+            }
+        )
+    return jobs
+
+
+def _model_imports(code: TypeCode, sdk: ir.Sdk) -> tuple[list[Code], list[Code]]:
+    """What the job error classes' annotations import: modules, then the models."""
+    types = [job.record_type for job in sdk.jobs]
+    types += [t for t in (error_type(job) for job in sdk.jobs) if t is not None]
+    modules, models = Imports(), Imports()
+    for module in code.needs(types):
+        modules.add(module)
+    for named in code.references(types):
+        models.add(".models." + named.module, named.name)
+    return modules.lines(), models.lines()
+
+
 def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
     auth_args = []
     for auth in sdk.auths:
@@ -189,6 +230,8 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
                     "name": md_text(job.name),
                     "phrase": md_text(job_phrase(job.name)[0]),
                     "record": md_code(str(job_view["record_annotation"])),
+                    "failed_class": job_view["error_classes"][0],
+                    "canceled_class": job_view["error_classes"][1],
                     "wait_for_job": job_view["wait_for_job"],
                     "wait_for_result": job_view["wait_for_result"],
                     "create_and_wait": job_view["create_and_wait"],
@@ -423,9 +466,10 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     )
 
     owner = {op.operation_id: r.module for r in sdk.resources for op in r.operations}
+    classes = error_classes(sdk, _errors())
     views = []
     for resource in sdk.resources:
-        view = resource_view(code, resource, owner)
+        view = resource_view(code, resource, owner, classes)
         views.append(view)
         put(f"{pkg}/resources/{resource.module}.py", "package/resources/resource.py.jinja", r=view)
     put(f"{pkg}/resources/__init__.py", "package/resources/__init__.py.jinja")
@@ -460,13 +504,18 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     put(f"{pkg}/_client.py", "package/_client.py.jinja", c=client)
     put(f"{pkg}/_version.py", "package/_version.py.jinja")
     errors = [ident(name) for name in sorted(_errors(), key=member_key)]
+    job_errors = _job_errors(code, sdk, classes)
+    own = [str(name) for job in job_errors for name in (job["failed"], job["canceled"])]
     put(
         f"{pkg}/errors.py",
         "package/errors.py.jinja",
         errors=errors,
-        exports=[ident(name) for name in sorted(_errors(), key=all_key)],
+        exports=[ident(name) for name in sorted([*_errors(), *own], key=all_key)],
         tree=Code(_ERROR_TREE),
+        jobs=job_errors,
+        imports=_model_imports(code, sdk),
     )
+    errors = [ident(name) for name in sorted([*_errors(), *own], key=member_key)]
     top = [
         "API_VERSION",
         "AsyncClient",
@@ -488,7 +537,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         f"{pkg}/__init__.py",
         "package/__init__.py.jinja",
         errors=errors,
-        exports=[ident(name) for name in sorted(top + list(_errors()), key=all_key)],
+        exports=[ident(name) for name in sorted(top + list(_errors()) + own, key=all_key)],
     )
     files[f"{pkg}/py.typed"] = ""
     put("pyproject.toml", "pyproject.toml.jinja")

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from ..model import ir
-from ..model.names import snake, words
+from ..model.names import pascal, snake, words
 from .carry_view import carry_call, carry_spec_args, carry_view
 from .code import ANY, Imports, TypeCode, all_key, from_line, names_in
 from .escape import Code, doc_text, docstring, ident, join, py_literal, py_str
@@ -524,14 +524,39 @@ def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
     return fallback if preferred in taken else preferred
 
 
+def error_classes(sdk: ir.Sdk, reserved: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Each job's own ``JobFailed`` / ``JobCanceled`` subclasses, by job name:
+    ``TranscriptFailed``, or ``SumeJobFailed`` where the plain name is taken."""
+    taken = set(reserved) | {schema.name for schema in sdk.schemas.values()}
+    prefix = pascal(sdk.package.removesuffix("_sdk"), "Api")
+    classes = {}
+    for job in sdk.jobs:
+        base = pascal(job.name, "Job")
+        pair = (f"{base}Failed", f"{base}Canceled")
+        if taken & set(pair):
+            pair = (f"{prefix}{base}Failed", f"{prefix}{base}Canceled")
+        taken.update(pair)
+        classes[job.name] = pair
+    return classes
+
+
+def error_type(job: ir.Job) -> ir.TypeRef | None:
+    """The job's error model: the type at its error field, null aside."""
+    found = job.error_type
+    return found.inner if isinstance(found, ir.Nullable) else found
+
+
 def job_view(
     code: TypeCode,
     job: ir.Job,
     single: bool,
     owner: dict[str, str],
     taken: frozenset[str] = frozenset(),
+    classes: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     name = snake(job.name, "job")
+    failed, canceled = classes or ("JobFailed", "JobCanceled")
+    error = error_type(job)
     status_id_param = next(
         p for p in job.status.parameters if p.location == "path" and p.wire == job.id_parameter
     )
@@ -565,7 +590,11 @@ def job_view(
         "progress_total_path": _tuple(job.progress_total_path),
         "stall_after": py_literal(None if job.stall_after is None else float(job.stall_after)),
         **carry_spec_args(job),
+        "failed_error": ident(failed),
+        "canceled_error": ident(canceled),
     }
+    if error is not None:
+        spec_args["decode_error"] = code.decoder(error)
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
         "name": ident(name),
@@ -594,7 +623,9 @@ def job_view(
             _free_name("start" if single else f"start_{name}", f"start_{name}_job", taken)
         ),
         "types": [job.record_type]
+        + ([error] if error is not None else [])
         + ([job.status.body.type] if job.status.body is not None and job.carry else []),
+        "error_classes": (ident(failed), ident(canceled)),
         "imports": [],
     }
     view["status_import"] = owner.get(job.status.operation_id)
@@ -722,7 +753,12 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
     return " ".join(parts)
 
 
-def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) -> dict[str, Any]:
+def resource_view(
+    code: TypeCode,
+    resource: ir.Resource,
+    owner: dict[str, str],
+    classes: dict[str, tuple[str, str]] | None = None,
+) -> dict[str, Any]:
     if any(op.name == "list" for op in resource.operations):
         code = attrs.evolve(code, shadowed=frozenset({"list"}))
     keys = {
@@ -730,7 +766,10 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     }
     ops = [operation_view(code, op, keys.get(op.operation_id)) for op in resource.operations]
     taken = frozenset(op.name for op in resource.operations)
-    jobs = [job_view(code, job, len(resource.jobs) == 1, owner, taken) for job in resource.jobs]
+    jobs = [
+        job_view(code, job, len(resource.jobs) == 1, owner, taken, (classes or {}).get(job.name))
+        for job in resource.jobs
+    ]
     types = [t for op in ops for t in op["types"]] + [t for job in jobs for t in job["types"]]
     refs = _ref_items(code, types)
     cross: dict[str, set[str]] = {}
@@ -768,6 +807,9 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     imports.add(".._runtime.http", "path_param", "_path")
     imports.add(".._runtime.http", "multipart", "_multipart")
     imports.add(".._runtime.http", "with_header", "_with_key")
+    for job in jobs:
+        for name in job["error_classes"]:
+            imports.add("..errors", name)
     for ref in refs:
         for name in ref["runtime"].split(", "):
             imports.add("..models." + ref["module"], name)

@@ -17,6 +17,7 @@ from generator.model.build import load_and_build
 from tests.diff.specs import (
     JOB_PATH,
     RESULT_PATH,
+    SUME,
     diff,
     dump,
     job,
@@ -373,6 +374,27 @@ def drop_job_key(key: str) -> Edit:
         del job(spec)[key]
 
     return edit
+
+
+CANCEL_PATH = "/v1/jobs/{job_id}/cancel"
+
+
+def cancel_path(spec: Spec) -> None:
+    spec["paths"][CANCEL_PATH] = copy.deepcopy(SUME["paths"][CANCEL_PATH])
+
+
+def with_cancel(spec: Spec) -> None:
+    cancel_path(spec)
+    job(spec)["cancel"] = "cancelJob"
+
+
+def with_cancel_twin(spec: Spec) -> None:
+    with_cancel(spec)
+    copy_operation(CANCEL_PATH, "post", "/v1/jobs-again/{job_id}/cancel", "cancelJobAgain")(spec)
+
+
+def with_progress(spec: Spec) -> None:
+    job(spec)["progress"] = {"field": "/progress/percent"}
 
 
 def poll(spec: Spec) -> None:
@@ -764,6 +786,53 @@ CASES: dict[str, Case] = {
         {("job.result_once_changed", False)},
         "patch",
         base=one_shot_result,
+    ),
+    "job cancel operation removed": Case(
+        drop_job_key("cancel"), {("job.cancel_removed", True)}, "major", base=with_cancel
+    ),
+    "job cancel operation added": Case(
+        lambda s: job(s).update(cancel="cancelJob"),
+        {("job.cancel_added", False)},
+        "minor",
+        base=cancel_path,
+    ),
+    "job cancel operation changed": Case(
+        lambda s: job(s).update(cancel="cancelJobAgain"),
+        {("job.cancel_changed", False)},
+        "patch",
+        base=with_cancel_twin,
+    ),
+    "job progress field removed": Case(
+        drop_job_key("progress"), {("job.progress_changed", False)}, "patch", base=with_progress
+    ),
+    "job progress as done out of total": Case(
+        lambda s: job(s).update(
+            progress={"done": "/progress/percent", "total": "/progress/percent"}
+        ),
+        {("job.progress_changed", False)},
+        "patch",
+        base=with_progress,
+    ),
+    "job stall_after declared": Case(
+        lambda s: job(s).update(stall_after=300), {("job.stall_after_changed", True)}, "major"
+    ),
+    "job stall_after shortened": Case(
+        lambda s: job(s).update(stall_after=60),
+        {("job.stall_after_changed", True)},
+        "major",
+        base=lambda s: job(s).update(stall_after=300),
+    ),
+    "job stall_after lengthened": Case(
+        lambda s: job(s).update(stall_after=600),
+        {("job.stall_after_changed", False)},
+        "patch",
+        base=lambda s: job(s).update(stall_after=300),
+    ),
+    "job stall_after dropped": Case(
+        drop_job_key("stall_after"),
+        {("job.stall_after_changed", False)},
+        "patch",
+        base=lambda s: job(s).update(stall_after=300),
     ),
     # constraints, defaults, access
     "request field maxLength lowered": Case(

@@ -82,7 +82,7 @@ def test_failure_returns_the_failed_record_and_wait_for_result_raises(e2e: E2E) 
     error = caught.value
     assert error.job_id == failed and failed in str(error)
     assert error.last_state == api.failure
-    assert error.error == error.last_record[api.error_key]  # the server's payload
+    assert error.error == getattr(error.record, api.error_attr)  # the server's, typed
     assert FAILURE_MESSAGE in str(error.error) and FAILURE_MESSAGE in str(error)
     assert str(error.record.id) == failed and e2e.state(error.record) == api.failure
     assert e2e.results(failed) == []

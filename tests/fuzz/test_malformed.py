@@ -775,6 +775,8 @@ def test_nesting_through_refs_across_files(work: Path, generated: Path, kind: st
         ("latin1.yaml", b"jobs: {caf\xe9: 1}\n", "UTF-8"),
         ("bomb.yaml", _alias_bomb().encode(), "YAML aliases"),
         ("tag.yaml", b"jobs: !!python/object/apply:os.system [id]\n", "tag"),
+        ("empty.yaml", b"", "the side file is empty"),
+        ("comments.yaml", b"# jobs: to do\n", "the side file is empty"),
     ],
 )
 def test_broken_side_files(

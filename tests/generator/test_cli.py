@@ -13,6 +13,7 @@ import pytest
 
 from generator import __version__
 from generator.cli import main
+from generator.problems import Location, split_location
 from tests.helpers import ROOT, SPECS, write
 
 BROKEN = """openapi: 3.0.3
@@ -74,6 +75,25 @@ def test_validate_reports_every_problem_with_pointers(
     assert f"error: {spec}#/components/schemas/B/type: unknown type 'wobbly'" in err
     assert err.endswith("2 problems\n"), "validate writes nothing and does not say so"
     assert "Traceback" not in err
+
+
+def test_a_hash_in_the_file_name_does_not_make_locations_ambiguous(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``file#/pointer``: a ``#`` (or ``%``) in the file name is percent-encoded, as in a
+    URI reference, so the first ``#`` always starts the pointer."""
+    spec = write(tmp_path / "v2#draft 100%.yaml", BROKEN)
+    assert main(["validate", str(spec)]) == 2
+    err = capsys.readouterr().err
+    shown = str(tmp_path / "v2%23draft 100%25.yaml")
+    assert f"error: {shown}#/components/schemas/B/type: unknown type 'wobbly'" in err
+    assert "v2#draft" not in err
+
+
+@pytest.mark.parametrize("file", ["a.yaml", "v2#draft.yaml", "100%.yaml", "x%23#y.yaml"])
+def test_a_shown_location_splits_back_into_its_file_and_pointer(file: str) -> None:
+    location = Location(file, "/paths/~1a#b/get")
+    assert split_location(str(location)) == (file, "/paths/~1a#b/get")
 
 
 def test_generation_is_byte_for_byte_deterministic(tmp_path: Path, sume_out: Path) -> None:

@@ -15,23 +15,39 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
+from generator.render import output
 from tests.helpers import ROOT, SPECS, write
 
-# Runs jobgen with write_tree's checkpoints wired to stop at one step, so the test can
-# SIGKILL the process exactly there; "fallback" disables the one-step exchange.
+# Runs jobgen with the operations of write_tree wrapped to stop at one step (before or
+# after a real call), so the test can SIGKILL the process exactly there; "fallback"
+# disables the one-step exchange.
 DRIVER = """
-import sys, time
+import os, shutil, sys, time
 import generator.render.output as output
 step, mode = sys.argv[1], sys.argv[2]
-seen = []
-def pause(name):
-    seen.append(name)
-    if name == step and seen.count(name) == 1:
-        print("paused", flush=True)
-        time.sleep(600)
-output._checkpoint = pause
+
+def stop_at(name, fn, *, after, nth=1, when=lambda *a: True):
+    calls = []
+    def wrapped(*args, **kwargs):
+        if step == name and when(*args):
+            calls.append(args)
+        if not after and len(calls) == nth and step == name and when(*args):
+            print("paused", flush=True); time.sleep(600)
+        result = fn(*args, **kwargs)
+        if after and len(calls) == nth and step == name and when(*args):
+            print("paused", flush=True); time.sleep(600)
+        return result
+    return wrapped
+
 if mode == "fallback":
     output._exchange = lambda staging, out: False
+output._recover = stop_at("locked", output._recover, after=False)
+output._write_file = stop_at("writing", output._write_file, after=True)
+output._exchange = stop_at("staged", output._exchange, after=False)
+output._exchange = stop_at("exchanged", output._exchange, after=True)
+os.rename = stop_at("retired", os.rename, after=True)
+os.rename = stop_at("swapped", os.rename, after=True, nth=2)
+os.unlink = stop_at("done", os.unlink, after=False, when=lambda p, *a: str(p).endswith("-lock"))
 from generator.cli import main
 sys.exit(main(sys.argv[3:]))
 """
@@ -234,3 +250,36 @@ def test_only_the_manifest_says_what_jobgen_wrote(
     (out / ".jobgen-manifest.json").unlink()
     assert main(args) == 0
     assert not copy.exists()
+
+
+def test_the_new_tree_and_its_parent_reach_the_disk_around_the_swap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file and directory of the new tree is fsynced before the swap, and the parent
+    directory before it (the staging entry) and after it (the swap itself)."""
+    out = tmp_path / "out" / "sume"
+    args = ["generate", str(SPECS / "sume.yaml"), "-o", str(out), "--package", "sume_sdk"]
+    assert main(args) == 0
+    events: list[tuple[str, str]] = []
+    real_fsync, real_exchange = os.fsync, output._exchange
+
+    def fsync(fd: int) -> None:
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def exchange(staging: Path, target: Path) -> bool:
+        events.append(("swap", str(staging)))
+        return real_exchange(staging, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(output, "_exchange", exchange)
+    assert main([*args, "--sdk-version", "9.9.9"]) == 0
+
+    swaps = [n for n, (what, _) in enumerate(events) if what == "swap"]
+    assert len(swaps) == 1, events
+    staging = Path(events[swaps[0]][1])
+    before = {path for what, path in events[: swaps[0]] if what == "fsync"}
+    after = {path for what, path in events[swaps[0] :] if what == "fsync"}
+    written = {staging / p.relative_to(out) for p in out.rglob("*") if "__pycache__" not in p.parts}
+    assert {str(p) for p in written} | {str(staging)} <= before
+    assert str(out.parent) in before and str(out.parent) in after

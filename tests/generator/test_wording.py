@@ -49,11 +49,18 @@ def test_nothing_was_written_only_where_something_would_have_been(
     assert capsys.readouterr().err.splitlines()[-1] == "1 problem; nothing was written"
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--package", "sume_sdk"],
+        ["--package", "sume_sdk", "--sdk-version", "1.2.3", "--keep", "a*", "--keep", "b c"],
+    ],
+)
 def test_check_without_a_config_names_the_exact_command(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str]
 ) -> None:
     out = tmp_path / "my sdk"
-    argv = ["generate", str(SPECS / "sume.yaml"), "-o", str(out), "--package", "sume_sdk"]
+    argv = ["generate", str(SPECS / "sume.yaml"), "-o", str(out), *options]
     assert main([*argv, "--check"]) == 1
     err = capsys.readouterr().err
     command = shlex.join(["jobgen", *argv])

@@ -97,3 +97,15 @@ def test_without_stall_after_an_unchanged_job_times_out(mode: str) -> None:
     _, _, h = setup(mode, PERCENT, [job("running", progress=3)])
     with pytest.raises(JobTimeout):
         h.wait_for_job("j", deadline=20)
+
+
+def test_many_jobs_take_stall_after_per_call(mode: str) -> None:
+    """`wait_for_jobs(stall_after=...)` ends each unchanged job with `JobStalled`, like the
+    single waits; the collection's deadline stays the bound for the rest."""
+    clock, _, h = setup(mode, PERCENT, [job("running", progress=40)])
+
+    (outcome,) = h.wait_for_jobs(["j"], deadline=600, stall_after=5.0)
+
+    assert isinstance(outcome.error, JobStalled) and outcome.job_id == "j"
+    assert outcome.error.stall_after == 5.0 and outcome.error.unchanged_for == 10.5
+    assert clock.sleeps == [1.5, 3.0, 6.0]

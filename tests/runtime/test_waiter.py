@@ -10,6 +10,7 @@ import uuid
 from email.utils import formatdate
 from typing import Any
 
+import attrs
 import httpx
 import pytest
 
@@ -392,6 +393,44 @@ def test_failed_and_canceled_carry_payload(mode: str, state: str, cls: type) -> 
     assert fetched == []
     if cls is JobCanceled:
         assert not isinstance(err, JobFailed)
+
+
+class _Failed(JobFailed[Any, str]):
+    """A job's own failure class, as a generated SDK declares it."""
+
+
+class _Canceled(JobCanceled[Any, str]):
+    """A job's own cancellation class."""
+
+
+def _message_of(raw: object, path: str) -> str:
+    if not isinstance(raw, dict) or not isinstance(raw.get("message"), str):
+        raise DecodeError("not an error object", path=path)
+    return f"{raw['message']} (decoded at {path})"
+
+
+@pytest.mark.parametrize(("state", "cls"), [("failed", _Failed), ("canceled", _Canceled)])
+def test_the_jobs_own_error_classes_carry_the_decoded_error(
+    mode: str, state: str, cls: type
+) -> None:
+    spec = attrs.evolve(
+        SUME, failed_error=_Failed, canceled_error=_Canceled, decode_error=_message_of
+    )
+    payload = {"code": "boom", "message": "the worker exploded"}
+    _, _, h = setup(mode, spec, [sume(state, error=payload)], result=lambda _: None)
+    with pytest.raises(cls) as info:
+        h.wait_for_result("job_1")
+    assert info.value.error == "the worker exploded (decoded at $.data.error)"
+    assert "the worker exploded" in str(info.value) and "decoded" not in str(info.value)
+
+
+def test_an_error_payload_off_its_model_is_none_and_still_quoted(mode: str) -> None:
+    spec = attrs.evolve(SUME, failed_error=_Failed, decode_error=_message_of)
+    steps = [sume("failed", error="disk full")]
+    _, _, h = setup(mode, spec, steps, result=lambda _: None)
+    with pytest.raises(_Failed) as info:
+        h.wait_for_result("job_1")
+    assert info.value.error is None and "disk full" in str(info.value)
 
 
 def test_no_result_operation(mode: str) -> None:

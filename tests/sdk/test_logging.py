@@ -89,3 +89,37 @@ def test_a_transport_failure_is_logged(
     ):
         client.things.get("t1")
     assert "GET https://features.example/api/things/t1 -> ConnectError" in caplog.text
+
+
+def test_a_query_string_key_is_masked_wherever_the_url_is_shown(
+    features: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The key is sent in the query string as declared, but httpx's request repr, its
+    own log line and the SDK's errors show `[secure]` in its place."""
+    sent: list[httpx.Request] = []
+
+    def deny(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(401, json={"error": "unknown key"})
+
+    client = features.Client(
+        key_query_api_key="query-secret", transport=httpx.MockTransport(deny), max_retries=0
+    )
+    with (
+        caplog.at_level(logging.DEBUG),
+        pytest.raises(features.errors.AuthenticationError) as caught,
+    ):
+        client.auth.ping_query()
+
+    error = caught.value
+    assert sent[0].url.params["key"] == "query-secret"  # sent unchanged
+    assert "HTTP Request: GET" in caplog.text  # httpx's own line was logged
+    shown = {
+        "log": caplog.text,
+        "message": str(error),
+        "request": repr(error.response.request),
+        "url": str(error.response.request.url),
+        "response url": str(error.response.url),
+    }
+    assert {name: text for name, text in shown.items() if "query-secret" in text} == {}
+    assert "key=[secure]" in shown["request"] and "key=[secure]" in shown["log"]

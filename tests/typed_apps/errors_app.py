@@ -1,4 +1,4 @@
-"""Error handling: typed records on the errors a wait raises."""
+"""Error handling: typed records and error payloads on the errors a wait raises."""
 
 from __future__ import annotations
 
@@ -9,20 +9,21 @@ from sume_sdk import (
     JobFailed,
     JobTimeout,
     StatusUnavailable,
+    SumeJobCanceled,
+    SumeJobFailed,
 )
-from sume_sdk.models import Job, JobResultEnvelope
+from sume_sdk.models import Job, JobError, JobResultEnvelope
 
 
 def fetch(client: Client, job_id: str) -> JobResultEnvelope | None:
     try:
         return client.jobs.wait_for_result(job_id, deadline=60)
-    except JobFailed as exc:
-        failed: JobFailed[Job] = exc
-        if failed.record.error:
-            print(f"{failed.job_id} failed: {failed.record.error.message}")
-        print("server said:", exc.error)
-    except JobCanceled as exc:
-        print(exc.job_id, exc.last_state)
+    except SumeJobFailed as exc:
+        if exc.error is not None:
+            print(f"{exc.job_id} failed: {exc.error.code}: {exc.error.message}")
+        print(exc.record.status.value, exc.record.updated_at.isoformat())
+    except SumeJobCanceled as exc:
+        print(exc.job_id, exc.last_state, exc.record.id)
     except JobTimeout as exc:
         timed_out: JobTimeout[Job] = exc
         last = timed_out.record
@@ -34,3 +35,17 @@ def fetch(client: Client, job_id: str) -> JobResultEnvelope | None:
     except APIStatusError as exc:
         print(exc.status_code)
     return None
+
+
+def reason(exc: JobFailed[Job, JobError] | JobCanceled[Job, JobError]) -> str:
+    """The generic classes, annotated by hand, read the same."""
+    return exc.error.message if exc.error else "no reason given"
+
+
+def catch_all(client: Client, job_id: str) -> str:
+    """Any job's failure, untyped: still catchable through the base classes."""
+    try:
+        client.jobs.wait_for_result(job_id, deadline=60)
+    except (JobFailed, JobCanceled) as exc:
+        return exc.job_id or ""
+    return ""

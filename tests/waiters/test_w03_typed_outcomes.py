@@ -89,8 +89,9 @@ def test_sume_failed_job_raises_job_failed_with_the_server_error(twin) -> None:
         s.run(lambda c: c.jobs.wait_for_result("job_01", deadline=60))
 
     failed = caught.value
+    assert type(failed) is s.errors.SumeJobFailed
     assert failed.job_id == "job_01"
-    assert failed.error == error
+    assert failed.error == s.models.JobError(code=error["code"], message=error["message"])
     assert failed.last_state == "failed"
     assert type(failed.record) is s.models.Job
     assert "job_01" in str(failed) and "did not answer" in str(failed)
@@ -104,6 +105,7 @@ def test_sume_canceled_job_raises_job_canceled(twin) -> None:
     with pytest.raises(s.errors.JobCanceled) as caught:
         s.run(lambda c: c.jobs.wait_for_result("job_01", deadline=60))
 
+    assert type(caught.value) is s.errors.SumeJobCanceled
     assert caught.value.job_id == "job_01"
     assert caught.value.last_state == "canceled"
     assert not isinstance(caught.value, s.errors.JobFailed)
@@ -119,7 +121,11 @@ def test_azure_failed_job_carries_the_error_object(twin) -> None:
         s.run(lambda c: c.analysis.wait_for_result(job, deadline=60))
 
     assert caught.value.job_id == job
-    assert caught.value.error == {"code": "InvalidDocument", "message": "Document text is empty."}
+    assert type(caught.value) is s.errors.AnalysisFailed
+    assert caught.value.error == s.models.ErrorDetail(
+        code="InvalidDocument", message="Document text is empty."
+    )
+    assert "Document text is empty." in str(caught.value)
 
 
 def test_salesforce_failed_job_carries_the_error_message(twin) -> None:

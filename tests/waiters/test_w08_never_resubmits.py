@@ -33,9 +33,9 @@ SCENARIOS = {
     "401": (SUME, "job_01", [http(401)], "wait_for_result", "AuthenticationError"),
     "403": (AZURE, OP, ["Running", http(403)], "wait_for_job", "PermissionDeniedError"),
     "404": (AZURE, OP, [http(404)], "wait_for_result", "NotFoundError"),
-    "failed": (SUME, "job_01", ["processing", "failed"], "wait_for_result", "JobFailed"),
-    "aborted": (SALESFORCE, SF, ["InProgress", "Aborted"], "wait_for_result", "JobCanceled"),
-    "sf-failed": (SALESFORCE, SF, ["Failed"], "wait_for_result", "JobFailed"),
+    "failed": (SUME, "job_01", ["processing", "failed"], "wait_for_result", "SumeJobFailed"),
+    "aborted": (SALESFORCE, SF, ["InProgress", "Aborted"], "wait_for_result", "IngestJobCanceled"),
+    "sf-failed": (SALESFORCE, SF, ["Failed"], "wait_for_result", "IngestJobFailed"),
     "not-json": (
         SUME,
         "job_01",

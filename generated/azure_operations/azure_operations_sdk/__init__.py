@@ -16,6 +16,8 @@ from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
 from .errors import (
+    AnalysisCanceled,
+    AnalysisFailed,
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
@@ -50,6 +52,8 @@ __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AnalysisCanceled",
+    "AnalysisFailed",
     "AsyncClient",
     "AsyncClientCredentials",
     "AsyncJobHandle",

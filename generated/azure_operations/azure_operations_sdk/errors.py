@@ -18,6 +18,9 @@ SDKError
       +-- JobFailed (error)
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
+
+A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
+record and error models: catch those to read `exc.record` and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -48,11 +51,15 @@ from ._runtime.errors import (
     UnreadableStatus,
     WaitError,
 )
+from .models.error_detail import ErrorDetail
+from .models.operation_status import OperationStatus
 
 __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AnalysisCanceled",
+    "AnalysisFailed",
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
@@ -77,3 +84,13 @@ __all__ = [
     "UnreadableStatus",
     "WaitError",
 ]
+
+
+class AnalysisFailed(JobFailed[OperationStatus, ErrorDetail]):
+    """An analysis job failed: ``record`` is the terminal ``OperationStatus``; ``error``
+    the server's ``ErrorDetail``, or None."""
+
+
+class AnalysisCanceled(JobCanceled[OperationStatus, ErrorDetail]):
+    """An analysis job was canceled: ``record`` is the terminal ``OperationStatus``;
+    ``error`` the server's ``ErrorDetail``, or None."""

@@ -18,6 +18,9 @@ SDKError
       +-- JobFailed (error)
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
+
+A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
+record and error models: catch those to read `exc.record` and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -48,6 +51,7 @@ from ._runtime.errors import (
     UnreadableStatus,
     WaitError,
 )
+from .models.ingest_job_info_full import IngestJobInfoFull
 
 __all__ = [
     "APIConnectionError",
@@ -57,6 +61,8 @@ __all__ = [
     "BadRequestError",
     "ConflictError",
     "DecodeError",
+    "IngestJobCanceled",
+    "IngestJobFailed",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -77,3 +83,13 @@ __all__ = [
     "UnreadableStatus",
     "WaitError",
 ]
+
+
+class IngestJobFailed(JobFailed[IngestJobInfoFull, str]):
+    """An ingest job failed: ``record`` is the terminal ``IngestJobInfoFull``; ``error``
+    the server's ``str``, or None."""
+
+
+class IngestJobCanceled(JobCanceled[IngestJobInfoFull, str]):
+    """An ingest job was canceled: ``record`` is the terminal ``IngestJobInfoFull``;
+    ``error`` the server's ``str``, or None."""

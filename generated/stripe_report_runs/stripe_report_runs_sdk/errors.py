@@ -18,6 +18,9 @@ SDKError
       +-- JobFailed (error)
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
+
+A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
+record and error models: catch those to read `exc.record` and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -48,6 +51,7 @@ from ._runtime.errors import (
     UnreadableStatus,
     WaitError,
 )
+from .models.reporting_report_run import ReportingReportRun
 
 __all__ = [
     "APIConnectionError",
@@ -70,6 +74,8 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RecordDecodeError",
+    "ReportRunCanceled",
+    "ReportRunFailed",
     "SDKError",
     "StatusUnavailable",
     "UnknownJobState",
@@ -77,3 +83,13 @@ __all__ = [
     "UnreadableStatus",
     "WaitError",
 ]
+
+
+class ReportRunFailed(JobFailed[ReportingReportRun, str]):
+    """A report run job failed: ``record`` is the terminal ``ReportingReportRun``;
+    ``error`` the server's ``str``, or None."""
+
+
+class ReportRunCanceled(JobCanceled[ReportingReportRun, str]):
+    """A report run job was canceled: ``record`` is the terminal ``ReportingReportRun``;
+    ``error`` the server's ``str``, or None."""

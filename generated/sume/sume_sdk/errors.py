@@ -18,6 +18,9 @@ SDKError
       +-- JobFailed (error)
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
+
+A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
+record and error models: catch those to read `exc.record` and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -48,6 +51,8 @@ from ._runtime.errors import (
     UnreadableStatus,
     WaitError,
 )
+from .models.job import Job
+from .models.job_error import JobError
 
 __all__ = [
     "APIConnectionError",
@@ -72,8 +77,20 @@ __all__ = [
     "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
+    "SumeJobCanceled",
+    "SumeJobFailed",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
     "WaitError",
 ]
+
+
+class SumeJobFailed(JobFailed[Job, JobError]):
+    """A job failed: ``record`` is the terminal ``Job``; ``error`` the server's
+    ``JobError``, or None."""
+
+
+class SumeJobCanceled(JobCanceled[Job, JobError]):
+    """A job was canceled: ``record`` is the terminal ``Job``; ``error`` the server's
+    ``JobError``, or None."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepl_documents_sdk import Client as DocumentsClient
-from sume_sdk import JobFailed, PollEvent
+from sume_sdk import JobFailed, PollEvent, SumeJobFailed
 from sume_sdk.models import CreateJobRequest, Job, TextInput
 
 TEXT = TextInput(type="text", text="hello")
@@ -14,8 +14,16 @@ def show(event: PollEvent[Job]) -> None:
     print(event.record.percent)  # error
 
 
-def handle(exc: JobFailed[Job]) -> str:
+def handle(exc: JobFailed[Job, object]) -> str:
     return exc.record.error.message  # error: error may be None or UNSET
+
+
+def reason(exc: SumeJobFailed) -> str:
+    return exc.error.message  # error: error may be None
+
+
+def code(exc: SumeJobFailed) -> str:
+    return exc.error.reason if exc.error else ""  # error: JobError has no reason
 
 
 def eta(record: Job) -> float:

@@ -16,8 +16,10 @@ from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
+from ..errors import AnalysisCanceled, AnalysisFailed
 from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
+from ..models.error_detail import ErrorDetail
 from ..models.operation_status import OperationStatus
 
 __all__ = [
@@ -53,6 +55,9 @@ _ANALYSIS_SPEC = _ws.JobSpec(
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
+    failed_error=AnalysisFailed,
+    canceled_error=AnalysisCanceled,
+    decode_error=ErrorDetail.from_dict,
 )
 
 
@@ -348,9 +353,9 @@ class Analysis:
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
+            AnalysisFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            AnalysisCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -491,17 +496,22 @@ class Analysis:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[OperationStatus]]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._analysis_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
@@ -705,9 +715,9 @@ class AsyncAnalysis:
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
+            AnalysisFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            AnalysisCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -848,17 +858,22 @@ class AsyncAnalysis:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[OperationStatus]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._analysis_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import itertools
 import logging
 import threading
@@ -151,22 +152,24 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> Iterator[JobOutcome[RecordT]]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection. Closing the iterator early stops the
-        waits still running before their next status read. A job with carried values
-        is given as `(job_id, carried)`.
+        `deadline` bounds the whole collection, `stall_after` each job. Closing the
+        iterator early stops the waits still running before their next status read.
+        A job with carried values is given as `(job_id, carried)`.
         """
         check_wait_args(deadline, concurrency)
-        return self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
+        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
+        return self._outcomes(iter(job_ids), concurrency, deadline, start)
 
     def _outcomes(
         self,
         job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
     ) -> Iterator[JobOutcome[RecordT]]:
         end = self.config.clock() + deadline
         abandon = threading.Event()
@@ -175,7 +178,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         try:
             while True:
                 for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(pool.submit(self._one, job_id, end, on_poll, abandon))
+                    running.add(pool.submit(self._one, job_id, end, start, abandon))
                 if not running:
                     return
                 done, running = concurrent.futures.wait(
@@ -191,13 +194,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         job: str | tuple[str, Mapping[str, object]],
         end: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
         abandon: threading.Event,
     ) -> JobOutcome[RecordT]:
         job_id, carried = (job, None) if isinstance(job, str) else job
         try:
             left = end - self.config.clock()
-            core = self._core(job_id, left, on_poll, abandon=abandon, carried=carried)
+            core = start(job_id, left, abandon=abandon, carried=carried)
             return JobOutcome(job_id=job_id, record=self._decode(core, self._run(core)))
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
@@ -363,17 +366,19 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> AsyncJobOutcomes[RecordT]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection (a job with carried values is given as
-        `(job_id, carried)`). On exit (break, error, cancellation)
-        the waits still running are cancelled and awaited; `async with` makes that
-        immediate on `break`.
+        `deadline` bounds the whole collection, `stall_after` each job (a job with
+        carried values is given as `(job_id, carried)`). On exit (break, error,
+        cancellation) the waits still running are cancelled and awaited; `async
+        with` makes that immediate on `break`.
         """
         check_wait_args(deadline, concurrency)
+        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
         return AsyncJobOutcomes(
-            self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
+            self._outcomes(iter(job_ids), concurrency, deadline, start)
         )
 
     async def _outcomes(
@@ -381,14 +386,14 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
         concurrency: int,
         deadline: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
     ) -> AsyncGenerator[JobOutcome[RecordT], None]:
         end = self.config.clock() + deadline
         running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
         try:
             while True:
                 for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(asyncio.ensure_future(self._one(job_id, end, on_poll)))
+                    running.add(asyncio.ensure_future(self._one(job_id, end, start)))
                 if not running:
                     return
                 done, running = await asyncio.wait(
@@ -406,13 +411,11 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         job: str | tuple[str, Mapping[str, object]],
         end: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        start: Callable[..., WaitCore],
     ) -> JobOutcome[RecordT]:
         job_id, carried = (job, None) if isinstance(job, str) else job
         try:
-            core = self._core(
-                job_id, end - self.config.clock(), on_poll, carried=carried
-            )
+            core = start(job_id, end - self.config.clock(), carried=carried)
             return JobOutcome(
                 job_id=job_id, record=self._decode(core, await self._run(core))
             )

@@ -17,6 +17,7 @@ from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import multipart as _multipart
 from .._runtime.http import path_param as _path
+from ..errors import DocumentCanceled, DocumentFailed
 from ..models.document_handle import DocumentHandle
 from ..models.document_key import DocumentKey
 from ..models.document_status import DocumentStatus
@@ -57,6 +58,9 @@ _DOCUMENT_SPEC = _ws.JobSpec(
     stall_after=None,
     carry=(_carry.CarriedValue("document_key", path=("document_key",), kind=str),),
     result_once=True,
+    failed_error=DocumentFailed,
+    canceled_error=DocumentCanceled,
+    decode_error=_s.as_str,
 )
 
 
@@ -350,9 +354,9 @@ class Documents:
         ``to_file`` also writes the result to that file (whole or not at all).
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[DocumentStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[DocumentStatus]``).
+            DocumentFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            DocumentCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -488,11 +492,15 @@ class Documents:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[DocumentStatus]]:
         """Wait for many document jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         Each job is given as ``(job_id, carried)``: its id and a mapping of its carried
         values (``document_key``).
         """
@@ -501,6 +509,7 @@ class Documents:
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
@@ -708,9 +717,9 @@ class AsyncDocuments:
         ``to_file`` also writes the result to that file (whole or not at all).
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[DocumentStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[DocumentStatus]``).
+            DocumentFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            DocumentCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -846,11 +855,15 @@ class AsyncDocuments:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[DocumentStatus]:
         """Wait for many document jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         Each job is given as ``(job_id, carried)``: its id and a mapping of its carried
         values (``document_key``).
         """
@@ -859,6 +872,7 @@ class AsyncDocuments:
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 

@@ -97,7 +97,7 @@ class BaseHTTP:
         self._masked = frozenset(
             c.name.lower()
             for c in self._credentials
-            if isinstance(c, ApiKey) and c.where == "header"
+            if isinstance(c, ApiKey) and c.where in ("header", "query")
         )
         self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
         self.headers: dict[str, str] = {

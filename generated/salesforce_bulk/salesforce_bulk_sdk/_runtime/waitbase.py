@@ -20,8 +20,6 @@ from .carry import Carried, PathLike, carried_from, check_carried, write_file
 from .errors import (
     DecodeError,
     InvalidResumeToken,
-    JobCanceled,
-    JobFailed,
     JobTimeout,
     MissingJobId,
     NoCancelOperation,
@@ -190,7 +188,9 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """Raise JobFailed / JobCanceled unless the job succeeded (W3)."""
         if finished.outcome == "success":
             return
-        cls = JobCanceled if finished.outcome == "canceled" else JobFailed
+        spec = self.spec
+        canceled = finished.outcome == "canceled"
+        cls = spec.canceled_error if canceled else spec.failed_error
         try:
             with self._decoding():
                 record = self._decode_record(finished.record)
@@ -202,9 +202,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         raise cls(
             core.job_id,
             state=finished.state,
-            error=finished.error,
+            error=self._decode_error(finished.error),
             last_record=finished.record,
             record=record,
+            error_json=finished.error,
         )
 
     def _result_core(
@@ -235,6 +236,18 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 raise TypeError("to_file= needs a result that is bytes or text")
             write_file(to_file, result)
         return result
+    def _decode_error(self, raw: object) -> object:
+        """A failed job's error payload, as the job's error model where it fits
+        (values off the spec kept); None when absent or beyond decoding."""
+        spec = self.spec
+        if spec.decode_error is None or raw is None:
+            return raw
+        path = (*spec.record_path, *(spec.error_path or ()))
+        try:
+            with lenient():
+                return spec.decode_error(raw, "$" + "".join(f".{key}" for key in path))
+        except SDKError:
+            return None
 
     def _no_cancel_operation(self) -> NoCancelOperation:
         return NoCancelOperation(

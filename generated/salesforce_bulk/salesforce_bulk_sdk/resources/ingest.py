@@ -17,6 +17,7 @@ from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
+from ..errors import IngestJobCanceled, IngestJobFailed
 from ..models.create_ingest_job_request import CreateIngestJobRequest
 from ..models.get_all_ingest_jobs_job_type import GetAllIngestJobsJobType
 from ..models.ingest_job_info import IngestJobInfo
@@ -57,6 +58,9 @@ _INGEST_JOB_SPEC = _ws.JobSpec(
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
+    failed_error=IngestJobFailed,
+    canceled_error=IngestJobCanceled,
+    decode_error=_s.as_str,
 )
 
 _GET_ALL_JOBS_PAGING = _pages.Paging(
@@ -627,9 +631,9 @@ class Ingest:
         ``to_file`` also writes the result to that file (whole or not at all).
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[IngestJobInfoFull]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[IngestJobInfoFull]``).
+            IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            IngestJobCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -760,17 +764,22 @@ class Ingest:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[IngestJobInfoFull]]:
         """Wait for many ingest jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._ingest_job_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
@@ -1117,9 +1126,9 @@ class AsyncIngest:
         ``to_file`` also writes the result to that file (whole or not at all).
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[IngestJobInfoFull]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[IngestJobInfoFull]``).
+            IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            IngestJobCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -1250,17 +1259,22 @@ class AsyncIngest:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[IngestJobInfoFull]:
         """Wait for many ingest jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._ingest_job_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 

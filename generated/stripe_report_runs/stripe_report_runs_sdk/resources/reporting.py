@@ -16,6 +16,7 @@ from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
+from ..errors import ReportRunCanceled, ReportRunFailed
 from ..models.post_reporting_report_runs_request import PostReportingReportRunsRequest
 from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
@@ -53,6 +54,9 @@ _REPORT_RUN_SPEC = _ws.JobSpec(
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
+    failed_error=ReportRunFailed,
+    canceled_error=ReportRunCanceled,
+    decode_error=_s.as_str,
 )
 
 _GET_REPORT_RUNS_PAGING = _pages.Paging(
@@ -466,17 +470,22 @@ class Reporting:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[ReportingReportRun]]:
         """Wait for many report run jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._report_run_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
@@ -779,17 +788,22 @@ class AsyncReporting:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[ReportingReportRun]:
         """Wait for many report run jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._report_run_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 

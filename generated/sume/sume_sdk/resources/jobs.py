@@ -15,9 +15,11 @@ from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
+from ..errors import SumeJobCanceled, SumeJobFailed
 from ..models.create_job_request import CreateJobRequest
 from ..models.job import Job
 from ..models.job_envelope import JobEnvelope
+from ..models.job_error import JobError
 from ..models.job_result_envelope import JobResultEnvelope
 
 __all__ = [
@@ -53,6 +55,9 @@ _JOB_SPEC = _ws.JobSpec(
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
+    failed_error=SumeJobFailed,
+    canceled_error=SumeJobCanceled,
+    decode_error=JobError.from_dict,
 )
 
 
@@ -386,9 +391,9 @@ class Jobs:
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[Job]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[Job]``).
+            SumeJobFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            SumeJobCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -521,17 +526,22 @@ class Jobs:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[Job]]:
         """Wait for many jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._job_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
@@ -761,9 +771,9 @@ class AsyncJobs:
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[Job]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[Job]``).
+            SumeJobFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            SumeJobCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -896,17 +906,22 @@ class AsyncJobs:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[Job]:
         """Wait for many jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._job_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
