@@ -235,6 +235,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 raise TypeError("to_file= needs a result that is bytes or text")
             write_file(to_file, result)
         return result
+
     def _decode_error(self, raw: object) -> object:
         """A failed job's error payload, as the job's error model where it fits
         (values off the spec kept); None when absent or beyond decoding."""
