@@ -55,7 +55,7 @@ __all__ = [
 T = TypeVar("T")
 Decoder = Callable[[object, str], T]
 #: What a file upload takes: bytes, a path, or a binary file object.
-FileContent = Union[bytes, "PathLike[str]", IO[bytes]]
+FileContent = Union[bytes, PathLike[str], IO[bytes]]
 #: A multipart file: its content, or (filename, content) / (filename, content, type).
 FileInput = Union[FileContent, tuple[str, FileContent], tuple[str, FileContent, str]]
 
