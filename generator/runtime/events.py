@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 import httpx
 
-from .errors import DecodeError
+from .errors import APIConnectionError, APITimeoutError, DecodeError
 from .wire import RequestOptions
 
 __all__ = [
@@ -142,6 +142,18 @@ def json_data(data: str, decoder: Callable[[object, str], T]) -> T:
     return decoder(value, "$")
 
 
+def _broken(exc: httpx.TransportError, response: httpx.Response) -> APIConnectionError:
+    """The error of a stream cut off, or silent past the read timeout, mid-way."""
+    request = response.request
+    message = (
+        f"{request.method} {request.url.path}: the event stream broke off: "
+        f"{type(exc).__name__}"
+    )
+    if isinstance(exc, httpx.TimeoutException):
+        return APITimeoutError(message, request=request)
+    return APIConnectionError(message, request=request)
+
+
 def _typed(
     event: ServerSentEvent[str], decode: Callable[[str], T]
 ) -> ServerSentEvent[T]:
@@ -171,8 +183,16 @@ class EventStream(Generic[T]):
 
     def __iter__(self) -> Iterator[ServerSentEvent[T]]:
         text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        response = self.response
         try:
-            for chunk in self.response.iter_bytes():
+            chunks = response.iter_bytes()
+            while True:
+                try:
+                    chunk = next(chunks)
+                except StopIteration:
+                    break
+                except httpx.TransportError as exc:
+                    raise _broken(exc, response) from exc
                 for event in self.parser.feed(text.decode(chunk)):
                     if event.data == _DONE:
                         return
@@ -226,7 +246,14 @@ class AsyncEventStream(Generic[T]):
         text = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
             response = await self.response()
-            async for chunk in response.aiter_bytes():
+            chunks = response.aiter_bytes()
+            while True:
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    break
+                except httpx.TransportError as exc:
+                    raise _broken(exc, response) from exc
                 for event in self.parser.feed(text.decode(chunk)):
                     if event.data == _DONE:
                         return

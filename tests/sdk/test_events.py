@@ -188,6 +188,37 @@ def test_an_error_status_raises_before_any_event(events: ModuleType) -> None:
         list(client.jobs.events("nope"))
 
 
+class Broken(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """One event, then the connection drops."""
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield b'data: {"state": "running"}\n\n'
+        raise httpx.RemoteProtocolError("peer closed connection")
+
+    async def __aiter__(self) -> Any:
+        yield b'data: {"state": "running"}\n\n'
+        raise httpx.ReadTimeout("no event for too long")
+
+
+def test_a_stream_that_breaks_off_raises_an_sdk_error(events: ModuleType) -> None:
+    transport = httpx.MockTransport(lambda _: httpx.Response(200, stream=Broken()))
+    states: list[str] = []
+    client = events.Client(transport=transport)
+    with client, pytest.raises(events.errors.APIConnectionError, match="broke off"):
+        for event in client.jobs.events("j1"):
+            states.append(event.data.state)
+    assert states == ["running"]
+
+    async def main() -> None:
+        async with events.AsyncClient(transport=transport) as client:
+            async for event in client.jobs.events("j1"):
+                states.append(event.data.state)
+
+    with pytest.raises(events.errors.APITimeoutError, match="broke off"):
+        asyncio.run(main())
+    assert states == ["running", "running"]
+
+
 class SSEHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -231,7 +262,7 @@ def test_events_over_real_http(events: ModuleType, sse_server: str) -> None:
 USER_CODE = """
 from __future__ import annotations
 
-from events_sdk import AsyncClient, Client
+from events_sdk import AsyncClient, Client, EventStream, ServerSentEvent
 from events_sdk.models import JobEvent
 
 
@@ -239,7 +270,9 @@ def use(client: Client) -> list[JobEvent]:
     texts: list[str] = [e.data for e in client.logs.tail()]
     with client.completions.create_stream(body={"stream": True}) as stream:
         texts += [e.data.text for e in stream]
-    return [e.data for e in client.jobs.events("j") if e.event == "progress"]
+    progress: EventStream[JobEvent] = client.jobs.events("j")
+    first: ServerSentEvent[JobEvent] = next(iter(progress))
+    return [first.data] + [e.data for e in progress if e.event == "progress"]
 
 
 async def use_async(client: AsyncClient) -> list[str]:
