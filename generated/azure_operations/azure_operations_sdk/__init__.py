@@ -10,6 +10,7 @@ or `Canceled`. Every request carries the `api-version` query parameter."""
 
 from ._client import AsyncClient, Client
 from ._runtime.display import ProgressDisplay
+from ._runtime.events import AsyncEventStream, EventStream, ServerSentEvent
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
@@ -29,6 +30,7 @@ from .errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -38,6 +40,7 @@ from .errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -52,6 +55,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
@@ -59,6 +63,7 @@ __all__ = [
     "ClientCredentials",
     "ConflictError",
     "DecodeError",
+    "EventStream",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -67,6 +72,7 @@ __all__ = [
     "JobOutcome",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -78,7 +84,9 @@ __all__ = [
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",
+    "ServerSentEvent",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",

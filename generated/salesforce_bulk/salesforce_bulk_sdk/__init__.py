@@ -11,6 +11,7 @@ Once `JobComplete`, the successful and failed record results can be downloaded a
 
 from ._client import AsyncClient, Client
 from ._runtime.display import ProgressDisplay
+from ._runtime.events import AsyncEventStream, EventStream, ServerSentEvent
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
@@ -30,6 +31,7 @@ from .errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -39,6 +41,7 @@ from .errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -53,6 +56,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
@@ -60,6 +64,7 @@ __all__ = [
     "ClientCredentials",
     "ConflictError",
     "DecodeError",
+    "EventStream",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -68,6 +73,7 @@ __all__ = [
     "JobOutcome",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -79,7 +85,9 @@ __all__ = [
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",
+    "ServerSentEvent",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",

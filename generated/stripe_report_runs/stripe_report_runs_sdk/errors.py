@@ -10,6 +10,7 @@ SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
+ +-- MissingCredentials, TokenError
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
       +-- JobTimeout (elapsed, deadline, resume_token, canceled)
@@ -34,6 +35,7 @@ from ._runtime.errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -43,6 +45,7 @@ from ._runtime.errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -63,6 +66,7 @@ __all__ = [
     "JobFailed",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -72,6 +76,7 @@ __all__ = [
     "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",

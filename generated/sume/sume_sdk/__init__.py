@@ -9,6 +9,7 @@ key created it."""
 
 from ._client import AsyncClient, Client
 from ._runtime.display import ProgressDisplay
+from ._runtime.events import AsyncEventStream, EventStream, ServerSentEvent
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
@@ -28,6 +29,7 @@ from .errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -37,6 +39,7 @@ from .errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -51,6 +54,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
@@ -58,6 +62,7 @@ __all__ = [
     "ClientCredentials",
     "ConflictError",
     "DecodeError",
+    "EventStream",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -66,6 +71,7 @@ __all__ = [
     "JobOutcome",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -77,7 +83,9 @@ __all__ = [
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",
+    "ServerSentEvent",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
