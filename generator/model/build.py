@@ -16,7 +16,7 @@ from ..spec.loader import Document, SpecSet, load_document, load_spec
 from . import ir
 from .jobs import build_jobs
 from .names import file_stem, snake
-from .operations import OperationBuilder, build_auths, group_resources
+from .operations import OperationBuilder, build_auths, group_resources, server_url
 from .pagination import paginate
 from .schemas import SchemaBuilder
 
@@ -125,17 +125,7 @@ def _check_root(root: Any, name: str, problems: list[Problem]) -> bool:
 
 
 def _base_url(root: dict[str, Any]) -> str:
-    servers = root.get("servers")
-    if isinstance(servers, list) and servers and isinstance(servers[0], dict):
-        url = servers[0].get("url")
-        if isinstance(url, str):
-            variables = servers[0].get("variables")
-            if isinstance(variables, dict):
-                for key, var in variables.items():
-                    if isinstance(var, dict) and var.get("default") is not None:
-                        url = url.replace("{" + str(key) + "}", str(var["default"]))
-            return url
-    return ""
+    return server_url(root.get("servers"))
 
 
 def input_digests(spec: SpecSet, side: Document | None) -> tuple[tuple[str, str], ...]:

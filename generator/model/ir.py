@@ -190,9 +190,13 @@ class Body:
     type: TypeRef
     required: bool
     description: str = ""
+    encoding: tuple[tuple[str, str, bool], ...] = ()
+    """A form body's declared ``(property, style, explode)``, other than ``form``/explode."""
 
 
-ResponseKind = Literal["json", "text", "binary", "empty"]
+ResponseKind = Literal["json", "text", "binary", "empty", "redirect", "events"]
+"""``redirect``: an operation answering only with 3xx; it returns the ``Location``.
+``events``: a ``text/event-stream`` answer; ``type`` is the type of each event's data."""
 
 
 @attrs.frozen
@@ -202,6 +206,8 @@ class Response:
     media_type: str | None
     type: TypeRef | None
     description: str = ""
+    events: TypeRef | None = None
+    """The event data type of a ``text/event-stream`` alternative to ``media_type``."""
 
 
 PageStyle = Literal["cursor", "page", "offset", "link"]
@@ -240,6 +246,12 @@ class Operation:
     deprecated: bool = False
     location: Location | None = None
     pagination: Pagination | None = None
+    server: str | None = None
+    """The ``servers`` URL the operation (or its path) declares, variables filled in."""
+    redirects: tuple[int, ...] = ()
+    """The 3xx statuses a redirect-only operation declares (returned, not followed)."""
+    stream_name: str | None = None
+    """The method asking for the ``text/event-stream`` alternative (``response.events``)."""
 
     @property
     def path_parameters(self) -> tuple[Parameter, ...]:
@@ -267,6 +279,8 @@ class ApiKeyAuth:
 class BearerAuth:
     scheme: str
     param: str
+    token_url: str | None = None
+    """An OAuth 2 scheme's ``flows.clientCredentials.tokenUrl``."""
 
 
 @attrs.frozen

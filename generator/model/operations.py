@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -13,7 +13,7 @@ from . import ir
 from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder
 
-__all__ = ["OperationBuilder", "build_auths", "group_resources"]
+__all__ = ["OperationBuilder", "build_auths", "group_resources", "server_url"]
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
@@ -61,7 +61,7 @@ _ATTR_RESERVED = frozenset(
 )
 
 
-def _media_kind(media_type: str) -> ir.BodyKind | None:
+def _media_kind(media_type: str) -> ir.BodyKind | Literal["events"] | None:
     base = media_type.split(";", 1)[0].strip().lower()
     if base == "application/json" or base.endswith("+json"):
         return "json"
@@ -69,6 +69,8 @@ def _media_kind(media_type: str) -> ir.BodyKind | None:
         return "form"
     if base.startswith("multipart/"):
         return "multipart"
+    if base == "text/event-stream":
+        return "events"
     if base.startswith("text/"):
         return "text"
     if base in ("application/octet-stream", "*/*") or base.startswith(
@@ -143,6 +145,9 @@ class OperationBuilder:
                 operation = self._operation(
                     str(path), method, node, op_at, shared, item_at, global_security
                 )
+                if operation is not None and operation.server is None:
+                    path_server = server_url(item.get("servers"))
+                    operation = attrs.evolve(operation, server=path_server or None)
                 if operation is None:
                     continue
                 if operation.operation_id in seen:
@@ -178,8 +183,14 @@ class OperationBuilder:
         hint = pascal(_name_source(operation_id), "Operation")
         parameters = self._parameters(path, node, at, shared, item_at, hint)
         body = self._body(node.get("requestBody"), at.child("requestBody"), hint)
-        response = self._response(node.get("responses"), at.child("responses"), hint)
+        responses = node.get("responses")
+        response = self._response(responses, at.child("responses"), hint)
         security = _security_names(node.get("security"))
+        redirects = (
+            tuple(sorted(int(c) for c in responses if _is_redirect(c)))
+            if response.kind == "redirect" and isinstance(responses, dict)
+            else ()
+        )
         return ir.Operation(
             operation_id=operation_id,
             name=snake(_name_source(operation_id), "call"),
@@ -193,6 +204,8 @@ class OperationBuilder:
             security=security if security is not None else (global_security or ()),
             deprecated=node.get("deprecated") is True,
             location=at,
+            server=server_url(node.get("servers")) or None,
+            redirects=redirects,
         )
 
     def _parameters(
@@ -266,6 +279,13 @@ class OperationBuilder:
                 hint + pascal(wire, "Param"),
             )
             style = param.get("style")
+            if style is not None and style not in _STYLES[where]:
+                self.schemas.warn(
+                    param_at.child("style"),
+                    f"style {style!r} is not one of {', '.join(_STYLES[where])} for a "
+                    f"{where} parameter; the default {_STYLES[where][0]!r} is used",
+                )
+                style = None
             explode = param.get("explode")
             default = schema.get("default") if isinstance(schema, dict) else None
             has_default = isinstance(default, (str, int, float, bool)) and where != "path"
@@ -278,7 +298,11 @@ class OperationBuilder:
                     required=where == "path" or param.get("required") is True,
                     description=_text(param.get("description")),
                     style=style if isinstance(style, str) else None,
-                    explode=explode if isinstance(explode, bool) else style in (None, "form"),
+                    explode=(
+                        explode
+                        if isinstance(explode, bool)
+                        else (style or _STYLES[where][0]) == "form"
+                    ),
                     default=default if has_default else None,
                     has_default=has_default,
                 )
@@ -294,7 +318,8 @@ class OperationBuilder:
             return None
         choices: dict[ir.BodyKind, tuple[str, Any]] = {}
         for media_type, media in node["content"].items():
-            found = _media_kind(str(media_type))
+            kind_of = _media_kind(str(media_type))
+            found: ir.BodyKind | None = "text" if kind_of == "events" else kind_of
             if found is not None and found not in choices:
                 choices[found] = (str(media_type), media)
         if not choices:
@@ -329,6 +354,7 @@ class OperationBuilder:
             body_type,
             node.get("required") is True,
             _text(node.get("description")),
+            _form_encoding(media) if kind == "form" else (),
         )
 
     def _other_schemas(self, content: Any, at: Location, chosen: str | None, hint: str) -> None:
@@ -338,6 +364,8 @@ class OperationBuilder:
             return
         for media_type, media in content.items():
             if str(media_type) == chosen or not isinstance(media, dict) or "schema" not in media:
+                continue
+            if str(at.child("content", str(media_type), "schema")) in self.schemas.located:
                 continue
             self.schemas.type_of(
                 media["schema"], at.child("content", str(media_type), "schema"), hint
@@ -370,6 +398,18 @@ class OperationBuilder:
                         )
         return response
 
+    def _event_type(self, media: Any, at: Location, hint: str) -> ir.TypeRef:
+        """The type of each event's data: the stream's schema (OpenAPI 3.2's
+        ``itemSchema``, or ``schema``) as JSON, or text when it is a string or absent."""
+        for key in ("itemSchema", "schema"):
+            schema = media.get(key) if isinstance(media, dict) else None
+            if schema is not None:
+                found = self.schemas.type_of(schema, at.child(key), hint + "Event")
+                return (
+                    ir.Primitive("str") if found in (ir.AnyType(), ir.Primitive("str")) else found
+                )
+        return ir.Primitive("str")
+
     def _success(self, raw: dict[Any, Any], at: Location, hint: str) -> ir.Response:
         codes = sorted(str(code) for code in raw if str(code).startswith("2"))
         for code in codes:
@@ -385,11 +425,15 @@ class OperationBuilder:
             description = _text(node.get("description"))
             if not isinstance(content, dict) or not content:
                 continue
-            kinds = {}
+            kinds: dict[str, tuple[str, Any]] = {}
             for media_type, media in content.items():
                 kind = _media_kind(str(media_type))
                 if kind is not None and kind not in kinds:
                     kinds[kind] = (str(media_type), media)
+            events = None
+            if "events" in kinds:
+                media_type, media = kinds["events"]
+                events = self._event_type(media, node_at.child("content", media_type), hint)
             for kind in ("json", "text", "binary"):
                 if kind in kinds:
                     media_type, media = kinds[kind]
@@ -400,13 +444,64 @@ class OperationBuilder:
                             node_at.child("content", media_type, "schema"),
                             hint + "Response",
                         )
-                        return ir.Response(code, "json", media_type, rtype, description)
+                        return ir.Response(code, "json", media_type, rtype, description, events)
                     ptype: ir.TypeRef = ir.Primitive("str" if kind == "text" else "bytes")
-                    return ir.Response(code, kind, media_type, ptype, description)  # type: ignore[arg-type]
+                    return ir.Response(code, kind, media_type, ptype, description, events)  # type: ignore[arg-type]
+            if events is not None:
+                return ir.Response(code, "events", kinds["events"][0], events, description)
             return ir.Response(
                 code, "binary", next(iter(content)), ir.Primitive("bytes"), description
             )
+        moved = sorted(str(code) for code in raw if _is_redirect(code))
+        if not codes and moved:
+            node, _ = _safe_deref(self.spec, raw.get(moved[0], raw.get(int(moved[0]))), at, [])
+            description = _text(node.get("description")) if isinstance(node, dict) else ""
+            return ir.Response(moved[0], "redirect", None, ir.Primitive("str"), description)
         return ir.Response(codes[0] if codes else "200", "empty", None, None)
+
+
+def _is_redirect(code: object) -> bool:
+    return str(code).isdigit() and 300 <= int(str(code)) < 400 and int(str(code)) != 304
+
+
+def server_url(servers: Any) -> str:
+    """The first server's URL with its variables' defaults, or ""."""
+    if not isinstance(servers, list) or not servers or not isinstance(servers[0], dict):
+        return ""
+    url = servers[0].get("url")
+    if not isinstance(url, str):
+        return ""
+    variables = servers[0].get("variables")
+    if isinstance(variables, dict):
+        for key, var in variables.items():
+            if isinstance(var, dict) and var.get("default") is not None:
+                url = url.replace("{" + str(key) + "}", str(var["default"]))
+    return url
+
+
+_STYLES = {
+    "path": ("simple", "label", "matrix"),
+    "query": ("form", "spaceDelimited", "pipeDelimited", "deepObject"),
+    "header": ("simple",),
+    "cookie": ("form",),
+}
+
+
+def _form_encoding(media: Any) -> tuple[tuple[str, str, bool], ...]:
+    """The ``encoding`` of a form body's properties that differs from ``form``/explode."""
+    encoding = media.get("encoding") if isinstance(media, dict) else None
+    if not isinstance(encoding, dict):
+        return ()
+    out = []
+    for prop, node in encoding.items():
+        if not isinstance(node, dict):
+            continue
+        style = node.get("style") if node.get("style") in _STYLES["query"] else "form"
+        explode = node.get("explode")
+        explode = explode if isinstance(explode, bool) else style == "form"
+        if (style, explode) != ("form", True):
+            out.append((str(prop), str(style), explode))
+    return tuple(out)
 
 
 def _security_names(raw: Any) -> tuple[str, ...] | None:
@@ -476,10 +571,17 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
             out.append(ir.BasicAuth(scheme, params.claim("username"), params.claim("password")))
         elif kind in ("http", "oauth2", "openIdConnect"):
             single = kinds.count("bearer") == 1
-            out.append(
-                ir.BearerAuth(scheme, params.claim("token" if single else f"{snake(scheme)}_token"))
-            )
+            param = params.claim("token" if single else f"{snake(scheme)}_token")
+            out.append(ir.BearerAuth(scheme, param, _token_url(node)))
     return tuple(out)
+
+
+def _token_url(node: dict[str, Any]) -> str | None:
+    """The token endpoint of an OAuth 2 scheme's client-credentials flow, if absolute."""
+    flows = node.get("flows")
+    flow = flows.get("clientCredentials") if isinstance(flows, dict) else None
+    url = flow.get("tokenUrl") if isinstance(flow, dict) else None
+    return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None
 
 
 def group_resources(
@@ -518,7 +620,8 @@ def group_resources(
             while kept and kept[-1] in _TRAILING_FILLER:
                 kept.pop()
             name = method_names.claim(snake("_".join(kept)) if kept else op.name)
-            renamed.append(attrs.evolve(op, name=name))
+            stream = method_names.claim(name + "_stream") if op.response.events else None
+            renamed.append(attrs.evolve(op, name=name, stream_name=stream))
             final[op.operation_id] = renamed[-1]
         attr = attr_names.claim(snake(tag, "default"))
         class_name = pascal(tag, "Default")

@@ -41,7 +41,8 @@ _PRIMITIVE_ANNOTATION = {
     "datetime": "datetime.datetime",
     "date": "datetime.date",
     "uuid": "uuid.UUID",
-    "bytes": "str",
+    # A binary field of a multipart body takes a file; decoded from JSON, it is a string.
+    "bytes": "_s.FileInput | str",
 }
 _PRIMITIVE_DECODER = {
     "str": "_s.as_str",

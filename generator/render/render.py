@@ -57,6 +57,7 @@ _ERROR_TREE = """SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
+ +-- MissingCredentials, TokenError
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
       +-- JobTimeout (elapsed, deadline, resume_token, canceled)
@@ -385,7 +386,71 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         "downloads": any(op.response.kind == "binary" for op in every),
     }
+    token_url = next(
+        (a.token_url for a in sdk.auths if isinstance(a, ir.BearerAuth) and a.token_url), None
+    )
+    events = None
+    streamed = next(
+        (
+            (r, o)
+            for r in sdk.resources
+            for o in r.operations
+            if o.response.kind == "events" or o.stream_name
+        ),
+        None,
+    )
+    if streamed is not None:
+        resource, op = streamed
+        args = ", ".join('"..."' for _ in op.path_parameters)
+        if op.body is not None and op.body.required:
+            args = ", ".join(filter(None, [args, "body=..."]))
+        method = op.name if op.response.kind == "events" else op.stream_name
+        call_of = f"client.{resource.attr}.{method}({args})"
+        events = {
+            "example": _example(
+                "with Client",
+                auth_args,
+                [f"for event in {call_of}:", "    print(event.event, event.id, event.data)"],
+            ),
+            "async_example": _example(
+                "async with AsyncClient",
+                auth_args,
+                [f"async for event in {call_of}:", "    print(event.data)"],
+            ),
+            "operations": [
+                {
+                    "attr": ident(r.attr),
+                    "name": ident(o.name if o.response.kind == "events" else o.stream_name or ""),
+                }
+                for r in sdk.resources
+                for o in r.operations
+                if o.response.kind == "events" or o.stream_name
+            ],
+        }
+    wire = {
+        "styled": any(
+            p.style is not None or (p.location == "query" and not p.explode)
+            for o in every
+            for p in o.parameters
+        ),
+        "forms": any(o.body is not None and o.body.kind == "form" for o in every),
+        "servers": [
+            {"attr": ident(r.attr), "name": ident(o.name), "url": md_code(o.server)}
+            for r in sdk.resources
+            for o in r.operations
+            if o.server is not None
+        ],
+        "redirects": [
+            {"attr": ident(r.attr), "name": ident(o.name)}
+            for r in sdk.resources
+            for o in r.operations
+            if o.response.kind == "redirect"
+        ],
+    }
     return {
+        "events": events,
+        "wire": wire,
+        "token_url": md_code(token_url) if token_url else None,
         "log_env": md_code(f"{env_prefix(sdk)}_LOG"),
         "log_name": md_code(sdk.package),
         "files": files if any(files.values()) else None,
@@ -481,6 +546,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     imports.add("._runtime", "http", "_http")
     imports.add("._runtime", "waitspec", "_ws")
     imports.add("._version", "USER_AGENT")
+    if client["token_url"]:
+        imports.add("._runtime", "oauth2", "_oauth2")
     if client["envs"]:
         imports.add("os", "environ", "_environ")
     lines = imports.lines()
@@ -520,14 +587,17 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         "API_VERSION",
         "AsyncClient",
         "AsyncClientCredentials",
+        "AsyncEventStream",
         "AsyncJobHandle",
         "Client",
         "ClientCredentials",
+        "EventStream",
         "JobHandle",
         "JobOutcome",
         "PollDecision",
         "PollEvent",
         "ProgressDisplay",
+        "ServerSentEvent",
         "UNSET",
         "Unset",
         "WaitConfig",
@@ -536,6 +606,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     put(
         f"{pkg}/__init__.py",
         "package/__init__.py.jinja",
+        token_url=client["token_url"] is not None,
         errors=errors,
         exports=[ident(name) for name in sorted(top + list(_errors()) + own, key=all_key)],
     )

@@ -300,7 +300,11 @@ def _path_expression(path: str, params: dict[str, ir.Parameter]) -> str:
     for match in _PATH_PARAM.finditer(path):
         if match.start() > pos:
             parts.append(py_literal(path[pos : match.start()]))
-        parts.append(f"_path({params[match.group(1)].name})")
+        p = params[match.group(1)]
+        args = [p.name]
+        if (p.style or "simple", p.explode) != ("simple", False):
+            args += [py_str(p.style or "simple"), str(p.explode), py_str(p.wire)]
+        parts.append(f"_path({', '.join(args)})")
         pos = match.end()
     if pos < len(path):
         parts.append(py_literal(path[pos:]))
@@ -387,16 +391,34 @@ def operation_view(
     for pair in filter(None, fixed_query.split("&")):
         key, _, value = pair.partition("=")
         params.append(f"{py_literal(key)}: {py_literal(value)}")
-    headers = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "header"]
-    accepts = op.response.media_type if op.response.kind in ("binary", "text") else None
+    # Only the styles the spec declares beyond the defaults are passed on.
+    styles = [
+        f"{py_literal(p.wire)}: ({py_str(p.style or 'form')}, {p.explode})"
+        for p in keyword
+        if p.location == "query" and (p.style or "form", p.explode) != ("form", True)
+    ]
+    headers = [
+        f"{py_literal(p.wire)}: " + (f"_styles.header({p.name}, True)" if p.explode else p.name)
+        for p in keyword
+        if p.location == "header"
+    ]
+    accepts = op.response.media_type if op.response.kind in ("binary", "text", "events") else None
     if accepts and not any(p.wire.lower() == "accept" for p in keyword if p.location == "header"):
         headers.insert(0, f'"Accept": {py_literal(accepts)}')
     if synthetic_idem and idempotency_header is not None:
         headers.append(f"{py_literal(idempotency_header)}: {_IDEMPOTENCY_KEY}")
-    cookies = [f"({py_str(p.wire)}, {p.name})" for p in keyword if p.location == "cookie"]
+    cookies = [
+        f"({py_str(p.wire)}, {p.name}, {p.explode})" for p in keyword if p.location == "cookie"
+    ]
     if cookies:
-        headers.append(f'"Cookie": _cookie_header({_tuple_of([Code(c) for c in cookies])})')
+        headers.append(f'"Cookie": _styles.cookie_header({_tuple_of([Code(c) for c in cookies])})')
     body_args: list[Code] = []
+    if styles:
+        body_args.append(Code("styles={" + ", ".join(styles) + "}"))
+    if op.server is not None:
+        body_args.append(Code(f"server={py_str(op.server)}"))
+    if op.redirects:
+        body_args.append(Code(f"redirects={_tuple_of([Code(str(c)) for c in op.redirects])}"))
     if op.body is not None:
         keyword_, value = {
             "json": ("json", "_s.encode(body)"),
@@ -410,6 +432,12 @@ def operation_view(
         body_args.append(Code(f"{keyword_}={value}"))
         if op.body.kind in ("text", "binary"):
             body_args.append(Code(f"content_type={py_str(op.body.media_type)}"))
+        if op.body.encoding:
+            encoding = [
+                f"{py_literal(prop)}: ({py_str(style)}, {explode})"
+                for prop, style, explode in op.body.encoding
+            ]
+            body_args.append(Code("encoding={" + ", ".join(encoding) + "}"))
 
     response = op.response
     returns: str
@@ -420,6 +448,11 @@ def operation_view(
         returns, decode = "str", "response.text"
     elif response.kind == "binary":
         returns, decode = "bytes", "response.content"
+    elif response.kind == "redirect":
+        returns, decode = "str", 'str(response.headers.get("location", ""))'
+    elif response.kind == "events":
+        # The raw and streaming variants read the stream as text.
+        returns, decode = "str", "response.text"
     else:
         returns, decode = "None", "None"
 
@@ -433,6 +466,17 @@ def operation_view(
     if doc_args:
         lines.append("Args:\n" + "\n".join("    " + " ".join(a.split()) for a in doc_args))
     paging = _paging_view(code, op)
+    events = None
+    event_type = response.type if response.kind == "events" else response.events
+    if event_type is not None:
+        plain = code.resolve(event_type) == ir.Primitive("str")
+        events = {
+            "item": Code(code.annotation(event_type)),
+            "decode_fn": ident(f"_{op.name}_event"),
+            "decoder": None if plain else Code(code.decoder(event_type)),
+            "main": response.kind == "events",
+            "method": ident(op.stream_name) if op.stream_name else None,
+        }
     if paging is not None:
         lines.append(
             "Returns every item, fetching pages as iteration needs them; ``.page()`` "
@@ -457,10 +501,12 @@ def operation_view(
         "idempotency_header": idem,
         "idem_param": idem_param,
         "paging": paging,
+        "events": events,
         "deprecated": op.deprecated,
         "types": [p.type for p in op.parameters]
         + ([op.body.type] if op.body is not None else [])
         + ([response.type] if response.type is not None and response.kind == "json" else [])
+        + ([event_type] if event_type is not None else [])
         + ([op.pagination.item_type] if op.pagination is not None else []),
     }
 
@@ -730,9 +776,9 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
         parts += [_OPERATION_STATIC, op["signature"], op["call_args"], op["path"], op["returns"]]
         if op["paging"] is not None:
             parts += ["_pages", op["paging"]["item"], op["paging"]["decoder"]]
+        if op["events"] is not None:
+            parts += ["_events", op["events"]["item"], op["events"]["decoder"] or ""]
         parts += [op["decode"], op["header_dict"], op["params"] or "", *op["body_args"]]
-        if "_cookie_header" in op["header_dict"]:
-            parts.append("_path _s")
     for job in jobs:
         parts += [_JOB_STATIC, *job["spec_args"].values(), job["record_annotation"]]
         parts += [job["record_decoder"], job["result_returns"], job["create_returns"]]
@@ -802,6 +848,8 @@ def resource_view(
         ("waitspec", "_ws"),
         ("handle", "_handle"),
         ("carry", "_carry"),
+        ("styles", "_styles"),
+        ("events", "_events"),
     ]:
         imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")
@@ -840,7 +888,6 @@ def resource_view(
                 )
             ],
         ),
-        "has_cookies": "_cookie_header" in used,
         "has_multipart": any("_multipart" in arg for op in ops for arg in op["body_args"]),
         "has_with_key": any(
             job["create"] and "_with_key(" in job["create"]["call_args"] for job in jobs
@@ -925,6 +972,14 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         "required": required,
         "missing": py_str(f"no credentials: pass {choices}"),
         "base_url": py_str(sdk.base_url) if sdk.base_url and "://" in sdk.base_url else None,
+        "token_url": next(
+            (
+                py_str(a.token_url)
+                for a in sdk.auths
+                if isinstance(a, ir.BearerAuth) and a.token_url
+            ),
+            None,
+        ),
         "resources": [
             {
                 "name": ident(r.name),

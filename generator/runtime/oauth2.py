@@ -1,6 +1,6 @@
 """OAuth 2 client credentials as a token provider, refreshed before the token expires.
 
-``ClientCredentials(token_url, client_id, client_secret)`` is a function of no
+``ClientCredentials(client_id, client_secret, token_url=...)`` is a function of no
 arguments returning the current access token, as every client credential may be: it
 asks the token endpoint once, then reuses the token until ``refresh_before`` seconds
 before its ``expires_in`` runs out, so a wait of an hour keeps working.
@@ -14,18 +14,14 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 
 from .credentials import _Secret
-from .errors import SDKError
+from .errors import TokenError
 
 __all__ = ["AsyncClientCredentials", "ClientCredentials", "TokenCache", "TokenError"]
-
-
-class TokenError(SDKError):
-    """The token endpoint refused the client's credentials or answered nonsense."""
 
 
 class TokenCache:
@@ -91,22 +87,36 @@ class TokenCache:
         return f"<TokenCache {self.token_url} client_id={self._client_id!r}>"
 
 
+def _token_url(url: str | None) -> str:
+    if not url:
+        raise ValueError("token_url is required: the spec declares no token endpoint")
+    return url
+
+
 class ClientCredentials:
     """A token provider for ``Client``: the client-credentials grant, cached."""
 
+    #: The token endpoint the spec declares (``flows.clientCredentials.tokenUrl``).
+    TOKEN_URL: ClassVar[str | None] = None
+
     def __init__(
         self,
-        token_url: str,
         client_id: str,
         client_secret: str,
         *,
+        token_url: str | None = None,
         scopes: Sequence[str] = (),
         refresh_before: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.cache = TokenCache(
-            token_url, client_id, client_secret, scopes, refresh_before, clock
+            _token_url(token_url or self.TOKEN_URL),
+            client_id,
+            client_secret,
+            scopes,
+            refresh_before,
+            clock,
         )
         self._transport = transport
         self._lock = threading.Lock()
@@ -128,19 +138,27 @@ class ClientCredentials:
 class AsyncClientCredentials:
     """The async twin of :class:`ClientCredentials`, for ``AsyncClient``."""
 
+    #: The token endpoint the spec declares (``flows.clientCredentials.tokenUrl``).
+    TOKEN_URL: ClassVar[str | None] = None
+
     def __init__(
         self,
-        token_url: str,
         client_id: str,
         client_secret: str,
         *,
+        token_url: str | None = None,
         scopes: Sequence[str] = (),
         refresh_before: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.cache = TokenCache(
-            token_url, client_id, client_secret, scopes, refresh_before, clock
+            _token_url(token_url or self.TOKEN_URL),
+            client_id,
+            client_secret,
+            scopes,
+            refresh_before,
+            clock,
         )
         self._transport = transport
         self._lock: asyncio.Lock | None = None

@@ -49,10 +49,10 @@ def test_the_key_comes_from_the_environment(
 
 @pytest.mark.parametrize("make", ["Client", "AsyncClient"])
 def test_no_credentials_at_all_is_an_error_at_construction(features: ModuleType, make: str) -> None:
-    with pytest.raises(features.errors.SDKError) as caught:
+    with pytest.raises(features.errors.MissingCredentials) as caught:
         getattr(features, make)()
     message = str(caught.value)
-    assert isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, (ValueError, features.MissingCredentials))
     assert "no credentials: pass key_header_api_key= or set FEATURES_KEY_HEADER_API_KEY" in message
     assert "token= or set FEATURES_TOKEN" in message
 
@@ -114,10 +114,10 @@ def make() -> tuple[Client, Client, Client, AsyncClient, AsyncClient, AsyncClien
     return (
         Client(key_header_api_key="k"),
         Client(key_header_api_key=lambda: "k", token=lambda: "t"),
-        Client(token=ClientCredentials(url, "id", "secret", scopes=["a"])),
+        Client(token=ClientCredentials("id", "secret", token_url=url, scopes=["a"])),
         AsyncClient(token=fresh_token),
         AsyncClient(token=lambda: "t"),
-        AsyncClient(token=AsyncClientCredentials(url, "id", "secret")),
+        AsyncClient(token=AsyncClientCredentials("id", "secret", token_url=url)),
     )
 """
 

@@ -172,9 +172,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from files_sdk import Client
+from files_sdk.models import UploadBody
 
 
 def use(client: Client, path: Path) -> bytes:
+    client.files.upload(body=UploadBody(file=path, purpose="p"))
+    client.files.upload(body=UploadBody(file=("a.txt", b"text", "text/plain")))
+    with path.open("rb") as handle:
+        client.files.upload(body=UploadBody(file=handle))
     client.files.put("a", body=b"bytes")
     client.files.put("b", body=path)
     with path.open("rb") as handle:

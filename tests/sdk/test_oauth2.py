@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
 import pytest
+import yaml
+
+from tests.helpers import imported_sdk, write
 
 TOKEN_URL = "https://auth.example/oauth/token"
 
@@ -43,9 +49,9 @@ class Clock:
 def test_a_token_is_reused_then_refreshed_before_it_expires(features: ModuleType) -> None:
     endpoint, clock = TokenEndpoint(lifetime=120), Clock()
     tokens = features.ClientCredentials(
-        TOKEN_URL,
         "app",
         "client-secret-9",
+        token_url=TOKEN_URL,
         scopes=["jobs:read", "jobs:write"],
         clock=clock,
         transport=httpx.MockTransport(endpoint),
@@ -68,7 +74,7 @@ def test_a_token_is_reused_then_refreshed_before_it_expires(features: ModuleType
 def test_the_client_sends_the_current_token(features: ModuleType) -> None:
     endpoint, clock = TokenEndpoint(lifetime=100), Clock()
     tokens = features.ClientCredentials(
-        TOKEN_URL, "app", "s", clock=clock, transport=httpx.MockTransport(endpoint)
+        "app", "s", token_url=TOKEN_URL, clock=clock, transport=httpx.MockTransport(endpoint)
     )
     seen: list[str] = []
 
@@ -87,7 +93,7 @@ def test_the_client_sends_the_current_token(features: ModuleType) -> None:
 def test_async_client_credentials(features: ModuleType) -> None:
     endpoint, clock = TokenEndpoint(lifetime=100), Clock()
     tokens = features.AsyncClientCredentials(
-        TOKEN_URL, "app", "s", clock=clock, transport=httpx.MockTransport(endpoint)
+        "app", "s", token_url=TOKEN_URL, clock=clock, transport=httpx.MockTransport(endpoint)
     )
     seen: list[str] = []
 
@@ -109,6 +115,82 @@ def test_async_client_credentials(features: ModuleType) -> None:
 
 def test_a_refused_client_is_a_clear_error(features: ModuleType) -> None:
     refused = httpx.MockTransport(lambda _: httpx.Response(401, json={"error": "invalid_client"}))
-    tokens = features.ClientCredentials(TOKEN_URL, "app", "wrong", transport=refused)
-    with pytest.raises(features.errors.SDKError, match=r"answered 401 \(invalid_client\)"):
+    tokens = features.ClientCredentials("app", "wrong", token_url=TOKEN_URL, transport=refused)
+    with pytest.raises(features.errors.TokenError, match=r"answered 401 \(invalid_client\)"):
         tokens()
+
+
+def test_without_a_declared_token_url_one_must_be_given(features: ModuleType) -> None:
+    with pytest.raises(ValueError, match="token_url is required"):
+        features.ClientCredentials("app", "s")
+
+
+OAUTH_SPEC: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "Tokens", "version": "1.0.0"},
+    "servers": [{"url": "https://api.example"}],
+    "security": [{"oauth": []}],
+    "components": {
+        "securitySchemes": {
+            "oauth": {
+                "type": "oauth2",
+                "flows": {"clientCredentials": {"tokenUrl": TOKEN_URL, "scopes": {}}},
+            }
+        }
+    },
+    "paths": {
+        "/things": {
+            "get": {
+                "operationId": "listThings",
+                "tags": ["things"],
+                "responses": {
+                    "200": {
+                        "description": "Things.",
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    }
+                },
+            }
+        }
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def tokens_sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    root = tmp_path_factory.mktemp("oauth")
+    spec = write(root / "tokens.yaml", yaml.safe_dump(OAUTH_SPEC))
+    with imported_sdk(spec, root / "out", "tokens_sdk") as sdk:
+        yield sdk
+
+
+def test_the_token_url_comes_from_the_spec(tokens_sdk: ModuleType) -> None:
+    endpoint, clock = TokenEndpoint(), Clock()
+    seen: list[str] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers["Authorization"])
+        return httpx.Response(200, json={})
+
+    tokens = tokens_sdk.ClientCredentials(
+        "app", "s", clock=clock, transport=httpx.MockTransport(endpoint)
+    )
+    with tokens_sdk.Client(token=tokens, transport=httpx.MockTransport(api)) as client:
+        client.things.list()
+    assert seen == ["Bearer access-1"] and len(endpoint.forms) == 1
+    assert tokens_sdk.AsyncClientCredentials.TOKEN_URL == TOKEN_URL
+    assert TOKEN_URL in (Path(tokens_sdk.__file__).parent.parent / "README.md").read_text()
+
+
+def test_a_given_token_url_overrides_the_spec(tokens_sdk: ModuleType) -> None:
+    other = "https://other-auth.example/token"
+    asked: list[str] = []
+
+    def endpoint(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        return httpx.Response(200, json={"access_token": "x", "expires_in": 60})
+
+    tokens = tokens_sdk.AsyncClientCredentials(
+        "app", "s", token_url=other, transport=httpx.MockTransport(endpoint)
+    )
+    assert asyncio.run(tokens()) == "x"
+    assert asked == [other]

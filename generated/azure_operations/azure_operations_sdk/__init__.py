@@ -10,6 +10,7 @@ or `Canceled`. Every request carries the `api-version` query parameter."""
 
 from ._client import AsyncClient, Client
 from ._runtime.display import ProgressDisplay
+from ._runtime.events import AsyncEventStream, EventStream, ServerSentEvent
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
@@ -31,6 +32,7 @@ from .errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -40,6 +42,7 @@ from .errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -56,6 +59,7 @@ __all__ = [
     "AnalysisFailed",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
@@ -63,6 +67,7 @@ __all__ = [
     "ClientCredentials",
     "ConflictError",
     "DecodeError",
+    "EventStream",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -71,6 +76,7 @@ __all__ = [
     "JobOutcome",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -82,7 +88,9 @@ __all__ = [
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",
+    "ServerSentEvent",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",

@@ -73,6 +73,7 @@ class Client:
             user_agent=USER_AGENT,
             max_retries=max_retries,
             wait_config=wait_config,
+            spec_url="https://example.cognitiveservices.azure.com/language",
             http_client=http_client,
             transport=transport,
         )
@@ -157,6 +158,7 @@ class AsyncClient:
             user_agent=USER_AGENT,
             max_retries=max_retries,
             wait_config=wait_config,
+            spec_url="https://example.cognitiveservices.azure.com/language",
             http_client=http_client,
             transport=transport,
         )

@@ -10,6 +10,7 @@ SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
+ +-- MissingCredentials, TokenError
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
       +-- JobTimeout (elapsed, deadline, resume_token, canceled)
@@ -37,6 +38,7 @@ from ._runtime.errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -46,6 +48,7 @@ from ._runtime.errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -70,6 +73,7 @@ __all__ = [
     "JobFailed",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -79,6 +83,7 @@ __all__ = [
     "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",

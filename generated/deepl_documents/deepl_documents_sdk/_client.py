@@ -75,6 +75,7 @@ class Client:
             user_agent=USER_AGENT,
             max_retries=max_retries,
             wait_config=wait_config,
+            spec_url="https://api.deepl.com",
             http_client=http_client,
             transport=transport,
         )
@@ -159,6 +160,7 @@ class AsyncClient:
             user_agent=USER_AGENT,
             max_retries=max_retries,
             wait_config=wait_config,
+            spec_url="https://api.deepl.com",
             http_client=http_client,
             transport=transport,
         )

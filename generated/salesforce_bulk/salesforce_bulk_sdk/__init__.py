@@ -11,6 +11,7 @@ Once `JobComplete`, the successful and failed record results can be downloaded a
 
 from ._client import AsyncClient, Client
 from ._runtime.display import ProgressDisplay
+from ._runtime.events import AsyncEventStream, EventStream, ServerSentEvent
 from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
 from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
@@ -32,6 +33,7 @@ from .errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -41,6 +43,7 @@ from .errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -55,6 +58,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
+    "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
@@ -62,6 +66,7 @@ __all__ = [
     "ClientCredentials",
     "ConflictError",
     "DecodeError",
+    "EventStream",
     "IngestJobCanceled",
     "IngestJobFailed",
     "InternalServerError",
@@ -72,6 +77,7 @@ __all__ = [
     "JobOutcome",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -83,7 +89,9 @@ __all__ = [
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",
+    "ServerSentEvent",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",

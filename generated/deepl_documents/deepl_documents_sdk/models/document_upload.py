@@ -45,7 +45,7 @@ def _convert_formality(
 class DocumentUpload:
     """DocumentUpload object."""
 
-    file: str
+    file: _s.FileInput | str
     """The document to translate."""
 
     target_lang: str

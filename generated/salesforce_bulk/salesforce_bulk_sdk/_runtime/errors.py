@@ -17,6 +17,8 @@ SDKError
 ├── DecodeError (ValueError)        a response did not match its schema
 │   ├── UnreadableStatus            a 2xx status body that is not a record (retried)
 │   └── RecordDecodeError           a job's record reached a state, off its schema
+├── MissingCredentials (ValueError) a client made without the credentials its API needs
+├── TokenError                      the OAuth 2 token endpoint refused or answered nonsense
 ├── MissingJobId (ValueError)       a create response carried no job id
 ├── InvalidResumeToken (ValueError) a resume token that cannot be read
 ├── NoResultOperation (TypeError)   wait_for_result on a job without a result operation
@@ -58,6 +60,7 @@ __all__ = [
     "JobFailed",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -67,6 +70,7 @@ __all__ = [
     "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -222,6 +226,14 @@ class DecodeError(SDKError, ValueError):
         super().__init__(f"cannot decode {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class MissingCredentials(SDKError, ValueError):
+    """A client was made without any of the credentials its API requires."""
+
+
+class TokenError(SDKError):
+    """The token endpoint refused the client's credentials or answered nonsense."""
 
 
 class RecordDecodeError(DecodeError):

@@ -25,7 +25,7 @@ from typing import Union
 import attrs
 import httpx
 
-from .errors import SDKError
+from .errors import MissingCredentials
 
 __all__ = [
     "ApiKey",
@@ -50,10 +50,6 @@ _LOOKS_SECRET = re.compile(
 #: A credential: its value, or a function that returns the current one (a token
 #: provider, called for every request; an async client may give an async one).
 SecretSource = Union[str, Callable[[], Union[str, Awaitable[str]]]]
-
-
-class MissingCredentials(SDKError, ValueError):
-    """A client was made without any of the credentials its API requires."""
 
 
 class _Secret:

@@ -1,0 +1,260 @@
+"""Settings and request building shared by the sync and async HTTP twins: the
+request's URL (the client's base URL, or the operation's declared server),
+credentials, timeouts within a wait's time left, the retry policy, and which
+redirects are followed."""
+
+from __future__ import annotations
+
+import copy as _copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+import httpx
+
+from .credentials import (
+    ApiKey,
+    Bearer,
+    Credential,
+    authorization,
+    masked_headers,
+    split_userinfo,
+)
+from .logs import configure, log_response
+from .ratelimit import RateLimiter
+from .retry import RetryPolicy
+from .serde import Unset
+from .statuses import status_error_for
+from .styles import header
+from .waitspec import WaitConfig
+from .wire import (
+    RequestOptions,
+    form_items,
+    header_value,
+    query_items,
+    with_extra_body,
+)
+
+__all__ = ["DEFAULT_TIMEOUT", "BaseHTTP"]
+
+_H = TypeVar("_H", bound="BaseHTTP")
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
+DEFAULT_TIMEOUT = 60.0
+
+
+class BaseHTTP:
+    """Settings and request building shared by the sync and async twins."""
+
+    _owns_client: bool
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        credentials: Sequence[Credential],
+        timeout: float | httpx.Timeout | None,
+        headers: Mapping[str, str] | None,
+        user_agent: str,
+        max_retries: int,
+        wait_config: WaitConfig | None,
+        spec_url: str | None = None,
+    ) -> None:
+        if not base_url:
+            raise ValueError("base_url is required: the spec names no server")
+        # user:password@ in the URL is sent as basic auth, never shown with the URL.
+        self.base_url, self._url_auth = split_userinfo(base_url.rstrip("/"))
+        # The spec's own server: while base_url is it, operations that declare a
+        # server of their own are sent there.
+        self._spec_url = (spec_url or "").rstrip("/")
+        self._credentials = tuple(credentials)
+        self._masked = frozenset(
+            c.name.lower()
+            for c in self._credentials
+            if isinstance(c, ApiKey) and c.where in ("header", "query")
+        )
+        self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
+        self.headers: dict[str, str] = {
+            "User-Agent": user_agent,
+            "Accept": "application/json",
+        }
+        self.headers.update(headers or {})
+        self.max_retries = max_retries
+        self.wait_config = wait_config or WaitConfig()
+        configure()
+        rate = self.wait_config.max_status_reads_per_second
+        self.status_limiter: RateLimiter | None = (
+            RateLimiter(rate, clock=self.wait_config.clock) if rate else None
+        )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} base_url={self.base_url!r}>"
+
+    def timeout_within(
+        self, timeout: float | httpx.Timeout | None, time_left: float | None
+    ) -> float | httpx.Timeout:
+        """The request's timeout, never longer than ``time_left`` (the wait's remaining time)."""
+        chosen = timeout if timeout is not None else self.timeout
+        if time_left is None:
+            return chosen
+        left = max(time_left, 0.001)
+        if isinstance(chosen, httpx.Timeout):
+            return httpx.Timeout(
+                connect=_bounded(chosen.connect, left),
+                read=_bounded(chosen.read, left),
+                write=_bounded(chosen.write, left),
+                pool=_bounded(chosen.pool, left),
+            )
+        return min(chosen, left)
+
+    def build_request(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        options: RequestOptions,
+        time_left: float | None = None,
+        resolved: Mapping[str, str] | None = None,
+    ) -> httpx.Request:
+        """The request; ``resolved``: provider credentials an async client awaited."""
+        headers = dict(self.headers)
+        headers.update(
+            {
+                k: header(v)
+                for k, v in options.headers.items()
+                if v is not None and not isinstance(v, Unset)
+            }
+        )
+        params = query_items(options.params, options.styles)
+        if options.extra_query:
+            params.extend(query_items(options.extra_query))
+        cookies: dict[str, str] = {}
+        if self._url_auth is not None:
+            headers["Authorization"] = authorization(self._url_auth)
+        for credential in self._credentials:
+            if credential.scheme not in options.security:
+                continue
+            if resolved and credential.scheme in resolved:
+                secret = resolved[credential.scheme]
+            else:
+                secret = credential.secret.reveal()
+            if isinstance(credential, ApiKey):
+                if credential.where == "header":
+                    headers[credential.name] = secret
+                elif credential.where == "query":
+                    params.append((credential.name, secret))
+                else:
+                    cookies[credential.name] = secret
+            elif isinstance(credential, Bearer):
+                headers["Authorization"] = f"Bearer {secret}"
+            else:
+                headers["Authorization"] = authorization(credential)
+        if cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        content: bytes | str | None = options.content
+        body, form = with_extra_body(options)
+        if form is not None:
+            content = str(httpx.QueryParams(form_items(form, options.encoding)))
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif options.content_type is not None and content is not None:
+            headers["Content-Type"] = options.content_type
+        timeout = self.timeout_within(options.timeout, time_left)
+        request = client.build_request(
+            options.method,
+            self.root(options.server) + options.path,
+            params=params,
+            headers=headers,
+            json=body,
+            content=content,
+            files=options.files,
+            timeout=timeout,
+        )
+        return masked_headers(request, self._masked)
+
+    def retry_policy(
+        self, options: RequestOptions, idempotency_header: str | None = None
+    ) -> RetryPolicy:
+        """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
+        header = idempotency_header or ""
+        key = header_value(options.headers, header) if header else None
+        keyed = key is not None and not isinstance(key, Unset) and key != ""
+        retries = options.max_retries
+        retries = self.max_retries if retries is None else retries
+        if options.method.upper() in _IDEMPOTENT or keyed:
+            return RetryPolicy(attempts=max(retries, 0) + 1, budget=60.0)
+        return RetryPolicy.NO_RETRY
+
+    def copy(  # noqa: PYI019 - typing.Self is not in Python 3.9
+        self: _H,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> _H:
+        """A copy with other defaults, sending through the same connection pool."""
+        new = _copy.copy(self)
+        new._owns_client = False
+        new.headers = {**self.headers, **(headers or {})}
+        if timeout is not None:
+            new.timeout = timeout
+        if max_retries is not None:
+            new.max_retries = max_retries
+        return new
+
+    def time_left_from(self, seconds: float | None) -> Callable[[], float] | None:
+        """A countdown of ``seconds`` on the configured clock (None: no limit)."""
+        if seconds is None:
+            return None
+        clock = self.wait_config.clock
+        end = clock() + seconds
+        return lambda: end - clock()
+
+    @staticmethod
+    def check(
+        response: httpx.Response, redirects: tuple[int, ...] = ()
+    ) -> httpx.Response:
+        """The response, when it is a success or a redirect the operation declares."""
+        log_response(response)
+        if response.is_success or response.status_code in redirects:
+            return response
+        raise status_error_for(response)
+
+    def root(self, server: str | None) -> str:
+        """Where an operation's requests go: the server it declares, unless the
+        client was given another ``base_url`` than the spec's (then that serves
+        every operation); a relative server is a path on the base URL's host."""
+        if server is None:
+            return self.base_url
+        if server.startswith("/"):
+            url = httpx.URL(self.base_url)
+            return f"{url.scheme}://{url.netloc.decode('ascii')}{server.rstrip('/')}"
+        if self._spec_url and self.base_url != self._spec_url:
+            return self.base_url
+        return server.rstrip("/")
+
+    def redirect(
+        self, response: httpx.Response, options: RequestOptions
+    ) -> httpx.Request | None:
+        """The request following ``response``, or None when it is not followed.
+
+        A GET or HEAD follows a 3xx with a ``Location`` unless the operation declares
+        that status (it is then returned). Credentials go only to the host the
+        first request went to: the spec declared it, or the user configured it.
+        """
+        if (
+            not response.is_redirect
+            or response.status_code in options.redirects
+            or options.method.upper() not in ("GET", "HEAD")
+        ):
+            return None
+        request = response.request
+        url = request.url.join(response.headers["location"])
+        headers = httpx.Headers(request.headers)
+        headers.pop("host", None)
+        if (url.scheme, url.netloc) != (request.url.scheme, request.url.netloc):
+            for name in ("authorization", "cookie", *self._masked):
+                headers.pop(name, None)
+        follow = httpx.Request(
+            request.method, url, headers=headers, extensions=request.extensions
+        )
+        return masked_headers(follow, self._masked)
+
+
+def _bounded(value: float | None, limit: float) -> float:
+    return limit if value is None else min(value, limit)
