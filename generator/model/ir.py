@@ -286,6 +286,33 @@ class HeaderHint:
 
 
 @attrs.frozen
+class Webhooks:
+    """How a job's webhook deliveries are signed and read (``webhooks:`` of the job)."""
+
+    event: str | None
+    """The webhook or callback operation delivering the job; its body is the event."""
+    event_type: TypeRef | None
+    record_path: tuple[str, ...]
+    """From the delivery body to the job record."""
+    id_path: tuple[str, ...]
+    """The job id inside the delivered record."""
+    scheme: Literal["standard-webhooks", "hmac-sha256"]
+    id_header: str
+    timestamp_header: str
+    signature_header: str
+    tolerance: float
+    secret_env: str
+    url_field: tuple[str, ...] | None
+    """Where a create request carries the job's own webhook URL."""
+    attempts: int
+    retry_first: float
+    retry_cap: float
+    fallback_floor: float
+    fallback_first: float
+    fallback_cap: float
+
+
+@attrs.frozen
 class Job:
     """A job declared with ``x-jobgen``, resolved against the operations it names."""
 
@@ -323,6 +350,8 @@ class Job:
     progress_total_path: tuple[str, ...] | None = None
     stall_after: float | None = None
     """Seconds without a change of state or progress after which a wait raises JobStalled."""
+    webhooks: Webhooks | None = None
+    """Webhook deliveries of the job, when it declares them."""
 
 
 @attrs.frozen

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..problems import Location, Problem
 from . import ir
+from .webhooks import WebhookOperations, read_webhooks
 
 __all__ = ["build_jobs", "type_at"]
 
@@ -33,6 +34,7 @@ _KNOWN_KEYS = frozenset(
         "idempotency_header",
         "progress",
         "stall_after",
+        "webhooks",
         "description",
     }
 )
@@ -113,10 +115,12 @@ class _JobReader:
         operations: dict[str, ir.Operation],
         schemas: dict[str, ir.NamedSchema],
         problems: list[Problem],
+        webhooks: WebhookOperations | None = None,
     ) -> None:
         self.operations = operations
         self.schemas = schemas
         self.problems = problems
+        self.webhooks = webhooks
 
     def problem(self, at: Location, message: str) -> None:
         self.problems.append(Problem(at, message))
@@ -242,6 +246,17 @@ class _JobReader:
                 f"must be a positive number of seconds, not {stall_after!r}",
             )
             stall_after = None
+        webhooks = read_webhooks(
+            self,
+            node.get("webhooks"),
+            at.child("webhooks"),
+            job_name=name,
+            record_path=record_path,
+            record_type=record_type,
+            id_path=id_path,
+            create=create,
+            operations=self.webhooks,
+        )
         return ir.Job(
             name=name,
             status=status,
@@ -273,6 +288,7 @@ class _JobReader:
             progress_done_path=progress[1],
             progress_total_path=progress[2],
             stall_after=None if stall_after is None else float(stall_after),
+            webhooks=webhooks,
         )
 
     def _progress(
@@ -564,6 +580,7 @@ def build_jobs(
     operations: dict[str, ir.Operation],
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
+    webhooks: WebhookOperations | None = None,
 ) -> tuple[ir.Job, ...]:
     """The jobs an ``x-jobgen`` mapping (or a side file) declares."""
     if extension is None:
@@ -576,7 +593,7 @@ def build_jobs(
     if not isinstance(jobs_node, dict) or not jobs_node:
         problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
         return ()
-    reader = _JobReader(operations, schemas, problems)
+    reader = _JobReader(operations, schemas, problems, webhooks)
     out = []
     for name, node in jobs_node.items():
         job = reader.job(str(name), node, at.child("jobs", str(name)))

@@ -6,7 +6,7 @@ the status, and between reads sleeps until the next poll or until a delivery
 arrives, whichever comes first. A delivered record goes through the same decision
 core as a polled one (terminal states, undocumented states, result readiness,
 stalls). The poll schedule becomes the receiver's slow fallback: its floor (never
-below the job's own), first and cap. The deadline is unchanged; when the next poll
+below the job's own), first and cap, unless `WaitConfig` sets them. The deadline is unchanged; when the next poll
 would not fit before it, the wait listens for a delivery until the deadline, then
 raises `JobTimeout`. Without `events`, every call is the waiter's own.
 
@@ -42,9 +42,11 @@ _NO_HEADERS = httpx.Headers()
 
 
 def _slow(core: WaitCore, events: WebhookReceiver[Any]) -> None:
-    """Turn the core's schedule into the receiver's fallback (config overrides win)."""
+    """Turn the core's schedule into the receiver's fallback; `WaitConfig`'s first,
+    floor and cap win when set, as they do over the job's own schedule."""
     spec, config = events.spec, core.config
-    core.floor = max(core.floor, spec.fallback_floor)
+    if config.floor is None:
+        core.floor = max(core.floor, spec.fallback_floor)
     if config.first is None:
         core.first = spec.fallback_first
     if config.cap is None:

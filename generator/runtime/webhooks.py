@@ -30,7 +30,7 @@ import os
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, Union
 
 import attrs
@@ -88,6 +88,10 @@ class MalformedWebhook(WebhookError):
     status = 400
 
 
+def _keys(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _scheme(_: object, attribute: attrs.Attribute[str], value: str) -> None:
     if value not in SCHEMES:
         raise ValueError(f"{attribute.name} must be one of {SCHEMES}, got {value!r}")
@@ -110,8 +114,8 @@ class WebhookSpec:
     signature_header: str = "webhook-signature"
     tolerance: float = 300.0
     secret_env: str | None = None
-    record_path: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    job_id_path: tuple[str, ...] = attrs.field(default=("id",), converter=tuple)
+    record_path: tuple[str, ...] = attrs.field(default=(), converter=_keys)
+    job_id_path: tuple[str, ...] = attrs.field(default=("id",), converter=_keys)
     fallback_floor: float = 30.0
     fallback_first: float = 30.0
     fallback_cap: float = 300.0
