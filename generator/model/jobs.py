@@ -255,6 +255,7 @@ class _JobReader:
             record_type=record_type,
             id_path=id_path,
             create=create,
+            create_declared=node.get("create") is not None,
             operations=self.webhooks,
         )
         return ir.Job(

@@ -71,12 +71,26 @@ class WebhookOperations:
             if isinstance(op, dict) and isinstance(op.get("operationId"), str):
                 self.nodes.setdefault(op["operationId"], (op, at.child(method)))
 
-    def find(self, operation_id: str) -> ir.Body | None:
-        """The JSON request body of the webhook or callback ``operation_id``, or None."""
+    def find(self, operation_id: str) -> ir.TypeRef | None:
+        """The type of the JSON request body of ``operation_id``; None if it has none.
+
+        An inline schema becomes a model named after the operation (``...Event``).
+        """
         node, at = self.nodes[operation_id]
+        body, at = _safe_deref(
+            self.spec, node.get("requestBody"), at.child("requestBody"), self.problems
+        )
+        content = body.get("content") if isinstance(body, dict) else None
+        if not isinstance(content, dict):
+            return None
+        media = next((m for m in content if "json" in str(m).lower()), None)
+        found = content.get(media) if media is not None else None
+        if not isinstance(found, dict) or "schema" not in found:
+            return None
         hint = operation_id[:1].upper() + operation_id[1:] + "Event"
-        body = self.builder._body(node.get("requestBody"), at.child("requestBody"), hint)
-        return body if body is not None and body.kind == "json" else None
+        return self.builder.schemas.type_of(
+            found["schema"], at.child("content", str(media), "schema"), hint
+        )
 
 
 def _pointer(reader: Any, node: dict[str, Any], key: str, at: Location) -> tuple[str, ...] | None:
@@ -117,6 +131,7 @@ def read_webhooks(
     record_type: ir.TypeRef,
     id_path: tuple[str, ...] | None,
     create: ir.Operation | None,
+    create_declared: bool,
     operations: WebhookOperations | None,
 ) -> ir.Webhooks | None:
     """The job's ``webhooks:`` declaration, checked; None when absent or wrong."""
@@ -144,13 +159,11 @@ def read_webhooks(
             )
         else:
             assert operations is not None
-            body = operations.find(event_id)
-            if body is None:
+            event_type = operations.find(event_id)
+            if event_type is None:
                 reader.problem(
                     at.child("event"), f"'{event_id}' has no JSON request body to decode"
                 )
-            else:
-                event_type = body.type
     deliv_record = _pointer(reader, raw, "record", at)
     if deliv_record is None:
         deliv_record = record_path
@@ -201,7 +214,7 @@ def read_webhooks(
         secret_env = f"{job_name.upper()}_WEBHOOK_SECRET"
 
     url_field = _pointer(reader, raw, "url_field", at)
-    if url_field is not None:
+    if url_field is not None and (create is not None or not create_declared):
         if create is None or create.body is None or create.body.kind != "json":
             reader.problem(
                 at.child("url_field"), "'url_field' needs a 'create' operation with a JSON body"

@@ -26,11 +26,11 @@ import binascii
 import hashlib
 import hmac
 import json
-import os
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from os import environ as os_environ
 from typing import Any, Generic, TypeVar, Union
 
 import attrs
@@ -196,7 +196,7 @@ class WebhookReceiver(Generic[EventT]):
         max_per_job: int = 16,
     ) -> None:
         if secret is None and spec.secret_env:
-            secret = os.environ.get(spec.secret_env)
+            secret = os_environ.get(spec.secret_env)
         if not secret:
             where = f" or set {spec.secret_env}" if spec.secret_env else ""
             raise ValueError(
