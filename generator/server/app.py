@@ -437,7 +437,7 @@ class JobApp:
             sim = self._new_job(kind, scenario, credentials.value, now)
             exchange.job_id = sim.id
             answer = self._created(request, kind, sim, now)
-            self._track(sim, json.loads(request.body) if request.body else None, now)
+            self._track(sim, request.body, now)
             if replay_key:
                 self.store.replays[replay_key] = Replay(sim.id, answer)
                 sim.replay_key = replay_key
@@ -445,10 +445,15 @@ class JobApp:
             return self._create_fault(route, fault, exchange)
         return answer
 
-    def _track(self, sim: SimJob, body: Any, now: float) -> None:
-        """Have the webhook sender deliver ``sim``'s terminal record (store lock held)."""
+    def _track(self, sim: SimJob, raw: bytes | None, now: float) -> None:
+        """Have the webhook sender deliver ``sim``'s terminal record (store lock held);
+        ``raw`` is the create request's body, which may name the job's webhook URL."""
         if self.webhooks is None or self.kinds[sim.name].job.webhooks is None:
             return
+        try:
+            body = json.loads(raw) if raw else None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = None
         sim.progress, view = peek(sim.scenario, sim.progress, now)
         self.webhooks.track(sim, body, self.kinds[sim.name].status_body(sim, view))
 
