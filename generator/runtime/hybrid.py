@@ -2,8 +2,9 @@
 
 `SyncEventWaits` and `AsyncEventWaits` wrap a job's waiter. Given `events=` (a
 `WebhookReceiver`), a wait takes the records delivered for its job before reading
-the status, and between reads sleeps until the next poll or until a delivery
-arrives, whichever comes first. A delivered record goes through the same decision
+the status, listens first (the fallback's first interval, at most half the time
+left) and between reads sleeps until the next poll or until a delivery arrives,
+whichever comes first: a job whose delivery arrives costs no status read. A delivered record goes through the same decision
 core as a polled one (terminal states, undocumented states, result readiness,
 stalls). The poll schedule becomes the receiver's slow fallback: its floor (never
 below the job's own), first and cap, unless `WaitConfig` sets them. The deadline is unchanged; when the next poll
@@ -51,6 +52,12 @@ def _slow(core: WaitCore, events: WebhookReceiver[Any]) -> None:
         core.first = spec.fallback_first
     if config.cap is None:
         core.cap = max(spec.fallback_cap, core.floor)
+
+
+def _first_listen(core: WaitCore) -> float:
+    """How long a wait listens before its first status read: the fallback's first
+    interval, but at most half the time left, so that one read still fits."""
+    return max(0.0, min(max(core.floor, core.first), core.time_left() / 2))
 
 
 def _delivered(core: WaitCore, records: list[object]) -> Sleep | Finished | None:
@@ -168,10 +175,15 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
         stop = events.watch(core.job_id, wake.set)
         try:
             with wait_span(self.waiter.spec.name, core.job_id):
+                listened = False
                 while True:
                     wake.clear()
                     try:
                         step = _delivered(core, events.take(core.job_id))
+                        if step is None and not listened:
+                            listened = True
+                            self._pause(wake, _first_listen(core))
+                            continue
                         if step is None:
                             if core.time_left() <= 0:
                                 raise core.timeout_error()
@@ -309,10 +321,15 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
         stop = events.watch(core.job_id, from_any_thread)
         try:
             with wait_span(self.waiter.spec.name, core.job_id):
+                listened = False
                 while True:
                     wake.clear()
                     try:
                         step = _delivered(core, events.take(core.job_id))
+                        if step is None and not listened:
+                            listened = True
+                            await self._pause(wake, _first_listen(core))
+                            continue
                         if step is None:
                             if core.time_left() <= 0:
                                 raise core.timeout_error()

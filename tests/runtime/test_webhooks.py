@@ -260,8 +260,8 @@ def test_a_delivery_during_the_fallback_sleep_ends_the_wait(mode: str) -> None:
     script, call = hybrid(mode, [sume("processing", next_poll_after_seconds=2)], clock)
     record = call("wait_for_job", "job_1", events=events, deadline=600)
     assert record["status"] == "completed"
-    assert script.count == 1
-    assert clock.sleeps == [30.0]  # the fallback floor beats the 2 s hint
+    assert script.count == 0  # the wait listens before its first read
+    assert clock.sleeps == [30.0]
 
 
 def test_without_deliveries_the_fallback_schedule_finishes_the_wait(mode: str) -> None:
@@ -272,7 +272,8 @@ def test_without_deliveries_the_fallback_schedule_finishes_the_wait(mode: str) -
     record = call("wait_for_job", "job_1", events=events, deadline=600)
     assert record["status"] == "completed"
     assert script.count == 4
-    assert clock.sleeps == [30.0, 30.0, 30.0]
+    assert clock.sleeps == [30.0, 30.0, 30.0, 30.0]  # listening first, then the fallback
+    # floor beats Sume's 2 s hint
 
 
 def test_a_delivered_undocumented_state_is_an_unknown_state(mode: str) -> None:
@@ -291,8 +292,10 @@ def test_a_wait_listens_until_its_deadline_then_times_out(mode: str) -> None:
     script, call = hybrid(mode, [sume("processing", next_poll_after_seconds=2)], clock)
     with pytest.raises(JobTimeout) as caught:
         call("wait_for_job", "job_1", events=events, deadline=45)
-    assert script.count == 2  # at 0 and 30 s; the next poll would not fit before 45 s
-    assert clock.sleeps == [30.0, 15.0]
+    # It listens half the time left, reads once, and the next poll (30 s later) would not
+    # fit before 45 s: it listens until then.
+    assert script.count == 1
+    assert clock.sleeps == [22.5, 22.5]
     assert caught.value.job_id == "job_1" and caught.value.resume_token
 
 
@@ -309,6 +312,22 @@ def test_wait_for_result_fetches_once_a_ready_delivery_arrives(mode: str) -> Non
     deliver(events, clock, "completed")
     assert call("wait_for_result", "job_1", events=events, deadline=60) == "summary"
     assert fetched == ["job_1"] and script.count == 0
+
+
+def test_a_delivery_after_the_first_read_ends_the_wait(mode: str) -> None:
+    clock = FakeClock()
+    events = receiver(clock=clock)
+    plain_sleep = clock.sleep
+
+    def sleep_then_deliver(seconds: float) -> None:
+        plain_sleep(seconds)
+        if len(clock.sleeps) == 2:
+            deliver(events, clock, "completed")
+
+    clock.sleep = sleep_then_deliver  # type: ignore[method-assign]
+    script, call = hybrid(mode, [sume("processing", next_poll_after_seconds=2)], clock)
+    assert call("wait_for_job", "job_1", events=events, deadline=600)["status"] == "completed"
+    assert script.count == 1 and clock.sleeps == [30.0, 30.0]
 
 
 def test_without_events_the_waits_are_the_waiters_own(mode: str) -> None:
@@ -333,11 +352,11 @@ def test_an_async_wait_wakes_on_a_delivery_in_the_middle_of_its_sleep() -> None:
 
     async def scenario() -> Any:
         wait = asyncio.ensure_future(waits.wait_for_job("job_1", events=events, deadline=600))
-        while script.count == 0:
+        while not events._wakers.get("job_1"):  # until the wait listens
             await asyncio.sleep(0)
         await asyncio.sleep(0)
         deliver(events, clock, "completed")
         return await wait
 
     assert asyncio.run(scenario())["status"] == "completed"
-    assert script.count == 1
+    assert script.count == 0
