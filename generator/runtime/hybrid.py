@@ -38,7 +38,6 @@ __all__ = ["AsyncEventWaits", "SyncEventWaits"]
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
 
-OnPoll = Callable[[PollEvent[Any]], None]
 _NO_HEADERS = httpx.Headers()
 
 
