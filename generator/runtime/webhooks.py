@@ -289,8 +289,11 @@ class WebhookReceiver(Generic[EventT]):
         if not isinstance(job_id, str) or not job_id:
             where = pointer(self.spec.record_path + self.spec.job_id_path)
             raise MalformedWebhook(f"the delivery names no job id at {where}")
-        with lenient():
-            event = self._decode_event(data)
+        try:
+            with lenient():
+                event = self._decode_event(data)
+        except SDKError as error:
+            raise MalformedWebhook(f"the delivery does not decode: {error}") from None
         with self._lock:
             if not self._remember(delivery_id):
                 raise DuplicateWebhook(f"delivery {delivery_id} was already handled")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from generator.runtime.errors import JobTimeout, UnknownJobState
+from generator.runtime.errors import DecodeError, JobTimeout, UnknownJobState
 from generator.runtime.hybrid import AsyncEventWaits, SyncEventWaits
 from generator.runtime.webhooks import (
     DuplicateWebhook,
@@ -360,3 +360,14 @@ def test_an_async_wait_wakes_on_a_delivery_in_the_middle_of_its_sleep() -> None:
 
     assert asyncio.run(scenario())["status"] == "completed"
     assert script.count == 0
+
+
+def test_an_event_that_does_not_decode_is_malformed() -> None:
+    def decode(raw: object) -> object:
+        raise DecodeError("expected an object", path="$.data")
+
+    events = WebhookReceiver(STANDARD, decode, secret=SECRET, wall_clock=lambda: WALL_START)
+    body = body_of()
+    with pytest.raises(MalformedWebhook, match=r"does not decode: .*expected an object"):
+        events.handle(signed(body), body)
+    assert events.acknowledge(signed(body, delivery_id="m2"), body)[0] == 400
