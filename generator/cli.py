@@ -101,6 +101,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="keep the newest N requests in the log (default 10000; 0: no limit)",
     )
+    serve.add_argument(
+        "--webhook-url",
+        metavar="URL",
+        help="deliver the webhooks of jobs whose create names no URL here",
+    )
+    serve.add_argument(
+        "--webhook-secret",
+        metavar="SECRET",
+        help="sign webhooks with this secret (default: a new whsec_ secret, printed)",
+    )
 
     diff = commands.add_parser(
         "diff", help="what changed for SDK callers between two versions of a spec"
@@ -257,7 +267,18 @@ def _serve(args: argparse.Namespace) -> int:
     from .server.store import Limits
 
     limits = Limits(job_ttl=args.job_ttl, max_jobs=args.max_jobs, max_log=args.max_log)
-    return serve(args.spec, jobs=args.jobs, host=args.host, port=args.port, limits=limits)
+    url = args.webhook_url
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
+    return serve(
+        args.spec,
+        jobs=args.jobs,
+        host=args.host,
+        port=args.port,
+        limits=limits,
+        webhook_url=url,
+        webhook_secret=args.webhook_secret,
+    )
 
 
 def _diff(args: argparse.Namespace) -> int:

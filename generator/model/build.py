@@ -19,6 +19,7 @@ from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources, server_url
 from .pagination import paginate
 from .schemas import SchemaBuilder
+from .webhooks import WebhookOperations
 
 __all__ = [
     "build_sdk",
@@ -189,7 +190,8 @@ def build_sdk(
             )
     else:
         extension, ext_at = root.get("x-jobgen"), Location(name, "/x-jobgen")
-    jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems)
+    hooks = WebhookOperations(spec, operations, problems)
+    jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems, hooks)
     listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
     if problems:

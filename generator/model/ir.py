@@ -321,6 +321,33 @@ class Carry:
 
 
 @attrs.frozen
+class Webhooks:
+    """How a job's webhook deliveries are signed and read (``webhooks:`` of the job)."""
+
+    event: str | None
+    """The webhook or callback operation delivering the job; its body is the event."""
+    event_type: TypeRef | None
+    record_path: tuple[str, ...]
+    """From the delivery body to the job record."""
+    id_path: tuple[str, ...]
+    """The job id inside the delivered record."""
+    scheme: Literal["standard-webhooks", "hmac-sha256"]
+    id_header: str
+    timestamp_header: str
+    signature_header: str
+    tolerance: float
+    secret_env: str
+    url_field: tuple[str, ...] | None
+    """Where a create request carries the job's own webhook URL."""
+    attempts: int
+    retry_first: float
+    retry_cap: float
+    fallback_floor: float
+    fallback_first: float
+    fallback_cap: float
+
+
+@attrs.frozen
 class Job:
     """A job declared with ``x-jobgen``, resolved against the operations it names."""
 
@@ -364,6 +391,8 @@ class Job:
     """The result can be downloaded once (then 404): fetched exactly once, never re-sent."""
     error_type: TypeRef | None = None
     """The type of the value at ``error_path``: the job's error model."""
+    webhooks: Webhooks | None = None
+    """Webhook deliveries of the job, when it declares them."""
 
 
 @attrs.frozen

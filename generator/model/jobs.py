@@ -14,6 +14,7 @@ from typing import Any
 from ..problems import Location, Problem
 from . import ir
 from .carry import read_carry, unsupplied
+from .webhooks import WebhookOperations, read_webhooks
 
 __all__ = ["build_jobs", "type_at"]
 
@@ -34,6 +35,7 @@ _KNOWN_KEYS = frozenset(
         "idempotency_header",
         "progress",
         "stall_after",
+        "webhooks",
         "description",
         "carry",
         "result_once",
@@ -116,10 +118,12 @@ class _JobReader:
         operations: dict[str, ir.Operation],
         schemas: dict[str, ir.NamedSchema],
         problems: list[Problem],
+        webhooks: WebhookOperations | None = None,
     ) -> None:
         self.operations = operations
         self.schemas = schemas
         self.problems = problems
+        self.webhooks = webhooks
 
     def problem(self, at: Location, message: str) -> None:
         self.problems.append(Problem(at, message))
@@ -261,6 +265,18 @@ class _JobReader:
                 f"must be a positive number of seconds, not {stall_after!r}",
             )
             stall_after = None
+        webhooks = read_webhooks(
+            self,
+            node.get("webhooks"),
+            at.child("webhooks"),
+            job_name=name,
+            record_path=record_path,
+            record_type=record_type,
+            id_path=id_path,
+            create=create,
+            create_declared=node.get("create") is not None,
+            operations=self.webhooks,
+        )
         return ir.Job(
             name=name,
             status=status,
@@ -295,6 +311,7 @@ class _JobReader:
             carry=carry,
             result_once=result_once,
             error_type=error_type,
+            webhooks=webhooks,
         )
 
     def _progress(
@@ -591,6 +608,7 @@ def build_jobs(
     operations: dict[str, ir.Operation],
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
+    webhooks: WebhookOperations | None = None,
 ) -> tuple[ir.Job, ...]:
     """The jobs an ``x-jobgen`` mapping (or a side file) declares."""
     if extension is None:
@@ -603,7 +621,7 @@ def build_jobs(
     if not isinstance(jobs_node, dict) or not jobs_node:
         problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
         return ()
-    reader = _JobReader(operations, schemas, problems)
+    reader = _JobReader(operations, schemas, problems, webhooks)
     out = []
     for name, node in jobs_node.items():
         job = reader.job(str(name), node, at.child("jobs", str(name)))

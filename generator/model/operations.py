@@ -20,11 +20,11 @@ _PATH_PARAM = re.compile(r"{([^{}]+)}")
 _VERSION_SEGMENT = re.compile(r"^(v\d+(\.\d+)*|api)$", re.IGNORECASE)
 # Names an operation's signature already uses for itself, and the local names of the
 # methods that take its parameters (``response``; ``create_and_wait``'s ``deadline``,
-# ``on_poll``, ``create``, ``key`` and ``outcome``).
+# ``on_poll``, ``create``, ``key``, ``outcome`` and ``events``).
 _PARAM_RESERVED = frozenset(
     {"self", "body", "timeout", "max_retries", "extra_headers", "extra_query"}
     | {"extra_body", "response"}
-    | {"deadline", "on_poll", "create", "key", "outcome"}
+    | {"deadline", "on_poll", "create", "key", "outcome", "events"}
 )
 # An HTTP field name (RFC 9110 token), without the single quote: no spaces, quotes,
 # separators or line breaks can reach a request's header lines.

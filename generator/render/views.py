@@ -592,6 +592,39 @@ def error_type(job: ir.Job) -> ir.TypeRef | None:
     return found.inner if isinstance(found, ir.Nullable) else found
 
 
+_EVENTS_PARAM = "events: _wh.WebhookReceiver[_t.Any] | None = None, "
+
+
+def _webhooks_view(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict[str, Any] | None:
+    """What the resource module declares for a job's webhook deliveries, if it has any."""
+    hooks = job.webhooks
+    if hooks is None:
+        return None
+    args: dict[str, Code] = {
+        "scheme": py_str(hooks.scheme),
+        "id_header": py_str(hooks.id_header),
+        "timestamp_header": py_str(hooks.timestamp_header),
+        "signature_header": py_str(hooks.signature_header),
+        "tolerance": py_literal(float(hooks.tolerance)),
+        "secret_env": py_str(hooks.secret_env),
+        "record_path": _tuple(hooks.record_path),
+        "job_id_path": _tuple(hooks.id_path),
+        "fallback_floor": py_literal(float(hooks.fallback_floor)),
+        "fallback_first": py_literal(float(hooks.fallback_first)),
+        "fallback_cap": py_literal(float(hooks.fallback_cap)),
+    }
+    event = hooks.event_type
+    return {
+        "const": ident(f"_{name.upper()}_WEBHOOKS"),
+        "args": {ident(k): v for k, v in args.items()},
+        "event_annotation": Code("object") if event is None else code.annotation(event),
+        "event_decoder": None if event is None else code.decoder(event),
+        "receiver": ident("webhook_receiver" if single else f"{name}_webhook_receiver"),
+        "events_attr": ident(f"_{name}_events"),
+        "secret_env": doc_text(hooks.secret_env),
+    }
+
+
 def job_view(
     code: TypeCode,
     job: ir.Job,
@@ -675,6 +708,12 @@ def job_view(
         "imports": [],
     }
     view["status_import"] = owner.get(job.status.operation_id)
+    view["webhooks"] = _webhooks_view(code, job, name, single)
+    view["wait_target"] = ident(f"_{name}_events" if job.webhooks else f"_{name}_waiter")
+    view["events_param"] = Code(_EVENTS_PARAM if job.webhooks else "")
+    view["events_arg"] = Code(", events=events" if job.webhooks else "")
+    if job.webhooks is not None and job.webhooks.event_type is not None:
+        view["types"].append(job.webhooks.event_type)
     if job.result is not None:
         result_view = operation_view(code, job.result)
         view["result"] = {
@@ -737,7 +776,7 @@ def job_view(
                     _OPTION_PARAMS[0] + ", ",
                     _OPTION_PARAMS[0] + ", deadline: float = 600.0, on_poll: "
                     f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
-                    "stall_after: float | None = None, ",
+                    f"stall_after: float | None = None, {view['events_param']}",
                 )
             ),
             "start_signature": Code(
@@ -785,6 +824,10 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
         parts += [job["status_request"], job["status_call"]]
         if job["carry"]["names"]:
             parts.append("_carry")
+        if job["webhooks"]:
+            hooks = job["webhooks"]
+            parts += ["_wh _hybrid _t", *hooks["args"].values(), hooks["event_annotation"]]
+            parts.append(hooks["event_decoder"] or "")
         if job["result"]:
             parts += [job["result"]["request"], job["result"]["response"], job["result"]["call"]]
             if job["result"]["once"] or job["result"]["to_file"]:
@@ -850,6 +893,8 @@ def resource_view(
         ("carry", "_carry"),
         ("styles", "_styles"),
         ("events", "_events"),
+        ("webhooks", "_wh"),
+        ("hybrid", "_hybrid"),
     ]:
         imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")

@@ -45,6 +45,7 @@ from .timeline import (
     start,
     status_fault,
 )
+from .webhooks import Delivery, WebhookSender, new_secret
 from .wire import (
     Answer,
     BodyTooLarge,
@@ -87,6 +88,8 @@ class JobApp:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         limits: Limits | None = None,
+        webhook_url: str | None = None,
+        webhook_secret: str | None = None,
     ) -> None:
         if not sdk.jobs:
             raise SpecError.at(
@@ -113,6 +116,20 @@ class JobApp:
             {SCENARIO_HEADER}
             | {j.idempotency_header.lower() for j in sdk.jobs if j.idempotency_header}
         )
+        #: Sends the webhooks of the jobs that declare them (None when none does).
+        self.webhooks: WebhookSender | None = None
+        if any(job.webhooks is not None for job in sdk.jobs):
+            secret = webhook_secret or new_secret()
+            self.webhooks = WebhookSender(self, url=webhook_url, secret=secret)
+
+    def close(self) -> None:
+        """Stop sending webhooks (idempotent)."""
+        if self.webhooks is not None:
+            self.webhooks.close()
+
+    def deliveries(self, job_id: str | None = None) -> list[Delivery]:
+        """The webhook delivery attempts made so far (``job_id``'s only, when given)."""
+        return [] if self.webhooks is None else self.webhooks.deliveries(job_id)
 
     # -- ASGI -------------------------------------------------------------------------
 
@@ -198,7 +215,9 @@ class JobApp:
         with self.store.lock:
             now = self.clock()
             self.store.expire(now)
-            return self._new_job(self.kinds[job.name], scenario, owner, now).id
+            sim = self._new_job(self.kinds[job.name], scenario, owner, now)
+            self._track(sim, None, now)
+            return sim.id
 
     def requests(self, job_id: str | None = None) -> list[RequestRecord]:
         """Every caller's logged requests (``job_id``'s only, when given), oldest first."""
@@ -432,12 +451,25 @@ class JobApp:
             sim = self._new_job(kind, scenario, credentials.value, now)
             exchange.job_id = sim.id
             answer = self._created(request, kind, sim, now)
+            self._track(sim, request.body, now)
             if replay_key:
                 self.store.replays[replay_key] = Replay(sim.id, answer)
                 sim.replay_key = replay_key
         if fault is not None:
             return self._create_fault(route, fault, exchange)
         return answer
+
+    def _track(self, sim: SimJob, raw: bytes | None, now: float) -> None:
+        """Have the webhook sender deliver ``sim``'s terminal record (store lock held);
+        ``raw`` is the create request's body, which may name the job's webhook URL."""
+        if self.webhooks is None or self.kinds[sim.name].job.webhooks is None:
+            return
+        try:
+            body = json.loads(raw) if raw else None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = None
+        sim.progress, view = peek(sim.scenario, sim.progress, now)
+        self.webhooks.track(sim, body, self.kinds[sim.name].status_body(sim, view))
 
     def _create_fault(self, route: Route, fault: CreateFault, exchange: _Exchange) -> Answer:
         if fault.drop_connection:
@@ -480,11 +512,24 @@ def canceled_view(job: ir.Job, sim: SimJob, view: View) -> View:
 
 
 def serve(
-    spec: Path, *, jobs: Path | None, host: str, port: int, limits: Limits | None = None
+    spec: Path,
+    *,
+    jobs: Path | None,
+    host: str,
+    port: int,
+    limits: Limits | None = None,
+    webhook_url: str | None = None,
+    webhook_secret: str | None = None,
 ) -> int:
     """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError."""
     sdk = load_and_build(spec, jobs_file=jobs)
-    app = JobApp(sdk, spec_path=spec, limits=limits)
+    app = JobApp(
+        sdk,
+        spec_path=spec,
+        limits=limits,
+        webhook_url=webhook_url,
+        webhook_secret=webhook_secret,
+    )
     sock = bind(host, port)
     try:
         print(describe(app, base_url(sock)), flush=True)
@@ -495,4 +540,5 @@ def serve(
             pass
     finally:
         sock.close()
+        app.close()
     return 0

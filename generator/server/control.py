@@ -37,6 +37,7 @@ def handle_control(app: JobApp, request: Request) -> Answer:
         "/jobs": ("POST", _create),
         "/requests": ("GET", _requests),
         "/reset": ("POST", _reset),
+        "/webhooks": ("GET", _webhooks),
     }
     if action not in routes:
         return control_error(
@@ -78,6 +79,19 @@ def _requests(app: JobApp, request: Request) -> Answer:
     return json_answer(200, {"requests": [r.to_json() for r in records]})
 
 
+def _webhooks(app: JobApp, request: Request) -> Answer:
+    ids = request.params.get("job")
+    caller = app.caller_of(request)
+    with app.store.lock:
+        mine = {
+            job.id
+            for job in app.store.jobs.values()
+            if job.caller == caller and (not ids or job.id == ids[0])
+        }
+    attempts = [d.to_json() for d in app.deliveries() if d.job_id in mine]
+    return json_answer(200, {"deliveries": attempts})
+
+
 def _reset(app: JobApp, request: Request) -> Answer:
     caller = app.caller_of(request)
     with app.store.lock:
@@ -99,8 +113,22 @@ def describe(app: JobApp, url: str) -> str:
         f"  POST {url}{CONTROL_PREFIX}/jobs       create a job from a scenario (JSON body)",
         f"  GET  {url}{CONTROL_PREFIX}/requests   your requests (?job=ID), by your credential",
         f"  POST {url}{CONTROL_PREFIX}/reset      forget your jobs, keys and requests",
+        *(
+            [f"  GET  {url}{CONTROL_PREFIX}/webhooks   webhook delivery attempts (?job=ID)"]
+            if app.webhooks is not None
+            else []
+        ),
         f"  or send a scenario on create in the {SCENARIO_HEADER} header (JSON)",
         "",
+        *(
+            [
+                f"Webhooks are signed with {app.webhooks.secret}",
+                f"  and sent to the create's URL, else {app.webhooks.url or '(none)'}",
+                "",
+            ]
+            if app.webhooks is not None
+            else []
+        ),
         "Press Ctrl-C to stop.",
     ]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from .app import JobApp
 from .listen import base_url, bind, make_server
 from .log import RequestRecord
 from .store import DEFAULT_JOB_TTL, DEFAULT_MAX_JOBS, DEFAULT_MAX_LOG, Limits
+from .webhooks import Delivery
 
 __all__ = ["RunningServer", "run_server"]
 
@@ -37,13 +38,19 @@ class RunningServer:
         host: str = "127.0.0.1",
         clock: Callable[[], float] = time.monotonic,
         limits: Limits | None = None,
+        webhook_url: str | None = None,
+        webhook_secret: str | None = None,
     ) -> None:
-        if isinstance(spec, ir.Sdk):
-            self.app = JobApp(spec, clock=clock, limits=limits)
-        else:
-            path = Path(spec)
-            sdk = load_and_build(path, jobs_file=jobs)
-            self.app = JobApp(sdk, spec_path=path, clock=clock, limits=limits)
+        path = None if isinstance(spec, ir.Sdk) else Path(spec)
+        sdk = spec if isinstance(spec, ir.Sdk) else load_and_build(Path(spec), jobs_file=jobs)
+        self.app = JobApp(
+            sdk,
+            spec_path=path,
+            clock=clock,
+            limits=limits,
+            webhook_url=webhook_url,
+            webhook_secret=webhook_secret,
+        )
         self._host = host
         self._thread: threading.Thread | None = None
         self._server: Any = None
@@ -90,6 +97,7 @@ class RunningServer:
         self._thread.join()
         self._thread = None
         self._server = None
+        self.app.close()
 
     @property
     def running(self) -> bool:
@@ -135,6 +143,10 @@ class RunningServer:
         """Forget every caller's jobs, idempotency keys and logged requests."""
         self.app.reset()
 
+    def deliveries(self, job_id: str | None = None) -> list[Delivery]:
+        """The webhook delivery attempts made so far, oldest first (``job_id``'s only)."""
+        return self.app.deliveries(job_id)
+
 
 def run_server(
     spec: Path | str | ir.Sdk,
@@ -144,6 +156,8 @@ def run_server(
     job_ttl: float | None = DEFAULT_JOB_TTL,
     max_jobs: int | None = DEFAULT_MAX_JOBS,
     max_log: int | None = DEFAULT_MAX_LOG,
+    webhook_url: str | None = None,
+    webhook_secret: str | None = None,
 ) -> RunningServer:
     """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``.
 
@@ -152,4 +166,11 @@ def run_server(
     lifts a limit; a limit that is not positive raises ValueError.
     """
     limits = Limits(job_ttl=job_ttl, max_jobs=max_jobs, max_log=max_log)
-    return RunningServer(spec, jobs=jobs, clock=clock, limits=limits)
+    return RunningServer(
+        spec,
+        jobs=jobs,
+        clock=clock,
+        limits=limits,
+        webhook_url=webhook_url,
+        webhook_secret=webhook_secret,
+    )

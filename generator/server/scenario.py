@@ -23,6 +23,7 @@ __all__ = [
     "ScenarioError",
     "Stage",
     "StatusError",
+    "WebhookFaults",
     "parse_scenario",
 ]
 
@@ -124,6 +125,20 @@ class CreateFault:
 
 
 @attrs.frozen
+class WebhookFaults:
+    """How the webhook of a job is delivered (see docs/webhooks.md)."""
+
+    url: str | None = None
+    drop: bool = False
+    drop_attempts: int = 0
+    delay: float = 0.0
+    duplicate: int = 0
+    reorder: bool = False
+    bad_signature: bool = False
+    retry_scale: float = 1.0
+
+
+@attrs.frozen
 class Scenario:
     stages: tuple[Stage, ...]
     final: str | None
@@ -138,6 +153,7 @@ class Scenario:
     malformed_at_polls: frozenset[int] = frozenset()
     create_errors: tuple[CreateFault, ...] = ()
     progress_per_read: float = DEFAULT_PROGRESS_PER_READ
+    webhook: WebhookFaults = WebhookFaults()
 
 
 _FIELDS = frozenset(
@@ -155,8 +171,49 @@ _FIELDS = frozenset(
         "malformed_at_polls",
         "create_errors",
         "progress_per_read",
+        "webhook",
     }
 )
+_WEBHOOK_FIELDS = frozenset(
+    {
+        "url",
+        "drop",
+        "drop_attempts",
+        "delay",
+        "duplicate",
+        "reorder",
+        "bad_signature",
+        "retry_scale",
+    }
+)
+
+
+def _bool(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise ScenarioError(field, f"must be true or false, not {_describe(value)}")
+    return value
+
+
+def _webhook(raw: object, job: ir.Job) -> WebhookFaults:
+    if job.webhooks is None:
+        raise ScenarioError("webhook", "the job declares no webhooks (webhooks:)")
+    data = _mapping(raw, "webhook")
+    _known(data, _WEBHOOK_FIELDS, "webhook")
+    url = data.get("url")
+    if url is not None and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
+        raise ScenarioError("webhook.url", "must be an http:// or https:// URL")
+    return WebhookFaults(
+        url=url,
+        drop=_bool(data.get("drop", False), "webhook.drop"),
+        drop_attempts=_int(data.get("drop_attempts", 0), "webhook.drop_attempts", low=0, high=100),
+        delay=_number(data.get("delay", 0), "webhook.delay"),
+        duplicate=_int(data.get("duplicate", 0), "webhook.duplicate", low=0, high=100),
+        reorder=_bool(data.get("reorder", False), "webhook.reorder"),
+        bad_signature=_bool(data.get("bad_signature", False), "webhook.bad_signature"),
+        retry_scale=_number(data.get("retry_scale", 1), "webhook.retry_scale", high=1000),
+    )
+
+
 _ALIASES: dict[str, TerminalKind] = {
     "success": "success",
     "failure": "failure",
@@ -491,4 +548,5 @@ def parse_scenario(raw: object, job: ir.Job) -> Scenario:
         progress_per_read=_number(
             data.get("progress_per_read", DEFAULT_PROGRESS_PER_READ), "progress_per_read", high=100
         ),
+        webhook=_webhook(data["webhook"], job) if "webhook" in data else WebhookFaults(),
     )

@@ -10,10 +10,12 @@ import httpx
 
 from .._runtime import handle as _handle
 from .._runtime import http as _http
+from .._runtime import hybrid as _hybrid
 from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
+from .._runtime import webhooks as _wh
 from .._runtime.http import path_param as _path
 from ..errors import SumeJobCanceled, SumeJobFailed
 from ..models.create_job_request import CreateJobRequest
@@ -58,6 +60,20 @@ _JOB_SPEC = _ws.JobSpec(
     failed_error=SumeJobFailed,
     canceled_error=SumeJobCanceled,
     decode_error=JobError.from_dict,
+)
+
+_JOB_WEBHOOKS = _wh.WebhookSpec(
+    scheme="standard-webhooks",
+    id_header="webhook-id",
+    timestamp_header="webhook-timestamp",
+    signature_header="webhook-signature",
+    tolerance=300.0,
+    secret_env="SUME_WEBHOOK_SECRET",
+    record_path=("data",),
+    job_id_path=("id",),
+    fallback_floor=30.0,
+    fallback_first=30.0,
+    fallback_cap=300.0,
 )
 
 
@@ -171,6 +187,10 @@ def _decode_job_record(raw: object) -> Job:
     return Job.from_dict(raw, "$.data")
 
 
+def _decode_job_event(raw: object) -> JobEnvelope:
+    return JobEnvelope.from_dict(raw, "$")
+
+
 class Jobs:
     """Operations of the Jobs resource."""
 
@@ -186,6 +206,9 @@ class Jobs:
                 limiter=http.status_limiter,
                 cancel=self._cancel_job,
             )
+        )
+        self._job_events: _hybrid.SyncEventWaits[Job, JobResultEnvelope] = (
+            _hybrid.SyncEventWaits(self._job_waiter)
         )
 
     @property
@@ -352,6 +375,7 @@ class Jobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        events: _wh.WebhookReceiver[_t.Any] | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
 
@@ -369,13 +393,17 @@ class Jobs:
                 new ``deadline``.
             stall_after: Seconds without a change of state or progress before
                 ``JobStalled`` is raised (default: the job's own, if declared).
+            events: A receiver of the job's webhook deliveries
+                (``webhook_receiver()``): a delivery for the job ends the
+                wait at once, and status reads follow the slow fallback schedule.
         """
-        return self._job_waiter.wait_for_job(
+        return self._job_events.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
             stall_after=stall_after,
+            events=events,
         )
 
     def wait_for_result(
@@ -385,10 +413,13 @@ class Jobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
+        events: _wh.WebhookReceiver[_t.Any] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
+        With ``events`` (``webhook_receiver()``), a delivery for the job ends
+        the wait at once; status reads follow the slow fallback schedule.
 
         Raises:
             SumeJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -397,11 +428,12 @@ class Jobs:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
-        return self._job_waiter.wait_for_result(
+        return self._job_events.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             stall_after=stall_after,
+            events=events,
         )
 
     def create_and_wait(
@@ -412,6 +444,7 @@ class Jobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
+        events: _wh.WebhookReceiver[_t.Any] | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -437,11 +470,12 @@ class Jobs:
                 idempotency_header="Idempotency-Key",
             )
 
-        outcome = self._job_waiter.create_and_wait(
+        outcome = self._job_events.create_and_wait(
             create,
             deadline=deadline,
             on_poll=on_poll,
             stall_after=stall_after,
+            events=events,
         )
         return _t.cast("JobResultEnvelope", outcome)
 
@@ -519,6 +553,26 @@ class Jobs:
             stall_after=stall_after,
         )
 
+    def webhook_receiver(
+        self,
+        *,
+        secret: str | bytes | None = None,
+        max_jobs: int = 1024,
+    ) -> _wh.WebhookReceiver[JobEnvelope]:
+        """A receiver of the job's webhook deliveries, for any web framework.
+
+        ``handle(headers, body)`` verifies a delivery's signature and age, refuses a
+        replay, decodes the event and wakes the wait given the receiver as ``events=``;
+        deliveries that come before their wait starts are kept (for ``max_jobs`` jobs).
+        ``secret`` defaults to the ``SUME_WEBHOOK_SECRET`` environment variable.
+        """
+        return _wh.WebhookReceiver(
+            _JOB_WEBHOOKS,
+            _decode_job_event,
+            secret=secret,
+            max_jobs=max_jobs,
+        )
+
     def wait_for_jobs(
         self,
         job_ids: _abc.Iterable[str],
@@ -560,6 +614,9 @@ class AsyncJobs:
                 limiter=http.status_limiter,
                 cancel=self._cancel_job,
             )
+        )
+        self._job_events: _hybrid.AsyncEventWaits[Job, JobResultEnvelope] = (
+            _hybrid.AsyncEventWaits(self._job_waiter)
         )
 
     @property
@@ -732,6 +789,7 @@ class AsyncJobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        events: _wh.WebhookReceiver[_t.Any] | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
 
@@ -749,13 +807,17 @@ class AsyncJobs:
                 new ``deadline``.
             stall_after: Seconds without a change of state or progress before
                 ``JobStalled`` is raised (default: the job's own, if declared).
+            events: A receiver of the job's webhook deliveries
+                (``webhook_receiver()``): a delivery for the job ends the
+                wait at once, and status reads follow the slow fallback schedule.
         """
-        return await self._job_waiter.wait_for_job(
+        return await self._job_events.wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             resume=resume,
             stall_after=stall_after,
+            events=events,
         )
 
     async def wait_for_result(
@@ -765,10 +827,13 @@ class AsyncJobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
+        events: _wh.WebhookReceiver[_t.Any] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
+        With ``events`` (``webhook_receiver()``), a delivery for the job ends
+        the wait at once; status reads follow the slow fallback schedule.
 
         Raises:
             SumeJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -777,11 +842,12 @@ class AsyncJobs:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
-        return await self._job_waiter.wait_for_result(
+        return await self._job_events.wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
             stall_after=stall_after,
+            events=events,
         )
 
     async def create_and_wait(
@@ -792,6 +858,7 @@ class AsyncJobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
+        events: _wh.WebhookReceiver[_t.Any] | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -817,11 +884,12 @@ class AsyncJobs:
                 idempotency_header="Idempotency-Key",
             )
 
-        outcome = await self._job_waiter.create_and_wait(
+        outcome = await self._job_events.create_and_wait(
             create,
             deadline=deadline,
             on_poll=on_poll,
             stall_after=stall_after,
+            events=events,
         )
         return _t.cast("JobResultEnvelope", outcome)
 
@@ -897,6 +965,26 @@ class AsyncJobs:
             deadline=deadline,
             on_poll=on_poll,
             stall_after=stall_after,
+        )
+
+    def webhook_receiver(
+        self,
+        *,
+        secret: str | bytes | None = None,
+        max_jobs: int = 1024,
+    ) -> _wh.WebhookReceiver[JobEnvelope]:
+        """A receiver of the job's webhook deliveries, for any web framework.
+
+        ``handle(headers, body)`` verifies a delivery's signature and age, refuses a
+        replay, decodes the event and wakes the wait given the receiver as ``events=``;
+        deliveries that come before their wait starts are kept (for ``max_jobs`` jobs).
+        ``secret`` defaults to the ``SUME_WEBHOOK_SECRET`` environment variable.
+        """
+        return _wh.WebhookReceiver(
+            _JOB_WEBHOOKS,
+            _decode_job_event,
+            secret=secret,
+            max_jobs=max_jobs,
         )
 
     def wait_for_jobs(

@@ -1,0 +1,339 @@
+"""Waits that end on a webhook delivery, with polling as the slow fallback.
+
+`SyncEventWaits` and `AsyncEventWaits` wrap a job's waiter. Given `events=` (a
+`WebhookReceiver`), a wait takes the records delivered for its job before reading
+the status, listens first (the fallback's first interval, at most half the time
+left) and between reads sleeps until the next poll or until a delivery arrives,
+whichever comes first: a job whose delivery arrives costs no status read. A delivered record goes through the same decision
+core as a polled one (terminal states, undocumented states, result readiness,
+stalls). The poll schedule becomes the receiver's slow fallback: its floor (never
+below the job's own), first and cap, unless `WaitConfig` sets them. The deadline is unchanged; when the next poll
+would not fit before it, the wait listens for a delivery until the deadline, then
+raises `JobTimeout`. Without `events`, every call is the waiter's own.
+
+Sleeps go through `WaitConfig.sleep` / `async_sleep`. The sync wait cuts its sleep
+short on a delivery only with the default `time.sleep`; an injected sleep runs in
+full, and deliveries it makes (a test's) are taken right after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
+
+import httpx
+
+from .carry import Carried, PathLike
+from .errors import JobTimeout
+from .waitbase import check_wait_args
+from .waitcore import Finished, Poll, Sleep, WaitCore, wait_span
+from .waiter import AsyncJobWaiter, SyncJobWaiter
+from .waitspec import PollEvent
+from .webhooks import WebhookReceiver
+
+__all__ = ["AsyncEventWaits", "SyncEventWaits"]
+
+RecordT = TypeVar("RecordT")
+ResultT = TypeVar("ResultT")
+
+_NO_HEADERS = httpx.Headers()
+
+
+def _slow(core: WaitCore, events: WebhookReceiver[Any]) -> None:
+    """Turn the core's schedule into the receiver's fallback; `WaitConfig`'s first,
+    floor and cap win when set, as they do over the job's own schedule."""
+    spec, config = events.spec, core.config
+    if config.floor is None:
+        core.floor = max(core.floor, spec.fallback_floor)
+    if config.first is None:
+        core.first = spec.fallback_first
+    if config.cap is None:
+        core.cap = max(spec.fallback_cap, core.floor)
+
+
+def _first_listen(core: WaitCore) -> float:
+    """How long a wait listens before its first status read: the fallback's first
+    interval, but at most half the time left, so that one read still fits."""
+    return max(0.0, min(max(core.floor, core.first), core.time_left() / 2))
+
+
+def _delivered(core: WaitCore, records: list[object]) -> Sleep | Finished | None:
+    """Decide on the delivered records, oldest first; None when there were none."""
+    step: Sleep | Finished | None = None
+    for record in records:
+        step = core.step(Poll(record, _NO_HEADERS))
+        if isinstance(step, Finished):
+            return step
+    return step
+
+
+class SyncEventWaits(Generic[RecordT, ResultT]):
+    """The waits of one job type that also listen for webhook deliveries."""
+
+    def __init__(self, waiter: SyncJobWaiter[RecordT, ResultT]) -> None:
+        self.waiter = waiter
+
+    def wait_for_job(
+        self,
+        job_id: str | None = None,
+        *,
+        events: WebhookReceiver[Any] | None = None,
+        deadline: float = 600.0,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        resume: str | None = None,
+        stall_after: float | None = None,
+        carried: Carried = None,
+    ) -> RecordT:
+        """`SyncJobWaiter.wait_for_job`, ended at once by a delivery for the job."""
+        w = self.waiter
+        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
+        waits.update(resume=resume, stall_after=stall_after, carried=carried)
+        if events is None:
+            return w.wait_for_job(job_id, **waits)
+        check_wait_args(deadline)
+        core = w._core(job_id, deadline, on_poll, resume, stall_after, carried)
+        return w._decode(core, self._run(core, events))
+
+    def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        events: WebhookReceiver[Any] | None = None,
+        deadline: float = 600.0,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
+        carried: Carried = None,
+        to_file: PathLike | None = None,
+    ) -> ResultT:
+        """`SyncJobWaiter.wait_for_result`, ended at once by a delivery for the job."""
+        w = self.waiter
+        if events is None:
+            return w.wait_for_result(
+                job_id,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                carried=carried,
+                to_file=to_file,
+            )
+        core = w._result_core(job_id, deadline, on_poll, stall_after, carried)
+        w._require_success(core, self._run(core, events))
+        return w._fetch(core, to_file)
+
+    def create_and_wait(
+        self,
+        create: Callable[[str | None], httpx.Response],
+        *,
+        events: WebhookReceiver[Any] | None = None,
+        deadline: float = 600.0,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
+        to_file: PathLike | None = None,
+    ) -> ResultT | RecordT:
+        """Create a job with one idempotency key, then wait as above."""
+        w = self.waiter
+        if events is None:
+            return w.create_and_wait(
+                create,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                to_file=to_file,
+            )
+        check_wait_args(deadline)
+        job_id, carried = w._started(create(w._idempotency_key()))
+        waits: dict[str, Any] = {"events": events, "deadline": deadline}
+        waits.update(on_poll=on_poll, stall_after=stall_after, carried=carried)
+        if w._has_result:
+            return self.wait_for_result(job_id, to_file=to_file, **waits)
+        return self.wait_for_job(job_id, **waits)
+
+    def _run(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
+        w = self.waiter
+        try:
+            return self._listen(core, events)
+        except JobTimeout as error:
+            if not w._cancels_on(error) or not w._cancel_quietly(core):
+                raise
+            raise w._canceled(core, error) from None
+
+    def _listen(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
+        _slow(core, events)
+        wake = threading.Event()
+        stop = events.watch(core.job_id, wake.set)
+        try:
+            with wait_span(self.waiter.spec.name, core.job_id):
+                listened = False
+                while True:
+                    wake.clear()
+                    try:
+                        step = _delivered(core, events.take(core.job_id))
+                        if step is None and not listened:
+                            listened = True
+                            self._pause(wake, _first_listen(core))
+                            continue
+                        if step is None:
+                            if core.time_left() <= 0:
+                                raise core.timeout_error()
+                            step = core.step(self.waiter._read(core))
+                    except JobTimeout:
+                        # The next poll does not fit before the deadline: listen until then.
+                        if core.time_left() <= 0:
+                            raise
+                        self._pause(wake, core.time_left())
+                        continue
+                    if isinstance(step, Finished):
+                        return step
+                    self._pause(wake, step.delay)
+        finally:
+            stop()
+
+    def _pause(self, wake: threading.Event, delay: float) -> None:
+        sleep = self.waiter.config.sleep
+        if sleep is time.sleep:
+            wake.wait(delay)
+        else:
+            sleep(delay)
+
+
+class AsyncEventWaits(Generic[RecordT, ResultT]):
+    """The async twin of `SyncEventWaits`; cancelling a wait leaves nothing running."""
+
+    def __init__(self, waiter: AsyncJobWaiter[RecordT, ResultT]) -> None:
+        self.waiter = waiter
+
+    async def wait_for_job(
+        self,
+        job_id: str | None = None,
+        *,
+        events: WebhookReceiver[Any] | None = None,
+        deadline: float = 600.0,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        resume: str | None = None,
+        stall_after: float | None = None,
+        carried: Carried = None,
+    ) -> RecordT:
+        """`AsyncJobWaiter.wait_for_job`, ended at once by a delivery for the job."""
+        w = self.waiter
+        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
+        waits.update(resume=resume, stall_after=stall_after, carried=carried)
+        if events is None:
+            return await w.wait_for_job(job_id, **waits)
+        check_wait_args(deadline)
+        core = w._core(job_id, deadline, on_poll, resume, stall_after, carried)
+        return w._decode(core, await self._run(core, events))
+
+    async def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        events: WebhookReceiver[Any] | None = None,
+        deadline: float = 600.0,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
+        carried: Carried = None,
+        to_file: PathLike | None = None,
+    ) -> ResultT:
+        """`AsyncJobWaiter.wait_for_result`, ended at once by a delivery for the job."""
+        w = self.waiter
+        if events is None:
+            return await w.wait_for_result(
+                job_id,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                carried=carried,
+                to_file=to_file,
+            )
+        core = w._result_core(job_id, deadline, on_poll, stall_after, carried)
+        w._require_success(core, await self._run(core, events))
+        return await w._fetch(core, to_file)
+
+    async def create_and_wait(
+        self,
+        create: Callable[[str | None], Awaitable[httpx.Response]],
+        *,
+        events: WebhookReceiver[Any] | None = None,
+        deadline: float = 600.0,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
+        to_file: PathLike | None = None,
+    ) -> ResultT | RecordT:
+        """Create a job with one idempotency key, then wait as above."""
+        w = self.waiter
+        if events is None:
+            return await w.create_and_wait(
+                create,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                to_file=to_file,
+            )
+        check_wait_args(deadline)
+        job_id, carried = w._started(await create(w._idempotency_key()))
+        waits: dict[str, Any] = {"events": events, "deadline": deadline}
+        waits.update(on_poll=on_poll, stall_after=stall_after, carried=carried)
+        if w._has_result:
+            return await self.wait_for_result(job_id, to_file=to_file, **waits)
+        return await self.wait_for_job(job_id, **waits)
+
+    async def _run(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
+        w = self.waiter
+        try:
+            return await self._listen(core, events)
+        except JobTimeout as error:
+            if not w._cancels_on(error) or not await w._cancel_quietly(core):
+                raise
+            raise w._canceled(core, error) from None
+
+    async def _listen(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
+        _slow(core, events)
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+
+        def from_any_thread() -> None:
+            try:
+                loop.call_soon_threadsafe(wake.set)
+            except RuntimeError:  # the loop has closed: nobody is waiting any more
+                pass
+
+        stop = events.watch(core.job_id, from_any_thread)
+        try:
+            with wait_span(self.waiter.spec.name, core.job_id):
+                listened = False
+                while True:
+                    wake.clear()
+                    try:
+                        step = _delivered(core, events.take(core.job_id))
+                        if step is None and not listened:
+                            listened = True
+                            await self._pause(wake, _first_listen(core))
+                            continue
+                        if step is None:
+                            if core.time_left() <= 0:
+                                raise core.timeout_error()
+                            step = core.step(await self.waiter._read(core))
+                    except JobTimeout:
+                        # The next poll does not fit before the deadline: listen until then.
+                        if core.time_left() <= 0:
+                            raise
+                        await self._pause(wake, core.time_left())
+                        continue
+                    if isinstance(step, Finished):
+                        return step
+                    await self._pause(wake, step.delay)
+        finally:
+            stop()
+
+    async def _pause(self, wake: asyncio.Event, delay: float) -> None:
+        sleeper = asyncio.ensure_future(self.waiter.config.async_sleep(delay))
+        woken = asyncio.ensure_future(wake.wait())
+        try:
+            await asyncio.wait({sleeper, woken}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (sleeper, woken):
+                task.cancel()
+            await asyncio.gather(sleeper, woken, return_exceptions=True)

@@ -1,0 +1,431 @@
+"""Webhook deliveries: verify their signature, decode them, and route them to waits.
+
+A `WebhookReceiver` is framework-free: `handle(headers, body)` verifies a delivery
+(its signature, its age, that it was not seen before), decodes it and returns a
+`WebhookDelivery`; waits given the receiver as `events=` end as soon as a delivery
+for their job is handled (see `hybrid`). `acknowledge()`, `wsgi_app()` and
+`asgi_app()` wrap it for web frameworks.
+
+Two signature schemes, as the API declares them:
+
+- "standard-webhooks" (the default, https://www.standardwebhooks.com): headers
+  `webhook-id`, `webhook-timestamp` (epoch seconds) and `webhook-signature`, a
+  space-separated list of `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; a
+  `whsec_` secret is base64 after its prefix.
+- "hmac-sha256": a timestamp header and a signature header holding the hex
+  HMAC-SHA256 of `"timestamp.body"` (an optional `sha256=` prefix is accepted).
+
+Signatures are compared in constant time. A delivery older or newer than
+`tolerance` seconds raises `StaleWebhook`; one seen before raises `DuplicateWebhook`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from os import environ as os_environ
+from typing import Any, Generic, TypeVar, Union
+
+import attrs
+import httpx
+
+from .errors import SDKError
+from .serde import lenient
+from .waitcore import dig, pointer
+
+__all__ = [
+    "DuplicateWebhook",
+    "InvalidSignature",
+    "MalformedWebhook",
+    "StaleWebhook",
+    "WebhookDelivery",
+    "WebhookError",
+    "WebhookReceiver",
+    "WebhookSpec",
+    "sign_webhook",
+]
+
+EventT = TypeVar("EventT")
+Headers = Union[Mapping[str, str], Sequence[tuple[str, str]], httpx.Headers]
+
+SCHEMES = ("standard-webhooks", "hmac-sha256")
+
+
+class WebhookError(SDKError):
+    """A delivery this receiver refuses; `status` is the HTTP status to answer with."""
+
+    status = 400
+
+
+class InvalidSignature(WebhookError):
+    """The delivery is unsigned, or signed with another secret, or was altered."""
+
+    status = 401
+
+
+class StaleWebhook(WebhookError):
+    """The delivery's timestamp is outside the tolerance (an old or replayed delivery)."""
+
+    status = 401
+
+
+class DuplicateWebhook(WebhookError):
+    """The delivery was handled before (same delivery id): acknowledge it, ignore it."""
+
+    status = 200
+
+
+class MalformedWebhook(WebhookError):
+    """A correctly signed delivery that is not JSON or names no job."""
+
+    status = 400
+
+
+def _keys(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _scheme(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value not in SCHEMES:
+        raise ValueError(f"{attribute.name} must be one of {SCHEMES}, got {value!r}")
+
+
+@attrs.frozen(kw_only=True)
+class WebhookSpec:
+    """How one job type's webhook deliveries are signed and where the job is in them.
+
+    `record_path` leads from the delivery body to the job record (what a status read
+    returns); `job_id_path` is the job id inside that record. `fallback_floor`,
+    `fallback_first` and `fallback_cap` are the slow poll schedule of a wait that
+    listens for deliveries. `secret_env` names the environment variable holding the
+    signing secret when none is passed to the receiver.
+    """
+
+    scheme: str = attrs.field(default="standard-webhooks", validator=_scheme)
+    id_header: str = "webhook-id"
+    timestamp_header: str = "webhook-timestamp"
+    signature_header: str = "webhook-signature"
+    tolerance: float = 300.0
+    secret_env: str | None = None
+    record_path: tuple[str, ...] = attrs.field(default=(), converter=_keys)
+    job_id_path: tuple[str, ...] = attrs.field(default=("id",), converter=_keys)
+    fallback_floor: float = 30.0
+    fallback_first: float = 30.0
+    fallback_cap: float = 300.0
+
+
+@attrs.frozen(kw_only=True)
+class WebhookDelivery(Generic[EventT]):
+    """One verified delivery: its id, its job, the typed event and the raw record."""
+
+    delivery_id: str
+    job_id: str
+    timestamp: int
+    event: EventT
+    record: object = attrs.field(repr=False)
+
+
+def _key(secret: str | bytes) -> bytes:
+    if isinstance(secret, bytes):
+        return secret
+    if secret.startswith("whsec_"):
+        try:
+            return base64.b64decode(secret[len("whsec_") :], validate=True)
+        except binascii.Error:
+            raise ValueError(
+                "a whsec_ secret must be base64 after its prefix"
+            ) from None
+    return secret.encode()
+
+
+def _signature(
+    spec: WebhookSpec, key: bytes, delivery_id: str, ts: str, body: bytes
+) -> str:
+    if spec.scheme == "standard-webhooks":
+        signed = f"{delivery_id}.{ts}.".encode() + body
+        digest = hmac.new(key, signed, hashlib.sha256).digest()
+        return base64.b64encode(digest).decode()
+    return hmac.new(key, f"{ts}.".encode() + body, hashlib.sha256).hexdigest()
+
+
+def sign_webhook(
+    spec: WebhookSpec,
+    secret: str | bytes,
+    body: bytes,
+    *,
+    delivery_id: str,
+    timestamp: int,
+) -> dict[str, str]:
+    """The headers that sign `body` under `spec`'s scheme (for senders and tests)."""
+    ts = str(int(timestamp))
+    sig = _signature(spec, _key(secret), delivery_id, ts, body)
+    headers = {spec.timestamp_header: ts}
+    if spec.scheme == "standard-webhooks":
+        headers[spec.id_header] = delivery_id
+        headers[spec.signature_header] = f"v1,{sig}"
+    else:
+        headers[spec.signature_header] = sig
+    return headers
+
+
+class WebhookReceiver(Generic[EventT]):
+    """Verifies deliveries, decodes them and routes them to the waits listening for them.
+
+    `secret` defaults to the environment variable the spec names. `wall_clock`
+    (epoch seconds) checks timestamps. Deliveries that arrive before their wait
+    starts are kept, at most `max_per_job` for each of the last `max_jobs` jobs.
+    The receiver is thread-safe: deliveries may be handled in any thread or event
+    loop, and waits may run in others.
+    """
+
+    def __init__(
+        self,
+        spec: WebhookSpec,
+        decode_event: Callable[[Any], EventT],
+        *,
+        secret: str | bytes | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        max_jobs: int = 1024,
+        max_per_job: int = 16,
+    ) -> None:
+        if secret is None and spec.secret_env:
+            secret = os_environ.get(spec.secret_env)
+        if not secret:
+            where = f" or set {spec.secret_env}" if spec.secret_env else ""
+            raise ValueError(
+                f"a webhook receiver needs its signing secret: pass secret={where}"
+            )
+        if max_jobs < 1 or max_per_job < 1:
+            raise ValueError("max_jobs and max_per_job must be >= 1")
+        self.spec = spec
+        self._key = _key(secret)
+        self._decode_event = decode_event
+        self._wall_clock = wall_clock
+        self._max_jobs = max_jobs
+        self._max_per_job = max_per_job
+        self._lock = threading.Lock()
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._inbox: OrderedDict[str, deque[object]] = OrderedDict()
+        self._wakers: dict[str, list[Callable[[], None]]] = {}
+
+    def __repr__(self) -> str:
+        return f"WebhookReceiver(scheme={self.spec.scheme!r})"
+
+    # -- verification ----------------------------------------------------------------
+
+    def verify(self, headers: Headers, body: bytes | str) -> tuple[str, int]:
+        """Check `body`'s signature and age; returns (delivery id, timestamp).
+
+        Raises `InvalidSignature` or `StaleWebhook`; never marks the delivery as seen.
+        """
+        spec = self.spec
+        found = httpx.Headers(headers)
+        raw = body.encode() if isinstance(body, str) else bytes(body)
+        ts_text = found.get(spec.timestamp_header, "").strip()
+        signatures = found.get(spec.signature_header, "")
+        delivery_id = found.get(spec.id_header, "").strip()
+        if spec.scheme == "standard-webhooks" and not delivery_id:
+            raise InvalidSignature(f"the delivery has no {spec.id_header} header")
+        if not ts_text or not signatures:
+            missing = spec.timestamp_header if not ts_text else spec.signature_header
+            raise InvalidSignature(f"the delivery has no {missing} header")
+        try:
+            ts = int(ts_text)
+        except ValueError:
+            raise InvalidSignature(
+                f"the {spec.timestamp_header} header is not epoch seconds"
+            ) from None
+        age = self._wall_clock() - ts
+        if abs(age) > spec.tolerance:
+            raise StaleWebhook(
+                f"the delivery's timestamp is {abs(age):.0f}s "
+                f"{'old' if age > 0 else 'in the future'}, beyond the "
+                f"{spec.tolerance:g}s tolerance"
+            )
+        expected = _signature(spec, self._key, delivery_id, ts_text, raw).encode()
+        if not any(
+            hmac.compare_digest(expected, given.encode())
+            for given in self._candidates(signatures)
+        ):
+            raise InvalidSignature(
+                f"the {spec.signature_header} header does not match the body"
+            )
+        if spec.scheme != "standard-webhooks":
+            delivery_id = delivery_id or f"{ts_text}.{expected.decode()}"
+        return delivery_id, ts
+
+    def _candidates(self, header: str) -> list[str]:
+        if self.spec.scheme == "standard-webhooks":
+            parts = (item.split(",", 1) for item in header.split())
+            return [p[1] for p in parts if len(p) == 2 and p[0] == "v1"]
+        value = header.strip()
+        return [value.removeprefix("sha256=")]
+
+    # -- deliveries ------------------------------------------------------------------
+
+    def handle(self, headers: Headers, body: bytes | str) -> WebhookDelivery[EventT]:
+        """Verify and decode one delivery, and wake the wait for its job.
+
+        Raises `InvalidSignature`, `StaleWebhook`, `DuplicateWebhook` (the delivery
+        id was handled before) or `MalformedWebhook`, each a `WebhookError` whose
+        `status` is the HTTP status to answer with.
+        """
+        delivery_id, ts = self.verify(headers, body)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise MalformedWebhook("the delivery body is not JSON") from None
+        record = dig(data, self.spec.record_path)
+        job_id = dig(record, self.spec.job_id_path)
+        if isinstance(job_id, int) and not isinstance(job_id, bool):
+            job_id = str(job_id)
+        if not isinstance(job_id, str) or not job_id:
+            where = pointer(self.spec.record_path + self.spec.job_id_path)
+            raise MalformedWebhook(f"the delivery names no job id at {where}")
+        try:
+            with lenient():
+                event = self._decode_event(data)
+        except SDKError as error:
+            raise MalformedWebhook(f"the delivery does not decode: {error}") from None
+        with self._lock:
+            if not self._remember(delivery_id):
+                raise DuplicateWebhook(f"delivery {delivery_id} was already handled")
+            kept = self._inbox.pop(job_id, None) or deque(maxlen=self._max_per_job)
+            kept.append(record)
+            self._inbox[job_id] = kept
+            while len(self._inbox) > self._max_jobs:
+                self._inbox.popitem(last=False)
+            wakers = list(self._wakers.get(job_id, ()))
+        for wake in wakers:
+            wake()
+        return WebhookDelivery(
+            delivery_id=delivery_id,
+            job_id=job_id,
+            timestamp=ts,
+            event=event,
+            record=record,
+        )
+
+    def _remember(self, delivery_id: str) -> bool:
+        """Note a delivery id (lock held); False if it was seen within the window."""
+        now = self._wall_clock()
+        horizon = now - 2 * self.spec.tolerance
+        while self._seen and next(iter(self._seen.values())) < horizon:
+            self._seen.popitem(last=False)
+        if delivery_id in self._seen:
+            return False
+        self._seen[delivery_id] = now
+        while len(self._seen) > 64 * self._max_jobs:
+            self._seen.popitem(last=False)
+        return True
+
+    def acknowledge(self, headers: Headers, body: bytes | str) -> tuple[int, str]:
+        """`handle`, as the (status, text) a web framework answers with; never raises
+        a `WebhookError` (a duplicate is acknowledged with 200, and not routed)."""
+        try:
+            delivery = self.handle(headers, body)
+        except WebhookError as error:
+            return error.status, error.message
+        return (
+            200,
+            f"delivery {delivery.delivery_id} for job {delivery.job_id} received",
+        )
+
+    def wsgi_app(self) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
+        """A WSGI application that acknowledges every POST it receives."""
+
+        def app(
+            environ: dict[str, Any], start_response: Callable[..., Any]
+        ) -> list[bytes]:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            body = environ["wsgi.input"].read(length) if length else b""
+            headers = [
+                (key[5:].replace("_", "-").lower(), value)
+                for key, value in environ.items()
+                if key.startswith("HTTP_")
+            ]
+            status, text = self.acknowledge(headers, body)
+            if environ.get("REQUEST_METHOD") != "POST":
+                status, text = 405, "deliveries are POSTed"
+            start_response(f"{status} {_REASONS.get(status, 'OK')}", _TEXT)
+            return [text.encode()]
+
+        return app
+
+    def asgi_app(
+        self,
+    ) -> Callable[
+        [
+            dict[str, Any],
+            Callable[[], Awaitable[Any]],
+            Callable[[Any], Awaitable[None]],
+        ],
+        Awaitable[None],
+    ]:
+        """An ASGI application that acknowledges every POST it receives."""
+
+        async def app(
+            scope: dict[str, Any],
+            receive: Callable[[], Awaitable[Any]],
+            send: Callable[[Any], Awaitable[None]],
+        ) -> None:
+            if scope["type"] != "http":
+                return
+            chunks = []
+            while True:
+                message = await receive()
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body"):
+                    break
+            headers = [
+                (k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
+            ]
+            status, text = self.acknowledge(headers, b"".join(chunks))
+            if scope.get("method") != "POST":
+                status, text = 405, "deliveries are POSTed"
+            raw = [(k.encode(), v.encode()) for k, v in _TEXT]
+            await send(
+                {"type": "http.response.start", "status": status, "headers": raw}
+            )
+            await send({"type": "http.response.body", "body": text.encode()})
+
+        return app
+
+    # -- routing to waits (used by `hybrid`) -----------------------------------------
+
+    def take(self, job_id: str) -> list[object]:
+        """The records delivered for `job_id` and not yet taken, oldest first."""
+        with self._lock:
+            return list(self._inbox.pop(job_id, ()))
+
+    def watch(self, job_id: str, wake: Callable[[], None]) -> Callable[[], None]:
+        """Call `wake` (from the handling thread) on each delivery for `job_id`;
+        returns the function that stops it."""
+        with self._lock:
+            self._wakers.setdefault(job_id, []).append(wake)
+
+        def stop() -> None:
+            with self._lock:
+                wakers = self._wakers.get(job_id, [])
+                if wake in wakers:
+                    wakers.remove(wake)
+                if not wakers:
+                    self._wakers.pop(job_id, None)
+
+        return stop
+
+
+_TEXT = [("content-type", "text/plain; charset=utf-8")]
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    405: "Method Not Allowed",
+}
