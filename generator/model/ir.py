@@ -285,6 +285,19 @@ class HeaderHint:
     format: Literal["retry-after", "seconds", "milliseconds"]
 
 
+FinalFrom = Literal["result", "location", "operation-url"]
+
+
+@attrs.frozen
+class StatusRule:
+    """A status answer matching every test given here has ``state`` (botocore-like)."""
+
+    state: str
+    status: tuple[int, ...] = ()
+    path: tuple[str, ...] | None = None
+    equals: str | None = None
+
+
 @attrs.frozen
 class Job:
     """A job declared with ``x-jobgen``, resolved against the operations it names."""
@@ -323,6 +336,13 @@ class Job:
     progress_total_path: tuple[str, ...] | None = None
     stall_after: float | None = None
     """Seconds without a change of state or progress after which a wait raises JobStalled."""
+    operation_url: tuple[str, ...] = ()
+    """Create-response headers (first present wins) holding the absolute URL the job is
+    polled at; empty when the status operation is called with the job id."""
+    status_rules: tuple[StatusRule, ...] = ()
+    """Rules giving a status answer its state by HTTP status or body value."""
+    final_from: FinalFrom = "result"
+    """Where ``wait_for_result`` gets the result (see ``model/opurl.py``)."""
 
 
 @attrs.frozen

@@ -518,6 +518,37 @@ def _frozen(values: tuple[str, ...]) -> Code:
     return Code("frozenset({" + join(", ", [py_str(v) for v in values]) + "})")
 
 
+def _polling_args(job: ir.Job) -> dict[str, Code]:
+    """The JobSpec arguments of operation URLs and status rules, where declared."""
+    args: dict[str, Code] = {}
+    if job.operation_url:
+        args["operation_url"] = _tuple_of([py_str(h) for h in job.operation_url])
+    if job.status_rules:
+        rules = []
+        for rule in job.status_rules:
+            parts = [f"state={py_str(rule.state)}"]
+            if rule.status:
+                parts.append("status=frozenset({" + ", ".join(map(str, rule.status)) + "})")
+            if rule.path is not None:
+                parts.append(f"path={_tuple(rule.path)}")
+            if rule.equals is not None:
+                parts.append(f"equals={py_str(rule.equals)}")
+            rules.append(Code("_ws.StatusRule(" + ", ".join(parts) + ")"))
+        args["status_rules"] = _tuple_of(rules)
+    if job.final_from != "result":
+        args["final_from"] = py_str(job.final_from)
+    return args
+
+
+def _target_options(by_url: object, request: Code, op: ir.Operation) -> Code:
+    """The request options of a status read or result fetch given ``job_id``: the
+    operation's own (by id), or a GET of the absolute URL ``job_id`` holds."""
+    if not by_url:
+        return Code(f"{request}(job_id)")
+    security = _tuple_of([py_str(s) for s in op.security])
+    return Code(f"_opurl.url_options(self._http, job_id, {security})")
+
+
 def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
     """`preferred` unless an operation of the resource already has that name."""
     return fallback if preferred in taken else preferred
@@ -563,6 +594,7 @@ def job_view(
         "progress_done_path": _tuple(job.progress_done_path),
         "progress_total_path": _tuple(job.progress_total_path),
         "stall_after": py_literal(None if job.stall_after is None else float(job.stall_after)),
+        **_polling_args(job),
     }
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
@@ -578,6 +610,9 @@ def job_view(
         "record_decoder": code.decoder(job.record_type),
         "record_path": py_str(record_path),
         "status_request": ident(f"_{job.status.name}_request"),
+        "status_options": _target_options(
+            job.operation_url, ident(f"_{job.status.name}_request"), job.status
+        ),
         "status_id_kw": ident(status_id_param.name),
         "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
         "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
@@ -592,6 +627,7 @@ def job_view(
         "types": [job.record_type],
         "imports": [],
     }
+    view["by_url"] = bool(job.operation_url)
     view["status_import"] = owner.get(job.status.operation_id)
     if job.result is not None:
         result_view = operation_view(code, job.result)
@@ -607,6 +643,9 @@ def job_view(
                 )
             ),
             "module": owner.get(job.result.operation_id),
+            "options": _target_options(
+                job.final_from == "location", ident(f"_{job.result.name}_request"), job.result
+            ),
         }
         view["types"] += result_view["types"]
     else:
@@ -671,7 +710,10 @@ def job_view(
         view["types"] += create_view["types"]
     else:
         view["create"] = None
-    view["result_returns"] = view["result"]["returns"] if view["result"] else Code("None")
+    # With final_from: operation-url, the terminal record is the result.
+    view["record_result"] = job.final_from == "operation-url"
+    record_result = view["record_annotation"] if view["record_result"] else Code("None")
+    view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
     returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
     view["create_returns"] = returns
     view["create_returns_str"] = py_str(returns)
@@ -680,7 +722,7 @@ def job_view(
 
 _RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
-_JOB_STATIC = "_abc _ws _waiter _t _handle"
+_JOB_STATIC = "_abc _ws _waiter _handle"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
@@ -696,13 +738,15 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
     for job in jobs:
         parts += [_JOB_STATIC, *job["spec_args"].values(), job["record_annotation"]]
         parts += [job["record_decoder"], job["result_returns"], job["create_returns"]]
-        parts.append(job["status_request"])
+        parts.append(job["status_options"])
         if job["result"]:
-            parts += [job["result"]["request"], job["result"]["response"]]
+            parts += [job["result"]["options"], job["result"]["response"]]
         if job["cancel"]:
             parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
         if job["create"]:
-            parts += ["cast", job["create"]["signature"], job["create"]["call_args"]]
+            parts += [job["create"]["signature"], job["create"]["call_args"]]
+            if not job["record_result"]:
+                parts.append("_t.cast")
             parts.append(job["create"]["start_signature"])
             parts.append(job["create"]["request"])
     return " ".join(parts)
@@ -721,12 +765,14 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     refs = _ref_items(code, types)
     cross: dict[str, set[str]] = {}
     for job in jobs:
-        if job["status_import"] and job["status_import"] != resource.module:
-            cross.setdefault(job["status_import"], set()).add(job["status_request"])
+        status_import = job["status_import"]
+        if status_import and status_import != resource.module:
+            if job["status_request"] in job["status_options"]:
+                cross.setdefault(status_import, set()).add(job["status_request"])
         if job["result"] and job["result"]["module"] != resource.module:
-            cross.setdefault(job["result"]["module"], set()).update(
-                {job["result"]["request"], job["result"]["response"]}
-            )
+            cross.setdefault(job["result"]["module"], set()).add(job["result"]["response"])
+            if job["result"]["request"] in job["result"]["options"]:
+                cross[job["result"]["module"]].add(job["result"]["request"])
         if job["cancel"] and job["cancel"]["module"] != resource.module:
             cross.setdefault(job["cancel"]["module"], set()).update(
                 {job["cancel"]["request"], job["cancel"]["response"]}
@@ -748,6 +794,7 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
         ("handle", "_handle"),
+        ("opurl", "_opurl"),
     ]:
         imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")
@@ -863,6 +910,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         for auth in auths
     )
     return {
+        "operation_urls": any(j.operation_url or j.final_from == "location" for j in sdk.jobs),
         "auths": auths,
         "envs": envs,
         "required": required,
