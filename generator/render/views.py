@@ -766,9 +766,9 @@ def resource_view(code: TypeCode, resource: ir.Resource, owner: dict[str, str]) 
     cross: dict[str, set[str]] = {}
     for job in jobs:
         status_import = job["status_import"]
-        if status_import and status_import != resource.module:
-            if job["status_request"] in job["status_options"]:
-                cross.setdefault(status_import, set()).add(job["status_request"])
+        by_id = job["status_request"] in job["status_options"]
+        if status_import and status_import != resource.module and by_id:
+            cross.setdefault(status_import, set()).add(job["status_request"])
         if job["result"] and job["result"]["module"] != resource.module:
             cross.setdefault(job["result"]["module"], set()).add(job["result"]["response"])
             if job["result"]["request"] in job["result"]["options"]:

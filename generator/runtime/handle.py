@@ -117,7 +117,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             self._deadline_at,
             self._core.attempt,
             self._waiter.spec.name,
-            url=self._target if self._target != self._core.job_id else None,
+            url=self._target if self._waiter.spec.operation_url else None,
         )
         return encode_resume_token(token)
 

@@ -144,5 +144,12 @@ def check_origin(url: str, base_url: str, allowed: Sequence[str]) -> httpx.URL:
 def url_options(http: BaseHTTP, url: str, security: tuple[str, ...]) -> RequestOptions:
     """A GET of the absolute `url` (its query kept) with the client's credentials,
     once `url` passed `check_origin`."""
-    check_origin(url, http.base_url, http.operation_hosts)
-    return RequestOptions(method="GET", path="", url=url, security=security)
+    parsed = check_origin(url, http.base_url, http.operation_hosts)
+    # The query goes in `params` (httpx replaces a URL's query with the params given).
+    params: dict[str, list[str]] = {}
+    for key, value in parsed.params.multi_items():
+        params.setdefault(key, []).append(value)
+    bare = str(parsed.copy_with(query=None, fragment=None))
+    return RequestOptions(
+        method="GET", path="", url=bare, params=params, security=security
+    )

@@ -210,7 +210,7 @@ class WaitCore:
     def resume_token(self) -> str:
         """The token that continues this wait (see `resume`)."""
         deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
-        url = self.target if self.target != self.job_id else None
+        url = self.target if self.spec.operation_url else None
         token = ResumeToken(
             self.job_id, deadline_at, self.attempt, self.spec.name, url=url
         )
