@@ -87,6 +87,9 @@ KINDS: dict[str, str] = {
     "job.ready_field_changed": "never breaking",
     "job.idempotency_changed": "never breaking",
     "job.poll_changed": "never breaking",
+    "job.operation_url_changed": "breaking when jobs become, or stop being, known by URL",
+    "job.status_rules_changed": "always breaking (waits end on other answers)",
+    "job.final_from_changed": "always breaking (the result comes from elsewhere)",
 }
 
 #: Kinds that add something: a release holding one (and nothing breaking) is minor.

@@ -207,7 +207,7 @@ class _JobReader:
         if record_type is None:
             return None
 
-        id_path, id_header = self._id_source(node, at, create, polling.operation_url)
+        id_path, id_header = self._id_source(node, at, create, "operation_url" in node)
         state_path, classes = self._state(node, at, record_type, rule_states(node))
         check_rule_states(polling, frozenset(s for c in classes for s in c), at, self.problems)
         terminal_path = self.pointer(node, "terminal_field", at)
@@ -423,10 +423,10 @@ class _JobReader:
         node: dict[str, Any],
         at: Location,
         create: ir.Operation | None,
-        operation_url: tuple[str, ...] = (),
+        by_url: bool = False,
     ) -> tuple[tuple[str, ...] | None, str | None]:
         value = node.get("id_from")
-        if operation_url:
+        if by_url:
             if value is not None:
                 self.problem(
                     at.child("id_from"),

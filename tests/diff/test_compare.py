@@ -379,6 +379,12 @@ def poll(spec: Spec) -> None:
     job(spec)["poll"].update(floor=1.0, first=1.0, cap=60.0)
 
 
+def by_operation_url(spec: Spec) -> None:
+    declared = job(spec)
+    del declared["id_from"]
+    declared.update(operation_url="Location", final_from="location")
+
+
 def rename_job(spec: Spec) -> None:
     spec["x-jobgen"]["jobs"] = {"summary": job(spec)}
 
@@ -709,6 +715,20 @@ CASES: dict[str, Case] = {
         drop_job_key("error_field"), {("job.pointer_changed", False)}, "patch"
     ),
     "poll defaults changed": Case(poll, {("job.poll_changed", False)}, "patch"),
+    "job polled at its operation URL": Case(
+        by_operation_url,
+        {
+            ("job.operation_url_changed", True),
+            ("job.final_from_changed", True),
+            ("job.pointer_changed", False),
+        },
+        "major",
+    ),
+    "status rule added": Case(
+        lambda s: job(s).update(status_rules=[{"status": 404, "state": "failed"}]),
+        {("job.status_rules_changed", True)},
+        "major",
+    ),
     # constraints, defaults, access
     "request field maxLength lowered": Case(
         set_prop("TextInput", "text", maxLength=1000), {("constraint.tightened", True)}, "major"
