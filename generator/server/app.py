@@ -456,7 +456,7 @@ class JobApp:
         create = kind.job.create
         assert create is not None
         sim.progress, view = peek(sim.scenario, sim.progress, now)
-        headers = operation_headers(kind, sim, request.host)
+        headers = operation_headers(kind, sim, request.host, request.params)
         if kind.job.id_header:
             headers = (
                 (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim.id)),

@@ -12,7 +12,9 @@ a rule with a ``path`` only gets a body holding that value and no state field.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from ..model import ir
 from .kinds import JobKind
@@ -30,12 +32,25 @@ def _base(host: str, other: str | None) -> str:
     return f"http://{other}:{port}" if port else f"http://{other}"
 
 
-def operation_headers(kind: JobKind, sim: SimJob, host: str) -> tuple[tuple[str, str], ...]:
-    """The create answer's operation URL headers (none unless the job declares them)."""
+def operation_headers(
+    kind: JobKind, sim: SimJob, host: str, params: Mapping[str, list[str]]
+) -> tuple[tuple[str, str], ...]:
+    """The create answer's operation URL headers (none unless the job declares them).
+
+    A required query parameter of the status operation without a default (Azure's
+    ``api-version``) takes the value the create request carried.
+    """
     job = kind.job
     if not job.operation_url:
         return ()
     url = kind.status_url(_base(host, sim.scenario.operation_host), sim.id)
+    carried = [
+        (p.wire, params[p.wire][-1])
+        for p in job.status.parameters
+        if p.location == "query" and p.required and not p.has_default and params.get(p.wire)
+    ]
+    if carried:
+        url += ("&" if "?" in url else "?") + urlencode(carried)
     return tuple((name.lower(), url) for name in job.operation_url)
 
 
