@@ -122,3 +122,14 @@ def test_an_unused_result_operation_is_refused(tmp_path: Path) -> None:
         "#/x-jobgen/jobs/analysis/result: final_from: operation-url takes the result from"
         " the terminal record: the result operation would never be called"
     )
+
+
+def test_a_cancel_operation_needs_a_job_id(tmp_path: Path) -> None:
+    found = problems(tmp_path, reply(cancel="getExport"))
+    assert any(
+        p.endswith(
+            f"{AT}/cancel: the cancel operation is called with the job id, and a job polled"
+            " at its operation URL has none"
+        )
+        for p in found
+    )
