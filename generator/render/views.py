@@ -540,13 +540,28 @@ def _polling_args(job: ir.Job) -> dict[str, Code]:
     return args
 
 
-def _target_options(by_url: object, request: Code, op: ir.Operation) -> Code:
+def _target_options(
+    by_url: object, request: Code, op: ir.Operation, *, by_id: bool = False
+) -> Code:
     """The request options of a status read or result fetch given ``job_id``: the
-    operation's own (by id), or a GET of the absolute URL ``job_id`` holds."""
+    operation's own (by id), or a GET of the absolute URL ``job_id`` holds (or, when
+    ``by_id``, the operation's own for a ``job_id`` that is no URL)."""
     if not by_url:
         return Code(f"{request}(job_id)")
     security = _tuple_of([py_str(s) for s in op.security])
-    return Code(f"_opurl.url_options(self._http, job_id, {security})")
+    url = f"_opurl.url_options(self._http, job_id, {security})"
+    if by_id:
+        return Code(f"({url} if _opurl.is_url(job_id) else {request}(job_id))")
+    return Code(url)
+
+
+def _takes_the_id_alone(op: ir.Operation, id_parameter: str) -> bool:
+    """Whether ``op`` can be called with the job id and nothing else."""
+    needs = [
+        p for p in op.parameters if p.required and not p.has_default and p.wire != id_parameter
+    ]
+    has_id = any(p.wire == id_parameter for p in op.path_parameters)
+    return has_id and not needs and (op.body is None or not op.body.required)
 
 
 def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
@@ -611,7 +626,10 @@ def job_view(
         "record_path": py_str(record_path),
         "status_request": ident(f"_{job.status.name}_request"),
         "status_options": _target_options(
-            job.operation_url, ident(f"_{job.status.name}_request"), job.status
+            job.operation_url,
+            ident(f"_{job.status.name}_request"),
+            job.status,
+            by_id=_takes_the_id_alone(job.status, job.id_parameter),
         ),
         "status_id_kw": ident(status_id_param.name),
         "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),

@@ -20,6 +20,7 @@ import attrs
 import httpx
 
 from .errors import InvalidResumeToken
+from .opurl import is_url
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
 from .waitbase import check_wait_args, job_ref
 from .waitcore import Finished, Poll, WaitCore
@@ -117,7 +118,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             self._deadline_at,
             self._core.attempt,
             self._waiter.spec.name,
-            url=self._target if self._waiter.spec.operation_url else None,
+            url=self._target if is_url(self._target) else None,
         )
         return encode_resume_token(token)
 

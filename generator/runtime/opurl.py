@@ -31,6 +31,7 @@ __all__ = [
     "StatusRule",
     "check_origin",
     "display_url",
+    "is_url",
     "match_rule",
     "origin_of",
     "url_options",
@@ -107,6 +108,11 @@ def _origin_text(url: httpx.URL) -> str:
     scheme, host, port = origin_of(url)
     shown = f"[{host}]" if ":" in host else host
     return f"{scheme}://{shown}:{port}" if port is not None else f"{scheme}://{shown}"
+
+
+def is_url(job_id: str) -> bool:
+    """Whether `job_id` is an operation URL (else the id of the status operation)."""
+    return "://" in job_id
 
 
 def display_url(url: str) -> str:

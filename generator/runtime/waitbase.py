@@ -29,7 +29,7 @@ from .errors import (
     SDKError,
     attach_job_id,
 )
-from .opurl import display_url
+from .opurl import display_url, is_url
 from .ratelimit import RateLimiter
 from .resume import decode_resume_token
 from .serde import lenient
@@ -291,8 +291,9 @@ def _usable_id(value: object) -> bool:
 
 def job_ref(spec: JobSpec, job_id: str) -> tuple[str, str]:
     """`(id as shown, what the status read is given)`: for a job polled at its
-    operation URL, `job_id` is that URL and it is shown without its query."""
-    if not spec.operation_url:
+    operation URL, `job_id` is that URL (or, where the status operation takes the
+    id alone, the id) and a URL is shown without its query."""
+    if not spec.operation_url or not is_url(job_id):
         return job_id, job_id
     return display_url(job_id), job_id
 

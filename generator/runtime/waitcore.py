@@ -32,7 +32,7 @@ from .errors import (
     WaitError,
     attach_job_id,
 )
-from .opurl import match_rule
+from .opurl import is_url, match_rule
 from .policy import choose_delay
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
@@ -210,7 +210,7 @@ class WaitCore:
     def resume_token(self) -> str:
         """The token that continues this wait (see `resume`)."""
         deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
-        url = self.target if self.spec.operation_url else None
+        url = self.target if is_url(self.target) else None
         token = ResumeToken(
             self.job_id, deadline_at, self.attempt, self.spec.name, url=url
         )
