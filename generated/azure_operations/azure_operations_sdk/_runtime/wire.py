@@ -65,6 +65,8 @@ class RequestOptions:
     max_retries: int | None = None
     extra_query: Mapping[str, Any] | None = None
     extra_body: Mapping[str, Any] | None = None
+    url: str | None = None
+    """An absolute URL sent instead of the base URL and `path` (an operation URL)."""
 
 
 def scalar(value: Any) -> str:

@@ -18,6 +18,7 @@ SDKError
 │   ├── UnreadableStatus            a 2xx status body that is not a record (retried)
 │   └── RecordDecodeError           a job's record reached a state, off its schema
 ├── MissingJobId (ValueError)       a create response carried no job id
+├── OperationUrlRefused             an operation URL on a host the client does not trust
 ├── InvalidResumeToken (ValueError) a resume token that cannot be read
 ├── NoResultOperation (TypeError)   wait_for_result on a job without a result operation
 ├── NoCancelOperation (TypeError)   cancel on a job without a cancel operation
@@ -62,6 +63,7 @@ __all__ = [
     "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
+    "OperationUrlRefused",
     "PermissionDeniedError",
     "RateLimitError",
     "RecordDecodeError",
@@ -271,6 +273,14 @@ class UnreadableStatus(DecodeError):
 
 class MissingJobId(SDKError, ValueError):
     """The create response did not carry the new job's id."""
+
+
+class OperationUrlRefused(SDKError):
+    """An operation URL (or a result Location) whose origin is not the client's.
+
+    Credentials are never sent to another scheme, host or port; the client option
+    `operation_hosts` lists the other origins to trust.
+    """
 
 
 class InvalidResumeToken(SDKError, ValueError):

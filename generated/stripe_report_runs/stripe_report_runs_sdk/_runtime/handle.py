@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import attrs
 import httpx
 
-from .errors import InvalidResumeToken, SDKError, attach_job_id
+from .errors import InvalidResumeToken
+from .opurl import is_url
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
-from .waitbase import check_wait_args
+from .waitbase import check_wait_args, job_ref
 from .waitcore import Finished, Poll, WaitCore
 from .waitspec import PollEvent
 
@@ -77,20 +78,24 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         check_wait_args(poll_timeout)
         if deadline is not None:
             check_wait_args(deadline)
-        attempt = 0
+        attempt, target = 0, None
         config = waiter.config
         deadline_at = None if deadline is None else config.wall_clock() + deadline
         if resume is not None:
             token = decode_resume_token(resume, waiter.spec.name)
-            if job_id is not None and job_id != token.job_id:
+            if job_id is not None and job_ref(waiter.spec, job_id)[0] != token.job_id:
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
-            job_id, attempt = token.job_id, token.attempt
+            job_id, attempt, target = token.job_id, token.attempt, token.url
             if deadline is None and token.deadline_at is not None:
                 deadline_at = token.deadline_at
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+        if target is None:
+            job_id, target = job_ref(waiter.spec, job_id)
+        #: What the status read is given: the job id, or its operation URL.
+        self._target = target
         self._waiter = waiter
         self._deadline_at = deadline_at
         self._poll_timeout = poll_timeout
@@ -114,6 +119,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             self._deadline_at,
             self._core.attempt,
             self._waiter.spec.name,
+            url=self._target if is_url(self._target) else None,
         )
         return encode_resume_token(token)
 
@@ -143,6 +149,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             want_result=want_result,
             request_cap=self._poll_timeout,
             stall_after=self._stall_after,
+            target=self._target,
         )
 
     def _fresh_core(self) -> WaitCore:
@@ -167,7 +174,9 @@ class _BaseHandle(Generic[RecordT, ResultT]):
                 outcome=step.outcome,
                 resume_token=self.resume_token,
             )
-        typed = self._waiter._decode_raw(core, poll.record, core.last_state, None)
+        typed = self._waiter._decode_raw(
+            core, poll.record, core.last_state, None, poll.state is not None
+        )
         return PollDecision(
             job_id=core.job_id,
             done=False,
@@ -280,18 +289,12 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         """
         if self._result is not None:
             return self._result[0]
-        fetch = self._waiter._fetch_result
-        if fetch is None:
+        if not self._waiter._has_result:
             raise self._waiter._no_result_operation()
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or self._waiter._run(core)
         self._after_wait(core, finished)
-        self._waiter._require_success(core, finished)
-        try:
-            with self._waiter._decoding():
-                result = fetch(core.job_id, core.time_left())
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
+        result = self._waiter._final_result(core, finished)
         self._result = (result,)
         return result
 
@@ -347,17 +350,11 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         """Wait for the result and fetch it once (see `JobHandle.result`)."""
         if self._result is not None:
             return self._result[0]
-        fetch = self._waiter._fetch_result
-        if fetch is None:
+        if not self._waiter._has_result:
             raise self._waiter._no_result_operation()
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or await self._waiter._run(core)
         self._after_wait(core, finished)
-        self._waiter._require_success(core, finished)
-        try:
-            with self._waiter._decoding():
-                result = await fetch(core.job_id, core.time_left())
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
+        result = await self._waiter._final_result(core, finished)
         self._result = (result,)
         return result

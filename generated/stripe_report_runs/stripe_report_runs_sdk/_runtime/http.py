@@ -88,6 +88,7 @@ class BaseHTTP:
         user_agent: str,
         max_retries: int,
         wait_config: WaitConfig | None,
+        operation_hosts: Sequence[str] = (),
     ) -> None:
         if not base_url:
             raise ValueError("base_url is required: the spec names no server")
@@ -106,6 +107,7 @@ class BaseHTTP:
         }
         self.headers.update(headers or {})
         self.max_retries = max_retries
+        self.operation_hosts = tuple(operation_hosts)
         self.wait_config = wait_config or WaitConfig()
         configure()
         rate = self.wait_config.max_status_reads_per_second
@@ -185,7 +187,7 @@ class BaseHTTP:
         timeout = self.timeout_within(options.timeout, time_left)
         request = client.build_request(
             options.method,
-            self.base_url + options.path,
+            options.url or self.base_url + options.path,
             params=params,
             headers=headers,
             json=body,

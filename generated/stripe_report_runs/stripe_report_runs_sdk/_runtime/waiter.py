@@ -18,20 +18,21 @@ import itertools
 import logging
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
-from .errors import JobTimeout, SDKError, attach_job_id
+from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
+    AsyncJobOutcomes,
     AsyncReadStatus,
     BaseJobWaiter,
     ReadStatus,
     check_wait_args,
 )
-from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
+from .waitcore import Finished, Poll, WaitCore, wait_span
 from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
@@ -108,17 +109,24 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
-        fetch = self._fetch_result
-        if fetch is None:
+        if not self._has_result:
             raise self._no_result_operation()
         check_wait_args(deadline)
         core = self._core(
             job_id, deadline, on_poll, want_result=True, stall_after=stall_after
         )
-        self._require_success(core, self._run(core))
+        return self._final_result(core, self._run(core))
+
+    def _final_result(self, core: WaitCore, finished: Finished) -> ResultT:
+        """The result of a finished wait (JobFailed / JobCanceled unless it
+        succeeded): the terminal record, or fetched once where `final_from` says."""
+        self._require_success(core, finished)
         try:
+            target = self._result_target(core, finished)
+            if target is None or self._fetch_result is None:
+                return self._decode(core, finished)  # type: ignore[return-value]
             with self._decoding():
-                return fetch(core.job_id, core.time_left())
+                return self._fetch_result(target, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
@@ -241,8 +249,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = self._read_status(core.job_id, timeout=core.request_timeout())
-            return core.parse(ensure_success(response))
+            try:
+                response = self._read_status(
+                    core.target, timeout=core.request_timeout()
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:
@@ -258,33 +271,6 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             )
         except Exception as error:  # noqa: BLE001 - read_failed re-raises or maps it
             core.read_failed(error, stats)
-
-
-class AsyncJobOutcomes(Generic[RecordT]):
-    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
-
-    Use it as an async context manager (or call `aclose()`) to cancel and await,
-    on the spot, the waits still running when the loop exits early.
-    """
-
-    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
-        self._outcomes = outcomes
-
-    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __anext__(self) -> JobOutcome[RecordT]:
-        return await self._outcomes.__anext__()
-
-    async def aclose(self) -> None:
-        """Cancel the waits still running and wait until they have stopped."""
-        await self._outcomes.aclose()
-
-    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
@@ -342,17 +328,23 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once."""
-        fetch = self._fetch_result
-        if fetch is None:
+        if not self._has_result:
             raise self._no_result_operation()
         check_wait_args(deadline)
         core = self._core(
             job_id, deadline, on_poll, want_result=True, stall_after=stall_after
         )
-        self._require_success(core, await self._run(core))
+        return await self._final_result(core, await self._run(core))
+
+    async def _final_result(self, core: WaitCore, finished: Finished) -> ResultT:
+        """The async twin of `SyncJobWaiter._final_result`."""
+        self._require_success(core, finished)
         try:
+            target = self._result_target(core, finished)
+            if target is None or self._fetch_result is None:
+                return self._decode(core, finished)  # type: ignore[return-value]
             with self._decoding():
-                return await fetch(core.job_id, core.time_left())
+                return await self._fetch_result(target, core.time_left())
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
@@ -478,10 +470,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.async_sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = await self._read_status(
-                core.job_id, timeout=core.request_timeout()
-            )
-            return core.parse(ensure_success(response))
+            try:
+                response = await self._read_status(
+                    core.target, timeout=core.request_timeout()
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from .errors import SDKError
+from .opurl import StatusRule
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 
@@ -26,6 +27,7 @@ __all__ = [
     "JobOutcome",
     "JobSpec",
     "PollEvent",
+    "StatusRule",
     "WaitConfig",
 ]
 
@@ -83,6 +85,17 @@ def _hints(value: Iterable[HeaderHint]) -> tuple[HeaderHint, ...]:
     return tuple(value)
 
 
+def _rules(value: Iterable[StatusRule]) -> tuple[StatusRule, ...]:
+    return tuple(value)
+
+
+def _final_from(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value not in ("result", "location", "operation-url"):
+        raise ValueError(
+            f"{attribute.name} must be result, location or operation-url, got {value!r}"
+        )
+
+
 @attrs.frozen(kw_only=True)
 class JobSpec:
     """What the waiter knows about one job type.
@@ -96,6 +109,12 @@ class JobSpec:
     `progress_total_path`; `stall_after` (seconds without a change of state or
     progress) makes a wait raise `JobStalled`.
     `header_hints` defaults to `Retry-After` alone; pass `()` to ignore every header.
+    `operation_url` names the create-response headers (first present wins) holding
+    the absolute URL the job is polled at; `status_rules` give status answers a
+    state by HTTP status or body value (see `opurl`); `final_from` is where
+    `wait_for_result` gets the result: "result" (the result operation, by job id),
+    "location" (the `Location` of the terminal status answer) or "operation-url"
+    (the terminal record itself).
     """
 
     name: str
@@ -141,6 +160,9 @@ class JobSpec:
         default=None, converter=_optional_path
     )
     stall_after: float | None = attrs.field(default=None, validator=_optional_seconds)
+    operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
+    status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
+    final_from: str = attrs.field(default="result", validator=_final_from)
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:
