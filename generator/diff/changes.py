@@ -109,6 +109,9 @@ KINDS: dict[str, str] = {
     "job.cancel_changed": "never breaking",
     "job.progress_changed": "never breaking",
     "job.stall_after_changed": "breaking when declared or shortened (waits end sooner)",
+    "job.operation_url_changed": "breaking when jobs become, or stop being, known by URL",
+    "job.status_rules_changed": "always breaking (waits end on other answers)",
+    "job.final_from_changed": "always breaking (the result comes from elsewhere)",
 }
 
 #: Kinds that add something: a release holding one (and nothing breaking) is minor.

@@ -164,6 +164,7 @@ def _job(ctx: Context, a: ir.Job, b: ir.Job, old_waiter: str, new_waiter: str) -
         )
     yield from _carry_changes(a, b, where, new_waiter)
     yield from _result_changes(a, b, where)
+    yield from _polling_changes(a, b, where)
 
 
 _GONE = {
@@ -285,6 +286,59 @@ def _result_body(op: ir.Operation) -> str:
         "binary": "bytes",
         "empty": "nothing",
     }[op.response.kind]
+
+
+def _polling_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
+    """Operation URLs, status rules and where the result comes from."""
+    if a.operation_url != b.operation_url:
+        old, new = _headers(a.operation_url), _headers(b.operation_url)
+        yield Change(
+            "job.operation_url_changed",
+            where,
+            f"operation URL header {old} -> {new}"
+            + (
+                "; jobs are known by a different kind of id"
+                if not a.operation_url or not b.operation_url
+                else ""
+            ),
+            not a.operation_url or not b.operation_url,
+        )
+    if a.status_rules != b.status_rules:
+        yield Change(
+            "job.status_rules_changed",
+            where,
+            f"status rules {_rules(a)} -> {_rules(b)}",
+            True,
+        )
+    if a.final_from != b.final_from:
+        yield Change(
+            "job.final_from_changed",
+            where,
+            f"wait_for_result takes the result from {_FINAL[a.final_from]}"
+            f" -> {_FINAL[b.final_from]}",
+            True,
+        )
+
+
+_FINAL = {
+    "result": "the result operation",
+    "location": "the terminal answer's Location",
+    "operation-url": "the terminal record",
+}
+
+
+def _headers(names: tuple[str, ...]) -> str:
+    return " or ".join(names) or "(none: the status operation is called with the id)"
+
+
+def _rules(job: ir.Job) -> str:
+    shown = []
+    for rule in job.status_rules:
+        tests = [f"status {'/'.join(map(str, rule.status))}"] if rule.status else []
+        if rule.path is not None:
+            tests.append(f"{_pointer(rule.path)}" + (f"={rule.equals}" if rule.equals else ""))
+        shown.append(f"{' and '.join(tests)}: {rule.state}")
+    return "[" + "; ".join(shown) + "]"
 
 
 def _state_changes(ctx: Context, a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:

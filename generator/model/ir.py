@@ -347,6 +347,19 @@ class Webhooks:
     fallback_cap: float
 
 
+FinalFrom = Literal["result", "location", "operation-url"]
+
+
+@attrs.frozen
+class StatusRule:
+    """A status answer matching every test given here has ``state`` (botocore-like)."""
+
+    state: str
+    status: tuple[int, ...] = ()
+    path: tuple[str, ...] | None = None
+    equals: str | None = None
+
+
 @attrs.frozen
 class Job:
     """A job declared with ``x-jobgen``, resolved against the operations it names."""
@@ -393,6 +406,13 @@ class Job:
     """The type of the value at ``error_path``: the job's error model."""
     webhooks: Webhooks | None = None
     """Webhook deliveries of the job, when it declares them."""
+    operation_url: tuple[str, ...] = ()
+    """Create-response headers (first present wins) holding the absolute URL the job is
+    polled at; empty when the status operation is called with the job id."""
+    status_rules: tuple[StatusRule, ...] = ()
+    """Rules giving a status answer its state by HTTP status or body value."""
+    final_from: FinalFrom = "result"
+    """Where ``wait_for_result`` gets the result (see ``model/opurl.py``)."""
 
 
 @attrs.frozen

@@ -15,6 +15,7 @@ from ..problems import Location, Problem
 from . import ir
 from .carry import read_carry, unsupplied
 from .webhooks import WebhookOperations, read_webhooks
+from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 
 __all__ = ["build_jobs", "type_at"]
 
@@ -40,6 +41,7 @@ _KNOWN_KEYS = frozenset(
         "carry",
         "result_once",
     }
+    | POLLING_KEYS
 )
 _PROGRESS_KEYS = frozenset({"field", "done", "total"})
 _STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending"})
@@ -65,6 +67,9 @@ def _unknown_keys(
         hint = _closest(key, known) or f" (known: {', '.join(sorted(known))})"
         problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
     return unknown
+
+
+unknown_keys = _unknown_keys
 
 
 def _split_pointer(pointer: str) -> tuple[str, ...]:
@@ -193,7 +198,10 @@ class _JobReader:
         if status is None:
             return None
 
-        id_parameter = self._id_parameter(node, at, status, result)
+        polling = read_polling(node, at, self.problems, has_result=result is not None)
+        id_parameter = self._id_parameter(
+            node, at, status, result if polling.final_from == "result" else None
+        )
         record_path = self.pointer(node, "record", at) or ()
         body_type = status.response.type if status.response.kind == "json" else None
         if body_type is None:
@@ -206,8 +214,9 @@ class _JobReader:
         if record_type is None:
             return None
 
-        id_path, id_header = self._id_source(node, at, create)
-        state_path, classes = self._state(node, at, record_type)
+        id_path, id_header = self._id_source(node, at, create, "operation_url" in node)
+        state_path, classes = self._state(node, at, record_type, rule_states(node))
+        check_rule_states(polling, frozenset(s for c in classes for s in c), at, self.problems)
         terminal_path = self.pointer(node, "terminal_field", at)
         self._expect(
             record_type, terminal_path, at.child("terminal_field"), "terminal_field", "bool"
@@ -245,8 +254,10 @@ class _JobReader:
             problems=self.problems,
         )
         self._cancel(cancel, at, id_parameter, no_state, carry)
-        self._only_the_id(status, "status", at, id_parameter, carry)
-        self._only_the_id(result, "result", at, id_parameter, carry)
+        if not polling.operation_url:  # the operation URL carries what the status needs
+            self._only_the_id(status, "status", at, id_parameter, carry)
+        if polling.final_from == "result":
+            self._only_the_id(result, "result", at, id_parameter, carry)
         result_once = node.get("result_once", False)
         if not isinstance(result_once, bool):
             self.problem(at.child("result_once"), f"must be true or false, not {result_once!r}")
@@ -312,6 +323,9 @@ class _JobReader:
             result_once=result_once,
             error_type=error_type,
             webhooks=webhooks,
+            operation_url=polling.operation_url,
+            status_rules=polling.rules,
+            final_from=polling.final_from,
         )
 
     def _progress(
@@ -449,9 +463,20 @@ class _JobReader:
         return value
 
     def _id_source(
-        self, node: dict[str, Any], at: Location, create: ir.Operation | None
+        self,
+        node: dict[str, Any],
+        at: Location,
+        create: ir.Operation | None,
+        by_url: bool = False,
     ) -> tuple[tuple[str, ...] | None, str | None]:
         value = node.get("id_from")
+        if by_url:
+            if value is not None:
+                self.problem(
+                    at.child("id_from"),
+                    "'id_from' does not apply with 'operation_url': the job is its URL",
+                )
+            return None, None
         if create is None:
             if value is not None and node.get("create") is None:
                 self.problem(at.child("id_from"), "'id_from' needs a 'create' operation")
@@ -476,8 +501,14 @@ class _JobReader:
         return path, None
 
     def _state(
-        self, node: dict[str, Any], at: Location, record: ir.TypeRef
+        self,
+        node: dict[str, Any],
+        at: Location,
+        record: ir.TypeRef,
+        synthetic: frozenset[str] = frozenset(),
     ) -> tuple[tuple[str, ...] | None, tuple[tuple[str, ...], ...]]:
+        """The state field and its classes; ``synthetic`` states (given by status
+        rules, not read from the field) need not be values of its enum."""
         raw = node.get("state")
         empty: tuple[tuple[str, ...], ...] = ((), (), (), ())
         if raw is None:
@@ -521,7 +552,7 @@ class _JobReader:
                     )
                 for key, values in zip(("success", "failure", "canceled", "pending"), groups):
                     for index, value in enumerate(values):
-                        if value not in documented:
+                        if value not in documented and value not in synthetic:
                             self.problem(
                                 state_at.child(key, index),
                                 f"state '{value}' is not one of {enum.name}'s values ({', '.join(sorted(documented))})",

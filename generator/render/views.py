@@ -565,6 +565,58 @@ def _frozen(values: tuple[str, ...]) -> Code:
     return Code("frozenset({" + join(", ", [py_str(v) for v in values]) + "})")
 
 
+def _polling_args(job: ir.Job) -> dict[str, Code]:
+    """The JobSpec arguments of operation URLs and status rules, where declared."""
+    args: dict[str, Code] = {}
+    if job.operation_url:
+        args["operation_url"] = _tuple_of([py_str(h) for h in job.operation_url])
+    if job.status_rules:
+        rules = []
+        for rule in job.status_rules:
+            parts = [f"state={py_str(rule.state)}"]
+            if rule.status:
+                parts.append("status=frozenset({" + ", ".join(map(str, rule.status)) + "})")
+            if rule.path is not None:
+                parts.append(f"path={_tuple(rule.path)}")
+            if rule.equals is not None:
+                parts.append(f"equals={py_str(rule.equals)}")
+            rules.append(Code("_ws.StatusRule(" + ", ".join(parts) + ")"))
+        args["status_rules"] = _tuple_of(rules)
+    if job.final_from != "result":
+        args["final_from"] = py_str(job.final_from)
+    return args
+
+
+def _target_options(
+    by_url: object,
+    request: Code,
+    op: ir.Operation,
+    *,
+    by_id: bool = False,
+    call: Code = Code("job_id"),
+) -> Code:
+    """The request options of a status read or result fetch given ``job_id``: the
+    operation's own (by id, with ``call`` as its arguments), or a GET of the absolute
+    URL ``job_id`` holds (or, when ``by_id``, the operation's own for a ``job_id``
+    that is no URL)."""
+    if not by_url:
+        return Code(f"{request}({call})")
+    security = _tuple_of([py_str(s) for s in op.security])
+    url = f"_opurl.url_options(self._http, job_id, {security})"
+    if by_id:
+        return Code(f"({url} if _opurl.is_url(job_id) else {request}({call}))")
+    return Code(url)
+
+
+def _takes_the_id_alone(op: ir.Operation, id_parameter: str) -> bool:
+    """Whether ``op`` can be called with the job id and nothing else."""
+    needs = [
+        p for p in op.parameters if p.required and not p.has_default and p.wire != id_parameter
+    ]
+    has_id = any(p.wire == id_parameter for p in op.path_parameters)
+    return has_id and not needs and (op.body is None or not op.body.required)
+
+
 def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
     """`preferred` unless an operation of the resource already has that name."""
     return fallback if preferred in taken else preferred
@@ -671,6 +723,7 @@ def job_view(
         **carry_spec_args(job),
         "failed_error": ident(failed),
         "canceled_error": ident(canceled),
+        **_polling_args(job),
     }
     if error is not None:
         spec_args["decode_error"] = code.decoder(error)
@@ -688,7 +741,13 @@ def job_view(
         "record_decoder": code.decoder(job.record_type),
         "record_path": py_str(record_path),
         "status_request": ident(f"_{job.status.name}_request"),
-        "status_call": carry_call(code, job, job.status),
+        "status_options": _target_options(
+            job.operation_url,
+            ident(f"_{job.status.name}_request"),
+            job.status,
+            by_id=_takes_the_id_alone(job.status, job.id_parameter),
+            call=carry_call(code, job, job.status),
+        ),
         "carry": carry_view(job),
         "status_id_kw": ident(status_id_param.name),
         "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
@@ -707,6 +766,7 @@ def job_view(
         "error_classes": (ident(failed), ident(canceled)),
         "imports": [],
     }
+    view["by_url"] = bool(job.operation_url)
     view["status_import"] = owner.get(job.status.operation_id)
     view["webhooks"] = _webhooks_view(code, job, name, single)
     view["wait_target"] = ident(f"_{name}_events" if job.webhooks else f"_{name}_waiter")
@@ -728,7 +788,12 @@ def job_view(
                 )
             ),
             "module": owner.get(job.result.operation_id),
-            "call": carry_call(code, job, job.result),
+            "options": _target_options(
+                job.final_from == "location",
+                ident(f"_{job.result.name}_request"),
+                job.result,
+                call=carry_call(code, job, job.result),
+            ),
             "once": job.result_once,
             "to_file": result_view["returns"] in ("bytes", "str"),
         }
@@ -796,7 +861,10 @@ def job_view(
         view["types"] += create_view["types"]
     else:
         view["create"] = None
-    view["result_returns"] = view["result"]["returns"] if view["result"] else Code("None")
+    # With final_from: operation-url, the terminal record is the result.
+    view["record_result"] = job.final_from == "operation-url"
+    record_result = view["record_annotation"] if view["record_result"] else Code("None")
+    view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
     returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
     view["create_returns"] = returns
     view["create_returns_str"] = py_str(returns)
@@ -805,7 +873,7 @@ def job_view(
 
 _RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
-_JOB_STATIC = "_abc _ws _waiter _t _handle"
+_JOB_STATIC = "_abc _ws _waiter _handle"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
@@ -821,22 +889,21 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
     for job in jobs:
         parts += [_JOB_STATIC, *job["spec_args"].values(), job["record_annotation"]]
         parts += [job["record_decoder"], job["result_returns"], job["create_returns"]]
-        parts += [job["status_request"], job["status_call"]]
-        if job["carry"]["names"]:
-            parts.append("_carry")
-        if job["webhooks"]:
-            hooks = job["webhooks"]
-            parts += ["_wh _hybrid _t", *hooks["args"].values(), hooks["event_annotation"]]
-            parts.append(hooks["event_decoder"] or "")
-        if job["result"]:
-            parts += [job["result"]["request"], job["result"]["response"], job["result"]["call"]]
-            if job["result"]["once"] or job["result"]["to_file"]:
-                parts.append("_carry")
+        "status_options": _target_options(
+            job.operation_url,
+            ident(f"_{job.status.name}_request"),
+            job.status,
+            by_id=_takes_the_id_alone(job.status, job.id_parameter),
+            call=carry_call(code, job, job.status),
+        ),
+        "carry": carry_view(job),
         if job["cancel"]:
             parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
             parts.append(job["cancel"]["call"])
         if job["create"]:
-            parts += ["cast", job["create"]["signature"], job["create"]["call_args"]]
+            parts += [job["create"]["signature"], job["create"]["call_args"]]
+            if not job["record_result"]:
+                parts.append("_t.cast")
             parts.append(job["create"]["start_signature"])
             parts.append(job["create"]["request"])
     return " ".join(parts)
@@ -863,12 +930,14 @@ def resource_view(
     refs = _ref_items(code, types)
     cross: dict[str, set[str]] = {}
     for job in jobs:
-        if job["status_import"] and job["status_import"] != resource.module:
-            cross.setdefault(job["status_import"], set()).add(job["status_request"])
+        status_import = job["status_import"]
+        by_id = job["status_request"] in job["status_options"]
+        if status_import and status_import != resource.module and by_id:
+            cross.setdefault(status_import, set()).add(job["status_request"])
         if job["result"] and job["result"]["module"] != resource.module:
-            cross.setdefault(job["result"]["module"], set()).update(
-                {job["result"]["request"], job["result"]["response"]}
-            )
+            cross.setdefault(job["result"]["module"], set()).add(job["result"]["response"])
+            if job["result"]["request"] in job["result"]["options"]:
+                cross[job["result"]["module"]].add(job["result"]["request"])
         if job["cancel"] and job["cancel"]["module"] != resource.module:
             cross.setdefault(job["cancel"]["module"], set()).update(
                 {job["cancel"]["request"], job["cancel"]["response"]}
@@ -895,6 +964,7 @@ def resource_view(
         ("events", "_events"),
         ("webhooks", "_wh"),
         ("hybrid", "_hybrid"),
+        ("opurl", "_opurl"),
     ]:
         imports.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")
@@ -1012,6 +1082,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         for auth in auths
     )
     return {
+        "operation_urls": any(j.operation_url or j.final_from == "location" for j in sdk.jobs),
         "auths": auths,
         "envs": envs,
         "required": required,

@@ -30,17 +30,18 @@ from typing import Any, TypeVar
 import httpx
 
 from .carry import Carried, PathLike, check_carried
-from .errors import JobTimeout, SDKError, attach_job_id
+from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
+    AsyncJobOutcomes,
     AsyncReadStatus,
     BaseJobWaiter,
     JobCall,
     ReadStatus,
     check_wait_args,
 )
-from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
+from .waitcore import Finished, Poll, WaitCore, wait_span
 from .waitspec import (
     AsyncJobOutcomes,
     HeaderHint,
@@ -123,8 +124,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """Poll until the job succeeds with its result ready, then fetch it once
         (`to_file`: also write a bytes or text result to that file)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        self._require_success(core, self._run(core))
-        return self._fetch(core, to_file)
+        return self._final_result(core, self._run(core), to_file)
+
+    def _final_result(
+        self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
+    ) -> ResultT:
+        """The result of a finished wait (JobFailed / JobCanceled unless it
+        succeeded): the terminal record, or fetched once where `final_from` says."""
+        target = self._success_target(core, finished)
+        if target is None:
+            return self._decode(core, finished)  # type: ignore[return-value]
+        return self._fetch(core, to_file, target)
 
     def create_and_wait(
         self,
@@ -242,13 +252,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
 
-    def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
-        """Fetch the result of a job whose record says it is ready (once)."""
+    def _fetch(
+        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+    ) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once), from
+        `target` (default: the job's own)."""
         fetch = self._fetch_result
         assert fetch is not None
         try:
             with self._decoding():
-                result = fetch(core.job_id, core.time_left(), **core.carried)
+                where = core.target if target is None else target
+                result = fetch(where, core.time_left(), **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
         return self._saved(result, to_file)
@@ -262,10 +276,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = self._read_status(
-                core.job_id, timeout=core.request_timeout(), **core.carried
-            )
-            return core.parse(ensure_success(response))
+            try:
+                response = self._read_status(
+                    core.target, timeout=core.request_timeout(), **core.carried
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:
@@ -337,8 +354,16 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """Poll until the job succeeds with its result ready, then fetch it once
         (`to_file`: also write a bytes or text result to that file)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        self._require_success(core, await self._run(core))
-        return await self._fetch(core, to_file)
+        return await self._final_result(core, await self._run(core), to_file)
+
+    async def _final_result(
+        self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
+    ) -> ResultT:
+        """The async twin of `SyncJobWaiter._final_result`."""
+        target = self._success_target(core, finished)
+        if target is None:
+            return self._decode(core, finished)  # type: ignore[return-value]
+        return await self._fetch(core, to_file, target)
 
     async def create_and_wait(
         self,
@@ -459,13 +484,17 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
 
-    async def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
-        """Fetch the result of a job whose record says it is ready (once)."""
+    async def _fetch(
+        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+    ) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once), from
+        `target` (default: the job's own)."""
         fetch = self._fetch_result
         assert fetch is not None
         try:
             with self._decoding():
-                result = await fetch(core.job_id, core.time_left(), **core.carried)
+                where = core.target if target is None else target
+                result = await fetch(where, core.time_left(), **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
         return self._saved(result, to_file)
@@ -479,10 +508,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.async_sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = await self._read_status(
-                core.job_id, timeout=core.request_timeout(), **core.carried
-            )
-            return core.parse(ensure_success(response))
+            try:
+                response = await self._read_status(
+                    core.target, timeout=core.request_timeout(), **core.carried
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:

@@ -17,6 +17,7 @@ import attrs
 
 from .carry import CarriedValue
 from .errors import JobCanceled, JobFailed, SDKError
+from .opurl import StatusRule
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 
@@ -27,6 +28,7 @@ __all__ = [
     "JobOutcome",
     "JobSpec",
     "PollEvent",
+    "StatusRule",
     "WaitConfig",
 ]
 
@@ -84,6 +86,17 @@ def _hints(value: Iterable[HeaderHint]) -> tuple[HeaderHint, ...]:
     return tuple(value)
 
 
+def _rules(value: Iterable[StatusRule]) -> tuple[StatusRule, ...]:
+    return tuple(value)
+
+
+def _final_from(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value not in ("result", "location", "operation-url"):
+        raise ValueError(
+            f"{attribute.name} must be result, location or operation-url, got {value!r}"
+        )
+
+
 @attrs.frozen(kw_only=True)
 class JobSpec:
     """What the waiter knows about one job type.
@@ -102,6 +115,12 @@ class JobSpec:
     A job that fails raises `failed_error`, one canceled `canceled_error` (the job's
     own subclasses), whose `error` is the JSON at `error_path` decoded by
     `decode_error(value, path)` (the job's error model; kept as JSON without one).
+    `operation_url` names the create-response headers (first present wins) holding
+    the absolute URL the job is polled at; `status_rules` give status answers a
+    state by HTTP status or body value (see `opurl`); `final_from` is where
+    `wait_for_result` gets the result: "result" (the result operation, by job id),
+    "location" (the `Location` of the terminal status answer) or "operation-url"
+    (the terminal record itself).
     """
 
     name: str
@@ -152,6 +171,9 @@ class JobSpec:
     failed_error: type[JobFailed[Any, Any]] = JobFailed
     canceled_error: type[JobCanceled[Any, Any]] = JobCanceled
     decode_error: Callable[[Any, str], object] | None = None
+    operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
+    status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
+    final_from: str = attrs.field(default="result", validator=_final_from)
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:

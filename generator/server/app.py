@@ -26,6 +26,7 @@ from ..problems import Location, SpecError
 from .auth import Credentials, read_credential
 from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, handle_control
 from .errors import ErrorShapes
+from .flows import operation_headers, ruled_status
 from .keys import issue, matches, place, secret_wires
 from .kinds import JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
@@ -324,7 +325,7 @@ class JobApp:
                 route.operation, 401, "this job was created with a different credential"
             )
         if route.role == "status":
-            return self._status(route, sim, exchange, now)
+            return self._status(route, sim, exchange, now, request.host)
         if route.role == "cancel":
             return self._cancel(route, sim, now)
         return self._result(route, sim, now)
@@ -366,7 +367,9 @@ class JobApp:
             return Answer(code, b"")
         return json_answer(code, value)
 
-    def _status(self, route: Route, sim: SimJob, exchange: _Exchange, now: float) -> Answer:
+    def _status(
+        self, route: Route, sim: SimJob, exchange: _Exchange, now: float, host: str
+    ) -> Answer:
         kind = self.kinds[sim.name]
         sim.polls += 1
         exchange.poll = sim.polls
@@ -384,9 +387,17 @@ class JobApp:
         view = canceled_view(route.job, sim, view)
         hints = () if view.terminal else kind.hint_headers(sim.scenario, self.wall())
         status = route.operation.response.status
-        return json_answer(
-            int(status) if status.isdigit() else 200, kind.status_body(sim, view), hints
-        )
+        body = kind.status_body(sim, view)
+        ruled = ruled_status(route.job, view.state, body, sim, host)
+        if ruled is not None:
+            code, value, headers = ruled
+            if code >= 400:
+                message = f"job {sim.id} is {view.state}"
+                return self._error(route.operation, code, message, code="job_gone")
+            if value is None:
+                return Answer(code, b"", (*headers, *hints))
+            return json_answer(code, value, (*headers, *hints))
+        return json_answer(int(status) if status.isdigit() else 200, body, hints)
 
     def _result(self, route: Route, sim: SimJob, now: float) -> Answer:
         kind = self.kinds[sim.name]
@@ -491,7 +502,7 @@ class JobApp:
         create = kind.job.create
         assert create is not None
         sim.progress, view = peek(sim.scenario, sim.progress, now)
-        headers: tuple[tuple[str, str], ...] = ()
+        headers = operation_headers(kind, sim, request.host, request.params)
         if kind.job.id_header:
             headers = (
                 (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim.id)),

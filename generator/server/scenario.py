@@ -154,6 +154,8 @@ class Scenario:
     create_errors: tuple[CreateFault, ...] = ()
     progress_per_read: float = DEFAULT_PROGRESS_PER_READ
     webhook: WebhookFaults = WebhookFaults()
+    operation_host: str | None = None
+    """Another host named in the job's operation URL (and its 303 Location)."""
 
 
 _FIELDS = frozenset(
@@ -172,6 +174,7 @@ _FIELDS = frozenset(
         "create_errors",
         "progress_per_read",
         "webhook",
+        "operation_host",
     }
 )
 _WEBHOOK_FIELDS = frozenset(
@@ -518,6 +521,12 @@ def parse_scenario(raw: object, job: ir.Job) -> Scenario:
     if "progress_per_read" in data and not has_progress:
         raise ScenarioError("progress_per_read", "the job declares no progress field (progress)")
 
+    operation_host = data.get("operation_host")
+    if operation_host is not None:
+        if not job.operation_url:
+            raise ScenarioError("operation_host", "the job declares no operation_url")
+        if not isinstance(operation_host, str) or not _is_hostname(operation_host):
+            raise ScenarioError("operation_host", "must be a host name such as 'localhost'")
     status_errors = _status_errors(data.get("status_errors", []))
     drops = _polls(data.get("drop_connection_at_polls", []), "drop_connection_at_polls")
     malformed = _polls(data.get("malformed_at_polls", []), "malformed_at_polls")
@@ -549,4 +558,13 @@ def parse_scenario(raw: object, job: ir.Job) -> Scenario:
             data.get("progress_per_read", DEFAULT_PROGRESS_PER_READ), "progress_per_read", high=100
         ),
         webhook=_webhook(data["webhook"], job) if "webhook" in data else WebhookFaults(),
+        operation_host=operation_host,
+    )
+
+
+def _is_hostname(text: str) -> bool:
+    labels = text.split(".")
+    return 0 < len(text) <= 253 and all(
+        label and len(label) <= 63 and label.replace("-", "").isalnum() and label.isascii()
+        for label in labels
     )

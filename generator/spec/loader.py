@@ -33,6 +33,7 @@ import yaml
 from yaml import events as ev
 
 from ..problems import Location, SpecError, pointer_join
+from . import swagger2
 
 __all__ = [
     "MAX_ALIAS_NODES",
@@ -681,6 +682,8 @@ def load_document(path: Path, name: str) -> Document:
     """Read and parse one file; any failure is a SpecError naming it."""
     raw = _read_bytes(path, name)
     data = _parse(_decode(raw, name), path, name)
+    if swagger2.is_swagger2(data):
+        data = swagger2.convert(data)
     return Document(path=path, name=name, data=data, sha256=hashlib.sha256(raw).hexdigest())
 
 

@@ -432,6 +432,12 @@ def binary_result(spec: Spec) -> None:
     content["application/pdf"] = {"schema": {"type": "string", "format": "binary"}}
 
 
+def by_operation_url(spec: Spec) -> None:
+    declared = job(spec)
+    del declared["id_from"]
+    declared.update(operation_url="Location", final_from="location")
+
+
 def rename_job(spec: Spec) -> None:
     spec["x-jobgen"]["jobs"] = {"summary": job(spec)}
 
@@ -833,6 +839,20 @@ CASES: dict[str, Case] = {
         {("job.stall_after_changed", False)},
         "patch",
         base=lambda s: job(s).update(stall_after=300),
+    ),
+    "job polled at its operation URL": Case(
+        by_operation_url,
+        {
+            ("job.operation_url_changed", True),
+            ("job.final_from_changed", True),
+            ("job.pointer_changed", False),
+        },
+        "major",
+    ),
+    "status rule added": Case(
+        lambda s: job(s).update(status_rules=[{"status": 404, "state": "failed"}]),
+        {("job.status_rules_changed", True)},
+        "major",
     ),
     # constraints, defaults, access
     "request field maxLength lowered": Case(

@@ -54,6 +54,9 @@ class Api:
     start: str = "start"  # the method that creates a job and returns its handle
     cancel: str | None = None  # the resource's method that cancels a job, if declared
     has_progress: bool = False  # the job declares a progress field
+    #: The status monitor's path and query ("{}": the id) of a job polled at its
+    #: operation URL: what its SDK is given as the job id.
+    operation_url: str | None = None
 
     @property
     def has_result(self) -> bool:
@@ -160,10 +163,36 @@ APIS = {
                 "documents": [{"kind": "inline", "id": "1", "text": "hi"}],
                 "features": ["summary"],
             },
-            result_type="AnalysisResult",
+            result_type="OperationStatus",  # final_from: operation-url
+            operation_url="/operations/{}?api-version=2024-05-01",
+        ),
+        Api(
+            name="async_request_reply",
+            has_progress=True,
+            package="async_request_reply_sdk",
+            resource="exports",
+            auth="token",
+            pending="Running",
+            success="Completed",
+            failure="Failed",
+            canceled=None,
+            has_ready_field=False,
+            has_body_hint=False,
+            idempotency_header=None,
+            state_attr="status",
+            error_attr="error",
+            error_key="error",
+            body_model="ExportRequest",
+            body={"report": "sales"},
+            result_type="Export",  # final_from: location (the 303's)
+            operation_url="/exports/{}/status",
         ),
     )
 }
+
+
+#: The specs whose jobs are known by id, the parameters of the suite's shared tests.
+BY_ID = sorted(name for name, api in APIS.items() if api.operation_url is None)
 
 
 class E2E:
@@ -195,12 +224,20 @@ class E2E:
     def body(self) -> Any:
         return getattr(self.sdk.models, self.api.body_model).from_dict(dict(self.api.body))
 
-    def run(self, call: Callable[[Any], Any], *, key: str = KEY, **config: Any) -> Any:
+    def run(
+        self,
+        call: Callable[[Any], Any],
+        *,
+        key: str = KEY,
+        client_options: Mapping[str, Any] | None = None,
+        **config: Any,
+    ) -> Any:
         """`call(resource)` on a fresh client; awaited when the client is async."""
         options = {
             "base_url": self.server.base_url,
             self.api.auth: key,
             "wait_config": self.config(**config),
+            **(client_options or {}),
         }
         # Plain HTTP on loopback: transports without a CA bundle to load keep clients cheap.
         if not self.is_async:
@@ -243,11 +280,28 @@ class E2E:
     # -- the server -----------------------------------------------------------------
 
     def job(self, scenario: Mapping[str, Any] | None = None, *, key: str = KEY) -> str:
-        """A job with this spec's scenario defaults, readable with ``key`` only."""
-        return self.server.create_job(self.api.scenario(**(scenario or {})), credential=key)
+        """A job with this spec's scenario defaults, readable with ``key`` only: its id,
+        or the absolute operation URL of a job polled there."""
+        job_id = self.server.create_job(self.api.scenario(**(scenario or {})), credential=key)
+        if self.api.operation_url is None:
+            return job_id
+        return self.server.base_url + self.api.operation_url.format(job_id)
+
+    def sim_id(self, job_id: str) -> str:
+        """The server's id of a job the SDK knows by ``job_id`` (maybe its URL)."""
+        if self.api.operation_url is None or "://" not in job_id:
+            return job_id
+        prefix, _, suffix = self.api.operation_url.partition("{}")
+        path = httpx.URL(job_id).raw_path.decode().split("?")[0]
+        path = path.removeprefix(httpx.URL(self.server.base_url).path.rstrip("/"))
+        return path.removeprefix(prefix).removesuffix(suffix.split("?")[0])
+
+    def shown(self, job_id: str) -> str:
+        """The job id as the SDK's errors and events name it."""
+        return job_id.split("?")[0]
 
     def log(self, job_id: str | None = None) -> list[RequestRecord]:
-        return self.server.requests(job_id)
+        return self.server.requests(None if job_id is None else self.sim_id(job_id))
 
     def polls(self, job_id: str) -> list[RequestRecord]:
         """The job's status requests, oldest first."""

@@ -15,6 +15,7 @@ CREATE = {
     "stripe_report_runs": "post_report_runs",
     "azure_operations": "start",
     "salesforce_bulk": "create_job",
+    "async_request_reply": "create",
 }
 
 

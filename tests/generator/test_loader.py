@@ -84,7 +84,7 @@ def test_pure_ref_cycle_is_an_error(tmp_path: Path) -> None:
         (b"openapi: 3.0.3\ninfo: [unclosed", "is not valid YAML"),
         (b'{"openapi": "3.0.3", "info": ', "is not valid JSON"),
         (b"openapi: 3.0.3\ninfo:\n  title: caf\xe9\n", "is not UTF-8 text (byte 33, line 3)"),
-        (b"swagger: '2.0'\ninfo: {title: x, version: '1'}\n", "Swagger 2.0 is not supported"),
+        (b"swagger: '1.2'\ninfo: {title: x, version: '1'}\n", "Swagger 1.2 is not supported"),
         (b"openapi: 4.0.0\ninfo: {title: x, version: '1'}\n", "expected OpenAPI 3.0.x or 3.1.x"),
         (b"- just\n- a list\n", "must be a mapping at the top level"),
         (b"openapi: 3.1.0\ninfo: {version: '1'}\n", "'info.title' is required"),

@@ -61,9 +61,14 @@ SPECS = (
         "digitalocean_sdk",
         "digitalocean.jobs.yaml",
     ),
+    # Swagger 2.0, read as OpenAPI 3 (generator/spec/swagger2.py).
+    RealSpec(
+        "azure-keyvault",
+        "azure-keyvault-7.4/backuprestore.json",
+        "keyvault_sdk",
+        "azure-keyvault.jobs.yaml",
+    ),
 )
-# Swagger 2.0: refused with a clear message.
-REFUSED = ("azure-keyvault-7.4/backuprestore.json",)
 # openapi-python-client's baselines name a header "header param" (and a cookie "cookie
 # param"): not HTTP field names, so those two parameters are left out, with a warning.
 UNSENDABLE_PARAMETERS = (

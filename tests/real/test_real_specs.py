@@ -17,12 +17,10 @@ import pytest
 
 from generator.cli import main
 from generator.model.build import load_and_build
-from generator.problems import SpecError
 from tests.helpers import REAL_SPECS
 from tests.real.conftest import RealSdks
 from tests.real.realspecs import (
     MYPY,
-    REFUSED,
     RUFF,
     SPECS,
     UNSENDABLE_PARAMETERS,
@@ -134,18 +132,19 @@ def test_every_sdk_passes_mypy_strict(real_sdks: RealSdks) -> None:
     assert failed == {}
 
 
-@pytest.mark.parametrize("path", REFUSED)
-def test_swagger_2_is_refused_clearly(
-    path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SpecError) as caught:
-        load_and_build(REAL_SPECS / path)
-    assert "Swagger 2.0 is not supported" in str(caught.value)
-    code = main(["generate", str(REAL_SPECS / path), "-o", str(tmp_path / "out")])
-    err = capsys.readouterr().err
-    assert code == 2 and "#/swagger: Swagger 2.0 is not supported" in err
-    assert "Traceback" not in err
-    assert not (tmp_path / "out").exists()
+def test_swagger_2_is_read_as_openapi_3() -> None:
+    """Key Vault's Swagger 2.0 spec: the body parameter is the request body, the
+    ``common.json`` parameter and definitions are components, x-nullable is nullable."""
+    sdk = load_and_build(REAL_SPECS / "azure-keyvault-7.4" / "backuprestore.json")
+    ops = {op.operation_id: op for r in sdk.resources for op in r.operations}
+    backup = ops["FullBackup"]
+    assert backup.body is not None and not backup.body.required
+    assert [(p.wire, p.location, p.required) for p in backup.parameters] == [
+        ("api-version", "query", True)
+    ]
+    assert backup.response.status == "202"
+    assert "common.json#/definitions/Error" not in str(sdk.located)
+    assert sdk.base_url == ""  # a host template without a default: the client takes base_url
 
 
 @pytest.mark.parametrize("path", UNSENDABLE_PARAMETERS)

@@ -167,3 +167,41 @@ def test_stripe_report_run_create_and_wait_fails_typed(real_sdks: RealSdks) -> N
         assert record.status == "failed"
         create = next(r for r in server.requests() if r.operation == "create")
         assert create.idempotency_key  # the waiter sent one, so a retried create is safe
+
+
+@pytest.mark.parametrize(("final", "state"), [("success", "Succeeded"), ("failure", "Failed")])
+def test_keyvault_backup_is_polled_at_its_azure_async_operation_url(
+    real_sdks: RealSdks, final: str, state: str
+) -> None:
+    """Key Vault's Swagger 2.0 spec: the create answers 202 with Azure-AsyncOperation, the
+    waiter polls that URL (api-version included) and the final status record is the result."""
+    spec = _spec("azure-keyvault")
+    sdk = real_sdks.get(spec).package
+    scenario = {"states": [{"state": "InProgress", "polls": 2}], "final": final}
+    polled: list[Any] = []
+    with (
+        run_server(spec.spec, jobs=spec.side_file) as server,
+        sdk.Client(base_url=server.base_url, wait_config=sdk.WaitConfig(**FAST)) as client,
+    ):
+        headers = {"x-jobgen-scenario": json.dumps(scenario)}
+        if final == "success":
+            record = client.full_backup.create_and_wait(
+                api_version="7.4", deadline=30, on_poll=polled.append, extra_headers=headers
+            )
+        else:
+            handle = client.full_backup.start(api_version="7.4", extra_headers=headers)
+            with pytest.raises(sdk.errors.JobFailed) as failed:
+                handle.result(timeout=30)
+            record = failed.value.record
+            assert failed.value.job_id == handle.job_id == polled_url(server, handle.job_id)
+        assert record.status == state
+        log = server.requests()
+        assert [r.operation for r in log] == ["create", "status", "status", "status"]
+        assert all(r.query == "api-version=7.4" for r in log)
+        assert {r.path for r in log[1:]} == {f"/backup/{log[0].job_id}/pending"}
+
+
+def polled_url(server: Any, job_id: str) -> str:
+    """The id a job polled at its URL is shown by: the URL without its query."""
+    (create,) = [r for r in server.requests() if r.operation == "create"]
+    return f"{server.base_url}/backup/{create.job_id}/pending"

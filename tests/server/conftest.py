@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,8 +93,15 @@ class Session:
         return self.client.post(create.path, json=self.api.body, headers=sent)
 
     def id_of(self, response: httpx.Response) -> str:
+        if self.job.operation_url and self.job.operation_url[0] in response.headers:
+            path = httpx.URL(response.headers[self.job.operation_url[0]]).path
+            hole = re.escape("{" + self.job.id_parameter + "}")
+            pattern = re.escape(self.job.status.path).replace(hole, "(?P<id>[^/]+)")
+            found = re.search(pattern + "$", path)
+            assert found is not None, path
+            return found["id"]
         value: Any = response.json()
-        for key in self.job.id_path or ():
+        for key in self.job.id_path or (*self.job.record_path, "id"):
             value = value[key]
         assert isinstance(value, str)
         return value

@@ -167,13 +167,14 @@ def test_result_409_until_ready_then_200(sume: Session) -> None:
     assert result.json()["data"]["job_id"] == job_id
 
 
-def test_result_delay_in_seconds_without_a_ready_field(azure: Session) -> None:
+def test_result_delay_in_seconds_without_a_ready_field(salesforce: Session) -> None:
     with CLOCK.stopped() as clock:
-        job_id = azure.id_of(azure.create(scenario(states=[], result_delay_seconds=0.05)))
-        assert azure.state(azure.status(job_id)) == "Succeeded"
-        assert azure.result(job_id).status_code == 409
+        created = salesforce.create(scenario(states=[], result_delay_seconds=0.05))
+        job_id = salesforce.id_of(created)
+        assert salesforce.state(salesforce.status(job_id)) == "JobComplete"
+        assert salesforce.result(job_id).status_code == 409
         clock.advance(0.06)
-        assert azure.result(job_id).status_code == 200
+        assert salesforce.result(job_id).status_code == 200
 
 
 def test_csv_result(salesforce: Session) -> None:

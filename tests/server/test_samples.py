@@ -102,7 +102,8 @@ def test_put_and_drop() -> None:
 def test_error_bodies_follow_the_spec(name: str, expected: object) -> None:
     s = sdk(name)
     shapes = ErrorShapes(s, SPECS / f"{name}.yaml", timestamp=STAMP)
-    body = shapes.body(s.jobs[0].result, 409, "not yet", "job_not_completed")
+    job = s.jobs[0]  # Azure's operations have no result operation: their status one
+    body = shapes.body(job.result or job.status, 409, "not yet", "job_not_completed")
     if expected is not None:
         assert body == expected
     else:

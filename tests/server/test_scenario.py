@@ -226,3 +226,17 @@ def test_terminal_field_only_jobs_use_neutral_state_names() -> None:
         {"states": [{"state": "running", "polls": 1}], "final": "failure"}, terminal_only
     )
     assert s.stages == (Stage("running", polls=1),) and s.final_kind == "failure"
+
+
+def test_operation_host_needs_an_operation_url_and_a_host_name() -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario({"operation_host": "localhost"}, job())
+    assert (caught.value.field, caught.value.message) == (
+        "operation_host",
+        "the job declares no operation_url",
+    )
+    reply = job("async_request_reply")
+    assert parse_scenario({"operation_host": "localhost"}, reply).operation_host == "localhost"
+    for bad in ("evil.example/path", "", 7, "a..b"):
+        with pytest.raises(ScenarioError, match="must be a host name"):
+            parse_scenario({"operation_host": bad}, reply)

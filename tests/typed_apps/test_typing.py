@@ -109,3 +109,26 @@ def test_enum_values_at_construction() -> None:
         sys.path.remove(str(SDK))
         for name in [n for n in sys.modules if n.split(".")[0] == "sume_sdk"]:
             del sys.modules[name]
+
+
+@pytest.mark.slow
+def test_an_operation_url_application_passes_mypy_strict(tmp_path: Path) -> None:
+    sdks = [ROOT / "generated" / name for name in ("async_request_reply", "azure_operations")]
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(tmp_path),
+            str(HERE / "opurl" / "operation_url_app.py"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "MYPYPATH": os.pathsep.join(map(str, sdks))},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -63,13 +63,17 @@ def test_sume_wait_for_result_returns_the_typed_result(twin) -> None:
 
 def test_azure_wait_for_result_returns_the_typed_result(twin) -> None:
     job = AZURE.make_id(1)
-    api = ScriptedAPI(AZURE).script(job, "Running", "Succeeded")
+    analysis = {"modelVersion": "2024-05-01", "documents": [{"id": "d1"}]}
+    api = ScriptedAPI(AZURE).script(job, "Running", answer("Succeeded", result=analysis))
     s = twin.connect(api)
 
+    # final_from: operation-url: the succeeded operation is the result, typed.
     result = s.run(lambda c: c.analysis.wait_for_result(job, deadline=60))
 
-    assert type(result) is s.models.AnalysisResult
-    assert result.documents[0].id == "d1"
+    assert type(result) is s.models.OperationStatus
+    assert type(result.result) is s.models.AnalysisResult
+    assert result.result.documents[0].id == "d1"
+    assert api.kinds == ["status", "status"]
 
 
 def test_salesforce_wait_for_result_returns_the_csv_text(twin) -> None:

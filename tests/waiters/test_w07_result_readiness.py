@@ -77,12 +77,13 @@ def test_salesforce_csv_result_is_fetched_once(twin) -> None:
     assert api.violations == []
 
 
-def test_azure_result_is_fetched_once_after_succeeded(twin) -> None:
+def test_azure_result_is_the_succeeded_operation_nothing_is_fetched(twin) -> None:
     op = AZURE.make_id(4)
     api = ScriptedAPI(AZURE).script(op, "NotStarted", "Running", "Succeeded")
     s = twin.connect(api)
 
-    s.run(lambda c: c.analysis.wait_for_result(op, deadline=600))
+    record = s.run(lambda c: c.analysis.wait_for_result(op, deadline=600))
 
-    assert api.kinds == ["status", "status", "status", "result"]
-    assert api.of("result")[0].query == "api-version=2024-05-01"
+    assert record.status == "Succeeded"
+    assert api.kinds == ["status", "status", "status"]
+    assert api.of("status")[0].query == "api-version=2024-05-01"

@@ -75,14 +75,14 @@ def test_every_error_names_the_job_and_nothing_is_resubmitted(twin, name: str) -
 
 
 def test_result_fetch_error_names_the_job(twin) -> None:
-    api = ScriptedAPI(AZURE).script(OP, "Succeeded").on_result(OP, http(404))
+    api = ScriptedAPI(SUME).script("job_01", "completed").on_result("job_01", http(404))
     s = twin.connect(api)
 
     with pytest.raises(s.errors.NotFoundError) as caught:
-        s.run(lambda c: c.analysis.wait_for_result(OP, deadline=60))
+        s.run(lambda c: c.jobs.wait_for_result("job_01", deadline=60))
 
-    assert caught.value.job_id == OP
-    assert OP in str(caught.value)
+    assert caught.value.job_id == "job_01"
+    assert "job_01" in str(caught.value)
     assert [r.kind for r in api.requests] == ["status", "result"]
 
 

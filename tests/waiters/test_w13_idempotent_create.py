@@ -80,7 +80,7 @@ def test_azure_uses_repeatability_request_id(twin) -> None:
 
     result = _create_and_wait(s, AZURE)
 
-    assert type(result) is s.models.AnalysisResult
+    assert type(result) is s.models.OperationStatus  # the succeeded operation
     creates = api.of("create")
     assert len(creates) == 2
     ids = {c.headers["repeatability-request-id"] for c in creates}

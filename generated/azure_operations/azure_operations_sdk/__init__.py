@@ -6,7 +6,8 @@ operations. `POST /analyze` answers 202 with an `Operation-Location` header nami
 status monitor `/operations/{operationId}`. The monitor answers 200 while the operation
 runs, with a `Retry-After` header on every answer, until `status` is `Succeeded`,
 `Failed`
-or `Canceled`. Every request carries the `api-version` query parameter."""
+or `Canceled`; a succeeded operation carries its `result`. Every request carries the
+`api-version` query parameter, which the `Operation-Location` URL includes."""
 
 from ._client import AsyncClient, Client
 from ._runtime.display import ProgressDisplay
@@ -37,6 +38,7 @@ from .errors import (
     NoCancelOperation,
     NoResultOperation,
     NotFoundError,
+    OperationUrlRefused,
     PermissionDeniedError,
     RateLimitError,
     RecordDecodeError,
@@ -81,6 +83,7 @@ __all__ = [
     "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
+    "OperationUrlRefused",
     "PermissionDeniedError",
     "PollDecision",
     "PollEvent",

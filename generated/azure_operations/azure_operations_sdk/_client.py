@@ -49,6 +49,9 @@ class Client:
         headers: Headers sent with every request.
         max_retries: Retries of idempotent requests on connection errors, 408, 429 and 5xx.
         wait_config: Clock, sleep, randomness, poll overrides and rate cap for the waiters.
+        operation_hosts: Origins (``"https://status.example.com"``) besides ``base_url``'s
+            whose operation URLs and result locations are followed, with credentials.
+            Any other origin raises ``OperationUrlRefused``.
         http_client: An ``httpx.Client`` to send with (it is not closed by this client).
         transport: An httpx transport for the client this one creates.
     """
@@ -62,6 +65,7 @@ class Client:
         headers: _abc.Mapping[str, str] | None = None,
         max_retries: int = 2,
         wait_config: _ws.WaitConfig | None = None,
+        operation_hosts: _abc.Sequence[str] = (),
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
@@ -73,7 +77,7 @@ class Client:
             user_agent=USER_AGENT,
             max_retries=max_retries,
             wait_config=wait_config,
-            spec_url="https://example.cognitiveservices.azure.com/language",
+            operation_hosts=operation_hosts,
             http_client=http_client,
             transport=transport,
         )
@@ -134,6 +138,9 @@ class AsyncClient:
         headers: Headers sent with every request.
         max_retries: Retries of idempotent requests on connection errors, 408, 429 and 5xx.
         wait_config: Clock, sleep, randomness, poll overrides and rate cap for the waiters.
+        operation_hosts: Origins (``"https://status.example.com"``) besides ``base_url``'s
+            whose operation URLs and result locations are followed, with credentials.
+            Any other origin raises ``OperationUrlRefused``.
         http_client: An ``httpx.AsyncClient`` to send with (it is not closed by this client).
         transport: An httpx transport for the client this one creates.
     """
@@ -147,6 +154,7 @@ class AsyncClient:
         headers: _abc.Mapping[str, str] | None = None,
         max_retries: int = 2,
         wait_config: _ws.WaitConfig | None = None,
+        operation_hosts: _abc.Sequence[str] = (),
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
@@ -158,7 +166,7 @@ class AsyncClient:
             user_agent=USER_AGENT,
             max_retries=max_retries,
             wait_config=wait_config,
-            spec_url="https://example.cognitiveservices.azure.com/language",
+            operation_hosts=operation_hosts,
             http_client=http_client,
             transport=transport,
         )

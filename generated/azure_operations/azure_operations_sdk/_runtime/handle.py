@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import attrs
 import httpx
 
-from .carry import Carried, PathLike, check_carried
 from .errors import InvalidResumeToken
+from .opurl import is_url
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
-from .waitbase import check_wait_args
+from .waitbase import check_wait_args, job_ref
 from .waitcore import Finished, Poll, WaitCore
 from .waitspec import PollEvent
 
@@ -58,7 +58,7 @@ class PollDecision(Generic[RecordT]):
     outcome: str | None = None
     delay: float | None = None
     source: str | None = None
-    resume_token: str = attrs.field(repr=False)
+    resume_token: str
 
 
 class _BaseHandle(Generic[RecordT, ResultT]):
@@ -74,29 +74,28 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         poll_timeout: float = DEFAULT_POLL_TIMEOUT,
         stall_after: float | None = None,
-        carried: Carried = None,
     ) -> None:
         check_wait_args(poll_timeout)
         if deadline is not None:
             check_wait_args(deadline)
-        attempt = 0
+        attempt, target = 0, None
         config = waiter.config
         deadline_at = None if deadline is None else config.wall_clock() + deadline
         if resume is not None:
             token = decode_resume_token(resume, waiter.spec.name)
-            if job_id is not None and job_id != token.job_id:
+            if job_id is not None and job_ref(waiter.spec, job_id)[0] != token.job_id:
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
-            job_id, attempt = token.job_id, token.attempt
+            job_id, attempt, target = token.job_id, token.attempt, token.url
             if deadline is None and token.deadline_at is not None:
                 deadline_at = token.deadline_at
-            given = {k: v for k, v in (carried or {}).items() if v is not None}
-            carried = {**token.carried, **given}
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
-        #: The values of the create response every call of the job sends (`carry`).
-        self.carried = check_carried(waiter.spec.carry, carried)
+        if target is None:
+            job_id, target = job_ref(waiter.spec, job_id)
+        #: What the status read is given: the job id, or its operation URL.
+        self._target = target
         self._waiter = waiter
         self._deadline_at = deadline_at
         self._poll_timeout = poll_timeout
@@ -113,15 +112,14 @@ class _BaseHandle(Generic[RecordT, ResultT]):
 
     @property
     def resume_token(self) -> str:
-        """Versioned JSON (job id, deadline, poll count, carried values) that
-        `handle(resume=...)` and `wait_for_job(resume=...)` accept in another process.
-        No credentials, but a job's carried values (such as a document key)."""
+        """Versioned JSON (job id, deadline, poll count) that `handle(resume=...)` and
+        `wait_for_job(resume=...)` accept in another process. No credentials."""
         token = ResumeToken(
             self._core.job_id,
             self._deadline_at,
             self._core.attempt,
             self._waiter.spec.name,
-            self.carried,
+            url=self._target if is_url(self._target) else None,
         )
         return encode_resume_token(token)
 
@@ -151,7 +149,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             want_result=want_result,
             request_cap=self._poll_timeout,
             stall_after=self._stall_after,
-            carried=self.carried,
+            target=self._target,
         )
 
     def _fresh_core(self) -> WaitCore:
@@ -176,7 +174,9 @@ class _BaseHandle(Generic[RecordT, ResultT]):
                 outcome=step.outcome,
                 resume_token=self.resume_token,
             )
-        typed = self._waiter._decode_raw(core, poll.record, core.last_state, None)
+        typed = self._waiter._decode_raw(
+            core, poll.record, core.last_state, None, poll.state is not None
+        )
         return PollDecision(
             job_id=core.job_id,
             done=False,
@@ -241,14 +241,9 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> JobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id, carried = waiter._started(create(waiter._idempotency_key()))
+        job_id = waiter._job_id_from(create(waiter._idempotency_key()))
         return cls(
-            waiter,
-            job_id,
-            deadline=deadline,
-            on_poll=on_poll,
-            stall_after=stall_after,
-            carried=carried,
+            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
         )
 
     def poll(self) -> PollDecision[RecordT]:
@@ -270,7 +265,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
 
         Raises `NoCancelOperation` when the job declares no cancel operation.
         """
-        self._waiter.cancel(self.job_id, timeout=timeout, carried=self.carried)
+        self._waiter.cancel(self.job_id, timeout=timeout)
 
     def done(self) -> bool:
         """Whether the job is finished: True without a request once a poll saw it end."""
@@ -286,12 +281,9 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         self._after_wait(core, finished)
         return self._waiter._decode(core, finished)
 
-    def result(
-        self, timeout: float = 600.0, *, to_file: PathLike | None = None
-    ) -> ResultT:
+    def result(self, timeout: float = 600.0) -> ResultT:
         """Block until the job succeeds with its result ready (at most `timeout`
         seconds), fetch the result once and return it; later calls return it again.
-        `to_file` also writes a bytes or text result to that file.
 
         Raises `JobFailed` / `JobCanceled` for a job that ended otherwise.
         """
@@ -302,10 +294,9 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or self._waiter._run(core)
         self._after_wait(core, finished)
-        self._waiter._require_success(core, finished)
-        result = self._waiter._fetch(core)
+        result = self._waiter._final_result(core, finished)
         self._result = (result,)
-        return self._waiter._saved(result, to_file)
+        return result
 
 
 class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
@@ -324,14 +315,9 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> AsyncJobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id, carried = waiter._started(await create(waiter._idempotency_key()))
+        job_id = waiter._job_id_from(await create(waiter._idempotency_key()))
         return cls(
-            waiter,
-            job_id,
-            deadline=deadline,
-            on_poll=on_poll,
-            stall_after=stall_after,
-            carried=carried,
+            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
         )
 
     async def poll(self) -> PollDecision[RecordT]:
@@ -345,7 +331,7 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
 
     async def cancel(self, timeout: float = 30.0) -> None:
         """Ask the server to cancel the job (see `JobHandle.cancel`)."""
-        await self._waiter.cancel(self.job_id, timeout=timeout, carried=self.carried)
+        await self._waiter.cancel(self.job_id, timeout=timeout)
 
     async def done(self) -> bool:
         """Whether the job is finished: True without a request once a poll saw it end."""
@@ -360,9 +346,7 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         self._after_wait(core, finished)
         return self._waiter._decode(core, finished)
 
-    async def result(
-        self, timeout: float = 600.0, *, to_file: PathLike | None = None
-    ) -> ResultT:
+    async def result(self, timeout: float = 600.0) -> ResultT:
         """Wait for the result and fetch it once (see `JobHandle.result`)."""
         if self._result is not None:
             return self._result[0]
@@ -371,7 +355,6 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or await self._waiter._run(core)
         self._after_wait(core, finished)
-        self._waiter._require_success(core, finished)
-        result = await self._waiter._fetch(core)
+        result = await self._waiter._final_result(core, finished)
         self._result = (result,)
-        return self._waiter._saved(result, to_file)
+        return result

@@ -4,22 +4,20 @@
 from __future__ import annotations
 
 import collections.abc as _abc
-import typing as _t
 import uuid
 
 import httpx
 
 from .._runtime import handle as _handle
 from .._runtime import http as _http
+from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from ..errors import AnalysisCanceled, AnalysisFailed
 from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
-from ..models.error_detail import ErrorDetail
 from ..models.operation_status import OperationStatus
 
 __all__ = [
@@ -48,16 +46,15 @@ _ANALYSIS_SPEC = _ws.JobSpec(
     floor=1.0,
     first=1.0,
     cap=60.0,
-    id_path=("id",),
+    id_path=None,
     id_header=None,
     idempotency_header="Repeatability-Request-ID",
     progress_path=None,
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
-    failed_error=AnalysisFailed,
-    canceled_error=AnalysisCanceled,
-    decode_error=ErrorDetail.from_dict,
+    operation_url=("Operation-Location",),
+    final_from="operation-url",
 )
 
 
@@ -163,12 +160,11 @@ class Analysis:
         self._http = http
         self._analysis_waiter: _waiter.SyncJobWaiter[
             OperationStatus,
-            AnalysisResult,
+            OperationStatus,
         ] = _waiter.SyncJobWaiter(
             _ANALYSIS_SPEC,
             read_status=self._read_analysis_status,
             decode_record=_decode_analysis_record,
-            fetch_result=self._fetch_analysis_result,
             config=http.wait_config,
             limiter=http.status_limiter,
         )
@@ -286,25 +282,15 @@ class Analysis:
             _get_result_response,
         )
 
-    def _read_analysis_status(
-        self,
-        job_id: str,
-        timeout: float,
-        **carried: object,
-    ) -> httpx.Response:
+    def _read_analysis_status(self, job_id: str, timeout: float) -> httpx.Response:
         return self._http.send_once(
-            _get_operation_status_request(job_id),
+            (
+                _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                if _opurl.is_url(job_id)
+                else _get_operation_status_request(job_id)
+            ),
             time_left=timeout,
         )
-
-    def _fetch_analysis_result(
-        self,
-        job_id: str,
-        time_left: float,
-        **carried: object,
-    ) -> AnalysisResult:
-        response = self._http.request(_get_result_request(job_id), time_left=time_left)
-        return _get_result_response(response)
 
     def wait_for_job(
         self,
@@ -322,7 +308,7 @@ class Analysis:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for: its operation URL (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[OperationStatus]`` (``event.record`` is typed).
@@ -347,15 +333,13 @@ class Analysis:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         stall_after: float | None = None,
-    ) -> AnalysisResult:
-        """Wait for the analysis job to succeed, then fetch its result once.
-
-        The result is fetched only when the record says it is ready.
+    ) -> OperationStatus:
+        """Wait for the analysis job to succeed and return its terminal record.
 
         Raises:
-            AnalysisFailed: The job failed (a ``JobFailed``): ``record`` is the
-                terminal record and ``error`` the server's error, both typed.
-            AnalysisCanceled: The job was canceled (a ``JobCanceled``).
+            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -380,7 +364,7 @@ class Analysis:
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
         extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> AnalysisResult:
+    ) -> OperationStatus:
         """Create an analysis job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
@@ -409,7 +393,7 @@ class Analysis:
             on_poll=on_poll,
             stall_after=stall_after,
         )
-        return _t.cast("AnalysisResult", outcome)
+        return outcome
 
     def handle(
         self,
@@ -419,7 +403,7 @@ class Analysis:
         resume: str | None = None,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         stall_after: float | None = None,
-    ) -> _handle.JobHandle[OperationStatus, AnalysisResult]:
+    ) -> _handle.JobHandle[OperationStatus, OperationStatus]:
         """A non-blocking handle on an analysis job: ``poll()`` reads its status once.
 
         ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
@@ -427,7 +411,7 @@ class Analysis:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow: its operation URL (omit it when ``resume`` is given).
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -459,7 +443,7 @@ class Analysis:
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
         extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _handle.JobHandle[OperationStatus, AnalysisResult]:
+    ) -> _handle.JobHandle[OperationStatus, OperationStatus]:
         """Create an analysis job and return a non-blocking handle on it.
 
         One idempotency key is sent with the create (and reused if it is retried).
@@ -496,22 +480,17 @@ class Analysis:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
-        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[OperationStatus]]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
-        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
-        job's own, if declared) ends a job with ``JobStalled`` when neither its state
-        nor its progress changed for that long.
         """
         return self._analysis_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
-            stall_after=stall_after,
         )
 
 
@@ -522,12 +501,11 @@ class AsyncAnalysis:
         self._http = http
         self._analysis_waiter: _waiter.AsyncJobWaiter[
             OperationStatus,
-            AnalysisResult,
+            OperationStatus,
         ] = _waiter.AsyncJobWaiter(
             _ANALYSIS_SPEC,
             read_status=self._read_analysis_status,
             decode_record=_decode_analysis_record,
-            fetch_result=self._fetch_analysis_result,
             config=http.wait_config,
             limiter=http.status_limiter,
         )
@@ -649,24 +627,15 @@ class AsyncAnalysis:
         self,
         job_id: str,
         timeout: float,
-        **carried: object,
     ) -> httpx.Response:
         return await self._http.send_once(
-            _get_operation_status_request(job_id),
+            (
+                _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                if _opurl.is_url(job_id)
+                else _get_operation_status_request(job_id)
+            ),
             time_left=timeout,
         )
-
-    async def _fetch_analysis_result(
-        self,
-        job_id: str,
-        time_left: float,
-        **carried: object,
-    ) -> AnalysisResult:
-        response = await self._http.request(
-            _get_result_request(job_id),
-            time_left=time_left,
-        )
-        return _get_result_response(response)
 
     async def wait_for_job(
         self,
@@ -684,7 +653,7 @@ class AsyncAnalysis:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for: its operation URL (omit it when ``resume`` is given).
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[OperationStatus]`` (``event.record`` is typed).
@@ -709,15 +678,13 @@ class AsyncAnalysis:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         stall_after: float | None = None,
-    ) -> AnalysisResult:
-        """Wait for the analysis job to succeed, then fetch its result once.
-
-        The result is fetched only when the record says it is ready.
+    ) -> OperationStatus:
+        """Wait for the analysis job to succeed and return its terminal record.
 
         Raises:
-            AnalysisFailed: The job failed (a ``JobFailed``): ``record`` is the
-                terminal record and ``error`` the server's error, both typed.
-            AnalysisCanceled: The job was canceled (a ``JobCanceled``).
+            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
+                whose ``record`` is the terminal record and ``error`` the server's.
+            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -742,7 +709,7 @@ class AsyncAnalysis:
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
         extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> AnalysisResult:
+    ) -> OperationStatus:
         """Create an analysis job and wait for its result.
 
         One idempotency key is sent with the create (and reused if it is retried),
@@ -771,7 +738,7 @@ class AsyncAnalysis:
             on_poll=on_poll,
             stall_after=stall_after,
         )
-        return _t.cast("AnalysisResult", outcome)
+        return outcome
 
     def handle(
         self,
@@ -781,7 +748,7 @@ class AsyncAnalysis:
         resume: str | None = None,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
         stall_after: float | None = None,
-    ) -> _handle.AsyncJobHandle[OperationStatus, AnalysisResult]:
+    ) -> _handle.AsyncJobHandle[OperationStatus, OperationStatus]:
         """A non-blocking handle on an analysis job: ``poll()`` reads its status once.
 
         ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
@@ -789,7 +756,7 @@ class AsyncAnalysis:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow: its operation URL (omit it when ``resume`` is given).
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -821,7 +788,7 @@ class AsyncAnalysis:
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
         extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _handle.AsyncJobHandle[OperationStatus, AnalysisResult]:
+    ) -> _handle.AsyncJobHandle[OperationStatus, OperationStatus]:
         """Create an analysis job and return a non-blocking handle on it.
 
         One idempotency key is sent with the create (and reused if it is retried).
@@ -858,22 +825,17 @@ class AsyncAnalysis:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
-        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[OperationStatus]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
-        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
-        job's own, if declared) ends a job with ``JobStalled`` when neither its state
-        nor its progress changed for that long.
         """
         return self._analysis_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
-            stall_after=stall_after,
         )
 
 

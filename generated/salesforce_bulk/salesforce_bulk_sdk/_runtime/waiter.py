@@ -14,42 +14,26 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
 import itertools
 import logging
 import threading
-from collections.abc import (
-    AsyncGenerator,
-    Awaitable,
-    Callable,
-    Iterable,
-    Iterator,
-    Mapping,
-)
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike, check_carried
-from .errors import JobTimeout, SDKError, attach_job_id
+from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
+    AsyncJobOutcomes,
     AsyncReadStatus,
     BaseJobWaiter,
-    JobCall,
     ReadStatus,
     check_wait_args,
 )
-from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
-from .waitspec import (
-    AsyncJobOutcomes,
-    HeaderHint,
-    JobOutcome,
-    JobSpec,
-    PollEvent,
-    WaitConfig,
-)
+from .waitcore import Finished, Poll, WaitCore, wait_span
+from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "AsyncJobOutcomes",
@@ -79,13 +63,19 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: ReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: JobCall[ResultT] | None = None,
+        fetch_result: Callable[[str, float], ResultT] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
-        cancel: JobCall[object] | None = None,
+        cancel: Callable[[str, float], object] | None = None,
     ) -> None:
-        has = (fetch_result is not None, cancel is not None)
-        super().__init__(spec, decode_record, config, limiter, *has)
+        super().__init__(
+            spec,
+            decode_record,
+            config,
+            limiter,
+            fetch_result is not None,
+            has_cancel=cancel is not None,
+        )
         self._read_status = read_status
         self._fetch_result = fetch_result
         self._cancel = cancel
@@ -98,7 +88,6 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
-        carried: Carried = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
@@ -108,7 +97,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
         return self._decode(core, self._run(core))
 
     def wait_for_result(
@@ -118,14 +107,28 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
-        carried: Carried = None,
-        to_file: PathLike | None = None,
     ) -> ResultT:
-        """Poll until the job succeeds with its result ready, then fetch it once
-        (`to_file`: also write a bytes or text result to that file)."""
-        core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        self._require_success(core, self._run(core))
-        return self._fetch(core, to_file)
+        """Poll until the job succeeds with its result ready, then fetch it once."""
+        if not self._has_result:
+            raise self._no_result_operation()
+        check_wait_args(deadline)
+        core = self._core(
+            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
+        )
+        return self._final_result(core, self._run(core))
+
+    def _final_result(self, core: WaitCore, finished: Finished) -> ResultT:
+        """The result of a finished wait (JobFailed / JobCanceled unless it
+        succeeded): the terminal record, or fetched once where `final_from` says."""
+        self._require_success(core, finished)
+        try:
+            target = self._result_target(core, finished)
+            if target is None or self._fetch_result is None:
+                return self._decode(core, finished)  # type: ignore[return-value]
+            with self._decoding():
+                return self._fetch_result(target, core.time_left())
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
 
     def create_and_wait(
         self,
@@ -134,42 +137,40 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
-        to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id, carried = self._started(create(self._idempotency_key()))
-        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
-        waits.update(stall_after=stall_after, carried=carried)
+        job_id = self._job_id_from(create(self._idempotency_key()))
         if self._has_result:
-            return self.wait_for_result(job_id, to_file=to_file, **waits)
-        return self.wait_for_job(job_id, **waits)
+            return self.wait_for_result(
+                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+            )
+        return self.wait_for_job(
+            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
-        stall_after: float | None = None,
     ) -> Iterator[JobOutcome[RecordT]]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection, `stall_after` each job. Closing the
-        iterator early stops the waits still running before their next status read.
-        A job with carried values is given as `(job_id, carried)`.
+        `deadline` bounds the whole collection. Closing the iterator early stops the
+        waits still running before their next status read.
         """
         check_wait_args(deadline, concurrency)
-        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
-        return self._outcomes(iter(job_ids), concurrency, deadline, start)
+        return self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
 
     def _outcomes(
         self,
-        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        start: Callable[..., WaitCore],
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> Iterator[JobOutcome[RecordT]]:
         end = self.config.clock() + deadline
         abandon = threading.Event()
@@ -178,7 +179,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         try:
             while True:
                 for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(pool.submit(self._one, job_id, end, start, abandon))
+                    running.add(pool.submit(self._one, job_id, end, on_poll, abandon))
                 if not running:
                     return
                 done, running = concurrent.futures.wait(
@@ -192,15 +193,14 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def _one(
         self,
-        job: str | tuple[str, Mapping[str, object]],
+        job_id: str,
         end: float,
-        start: Callable[..., WaitCore],
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
         abandon: threading.Event,
     ) -> JobOutcome[RecordT]:
-        job_id, carried = (job, None) if isinstance(job, str) else job
         try:
             left = end - self.config.clock()
-            core = start(job_id, left, abandon=abandon, carried=carried)
+            core = self._core(job_id, left, on_poll, abandon=abandon)
             return JobOutcome(job_id=job_id, record=self._decode(core, self._run(core)))
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
@@ -224,35 +224,21 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         if budget is None:
             return False
         try:
-            self.cancel(core.job_id, timeout=budget, carried=core.carried)
+            self.cancel(core.job_id, timeout=budget)
         except SDKError as error:
             logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
-    def cancel(
-        self, job_id: str, *, timeout: float = 30, carried: Carried = None
-    ) -> None:
+    def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
         """Ask the server to cancel the job (its declared cancel operation), once."""
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
-        values = check_carried(self.spec.carry, carried)
         try:
-            cancel(job_id, timeout, **values)
+            cancel(job_id, timeout)
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
-
-    def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
-        """Fetch the result of a job whose record says it is ready (once)."""
-        fetch = self._fetch_result
-        assert fetch is not None
-        try:
-            with self._decoding():
-                result = fetch(core.job_id, core.time_left(), **core.carried)
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
-        return self._saved(result, to_file)
 
     def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -263,10 +249,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = self._read_status(
-                core.job_id, timeout=core.request_timeout(), **core.carried
-            )
-            return core.parse(ensure_success(response))
+            try:
+                response = self._read_status(
+                    core.target, timeout=core.request_timeout()
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:
@@ -293,13 +282,19 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: AsyncReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: JobCall[Awaitable[ResultT]] | None = None,
+        fetch_result: Callable[[str, float], Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
-        cancel: JobCall[Awaitable[object]] | None = None,
+        cancel: Callable[[str, float], Awaitable[object]] | None = None,
     ) -> None:
-        has = (fetch_result is not None, cancel is not None)
-        super().__init__(spec, decode_record, config, limiter, *has)
+        super().__init__(
+            spec,
+            decode_record,
+            config,
+            limiter,
+            fetch_result is not None,
+            has_cancel=cancel is not None,
+        )
         self._read_status = read_status
         self._fetch_result = fetch_result
         self._cancel = cancel
@@ -312,7 +307,6 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
-        carried: Carried = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
@@ -322,7 +316,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
         return self._decode(core, await self._run(core))
 
     async def wait_for_result(
@@ -332,14 +326,27 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
-        carried: Carried = None,
-        to_file: PathLike | None = None,
     ) -> ResultT:
-        """Poll until the job succeeds with its result ready, then fetch it once
-        (`to_file`: also write a bytes or text result to that file)."""
-        core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        self._require_success(core, await self._run(core))
-        return await self._fetch(core, to_file)
+        """Poll until the job succeeds with its result ready, then fetch it once."""
+        if not self._has_result:
+            raise self._no_result_operation()
+        check_wait_args(deadline)
+        core = self._core(
+            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
+        )
+        return await self._final_result(core, await self._run(core))
+
+    async def _final_result(self, core: WaitCore, finished: Finished) -> ResultT:
+        """The async twin of `SyncJobWaiter._final_result`."""
+        self._require_success(core, finished)
+        try:
+            target = self._result_target(core, finished)
+            if target is None or self._fetch_result is None:
+                return self._decode(core, finished)  # type: ignore[return-value]
+            with self._decoding():
+                return await self._fetch_result(target, core.time_left())
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
 
     async def create_and_wait(
         self,
@@ -348,52 +355,50 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
-        to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id, carried = self._started(await create(self._idempotency_key()))
-        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
-        waits.update(stall_after=stall_after, carried=carried)
+        job_id = self._job_id_from(await create(self._idempotency_key()))
         if self._has_result:
-            return await self.wait_for_result(job_id, to_file=to_file, **waits)
-        return await self.wait_for_job(job_id, **waits)
+            return await self.wait_for_result(
+                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+            )
+        return await self.wait_for_job(
+            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+        )
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterable[str],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
-        stall_after: float | None = None,
     ) -> AsyncJobOutcomes[RecordT]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection, `stall_after` each job (a job with
-        carried values is given as `(job_id, carried)`). On exit (break, error,
-        cancellation) the waits still running are cancelled and awaited; `async
-        with` makes that immediate on `break`.
+        `deadline` bounds the whole collection. On exit (break, error, cancellation)
+        the waits still running are cancelled and awaited; `async with` makes that
+        immediate on `break`.
         """
         check_wait_args(deadline, concurrency)
-        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
         return AsyncJobOutcomes(
-            self._outcomes(iter(job_ids), concurrency, deadline, start)
+            self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
         )
 
     async def _outcomes(
         self,
-        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterator[str],
         concurrency: int,
         deadline: float,
-        start: Callable[..., WaitCore],
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> AsyncGenerator[JobOutcome[RecordT], None]:
         end = self.config.clock() + deadline
         running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
         try:
             while True:
                 for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(asyncio.ensure_future(self._one(job_id, end, start)))
+                    running.add(asyncio.ensure_future(self._one(job_id, end, on_poll)))
                 if not running:
                     return
                 done, running = await asyncio.wait(
@@ -409,13 +414,12 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     async def _one(
         self,
-        job: str | tuple[str, Mapping[str, object]],
+        job_id: str,
         end: float,
-        start: Callable[..., WaitCore],
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
     ) -> JobOutcome[RecordT]:
-        job_id, carried = (job, None) if isinstance(job, str) else job
         try:
-            core = start(job_id, end - self.config.clock(), carried=carried)
+            core = self._core(job_id, end - self.config.clock(), on_poll)
             return JobOutcome(
                 job_id=job_id, record=self._decode(core, await self._run(core))
             )
@@ -441,35 +445,21 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         if budget is None:
             return False
         try:
-            await self.cancel(core.job_id, timeout=budget, carried=core.carried)
+            await self.cancel(core.job_id, timeout=budget)
         except SDKError as error:
             logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
-    async def cancel(
-        self, job_id: str, *, timeout: float = 30, carried: Carried = None
-    ) -> None:
+    async def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
         """Ask the server to cancel the job (its declared cancel operation), once."""
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
-        values = check_carried(self.spec.carry, carried)
         try:
-            await cancel(job_id, timeout, **values)
+            await cancel(job_id, timeout)
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
-
-    async def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
-        """Fetch the result of a job whose record says it is ready (once)."""
-        fetch = self._fetch_result
-        assert fetch is not None
-        try:
-            with self._decoding():
-                result = await fetch(core.job_id, core.time_left(), **core.carried)
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
-        return self._saved(result, to_file)
 
     async def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -480,10 +470,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.async_sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = await self._read_status(
-                core.job_id, timeout=core.request_timeout(), **core.carried
-            )
-            return core.parse(ensure_success(response))
+            try:
+                response = await self._read_status(
+                    core.target, timeout=core.request_timeout()
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:

@@ -11,36 +11,40 @@ import contextlib
 import math
 import threading
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike, carried_from, check_carried, write_file
 from .errors import (
     DecodeError,
     InvalidResumeToken,
+    JobCanceled,
+    JobFailed,
     JobTimeout,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
+    OperationUrlRefused,
     RecordDecodeError,
     SDKError,
     attach_job_id,
 )
+from .opurl import display_url, is_url
 from .ratelimit import RateLimiter
 from .resume import decode_resume_token
 from .serde import lenient
 from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
-from .waitspec import JobSpec, PollEvent, WaitConfig
+from .waitspec import JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
+    "AsyncJobOutcomes",
     "AsyncReadStatus",
     "BaseJobWaiter",
-    "JobCall",
     "ReadStatus",
     "check_wait_args",
+    "job_ref",
 ]
 
 #: The longest a timed-out wait's cancel may take (`WaitConfig.cancel_on_timeout`): less
@@ -49,31 +53,18 @@ CANCEL_ON_TIMEOUT_SECONDS = 1.0
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
-T_co = TypeVar("T_co", covariant=True)
 
 
 class ReadStatus(Protocol):
-    """Reads the job's status once; raises `errors` exceptions for failures.
+    """Reads the job's status once; raises `errors` exceptions for failures."""
 
-    `carried` are the job's carried values (see `carry`), as keyword arguments."""
-
-    def __call__(
-        self, job_id: str, timeout: float, **carried: object
-    ) -> httpx.Response: ...
+    def __call__(self, job_id: str, timeout: float) -> httpx.Response: ...
 
 
 class AsyncReadStatus(Protocol):
     """The async twin of `ReadStatus`."""
 
-    def __call__(
-        self, job_id: str, timeout: float, **carried: object
-    ) -> Awaitable[httpx.Response]: ...
-
-
-class JobCall(Protocol[T_co]):
-    """Fetches a job's result or cancels it (`job_id`, seconds left, carried values)."""
-
-    def __call__(self, job_id: str, time_left: float, **carried: object) -> T_co: ...
+    def __call__(self, job_id: str, timeout: float) -> Awaitable[httpx.Response]: ...
 
 
 class BaseJobWaiter(Generic[RecordT, ResultT]):
@@ -96,7 +87,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             )
         self.limiter = limiter
         self._decode_record = decode_record
-        self._has_result = has_result
+        self._has_result = has_result or spec.final_from == "operation-url"
         self._has_cancel = has_cancel
 
     def _core(
@@ -105,22 +96,17 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         deadline: float,
         on_poll: Callable[[PollEvent[RecordT]], None] | None,
         resume: str | None = None,
-        stall_after: float | None = None,
-        carried: Carried = None,
         *,
         want_result: bool = False,
         abandon: threading.Event | None = None,
+        stall_after: float | None = None,
     ) -> WaitCore:
         if resume is not None:
             token = decode_resume_token(resume, self.spec.name)
-            if job_id is not None and job_id != token.job_id:
+            if job_id is not None and job_ref(self.spec, job_id)[0] != token.job_id:
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
-            carried = {
-                **token.carried,
-                **{k: v for k, v in (carried or {}).items() if v is not None},
-            }
             # The schedule continues where the timed-out wait left off; the resumed
             # wait gets its own deadline (the old one is usually what ran out).
             return WaitCore(
@@ -134,21 +120,22 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 want_result=want_result,
                 abandon=abandon,
                 stall_after=stall_after,
-                carried=check_carried(self.spec.carry, carried),
+                target=token.url,
             )
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+        shown, target = job_ref(self.spec, job_id)
         return WaitCore(
             self.spec,
             self.config,
-            job_id,
+            shown,
+            target=target,
             deadline=deadline,
             on_poll=on_poll,
             event_record=self._lenient_record,
             want_result=want_result,
             abandon=abandon,
             stall_after=stall_after,
-            carried=check_carried(self.spec.carry, carried),
         )
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
@@ -164,14 +151,22 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
-        return self._decode_raw(core, finished.record, finished.state, finished.outcome)
+        return self._decode_raw(
+            core, finished.record, finished.state, finished.outcome, finished.ruled
+        )
 
     def _decode_raw(
-        self, core: WaitCore, raw: object, state: str | None, outcome: str | None
+        self,
+        core: WaitCore,
+        raw: object,
+        state: str | None,
+        outcome: str | None,
+        ruled: bool = False,
     ) -> RecordT:
-        """A record, typed; off the spec, a `RecordDecodeError` that keeps it."""
+        """A record, typed; off the spec, a `RecordDecodeError` that keeps it. The
+        body of an answer a status rule classified is decoded leniently."""
         try:
-            with self._decoding():
+            with lenient() if ruled else self._decoding():
                 return self._decode_record(raw)
         except DecodeError as error:
             raise RecordDecodeError(
@@ -188,9 +183,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """Raise JobFailed / JobCanceled unless the job succeeded (W3)."""
         if finished.outcome == "success":
             return
-        spec = self.spec
-        canceled = finished.outcome == "canceled"
-        cls = spec.canceled_error if canceled else spec.failed_error
+        cls = JobCanceled if finished.outcome == "canceled" else JobFailed
         try:
             with self._decoding():
                 record = self._decode_record(finished.record)
@@ -202,53 +195,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         raise cls(
             core.job_id,
             state=finished.state,
-            error=self._decode_error(finished.error),
+            error=finished.error,
             last_record=finished.record,
             record=record,
-            error_json=finished.error,
         )
-
-    def _result_core(
-        self,
-        job_id: str,
-        deadline: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
-        stall_after: float | None,
-        carried: Carried,
-    ) -> WaitCore:
-        """The core of a wait for the result; NoResultOperation when there is none."""
-        if not self._has_result:
-            raise self._no_result_operation()
-        check_wait_args(deadline)
-        return self._core(
-            job_id,
-            deadline,
-            on_poll,
-            want_result=True,
-            stall_after=stall_after,
-            carried=carried,
-        )
-
-    def _saved(self, result: ResultT, to_file: PathLike | None) -> ResultT:
-        """`result`, also written to `to_file` when one is given (bytes or text)."""
-        if to_file is not None:
-            if not isinstance(result, (bytes, str)):
-                raise TypeError("to_file= needs a result that is bytes or text")
-            write_file(to_file, result)
-        return result
-
-    def _decode_error(self, raw: object) -> object:
-        """A failed job's error payload, as the job's error model where it fits
-        (values off the spec kept); None when absent or beyond decoding."""
-        spec = self.spec
-        if spec.decode_error is None or raw is None:
-            return raw
-        path = (*spec.record_path, *(spec.error_path or ()))
-        try:
-            with lenient():
-                return spec.decode_error(raw, "$" + "".join(f".{key}" for key in path))
-        except SDKError:
-            return None
 
     def _no_cancel_operation(self) -> NoCancelOperation:
         return NoCancelOperation(
@@ -285,13 +235,23 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             "use wait_for_job(), which returns the terminal record"
         )
 
+    def _result_target(self, core: WaitCore, finished: Finished) -> str | None:
+        """What the result fetch is given (the job id, or the terminal answer's
+        Location); None when the terminal record is the result."""
+        final = self.spec.final_from
+        if final == "operation-url":
+            return None
+        if final == "location":
+            if not finished.location:
+                raise OperationUrlRefused(
+                    f"the terminal status answer of job {core.job_id} has no"
+                    " Location header to fetch the result at"
+                )
+            return finished.location
+        return core.target
+
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
-
-    def _started(self, response: httpx.Response) -> tuple[str, dict[str, object]]:
-        """The new job's id and carried values, from its create response."""
-        job_id = self._job_id_from(response)
-        return job_id, carried_from(self.spec.carry, response, self.spec.name)
 
     def _job_id_from(self, response: httpx.Response) -> str:
         """The new job's id from a create response (`id_path` or `id_header`)."""
@@ -299,6 +259,13 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         spec = self.spec
         found: object = None
         where = "the spec declares neither id_path nor id_header"
+        for header in spec.operation_url:
+            url = response.headers.get(header, "").strip()
+            if url:
+                return str(response.request.url.join(url))
+        if spec.operation_url:
+            names = " or ".join(spec.operation_url)
+            raise MissingJobId(f"the create response has no {names} header")
         if spec.id_path is not None:
             where = f"nothing at {pointer(spec.id_path)} of the create response"
             try:
@@ -323,6 +290,15 @@ def _usable_id(value: object) -> bool:
     )
 
 
+def job_ref(spec: JobSpec, job_id: str) -> tuple[str, str]:
+    """`(id as shown, what the status read is given)`: for a job polled at its
+    operation URL, `job_id` is that URL (or, where the status operation takes the
+    id alone, the id) and a URL is shown without its query."""
+    if not spec.operation_url or not is_url(job_id):
+        return job_id, job_id
+    return display_url(job_id), job_id
+
+
 def check_wait_args(deadline: float, concurrency: int = 1) -> None:
     if not (deadline > 0 and math.isfinite(deadline)):
         raise ValueError(
@@ -330,3 +306,30 @@ def check_wait_args(deadline: float, concurrency: int = 1) -> None:
         )
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
+
+
+class AsyncJobOutcomes(Generic[RecordT]):
+    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
+
+    Use it as an async context manager (or call `aclose()`) to cancel and await,
+    on the spot, the waits still running when the loop exits early.
+    """
+
+    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
+        self._outcomes = outcomes
+
+    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
+        return self
+
+    async def __anext__(self) -> JobOutcome[RecordT]:
+        return await self._outcomes.__anext__()
+
+    async def aclose(self) -> None:
+        """Cancel the waits still running and wait until they have stopped."""
+        await self._outcomes.aclose()
+
+    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

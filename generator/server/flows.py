@@ -1,0 +1,83 @@
+"""Operation URLs and status-code flows, as the simulated API plays them.
+
+A job declaring ``operation_url`` is answered on create with each of those headers
+naming its status URL, absolute and with the status operation's required query
+(``api-version=...``); the scenario's ``operation_host`` names another host there, to
+test that an SDK refuses it (or follows it once allowed). A job declaring
+``status_rules`` answers a status read in a state that a rule with a ``status`` names
+with that status: 202 with the record while running, 303 See Other with a
+``Location`` of the result (and no body), 404 with an error body once expired, and
+a rule with a ``path`` only gets a body holding that value and no state field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from ..model import ir
+from .kinds import JobKind
+from .samples import put
+from .store import SimJob
+
+__all__ = ["operation_headers", "result_url", "ruled_status"]
+
+
+def _base(host: str, other: str | None) -> str:
+    """``http://host:port`` of the request, its host replaced by ``other`` if given."""
+    if other is None:
+        return f"http://{host}"
+    port = host.rsplit(":", 1)[1] if ":" in host.rsplit("]", 1)[-1] else None
+    return f"http://{other}:{port}" if port else f"http://{other}"
+
+
+def operation_headers(
+    kind: JobKind, sim: SimJob, host: str, params: Mapping[str, list[str]]
+) -> tuple[tuple[str, str], ...]:
+    """The create answer's operation URL headers (none unless the job declares them).
+
+    A required query parameter of the status operation without a default (Azure's
+    ``api-version``) takes the value the create request carried.
+    """
+    job = kind.job
+    if not job.operation_url:
+        return ()
+    url = kind.status_url(_base(host, sim.scenario.operation_host), sim.id)
+    carried = [
+        (p.wire, params[p.wire][-1])
+        for p in job.status.parameters
+        if p.location == "query" and p.required and not p.has_default and params.get(p.wire)
+    ]
+    if carried:
+        url += ("&" if "?" in url else "?") + urlencode(carried)
+    return tuple((name.lower(), url) for name in job.operation_url)
+
+
+def result_url(job: ir.Job, sim: SimJob, host: str) -> str | None:
+    """Where a 303 See Other points: the result operation's URL for the job."""
+    if job.result is None:
+        return None
+    path = job.result.path.replace("{" + job.id_parameter + "}", sim.id)
+    return _base(host, sim.scenario.operation_host) + path
+
+
+def ruled_status(
+    job: ir.Job, state: str, record: Any, sim: SimJob, host: str
+) -> tuple[int, Any, tuple[tuple[str, str], ...]] | None:
+    """``(status, JSON body or None, headers)`` of a status answer in ``state`` that a
+    status rule names; None when no rule gives that state a status or a path."""
+    rule = next((r for r in job.status_rules if r.state == state), None)
+    if rule is None:
+        return None
+    status = rule.status[0] if rule.status else 200
+    if rule.path is not None:
+        body: dict[str, Any] = {}
+        put(body, rule.path, rule.equals if rule.equals is not None else "simulated")
+        return status, body, ()
+    if status == 303:
+        location = result_url(job, sim, host)
+        return status, None, (("location", location),) if location else ()
+    if status >= 400:
+        return status, None, ()  # the caller answers with the operation's error body
+    return status, record, ()
