@@ -889,14 +889,17 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
     for job in jobs:
         parts += [_JOB_STATIC, *job["spec_args"].values(), job["record_annotation"]]
         parts += [job["record_decoder"], job["result_returns"], job["create_returns"]]
-        "status_options": _target_options(
-            job.operation_url,
-            ident(f"_{job.status.name}_request"),
-            job.status,
-            by_id=_takes_the_id_alone(job.status, job.id_parameter),
-            call=carry_call(code, job, job.status),
-        ),
-        "carry": carry_view(job),
+        parts.append(job["status_options"])
+        if job["carry"]["names"]:
+            parts.append("_carry")
+        if job["webhooks"]:
+            hooks = job["webhooks"]
+            parts += ["_wh _hybrid _t", *hooks["args"].values(), hooks["event_annotation"]]
+            parts.append(hooks["event_decoder"] or "")
+        if job["result"]:
+            parts += [job["result"]["options"], job["result"]["response"]]
+            if job["result"]["once"] or job["result"]["to_file"]:
+                parts.append("_carry")
         if job["cancel"]:
             parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
             parts.append(job["cancel"]["call"])

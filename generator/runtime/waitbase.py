@@ -10,7 +10,7 @@ import contextlib
 import math
 import threading
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
@@ -33,11 +33,10 @@ from .ratelimit import RateLimiter
 from .resume import decode_resume_token
 from .serde import lenient
 from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
-from .waitspec import JobOutcome, JobSpec, PollEvent, WaitConfig
+from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
-    "AsyncJobOutcomes",
     "AsyncReadStatus",
     "BaseJobWaiter",
     "JobCall",
@@ -384,30 +383,3 @@ def check_wait_args(deadline: float, concurrency: int = 1) -> None:
         )
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
-
-
-class AsyncJobOutcomes(Generic[RecordT]):
-    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
-
-    Use it as an async context manager (or call `aclose()`) to cancel and await,
-    on the spot, the waits still running when the loop exits early.
-    """
-
-    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
-        self._outcomes = outcomes
-
-    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __anext__(self) -> JobOutcome[RecordT]:
-        return await self._outcomes.__anext__()
-
-    async def aclose(self) -> None:
-        """Cancel the waits still running and wait until they have stopped."""
-        await self._outcomes.aclose()
-
-    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()

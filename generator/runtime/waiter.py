@@ -11,30 +11,20 @@ then shows. Each request is bounded as a whole by the time left (see `bounded`).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import functools
-import itertools
 import logging
-import threading
-from collections.abc import (
-    AsyncGenerator,
-    Awaitable,
-    Callable,
-    Iterable,
-    Iterator,
-    Mapping,
-)
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from threading import Event
 from typing import Any, TypeVar
 
 import httpx
 
 from .carry import Carried, PathLike, check_carried
 from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
+from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
-    AsyncJobOutcomes,
     AsyncReadStatus,
     BaseJobWaiter,
     JobCall,
@@ -42,14 +32,7 @@ from .waitbase import (
     check_wait_args,
 )
 from .waitcore import Finished, Poll, WaitCore, wait_span
-from .waitspec import (
-    AsyncJobOutcomes,
-    HeaderHint,
-    JobOutcome,
-    JobSpec,
-    PollEvent,
-    WaitConfig,
-)
+from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "AsyncJobOutcomes",
@@ -156,7 +139,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterable[JobRef],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
@@ -171,40 +154,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """
         check_wait_args(deadline, concurrency)
         start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
-        return self._outcomes(iter(job_ids), concurrency, deadline, start)
-
-    def _outcomes(
-        self,
-        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
-        concurrency: int,
-        deadline: float,
-        start: Callable[..., WaitCore],
-    ) -> Iterator[JobOutcome[RecordT]]:
-        end = self.config.clock() + deadline
-        abandon = threading.Event()
-        pool = concurrent.futures.ThreadPoolExecutor(concurrency, "job-waiter")
-        running: set[concurrent.futures.Future[JobOutcome[RecordT]]] = set()
-        try:
-            while True:
-                for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(pool.submit(self._one, job_id, end, start, abandon))
-                if not running:
-                    return
-                done, running = concurrent.futures.wait(
-                    running, return_when=concurrent.futures.FIRST_COMPLETED
-                )
-                for future in done:
-                    yield future.result()
-        finally:
-            abandon.set()
-            pool.shutdown(wait=False, cancel_futures=True)
+        one = functools.partial(
+            self._one, end=self.config.clock() + deadline, start=start
+        )
+        return sync_outcomes(one, iter(job_ids), concurrency)
 
     def _one(
-        self,
-        job: str | tuple[str, Mapping[str, object]],
-        end: float,
-        start: Callable[..., WaitCore],
-        abandon: threading.Event,
+        self, job: JobRef, end: float, start: Callable[..., WaitCore], abandon: Event
     ) -> JobOutcome[RecordT]:
         job_id, carried = (job, None) if isinstance(job, str) else job
         try:
@@ -385,7 +341,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterable[JobRef],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
@@ -401,41 +357,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """
         check_wait_args(deadline, concurrency)
         start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
-        return AsyncJobOutcomes(
-            self._outcomes(iter(job_ids), concurrency, deadline, start)
+        one = functools.partial(
+            self._one, end=self.config.clock() + deadline, start=start
         )
-
-    async def _outcomes(
-        self,
-        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
-        concurrency: int,
-        deadline: float,
-        start: Callable[..., WaitCore],
-    ) -> AsyncGenerator[JobOutcome[RecordT], None]:
-        end = self.config.clock() + deadline
-        running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
-        try:
-            while True:
-                for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(asyncio.ensure_future(self._one(job_id, end, start)))
-                if not running:
-                    return
-                done, running = await asyncio.wait(
-                    running, return_when=asyncio.FIRST_COMPLETED
-                )
-                for task in done:
-                    yield task.result()
-        finally:
-            for task in running:
-                task.cancel()
-            if running:
-                await asyncio.gather(*running, return_exceptions=True)
+        return AsyncJobOutcomes(async_outcomes(one, iter(job_ids), concurrency))
 
     async def _one(
-        self,
-        job: str | tuple[str, Mapping[str, object]],
-        end: float,
-        start: Callable[..., WaitCore],
+        self, job: JobRef, end: float, start: Callable[..., WaitCore]
     ) -> JobOutcome[RecordT]:
         job_id, carried = (job, None) if isinstance(job, str) else job
         try:

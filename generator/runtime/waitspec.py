@@ -10,7 +10,7 @@ import asyncio
 import math
 import random
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -23,7 +23,6 @@ from .retry_after import DELAY_FORMATS
 
 __all__ = [
     "DEFAULT_STATUS_RETRY",
-    "AsyncJobOutcomes",
     "HeaderHint",
     "JobOutcome",
     "JobSpec",
@@ -293,30 +292,3 @@ class JobOutcome(Generic[RecordT]):
     def ok(self) -> bool:
         """Whether the wait reached a terminal record (whatever its state)."""
         return self.error is None
-
-
-class AsyncJobOutcomes(Generic[RecordT]):
-    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
-
-    Use it as an async context manager (or call `aclose()`) to cancel and await,
-    on the spot, the waits still running when the loop exits early.
-    """
-
-    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
-        self._outcomes = outcomes
-
-    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __anext__(self) -> JobOutcome[RecordT]:
-        return await self._outcomes.__anext__()
-
-    async def aclose(self) -> None:
-        """Cancel the waits still running and wait until they have stopped."""
-        await self._outcomes.aclose()
-
-    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
