@@ -14,8 +14,8 @@ from typing import Any
 from ..problems import Location, Problem
 from . import ir
 from .carry import read_carry, unsupplied
-from .webhooks import WebhookOperations, read_webhooks
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
+from .webhooks import WebhookOperations, read_webhooks
 
 __all__ = ["build_jobs", "type_at"]
 

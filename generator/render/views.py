@@ -587,13 +587,16 @@ def _polling_args(job: ir.Job) -> dict[str, Code]:
     return args
 
 
+_JOB_ID = Code("job_id")
+
+
 def _target_options(
     by_url: object,
     request: Code,
     op: ir.Operation,
     *,
     by_id: bool = False,
-    call: Code = Code("job_id"),
+    call: Code = _JOB_ID,
 ) -> Code:
     """The request options of a status read or result fetch given ``job_id``: the
     operation's own (by id, with ``call`` as its arguments), or a GET of the absolute

@@ -10,6 +10,7 @@ SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
+ +-- MissingCredentials, TokenError
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
       +-- JobTimeout (elapsed, deadline, resume_token, canceled)
@@ -18,6 +19,9 @@ SDKError
       +-- JobFailed (error)
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
+
+A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
+record and error models: catch those to read `exc.record` and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -34,6 +38,7 @@ from ._runtime.errors import (
     JobFailed,
     JobStalled,
     JobTimeout,
+    MissingCredentials,
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
@@ -44,11 +49,14 @@ from ._runtime.errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
+    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
     WaitError,
 )
+from .models.error_detail import ErrorDetail
+from .models.export_status import ExportStatus
 
 __all__ = [
     "APIConnectionError",
@@ -58,12 +66,15 @@ __all__ = [
     "BadRequestError",
     "ConflictError",
     "DecodeError",
+    "ExportCanceled",
+    "ExportFailed",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -74,8 +85,19 @@ __all__ = [
     "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
     "WaitError",
 ]
+
+
+class ExportFailed(JobFailed[ExportStatus, ErrorDetail]):
+    """An export job failed: ``record`` is the terminal ``ExportStatus``; ``error`` the
+    server's ``ErrorDetail``, or None."""
+
+
+class ExportCanceled(JobCanceled[ExportStatus, ErrorDetail]):
+    """An export job was canceled: ``record`` is the terminal ``ExportStatus``; ``error``
+    the server's ``ErrorDetail``, or None."""

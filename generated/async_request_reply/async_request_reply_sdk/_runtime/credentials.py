@@ -8,8 +8,9 @@ Every request the SDK builds gets `MaskedHeaders`, whose repr masks credential
 headers: Authorization, cookies, the API key headers this client sends, and any
 header whose name says it holds a key, token, secret or password. Errors reach the
 request (`error.request`, `error.response.request`), so this is what they show.
-Credentials sent in a query string are not masked in a URL's repr (the request
-carries them as sent); this SDK's messages drop query strings.
+The request URL is a `MaskedURL`: sent as it is, but shown (str, repr, httpx's own
+log line) with `[secure]` for the query parameters that hold a credential, so an API
+key sent in the query string shows nowhere; this SDK's messages drop query strings.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from __future__ import annotations
 import base64
 import inspect
 import re
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Union
 
 import attrs
 import httpx
 
-from .errors import SDKError
+from .errors import MissingCredentials
 
 __all__ = [
     "ApiKey",
@@ -48,10 +50,6 @@ _LOOKS_SECRET = re.compile(
 #: A credential: its value, or a function that returns the current one (a token
 #: provider, called for every request; an async client may give an async one).
 SecretSource = Union[str, Callable[[], Union[str, Awaitable[str]]]]
-
-
-class MissingCredentials(SDKError, ValueError):
-    """A client was made without any of the credentials its API requires."""
 
 
 class _Secret:
@@ -172,9 +170,44 @@ def _is_secret(name: str, masked: frozenset[str]) -> bool:
     )
 
 
+class MaskedURL(httpx.URL):
+    """A request URL shown with its credential query parameters masked; what is sent,
+    compared, hashed and joined is the URL itself."""
+
+    masked: frozenset[str] = frozenset()
+
+    def __str__(self) -> str:
+        plain = httpx.URL(self)
+        if not plain.query:
+            return str(plain)
+        pairs = []
+        for pair in plain.query.decode("ascii").split("&"):
+            name, equals, _ = pair.partition("=")
+            secret = _is_secret(urllib.parse.unquote_plus(name), self.masked)
+            pairs.append(f"{name}=[secure]" if secret and equals else pair)
+        shown = str(plain.copy_with(query=None, fragment=None)) + "?" + "&".join(pairs)
+        return shown + (f"#{plain.fragment}" if plain.fragment else "")
+
+    def __repr__(self) -> str:
+        return f"URL({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return httpx.URL(self) == other
+
+    def __hash__(self) -> int:
+        return hash(httpx.URL(self))
+
+    def join(self, url: httpx.URL | str) -> httpx.URL:
+        return httpx.URL(self).join(url)
+
+
 def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Request:
-    """``request`` with headers whose repr masks credentials and ``names`` (lower case)."""
+    """``request`` with headers and a URL whose reprs mask credentials and ``names``
+    (lower case: the headers and query parameters that carry this client's keys)."""
     headers = MaskedHeaders(request.headers)
     headers.masked = names
     request.headers = headers
+    url = MaskedURL(request.url)
+    url.masked = names
+    request.url = url
     return request

@@ -17,6 +17,8 @@ SDKError
 ├── DecodeError (ValueError)        a response did not match its schema
 │   ├── UnreadableStatus            a 2xx status body that is not a record (retried)
 │   └── RecordDecodeError           a job's record reached a state, off its schema
+├── MissingCredentials (ValueError) a client made without the credentials its API needs
+├── TokenError                      the OAuth 2 token endpoint refused or answered nonsense
 ├── MissingJobId (ValueError)       a create response carried no job id
 ├── OperationUrlRefused             an operation URL on a host the client does not trust
 ├── InvalidResumeToken (ValueError) a resume token that cannot be read
@@ -59,6 +61,7 @@ __all__ = [
     "JobFailed",
     "JobStalled",
     "JobTimeout",
+    "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
     "NoResultOperation",
@@ -69,6 +72,7 @@ __all__ = [
     "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
+    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -224,6 +228,14 @@ class DecodeError(SDKError, ValueError):
         super().__init__(f"cannot decode {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class MissingCredentials(SDKError, ValueError):
+    """A client was made without any of the credentials its API requires."""
+
+
+class TokenError(SDKError):
+    """The token endpoint refused the client's credentials or answered nonsense."""
 
 
 class RecordDecodeError(DecodeError):
@@ -394,11 +406,15 @@ class UnknownJobState(WaitError):
         self.state = state
 
 
-class _JobEnded(WaitError, Generic[RecordT]):
+ErrorT = TypeVar("ErrorT")
+
+
+class _JobEnded(WaitError, Generic[RecordT, ErrorT]):
     """A terminal state that has no result: base of `JobFailed` and `JobCanceled`.
 
-    Generic in the job's record model: a job's wait raises `JobFailed[ItsRecord]`, and
-    `except JobFailed as exc` sees `JobFailed[Any]` (annotate to narrow it).
+    Generic in the job's record and error models. A generated SDK raises a subclass
+    per job (e.g. `TranscriptFailed(JobFailed[Transcript, TranscriptError])`): catch
+    it to get both typed; `except JobFailed as exc` catches every job's.
     """
 
     verb = "ended"
@@ -408,33 +424,36 @@ class _JobEnded(WaitError, Generic[RecordT]):
         job_id: str,
         *,
         state: str | None,
-        error: object = None,
+        error: ErrorT | None = None,
         last_record: object = None,
         record: Any = None,
+        error_json: object = None,
     ) -> None:
         message = f"job {job_id} {self.verb}"
         if state is not None:
             message += f" (state {state})"
-        detail = _summary(error)
+        detail = _summary(error if error_json is None else error_json)
         if detail:
             message += f": {detail}"
         super().__init__(
             message, job_id=job_id, last_state=state, last_record=last_record
         )
-        #: The server's error payload (JSON), as found at the spec's error field.
-        self.error: Any = error
+        #: The server's error payload found at the spec's error field, decoded to
+        #: the job's error model (JSON where no model applies); None when absent.
+        #: The message quotes `error_json`, the payload as received, when given.
+        self.error: ErrorT | None = error
         #: The terminal record, decoded to its model (values off the spec kept); a
         #: wait always sets it.
         self.record: RecordT = record
 
 
-class JobFailed(_JobEnded[RecordT]):
+class JobFailed(_JobEnded[RecordT, ErrorT]):
     """The job ended in a failure state; `error` is the server's error payload."""
 
     verb = "failed"
 
 
-class JobCanceled(_JobEnded[RecordT]):
+class JobCanceled(_JobEnded[RecordT, ErrorT]):
     """The job ended in a canceled state; `error` is the server's payload, if any."""
 
     verb = "was canceled"

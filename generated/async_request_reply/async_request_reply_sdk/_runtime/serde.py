@@ -19,13 +19,16 @@ import enum
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal, TypeVar, final
+from os import PathLike
+from typing import IO, Any, Literal, TypeVar, Union, final
 
 from .errors import DecodeError
 
 __all__ = [
     "UNSET",
     "Decoder",
+    "FileContent",
+    "FileInput",
     "OpenIntEnum",
     "OpenStrEnum",
     "Unset",
@@ -52,6 +55,10 @@ __all__ = [
 
 T = TypeVar("T")
 Decoder = Callable[[object, str], T]
+#: What a file upload takes: bytes, a path, or a binary file object.
+FileContent = Union[bytes, PathLike[str], IO[bytes]]
+#: A multipart file: its content, or (filename, content) / (filename, content, type).
+FileInput = Union[FileContent, tuple[str, FileContent], tuple[str, FileContent, str]]
 
 
 @final

@@ -16,6 +16,8 @@ from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
+from ..errors import ExportCanceled, ExportFailed
+from ..models.error_detail import ErrorDetail
 from ..models.export import Export
 from ..models.export_request import ExportRequest
 from ..models.export_status import ExportStatus
@@ -53,6 +55,8 @@ _EXPORT_SPEC = _ws.JobSpec(
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
+    failed_error=ExportFailed,
+    canceled_error=ExportCanceled,
     operation_url=("Location",),
     status_rules=(
         _ws.StatusRule(state="Completed", status=frozenset({303})),
@@ -60,6 +64,7 @@ _EXPORT_SPEC = _ws.JobSpec(
         _ws.StatusRule(state="Failed", path=("error", "code")),
     ),
     final_from="location",
+    decode_error=ErrorDetail.from_dict,
 )
 
 
@@ -253,7 +258,12 @@ class Exports:
             _get_response,
         )
 
-    def _read_export_status(self, job_id: str, timeout: float) -> httpx.Response:
+    def _read_export_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return self._http.send_once(
             (
                 _opurl.url_options(self._http, job_id, ("bearerAuth",))
@@ -263,7 +273,12 @@ class Exports:
             time_left=timeout,
         )
 
-    def _fetch_export_result(self, job_id: str, time_left: float) -> Export:
+    def _fetch_export_result(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> Export:
         response = self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,
@@ -317,9 +332,9 @@ class Exports:
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[ExportStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[ExportStatus]``).
+            ExportFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            ExportCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -449,17 +464,22 @@ class Exports:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[ExportStatus]]:
         """Wait for many export jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._export_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
@@ -570,7 +590,12 @@ class AsyncExports:
             _get_response,
         )
 
-    async def _read_export_status(self, job_id: str, timeout: float) -> httpx.Response:
+    async def _read_export_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return await self._http.send_once(
             (
                 _opurl.url_options(self._http, job_id, ("bearerAuth",))
@@ -580,7 +605,12 @@ class AsyncExports:
             time_left=timeout,
         )
 
-    async def _fetch_export_result(self, job_id: str, time_left: float) -> Export:
+    async def _fetch_export_result(
+        self,
+        job_id: str,
+        time_left: float,
+        **carried: object,
+    ) -> Export:
         response = await self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,
@@ -634,9 +664,9 @@ class AsyncExports:
         The result is fetched only when the record says it is ready.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[ExportStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[ExportStatus]``).
+            ExportFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            ExportCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -766,17 +796,22 @@ class AsyncExports:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[ExportStatus]:
         """Wait for many export jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._export_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 

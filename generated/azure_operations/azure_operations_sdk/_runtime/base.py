@@ -58,6 +58,7 @@ class BaseHTTP:
         max_retries: int,
         wait_config: WaitConfig | None,
         spec_url: str | None = None,
+        operation_hosts: Sequence[str] = (),
     ) -> None:
         if not base_url:
             raise ValueError("base_url is required: the spec names no server")
@@ -79,6 +80,7 @@ class BaseHTTP:
         }
         self.headers.update(headers or {})
         self.max_retries = max_retries
+        self.operation_hosts = tuple(operation_hosts)
         self.wait_config = wait_config or WaitConfig()
         configure()
         rate = self.wait_config.max_status_reads_per_second
@@ -158,7 +160,7 @@ class BaseHTTP:
         timeout = self.timeout_within(options.timeout, time_left)
         request = client.build_request(
             options.method,
-            self.root(options.server) + options.path,
+            options.url or self.root(options.server) + options.path,
             params=params,
             headers=headers,
             json=body,

@@ -12,23 +12,23 @@ then shows. Each request is bounded as a whole by the time left (see `bounded`).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import itertools
+import functools
 import logging
-import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from threading import Event
 from typing import Any, TypeVar
 
 import httpx
 
+from .carry import Carried, PathLike, check_carried
 from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
+from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
-    AsyncJobOutcomes,
     AsyncReadStatus,
     BaseJobWaiter,
+    JobCall,
     ReadStatus,
     check_wait_args,
 )
@@ -63,19 +63,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: ReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: Callable[[str, float], ResultT] | None = None,
+        fetch_result: JobCall[ResultT] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
-        cancel: Callable[[str, float], object] | None = None,
+        cancel: JobCall[object] | None = None,
     ) -> None:
-        super().__init__(
-            spec,
-            decode_record,
-            config,
-            limiter,
-            fetch_result is not None,
-            has_cancel=cancel is not None,
-        )
+        has = (fetch_result is not None, cancel is not None)
+        super().__init__(spec, decode_record, config, limiter, *has)
         self._read_status = read_status
         self._fetch_result = fetch_result
         self._cancel = cancel
@@ -88,6 +82,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
@@ -97,7 +92,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
         return self._decode(core, self._run(core))
 
     def wait_for_result(
@@ -107,28 +102,23 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
+        to_file: PathLike | None = None,
     ) -> ResultT:
-        """Poll until the job succeeds with its result ready, then fetch it once."""
-        if not self._has_result:
-            raise self._no_result_operation()
-        check_wait_args(deadline)
-        core = self._core(
-            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
-        )
-        return self._final_result(core, self._run(core))
+        """Poll until the job succeeds with its result ready, then fetch it once
+        (`to_file`: also write a bytes or text result to that file)."""
+        core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
+        return self._final_result(core, self._run(core), to_file)
 
-    def _final_result(self, core: WaitCore, finished: Finished) -> ResultT:
+    def _final_result(
+        self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
+    ) -> ResultT:
         """The result of a finished wait (JobFailed / JobCanceled unless it
         succeeded): the terminal record, or fetched once where `final_from` says."""
-        self._require_success(core, finished)
-        try:
-            target = self._result_target(core, finished)
-            if target is None or self._fetch_result is None:
-                return self._decode(core, finished)  # type: ignore[return-value]
-            with self._decoding():
-                return self._fetch_result(target, core.time_left())
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
+        target = self._success_target(core, finished)
+        if target is None:
+            return self._decode(core, finished)  # type: ignore[return-value]
+        return self._fetch(core, to_file, target)
 
     def create_and_wait(
         self,
@@ -137,70 +127,46 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id = self._job_id_from(create(self._idempotency_key()))
+        job_id, carried = self._started(create(self._idempotency_key()))
+        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
+        waits.update(stall_after=stall_after, carried=carried)
         if self._has_result:
-            return self.wait_for_result(
-                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-            )
-        return self.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-        )
+            return self.wait_for_result(job_id, to_file=to_file, **waits)
+        return self.wait_for_job(job_id, **waits)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: Iterable[JobRef],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> Iterator[JobOutcome[RecordT]]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection. Closing the iterator early stops the
-        waits still running before their next status read.
+        `deadline` bounds the whole collection, `stall_after` each job. Closing the
+        iterator early stops the waits still running before their next status read.
+        A job with carried values is given as `(job_id, carried)`.
         """
         check_wait_args(deadline, concurrency)
-        return self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
-
-    def _outcomes(
-        self,
-        job_ids: Iterator[str],
-        concurrency: int,
-        deadline: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
-    ) -> Iterator[JobOutcome[RecordT]]:
-        end = self.config.clock() + deadline
-        abandon = threading.Event()
-        pool = concurrent.futures.ThreadPoolExecutor(concurrency, "job-waiter")
-        running: set[concurrent.futures.Future[JobOutcome[RecordT]]] = set()
-        try:
-            while True:
-                for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(pool.submit(self._one, job_id, end, on_poll, abandon))
-                if not running:
-                    return
-                done, running = concurrent.futures.wait(
-                    running, return_when=concurrent.futures.FIRST_COMPLETED
-                )
-                for future in done:
-                    yield future.result()
-        finally:
-            abandon.set()
-            pool.shutdown(wait=False, cancel_futures=True)
+        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
+        one = functools.partial(
+            self._one, end=self.config.clock() + deadline, start=start
+        )
+        return sync_outcomes(one, iter(job_ids), concurrency)
 
     def _one(
-        self,
-        job_id: str,
-        end: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
-        abandon: threading.Event,
+        self, job: JobRef, end: float, start: Callable[..., WaitCore], abandon: Event
     ) -> JobOutcome[RecordT]:
+        job_id, carried = (job, None) if isinstance(job, str) else job
         try:
             left = end - self.config.clock()
-            core = self._core(job_id, left, on_poll, abandon=abandon)
+            core = start(job_id, left, abandon=abandon, carried=carried)
             return JobOutcome(job_id=job_id, record=self._decode(core, self._run(core)))
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
@@ -224,21 +190,39 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         if budget is None:
             return False
         try:
-            self.cancel(core.job_id, timeout=budget)
+            self.cancel(core.job_id, timeout=budget, carried=core.carried)
         except SDKError as error:
             logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
-    def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
+    def cancel(
+        self, job_id: str, *, timeout: float = 30, carried: Carried = None
+    ) -> None:
         """Ask the server to cancel the job (its declared cancel operation), once."""
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
+        values = check_carried(self.spec.carry, carried)
         try:
-            cancel(job_id, timeout)
+            cancel(job_id, timeout, **values)
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
+
+    def _fetch(
+        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+    ) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once), from
+        `target` (default: the job's own)."""
+        fetch = self._fetch_result
+        assert fetch is not None
+        try:
+            with self._decoding():
+                where = core.target if target is None else target
+                result = fetch(where, core.time_left(), **core.carried)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+        return self._saved(result, to_file)
 
     def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -251,7 +235,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 raise core.timeout_error()
             try:
                 response = self._read_status(
-                    core.target, timeout=core.request_timeout()
+                    core.target, timeout=core.request_timeout(), **core.carried
                 )
             except APIStatusError as error:
                 response = core.ruled(error)
@@ -282,19 +266,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: AsyncReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: Callable[[str, float], Awaitable[ResultT]] | None = None,
+        fetch_result: JobCall[Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
         limiter: RateLimiter | None = None,
-        cancel: Callable[[str, float], Awaitable[object]] | None = None,
+        cancel: JobCall[Awaitable[object]] | None = None,
     ) -> None:
-        super().__init__(
-            spec,
-            decode_record,
-            config,
-            limiter,
-            fetch_result is not None,
-            has_cancel=cancel is not None,
-        )
+        has = (fetch_result is not None, cancel is not None)
+        super().__init__(spec, decode_record, config, limiter, *has)
         self._read_status = read_status
         self._fetch_result = fetch_result
         self._cancel = cancel
@@ -307,6 +285,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
     ) -> RecordT:
         """Poll until the job is terminal and return its record, whatever the state.
 
@@ -316,7 +295,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         `JobTimeout` at once, without a request). `stall_after` overrides the job's.
         """
         check_wait_args(deadline)
-        core = self._core(job_id, deadline, on_poll, resume, stall_after=stall_after)
+        core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
         return self._decode(core, await self._run(core))
 
     async def wait_for_result(
@@ -326,27 +305,22 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        carried: Carried = None,
+        to_file: PathLike | None = None,
     ) -> ResultT:
-        """Poll until the job succeeds with its result ready, then fetch it once."""
-        if not self._has_result:
-            raise self._no_result_operation()
-        check_wait_args(deadline)
-        core = self._core(
-            job_id, deadline, on_poll, want_result=True, stall_after=stall_after
-        )
-        return await self._final_result(core, await self._run(core))
+        """Poll until the job succeeds with its result ready, then fetch it once
+        (`to_file`: also write a bytes or text result to that file)."""
+        core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
+        return await self._final_result(core, await self._run(core), to_file)
 
-    async def _final_result(self, core: WaitCore, finished: Finished) -> ResultT:
+    async def _final_result(
+        self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
+    ) -> ResultT:
         """The async twin of `SyncJobWaiter._final_result`."""
-        self._require_success(core, finished)
-        try:
-            target = self._result_target(core, finished)
-            if target is None or self._fetch_result is None:
-                return self._decode(core, finished)  # type: ignore[return-value]
-            with self._decoding():
-                return await self._fetch_result(target, core.time_left())
-        except SDKError as error:
-            raise attach_job_id(error, core.job_id) from None
+        target = self._success_target(core, finished)
+        if target is None:
+            return self._decode(core, finished)  # type: ignore[return-value]
+        return await self._fetch(core, to_file, target)
 
     async def create_and_wait(
         self,
@@ -355,71 +329,46 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
+        to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id = self._job_id_from(await create(self._idempotency_key()))
+        job_id, carried = self._started(await create(self._idempotency_key()))
+        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
+        waits.update(stall_after=stall_after, carried=carried)
         if self._has_result:
-            return await self.wait_for_result(
-                job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-            )
-        return await self.wait_for_job(
-            job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
-        )
+            return await self.wait_for_result(job_id, to_file=to_file, **waits)
+        return await self.wait_for_job(job_id, **waits)
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str],
+        job_ids: Iterable[JobRef],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        stall_after: float | None = None,
     ) -> AsyncJobOutcomes[RecordT]:
         """Wait for many jobs, at most `concurrency` at once, yielding each as it ends.
 
-        `deadline` bounds the whole collection. On exit (break, error, cancellation)
-        the waits still running are cancelled and awaited; `async with` makes that
-        immediate on `break`.
+        `deadline` bounds the whole collection, `stall_after` each job (a job with
+        carried values is given as `(job_id, carried)`). On exit (break, error,
+        cancellation) the waits still running are cancelled and awaited; `async
+        with` makes that immediate on `break`.
         """
         check_wait_args(deadline, concurrency)
-        return AsyncJobOutcomes(
-            self._outcomes(iter(job_ids), concurrency, deadline, on_poll)
+        start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
+        one = functools.partial(
+            self._one, end=self.config.clock() + deadline, start=start
         )
-
-    async def _outcomes(
-        self,
-        job_ids: Iterator[str],
-        concurrency: int,
-        deadline: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
-    ) -> AsyncGenerator[JobOutcome[RecordT], None]:
-        end = self.config.clock() + deadline
-        running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
-        try:
-            while True:
-                for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(asyncio.ensure_future(self._one(job_id, end, on_poll)))
-                if not running:
-                    return
-                done, running = await asyncio.wait(
-                    running, return_when=asyncio.FIRST_COMPLETED
-                )
-                for task in done:
-                    yield task.result()
-        finally:
-            for task in running:
-                task.cancel()
-            if running:
-                await asyncio.gather(*running, return_exceptions=True)
+        return AsyncJobOutcomes(async_outcomes(one, iter(job_ids), concurrency))
 
     async def _one(
-        self,
-        job_id: str,
-        end: float,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        self, job: JobRef, end: float, start: Callable[..., WaitCore]
     ) -> JobOutcome[RecordT]:
+        job_id, carried = (job, None) if isinstance(job, str) else job
         try:
-            core = self._core(job_id, end - self.config.clock(), on_poll)
+            core = start(job_id, end - self.config.clock(), carried=carried)
             return JobOutcome(
                 job_id=job_id, record=self._decode(core, await self._run(core))
             )
@@ -445,21 +394,39 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         if budget is None:
             return False
         try:
-            await self.cancel(core.job_id, timeout=budget)
+            await self.cancel(core.job_id, timeout=budget, carried=core.carried)
         except SDKError as error:
             logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
             return False
         return True
 
-    async def cancel(self, job_id: str, *, timeout: float = 30.0) -> None:
+    async def cancel(
+        self, job_id: str, *, timeout: float = 30, carried: Carried = None
+    ) -> None:
         """Ask the server to cancel the job (its declared cancel operation), once."""
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
+        values = check_carried(self.spec.carry, carried)
         try:
-            await cancel(job_id, timeout)
+            await cancel(job_id, timeout, **values)
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
+
+    async def _fetch(
+        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+    ) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once), from
+        `target` (default: the job's own)."""
+        fetch = self._fetch_result
+        assert fetch is not None
+        try:
+            with self._decoding():
+                where = core.target if target is None else target
+                result = await fetch(where, core.time_left(), **core.carried)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+        return self._saved(result, to_file)
 
     async def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -472,7 +439,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 raise core.timeout_error()
             try:
                 response = await self._read_status(
-                    core.target, timeout=core.request_timeout()
+                    core.target, timeout=core.request_timeout(), **core.carried
                 )
             except APIStatusError as error:
                 response = core.ruled(error)

@@ -16,7 +16,8 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from .errors import SDKError
+from .carry import CarriedValue
+from .errors import JobCanceled, JobFailed, SDKError
 from .opurl import StatusRule
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
@@ -108,7 +109,12 @@ class JobSpec:
     Progress is a percentage at `progress_path`, or `progress_done_path` out of
     `progress_total_path`; `stall_after` (seconds without a change of state or
     progress) makes a wait raise `JobStalled`.
+    `carry` lists the values of the create response that every later call of the job
+    sends (see `carry`); `result_once` marks a result the server serves only once.
     `header_hints` defaults to `Retry-After` alone; pass `()` to ignore every header.
+    A job that fails raises `failed_error`, one canceled `canceled_error` (the job's
+    own subclasses), whose `error` is the JSON at `error_path` decoded by
+    `decode_error(value, path)` (the job's error model; kept as JSON without one).
     `operation_url` names the create-response headers (first present wins) holding
     the absolute URL the job is polled at; `status_rules` give status answers a
     state by HTTP status or body value (see `opurl`); `final_from` is where
@@ -160,6 +166,11 @@ class JobSpec:
         default=None, converter=_optional_path
     )
     stall_after: float | None = attrs.field(default=None, validator=_optional_seconds)
+    carry: tuple[CarriedValue, ...] = ()
+    result_once: bool = False
+    failed_error: type[JobFailed[Any, Any]] = JobFailed
+    canceled_error: type[JobCanceled[Any, Any]] = JobCanceled
+    decode_error: Callable[[Any, str], object] | None = None
     operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
     status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
     final_from: str = attrs.field(default="result", validator=_final_from)
@@ -196,13 +207,27 @@ def _decoding(_: object, attribute: attrs.Attribute[str], value: str) -> None:
         )
 
 
+def _async_twin(sleep: Callable[[float], None]) -> Callable[[float], Awaitable[None]]:
+    """`asyncio.sleep`; or, once `sleep` is injected, `sleep` itself followed by one
+    turn of the event loop, so that no async wait runs on the loop's real timers."""
+    if sleep is time.sleep:
+        return asyncio.sleep
+
+    async def injected(seconds: float) -> None:
+        sleep(seconds)
+        await asyncio.sleep(0)
+
+    return injected
+
+
 @attrs.frozen(kw_only=True)
 class WaitConfig:
     """How waits run: schedule overrides, status retries, clocks and hooks.
 
     `first`, `floor` and `cap` override the spec's when set. `clock` is monotonic and
     measures deadlines; `wall_clock` (epoch seconds) reads HTTP-dates and resume tokens.
-    `sleep`, `async_sleep` and `rng` are injectable so a test can pin an exact schedule.
+    `sleep`, `async_sleep` and `rng` are injectable so a test can pin an exact schedule;
+    an injected `sleep` paces async waits too, unless `async_sleep` is given.
     `max_status_reads_per_second` caps status reads across every wait of the waiter
     (when no shared `RateLimiter` is passed to it). `decoding` is how a wait decodes
     the records and results it returns: "strict" (the default) raises
@@ -219,7 +244,9 @@ class WaitConfig:
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
-    async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    async_sleep: Callable[[float], Awaitable[None]] = attrs.field(
+        default=attrs.Factory(lambda self: _async_twin(self.sleep), takes_self=True)
+    )
     rng: Callable[[], float] = random.random
     on_poll: Callable[[PollEvent[Any]], None] | None = None
     max_status_reads_per_second: float | None = attrs.field(

@@ -16,8 +16,10 @@ from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
+from ..errors import AnalysisCanceled, AnalysisFailed
 from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
+from ..models.error_detail import ErrorDetail
 from ..models.operation_status import OperationStatus
 
 __all__ = [
@@ -53,8 +55,11 @@ _ANALYSIS_SPEC = _ws.JobSpec(
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
+    failed_error=AnalysisFailed,
+    canceled_error=AnalysisCanceled,
     operation_url=("Operation-Location",),
     final_from="operation-url",
+    decode_error=ErrorDetail.from_dict,
 )
 
 
@@ -282,7 +287,12 @@ class Analysis:
             _get_result_response,
         )
 
-    def _read_analysis_status(self, job_id: str, timeout: float) -> httpx.Response:
+    def _read_analysis_status(
+        self,
+        job_id: str,
+        timeout: float,
+        **carried: object,
+    ) -> httpx.Response:
         return self._http.send_once(
             (
                 _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
@@ -337,9 +347,9 @@ class Analysis:
         """Wait for the analysis job to succeed and return its terminal record.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
+            AnalysisFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            AnalysisCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -480,17 +490,22 @@ class Analysis:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _abc.Iterator[_ws.JobOutcome[OperationStatus]]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._analysis_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 
@@ -627,6 +642,7 @@ class AsyncAnalysis:
         self,
         job_id: str,
         timeout: float,
+        **carried: object,
     ) -> httpx.Response:
         return await self._http.send_once(
             (
@@ -682,9 +698,9 @@ class AsyncAnalysis:
         """Wait for the analysis job to succeed and return its terminal record.
 
         Raises:
-            JobFailed: The job failed: a ``JobFailed[OperationStatus]``
-                whose ``record`` is the terminal record and ``error`` the server's.
-            JobCanceled: The job was canceled (``JobCanceled[OperationStatus]``).
+            AnalysisFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            AnalysisCanceled: The job was canceled (a ``JobCanceled``).
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
@@ -825,17 +841,22 @@ class AsyncAnalysis:
         concurrency: int = 8,
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
     ) -> _waiter.AsyncJobOutcomes[OperationStatus]:
         """Wait for many analysis jobs, at most ``concurrency`` at once.
 
         Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
         the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
         """
         return self._analysis_waiter.wait_for_jobs(
             job_ids,
             concurrency=concurrency,
             deadline=deadline,
             on_poll=on_poll,
+            stall_after=stall_after,
         )
 
 

@@ -20,6 +20,7 @@ SDKError
 ├── MissingCredentials (ValueError) a client made without the credentials its API needs
 ├── TokenError                      the OAuth 2 token endpoint refused or answered nonsense
 ├── MissingJobId (ValueError)       a create response carried no job id
+├── OperationUrlRefused             an operation URL on a host the client does not trust
 ├── InvalidResumeToken (ValueError) a resume token that cannot be read
 ├── NoResultOperation (TypeError)   wait_for_result on a job without a result operation
 ├── NoCancelOperation (TypeError)   cancel on a job without a cancel operation
@@ -65,6 +66,7 @@ __all__ = [
     "NoCancelOperation",
     "NoResultOperation",
     "NotFoundError",
+    "OperationUrlRefused",
     "PermissionDeniedError",
     "RateLimitError",
     "RecordDecodeError",
@@ -283,6 +285,14 @@ class UnreadableStatus(DecodeError):
 
 class MissingJobId(SDKError, ValueError):
     """The create response did not carry the new job's id."""
+
+
+class OperationUrlRefused(SDKError):
+    """An operation URL (or a result Location) whose origin is not the client's.
+
+    Credentials are never sent to another scheme, host or port; the client option
+    `operation_hosts` lists the other origins to trust.
+    """
 
 
 class InvalidResumeToken(SDKError, ValueError):

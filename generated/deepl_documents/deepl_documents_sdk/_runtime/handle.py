@@ -22,8 +22,9 @@ import httpx
 
 from .carry import Carried, PathLike, check_carried
 from .errors import InvalidResumeToken
+from .opurl import is_url
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
-from .waitbase import check_wait_args
+from .waitbase import check_wait_args, job_ref
 from .waitcore import Finished, Poll, WaitCore
 from .waitspec import PollEvent
 
@@ -79,16 +80,16 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         check_wait_args(poll_timeout)
         if deadline is not None:
             check_wait_args(deadline)
-        attempt = 0
+        attempt, target = 0, None
         config = waiter.config
         deadline_at = None if deadline is None else config.wall_clock() + deadline
         if resume is not None:
             token = decode_resume_token(resume, waiter.spec.name)
-            if job_id is not None and job_id != token.job_id:
+            if job_id is not None and job_ref(waiter.spec, job_id)[0] != token.job_id:
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
-            job_id, attempt = token.job_id, token.attempt
+            job_id, attempt, target = token.job_id, token.attempt, token.url
             if deadline is None and token.deadline_at is not None:
                 deadline_at = token.deadline_at
             given = {k: v for k, v in (carried or {}).items() if v is not None}
@@ -97,6 +98,10 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
         #: The values of the create response every call of the job sends (`carry`).
         self.carried = check_carried(waiter.spec.carry, carried)
+        if target is None:
+            job_id, target = job_ref(waiter.spec, job_id)
+        #: What the status read is given: the job id, or its operation URL.
+        self._target = target
         self._waiter = waiter
         self._deadline_at = deadline_at
         self._poll_timeout = poll_timeout
@@ -122,6 +127,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             self._core.attempt,
             self._waiter.spec.name,
             self.carried,
+            url=self._target if is_url(self._target) else None,
         )
         return encode_resume_token(token)
 
@@ -152,6 +158,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             request_cap=self._poll_timeout,
             stall_after=self._stall_after,
             carried=self.carried,
+            target=self._target,
         )
 
     def _fresh_core(self) -> WaitCore:
@@ -176,7 +183,9 @@ class _BaseHandle(Generic[RecordT, ResultT]):
                 outcome=step.outcome,
                 resume_token=self.resume_token,
             )
-        typed = self._waiter._decode_raw(core, poll.record, core.last_state, None)
+        typed = self._waiter._decode_raw(
+            core, poll.record, core.last_state, None, poll.state is not None
+        )
         return PollDecision(
             job_id=core.job_id,
             done=False,
@@ -302,8 +311,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or self._waiter._run(core)
         self._after_wait(core, finished)
-        self._waiter._require_success(core, finished)
-        result = self._waiter._fetch(core)
+        result = self._waiter._final_result(core, finished)
         self._result = (result,)
         return self._waiter._saved(result, to_file)
 
@@ -371,7 +379,6 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or await self._waiter._run(core)
         self._after_wait(core, finished)
-        self._waiter._require_success(core, finished)
-        result = await self._waiter._fetch(core)
+        result = await self._waiter._final_result(core, finished)
         self._result = (result,)
         return self._waiter._saved(result, to_file)

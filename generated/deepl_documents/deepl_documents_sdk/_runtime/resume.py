@@ -3,9 +3,10 @@
 
 A token is versioned JSON naming the job, the wall-clock deadline (epoch seconds) and
 the number of polls made (`deadline_at` is null for a job handle without a deadline), e.g. `{"attempt":4,"deadline_at":1767225600.0,"job":"job",
-"job_id":"j_1","v":1}`. It holds no credentials; a job that carries values from its
-create response into later calls (such as a document key) keeps them under `carried`,
-so such a token is as secret as those values.
+"job_id":"j_1","v":1}`. A job polled at an operation URL adds it as `url`. It holds
+no credentials; a job that carries values from its create response into later calls
+(such as a document key) keeps them under `carried`, so such a token is as secret as
+those values.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class ResumeToken:
     attempt: int
     job: str | None = None
     carried: Mapping[str, object] = attrs.field(factory=dict)
+    url: str | None = None
 
 
 def encode_resume_token(token: ResumeToken) -> str:
@@ -46,6 +48,8 @@ def encode_resume_token(token: ResumeToken) -> str:
         payload["job"] = token.job
     if token.carried:
         payload["carried"] = dict(token.carried)
+    if token.url is not None:
+        payload["url"] = token.url
     return json.dumps(payload, separators=(",", ":"), sort_keys=True)
 
 
@@ -85,10 +89,14 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         isinstance(v, (str, int, float, bool)) for v in carried.values()
     ):
         raise bad("carried values are not a JSON object of scalars")
+    url = data.get("url")
+    if url is not None and (not isinstance(url, str) or not url):
+        raise bad("url is not a string")
     return ResumeToken(
         job_id,
         None if deadline_at is None else float(deadline_at),
         attempt,
         kind if isinstance(kind, str) else None,
         carried,
+        url=url,
     )

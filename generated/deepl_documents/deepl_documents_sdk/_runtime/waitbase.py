@@ -24,10 +24,12 @@ from .errors import (
     MissingJobId,
     NoCancelOperation,
     NoResultOperation,
+    OperationUrlRefused,
     RecordDecodeError,
     SDKError,
     attach_job_id,
 )
+from .opurl import display_url, is_url
 from .ratelimit import RateLimiter
 from .resume import decode_resume_token
 from .serde import lenient
@@ -41,6 +43,7 @@ __all__ = [
     "JobCall",
     "ReadStatus",
     "check_wait_args",
+    "job_ref",
 ]
 
 #: The longest a timed-out wait's cancel may take (`WaitConfig.cancel_on_timeout`): less
@@ -96,7 +99,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             )
         self.limiter = limiter
         self._decode_record = decode_record
-        self._has_result = has_result
+        self._has_result = has_result or spec.final_from == "operation-url"
         self._has_cancel = has_cancel
 
     def _core(
@@ -113,7 +116,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
     ) -> WaitCore:
         if resume is not None:
             token = decode_resume_token(resume, self.spec.name)
-            if job_id is not None and job_id != token.job_id:
+            if job_id is not None and job_ref(self.spec, job_id)[0] != token.job_id:
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
@@ -135,13 +138,16 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 abandon=abandon,
                 stall_after=stall_after,
                 carried=check_carried(self.spec.carry, carried),
+                target=token.url,
             )
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+        shown, target = job_ref(self.spec, job_id)
         return WaitCore(
             self.spec,
             self.config,
-            job_id,
+            shown,
+            target=target,
             deadline=deadline,
             on_poll=on_poll,
             event_record=self._lenient_record,
@@ -164,14 +170,22 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
-        return self._decode_raw(core, finished.record, finished.state, finished.outcome)
+        return self._decode_raw(
+            core, finished.record, finished.state, finished.outcome, finished.ruled
+        )
 
     def _decode_raw(
-        self, core: WaitCore, raw: object, state: str | None, outcome: str | None
+        self,
+        core: WaitCore,
+        raw: object,
+        state: str | None,
+        outcome: str | None,
+        ruled: bool = False,
     ) -> RecordT:
-        """A record, typed; off the spec, a `RecordDecodeError` that keeps it."""
+        """A record, typed; off the spec, a `RecordDecodeError` that keeps it. The
+        body of an answer a status rule classified is decoded leniently."""
         try:
-            with self._decoding():
+            with lenient() if ruled else self._decoding():
                 return self._decode_record(raw)
         except DecodeError as error:
             raise RecordDecodeError(
@@ -285,6 +299,30 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             "use wait_for_job(), which returns the terminal record"
         )
 
+    def _success_target(self, core: WaitCore, finished: Finished) -> str | None:
+        """Raise JobFailed / JobCanceled unless the job succeeded; then where its
+        result is fetched from (`_result_target`)."""
+        self._require_success(core, finished)
+        try:
+            return self._result_target(core, finished)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+
+    def _result_target(self, core: WaitCore, finished: Finished) -> str | None:
+        """What the result fetch is given (the job id, or the terminal answer's
+        Location); None when the terminal record is the result."""
+        final = self.spec.final_from
+        if final == "operation-url":
+            return None
+        if final == "location":
+            if not finished.location:
+                raise OperationUrlRefused(
+                    f"the terminal status answer of job {core.job_id} has no"
+                    " Location header to fetch the result at"
+                )
+            return finished.location
+        return core.target
+
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
 
@@ -299,6 +337,13 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         spec = self.spec
         found: object = None
         where = "the spec declares neither id_path nor id_header"
+        for header in spec.operation_url:
+            url = response.headers.get(header, "").strip()
+            if url:
+                return str(response.request.url.join(url))
+        if spec.operation_url:
+            names = " or ".join(spec.operation_url)
+            raise MissingJobId(f"the create response has no {names} header")
         if spec.id_path is not None:
             where = f"nothing at {pointer(spec.id_path)} of the create response"
             try:
@@ -321,6 +366,15 @@ def _usable_id(value: object) -> bool:
     return (isinstance(value, str) and bool(value.strip())) or (
         isinstance(value, int) and not isinstance(value, bool)
     )
+
+
+def job_ref(spec: JobSpec, job_id: str) -> tuple[str, str]:
+    """`(id as shown, what the status read is given)`: for a job polled at its
+    operation URL, `job_id` is that URL (or, where the status operation takes the
+    id alone, the id) and a URL is shown without its query."""
+    if not spec.operation_url or not is_url(job_id):
+        return job_id, job_id
+    return display_url(job_id), job_id
 
 
 def check_wait_args(deadline: float, concurrency: int = 1) -> None:

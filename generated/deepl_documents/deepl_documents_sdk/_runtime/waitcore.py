@@ -23,6 +23,7 @@ import attrs
 import httpx
 
 from .errors import (
+    APIStatusError,
     JobStalled,
     JobTimeout,
     SDKError,
@@ -32,6 +33,7 @@ from .errors import (
     WaitError,
     attach_job_id,
 )
+from .opurl import is_url, match_rule
 from .policy import choose_delay
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
@@ -103,10 +105,16 @@ def wait_span(job: str, job_id: str) -> contextlib.AbstractContextManager[object
 
 @attrs.frozen
 class Poll:
-    """One readable status answer: the record inside its body, and its headers."""
+    """One readable status answer: the record inside its body, and its headers.
+
+    `state` is set when a status rule gave the answer its state; `location` is the
+    answer's `Location` header, made absolute.
+    """
 
     record: object
     headers: httpx.Headers
+    state: str | None = None
+    location: str | None = None
 
 
 @attrs.frozen
@@ -125,6 +133,8 @@ class Finished:
     state: str | None
     outcome: str
     error: object = None
+    location: str | None = None
+    ruled: bool = False
 
 
 class Abandoned(Exception):
@@ -150,12 +160,15 @@ class WaitCore:
         request_cap: float | None = None,
         stall_after: float | None = None,
         carried: Mapping[str, object] | None = None,
+        target: str | None = None,
     ) -> None:
         self.spec = spec
         self.config = config
         self.job_id = job_id
         #: Values of the create response sent with every call of the job (`carry`).
         self.carried: Mapping[str, object] = carried or {}
+        #: What the status read is given: the job id, or the job's operation URL.
+        self.target = job_id if target is None else target
         self.deadline = deadline
         self.attempt = attempt
         self.started = config.clock()
@@ -201,8 +214,14 @@ class WaitCore:
     def resume_token(self) -> str:
         """The token that continues this wait (see `resume`)."""
         deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
+        url = self.target if is_url(self.target) else None
         token = ResumeToken(
-            self.job_id, deadline_at, self.attempt, self.spec.name, self.carried
+            self.job_id,
+            deadline_at,
+            self.attempt,
+            self.spec.name,
+            self.carried,
+            url=url,
         )
         return encode_resume_token(token)
 
@@ -248,6 +267,28 @@ class WaitCore:
             raise unavailable from error
         raise attach_job_id(error, self.job_id)
 
+    def ruled(self, error: APIStatusError) -> httpx.Response:
+        """The answer of an error status a status rule declares, else raise `error`."""
+        if match_rule(self.spec.status_rules, error.response) is None:
+            raise error
+        return error.response
+
+    def read(self, response: httpx.Response) -> Poll:
+        """The `Poll` of a status answer: by the first status rule it matches, else
+        its record (`parse`; an error status raises)."""
+        matched = match_rule(self.spec.status_rules, response)
+        location = response.headers.get("location")
+        if location:
+            location = str(response.request.url.join(location.strip()))
+        if matched is None:
+            poll = self.parse(ensure_success(response))
+            return attrs.evolve(poll, location=location)
+        rule, body = matched
+        record = dig(body, self.spec.record_path) if body is not None else _MISSING
+        if record is _MISSING or record is None:
+            record = {}
+        return Poll(record, response.headers, state=rule.state, location=location)
+
     def parse(self, response: httpx.Response) -> Poll:
         """The record of a 2xx status answer (W6).
 
@@ -276,7 +317,7 @@ class WaitCore:
         attempt = self.attempt
         self.attempt += 1
         self.last_record = record
-        state, outcome = self._classify(record)
+        state, outcome = self._classify(record, poll.state)
         self.last_state = state
         self.progress = self._progress(record)
         if outcome is not None and not (
@@ -293,7 +334,12 @@ class WaitCore:
             )
             payload = dig(record, spec.error_path) if spec.error_path else None
             return Finished(
-                record, state, outcome, None if payload is _MISSING else payload
+                record,
+                state,
+                outcome,
+                None if payload is _MISSING else payload,
+                location=poll.location,
+                ruled=poll.state is not None,
             )
         self._check_stall(attempt, record)
         delay, source = choose_delay(
@@ -353,20 +399,23 @@ class WaitCore:
             return None
         return max(0.0, min(100.0, 100.0 * done / total))
 
-    def _classify(self, record: object) -> tuple[str | None, str | None]:
-        """The record's state and terminal outcome (None while in progress), W1/W2."""
+    def _classify(
+        self, record: object, ruled: str | None = None
+    ) -> tuple[str | None, str | None]:
+        """The record's state (or the one a status rule gave) and terminal outcome
+        (None while in progress), W1/W2."""
         spec = self.spec
         state: str | None = None
         outcome: str | None = None
-        if spec.state_path is not None:
-            raw = dig(record, spec.state_path)
+        if spec.state_path is not None or ruled is not None:
+            raw = ruled if ruled is not None else dig(record, spec.state_path or ())
             if raw is _MISSING or raw is None:
                 raise UnknownJobState(
                     self.job_id,
                     state=None,
                     documented=spec.documented_states,
                     last_record=record,
-                    detail=f"nothing at {pointer(spec.state_path)}",
+                    detail=f"nothing at {pointer(spec.state_path or ())}",
                 )
             state = raw if isinstance(raw, str) else json.dumps(raw)
             for name, group in (

@@ -12,26 +12,17 @@ then shows. Each request is bounded as a whole by the time left (see `bounded`).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import functools
-import itertools
 import logging
-import threading
-from collections.abc import (
-    AsyncGenerator,
-    Awaitable,
-    Callable,
-    Iterable,
-    Iterator,
-    Mapping,
-)
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from threading import Event
 from typing import Any, TypeVar
 
 import httpx
 
 from .carry import Carried, PathLike, check_carried
-from .errors import JobTimeout, SDKError, attach_job_id
+from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
+from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import RateLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
@@ -41,15 +32,8 @@ from .waitbase import (
     ReadStatus,
     check_wait_args,
 )
-from .waitcore import Finished, Poll, WaitCore, ensure_success, wait_span
-from .waitspec import (
-    AsyncJobOutcomes,
-    HeaderHint,
-    JobOutcome,
-    JobSpec,
-    PollEvent,
-    WaitConfig,
-)
+from .waitcore import Finished, Poll, WaitCore, wait_span
+from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "AsyncJobOutcomes",
@@ -124,8 +108,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """Poll until the job succeeds with its result ready, then fetch it once
         (`to_file`: also write a bytes or text result to that file)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        self._require_success(core, self._run(core))
-        return self._fetch(core, to_file)
+        return self._final_result(core, self._run(core), to_file)
+
+    def _final_result(
+        self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
+    ) -> ResultT:
+        """The result of a finished wait (JobFailed / JobCanceled unless it
+        succeeded): the terminal record, or fetched once where `final_from` says."""
+        target = self._success_target(core, finished)
+        if target is None:
+            return self._decode(core, finished)  # type: ignore[return-value]
+        return self._fetch(core, to_file, target)
 
     def create_and_wait(
         self,
@@ -147,7 +140,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterable[JobRef],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
@@ -162,40 +155,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """
         check_wait_args(deadline, concurrency)
         start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
-        return self._outcomes(iter(job_ids), concurrency, deadline, start)
-
-    def _outcomes(
-        self,
-        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
-        concurrency: int,
-        deadline: float,
-        start: Callable[..., WaitCore],
-    ) -> Iterator[JobOutcome[RecordT]]:
-        end = self.config.clock() + deadline
-        abandon = threading.Event()
-        pool = concurrent.futures.ThreadPoolExecutor(concurrency, "job-waiter")
-        running: set[concurrent.futures.Future[JobOutcome[RecordT]]] = set()
-        try:
-            while True:
-                for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(pool.submit(self._one, job_id, end, start, abandon))
-                if not running:
-                    return
-                done, running = concurrent.futures.wait(
-                    running, return_when=concurrent.futures.FIRST_COMPLETED
-                )
-                for future in done:
-                    yield future.result()
-        finally:
-            abandon.set()
-            pool.shutdown(wait=False, cancel_futures=True)
+        one = functools.partial(
+            self._one, end=self.config.clock() + deadline, start=start
+        )
+        return sync_outcomes(one, iter(job_ids), concurrency)
 
     def _one(
-        self,
-        job: str | tuple[str, Mapping[str, object]],
-        end: float,
-        start: Callable[..., WaitCore],
-        abandon: threading.Event,
+        self, job: JobRef, end: float, start: Callable[..., WaitCore], abandon: Event
     ) -> JobOutcome[RecordT]:
         job_id, carried = (job, None) if isinstance(job, str) else job
         try:
@@ -243,13 +209,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
 
-    def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
-        """Fetch the result of a job whose record says it is ready (once)."""
+    def _fetch(
+        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+    ) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once), from
+        `target` (default: the job's own)."""
         fetch = self._fetch_result
         assert fetch is not None
         try:
             with self._decoding():
-                result = fetch(core.job_id, core.time_left(), **core.carried)
+                where = core.target if target is None else target
+                result = fetch(where, core.time_left(), **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
         return self._saved(result, to_file)
@@ -263,10 +233,13 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = self._read_status(
-                core.job_id, timeout=core.request_timeout(), **core.carried
-            )
-            return core.parse(ensure_success(response))
+            try:
+                response = self._read_status(
+                    core.target, timeout=core.request_timeout(), **core.carried
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:
@@ -338,8 +311,16 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """Poll until the job succeeds with its result ready, then fetch it once
         (`to_file`: also write a bytes or text result to that file)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        self._require_success(core, await self._run(core))
-        return await self._fetch(core, to_file)
+        return await self._final_result(core, await self._run(core), to_file)
+
+    async def _final_result(
+        self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
+    ) -> ResultT:
+        """The async twin of `SyncJobWaiter._final_result`."""
+        target = self._success_target(core, finished)
+        if target is None:
+            return self._decode(core, finished)  # type: ignore[return-value]
+        return await self._fetch(core, to_file, target)
 
     async def create_and_wait(
         self,
@@ -361,7 +342,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def wait_for_jobs(
         self,
-        job_ids: Iterable[str | tuple[str, Mapping[str, object]]],
+        job_ids: Iterable[JobRef],
         *,
         concurrency: int = 8,
         deadline: float = 600.0,
@@ -377,41 +358,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """
         check_wait_args(deadline, concurrency)
         start = functools.partial(self._core, on_poll=on_poll, stall_after=stall_after)
-        return AsyncJobOutcomes(
-            self._outcomes(iter(job_ids), concurrency, deadline, start)
+        one = functools.partial(
+            self._one, end=self.config.clock() + deadline, start=start
         )
-
-    async def _outcomes(
-        self,
-        job_ids: Iterator[str | tuple[str, Mapping[str, object]]],
-        concurrency: int,
-        deadline: float,
-        start: Callable[..., WaitCore],
-    ) -> AsyncGenerator[JobOutcome[RecordT], None]:
-        end = self.config.clock() + deadline
-        running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
-        try:
-            while True:
-                for job_id in itertools.islice(job_ids, concurrency - len(running)):
-                    running.add(asyncio.ensure_future(self._one(job_id, end, start)))
-                if not running:
-                    return
-                done, running = await asyncio.wait(
-                    running, return_when=asyncio.FIRST_COMPLETED
-                )
-                for task in done:
-                    yield task.result()
-        finally:
-            for task in running:
-                task.cancel()
-            if running:
-                await asyncio.gather(*running, return_exceptions=True)
+        return AsyncJobOutcomes(async_outcomes(one, iter(job_ids), concurrency))
 
     async def _one(
-        self,
-        job: str | tuple[str, Mapping[str, object]],
-        end: float,
-        start: Callable[..., WaitCore],
+        self, job: JobRef, end: float, start: Callable[..., WaitCore]
     ) -> JobOutcome[RecordT]:
         job_id, carried = (job, None) if isinstance(job, str) else job
         try:
@@ -460,13 +413,17 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         except SDKError as error:
             raise attach_job_id(error, job_id) from None
 
-    async def _fetch(self, core: WaitCore, to_file: PathLike | None = None) -> ResultT:
-        """Fetch the result of a job whose record says it is ready (once)."""
+    async def _fetch(
+        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+    ) -> ResultT:
+        """Fetch the result of a job whose record says it is ready (once), from
+        `target` (default: the job's own)."""
         fetch = self._fetch_result
         assert fetch is not None
         try:
             with self._decoding():
-                result = await fetch(core.job_id, core.time_left(), **core.carried)
+                where = core.target if target is None else target
+                result = await fetch(where, core.time_left(), **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
         return self._saved(result, to_file)
@@ -480,10 +437,13 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 config.async_sleep, timeout=core.time_left()
             ):
                 raise core.timeout_error()
-            response = await self._read_status(
-                core.job_id, timeout=core.request_timeout(), **core.carried
-            )
-            return core.parse(ensure_success(response))
+            try:
+                response = await self._read_status(
+                    core.target, timeout=core.request_timeout(), **core.carried
+                )
+            except APIStatusError as error:
+                response = core.ruled(error)
+            return core.read(response)
 
         stats = RetryStats()
         try:

@@ -11,23 +11,24 @@ import asyncio
 import math
 import random
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 import attrs
 
 from .carry import CarriedValue
 from .errors import JobCanceled, JobFailed, SDKError
+from .opurl import StatusRule
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 
 __all__ = [
     "DEFAULT_STATUS_RETRY",
-    "AsyncJobOutcomes",
     "HeaderHint",
     "JobOutcome",
     "JobSpec",
     "PollEvent",
+    "StatusRule",
     "WaitConfig",
 ]
 
@@ -85,6 +86,17 @@ def _hints(value: Iterable[HeaderHint]) -> tuple[HeaderHint, ...]:
     return tuple(value)
 
 
+def _rules(value: Iterable[StatusRule]) -> tuple[StatusRule, ...]:
+    return tuple(value)
+
+
+def _final_from(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value not in ("result", "location", "operation-url"):
+        raise ValueError(
+            f"{attribute.name} must be result, location or operation-url, got {value!r}"
+        )
+
+
 @attrs.frozen(kw_only=True)
 class JobSpec:
     """What the waiter knows about one job type.
@@ -103,6 +115,12 @@ class JobSpec:
     A job that fails raises `failed_error`, one canceled `canceled_error` (the job's
     own subclasses), whose `error` is the JSON at `error_path` decoded by
     `decode_error(value, path)` (the job's error model; kept as JSON without one).
+    `operation_url` names the create-response headers (first present wins) holding
+    the absolute URL the job is polled at; `status_rules` give status answers a
+    state by HTTP status or body value (see `opurl`); `final_from` is where
+    `wait_for_result` gets the result: "result" (the result operation, by job id),
+    "location" (the `Location` of the terminal status answer) or "operation-url"
+    (the terminal record itself).
     """
 
     name: str
@@ -153,6 +171,9 @@ class JobSpec:
     failed_error: type[JobFailed[Any, Any]] = JobFailed
     canceled_error: type[JobCanceled[Any, Any]] = JobCanceled
     decode_error: Callable[[Any, str], object] | None = None
+    operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
+    status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
+    final_from: str = attrs.field(default="result", validator=_final_from)
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:
@@ -272,30 +293,3 @@ class JobOutcome(Generic[RecordT]):
     def ok(self) -> bool:
         """Whether the wait reached a terminal record (whatever its state)."""
         return self.error is None
-
-
-class AsyncJobOutcomes(Generic[RecordT]):
-    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
-
-    Use it as an async context manager (or call `aclose()`) to cancel and await,
-    on the spot, the waits still running when the loop exits early.
-    """
-
-    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
-        self._outcomes = outcomes
-
-    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __anext__(self) -> JobOutcome[RecordT]:
-        return await self._outcomes.__anext__()
-
-    async def aclose(self) -> None:
-        """Cancel the waits still running and wait until they have stopped."""
-        await self._outcomes.aclose()
-
-    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()

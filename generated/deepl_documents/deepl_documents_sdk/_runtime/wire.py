@@ -67,6 +67,8 @@ class RequestOptions:
     server: str | None = None
     #: The 3xx statuses the operation declares: returned, not followed or raised.
     redirects: tuple[int, ...] = ()
+    url: str | None = None
+    """An absolute URL sent instead of the base URL and `path` (an operation URL)."""
 
 
 def header_value(headers: Mapping[str, Any], name: str) -> Any:

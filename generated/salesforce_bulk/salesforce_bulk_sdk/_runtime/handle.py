@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import attrs
 import httpx
 
+from .carry import Carried, PathLike, check_carried
 from .errors import InvalidResumeToken
 from .opurl import is_url
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
@@ -58,7 +59,7 @@ class PollDecision(Generic[RecordT]):
     outcome: str | None = None
     delay: float | None = None
     source: str | None = None
-    resume_token: str
+    resume_token: str = attrs.field(repr=False)
 
 
 class _BaseHandle(Generic[RecordT, ResultT]):
@@ -74,6 +75,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         poll_timeout: float = DEFAULT_POLL_TIMEOUT,
         stall_after: float | None = None,
+        carried: Carried = None,
     ) -> None:
         check_wait_args(poll_timeout)
         if deadline is not None:
@@ -90,8 +92,12 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             job_id, attempt, target = token.job_id, token.attempt, token.url
             if deadline is None and token.deadline_at is not None:
                 deadline_at = token.deadline_at
+            given = {k: v for k, v in (carried or {}).items() if v is not None}
+            carried = {**token.carried, **given}
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+        #: The values of the create response every call of the job sends (`carry`).
+        self.carried = check_carried(waiter.spec.carry, carried)
         if target is None:
             job_id, target = job_ref(waiter.spec, job_id)
         #: What the status read is given: the job id, or its operation URL.
@@ -112,13 +118,15 @@ class _BaseHandle(Generic[RecordT, ResultT]):
 
     @property
     def resume_token(self) -> str:
-        """Versioned JSON (job id, deadline, poll count) that `handle(resume=...)` and
-        `wait_for_job(resume=...)` accept in another process. No credentials."""
+        """Versioned JSON (job id, deadline, poll count, carried values) that
+        `handle(resume=...)` and `wait_for_job(resume=...)` accept in another process.
+        No credentials, but a job's carried values (such as a document key)."""
         token = ResumeToken(
             self._core.job_id,
             self._deadline_at,
             self._core.attempt,
             self._waiter.spec.name,
+            self.carried,
             url=self._target if is_url(self._target) else None,
         )
         return encode_resume_token(token)
@@ -149,6 +157,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             want_result=want_result,
             request_cap=self._poll_timeout,
             stall_after=self._stall_after,
+            carried=self.carried,
             target=self._target,
         )
 
@@ -241,9 +250,14 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> JobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id = waiter._job_id_from(create(waiter._idempotency_key()))
+        job_id, carried = waiter._started(create(waiter._idempotency_key()))
         return cls(
-            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+            waiter,
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+            carried=carried,
         )
 
     def poll(self) -> PollDecision[RecordT]:
@@ -265,7 +279,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
 
         Raises `NoCancelOperation` when the job declares no cancel operation.
         """
-        self._waiter.cancel(self.job_id, timeout=timeout)
+        self._waiter.cancel(self.job_id, timeout=timeout, carried=self.carried)
 
     def done(self) -> bool:
         """Whether the job is finished: True without a request once a poll saw it end."""
@@ -281,9 +295,12 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         self._after_wait(core, finished)
         return self._waiter._decode(core, finished)
 
-    def result(self, timeout: float = 600.0) -> ResultT:
+    def result(
+        self, timeout: float = 600.0, *, to_file: PathLike | None = None
+    ) -> ResultT:
         """Block until the job succeeds with its result ready (at most `timeout`
         seconds), fetch the result once and return it; later calls return it again.
+        `to_file` also writes a bytes or text result to that file.
 
         Raises `JobFailed` / `JobCanceled` for a job that ended otherwise.
         """
@@ -296,7 +313,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         self._after_wait(core, finished)
         result = self._waiter._final_result(core, finished)
         self._result = (result,)
-        return result
+        return self._waiter._saved(result, to_file)
 
 
 class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
@@ -315,9 +332,14 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> AsyncJobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id = waiter._job_id_from(await create(waiter._idempotency_key()))
+        job_id, carried = waiter._started(await create(waiter._idempotency_key()))
         return cls(
-            waiter, job_id, deadline=deadline, on_poll=on_poll, stall_after=stall_after
+            waiter,
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+            carried=carried,
         )
 
     async def poll(self) -> PollDecision[RecordT]:
@@ -331,7 +353,7 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
 
     async def cancel(self, timeout: float = 30.0) -> None:
         """Ask the server to cancel the job (see `JobHandle.cancel`)."""
-        await self._waiter.cancel(self.job_id, timeout=timeout)
+        await self._waiter.cancel(self.job_id, timeout=timeout, carried=self.carried)
 
     async def done(self) -> bool:
         """Whether the job is finished: True without a request once a poll saw it end."""
@@ -346,7 +368,9 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         self._after_wait(core, finished)
         return self._waiter._decode(core, finished)
 
-    async def result(self, timeout: float = 600.0) -> ResultT:
+    async def result(
+        self, timeout: float = 600.0, *, to_file: PathLike | None = None
+    ) -> ResultT:
         """Wait for the result and fetch it once (see `JobHandle.result`)."""
         if self._result is not None:
             return self._result[0]
@@ -357,4 +381,4 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         self._after_wait(core, finished)
         result = await self._waiter._final_result(core, finished)
         self._result = (result,)
-        return result
+        return self._waiter._saved(result, to_file)

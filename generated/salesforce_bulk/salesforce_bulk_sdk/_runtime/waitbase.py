@@ -11,16 +11,15 @@ import contextlib
 import math
 import threading
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 
+from .carry import Carried, PathLike, carried_from, check_carried, write_file
 from .errors import (
     DecodeError,
     InvalidResumeToken,
-    JobCanceled,
-    JobFailed,
     JobTimeout,
     MissingJobId,
     NoCancelOperation,
@@ -35,13 +34,13 @@ from .ratelimit import RateLimiter
 from .resume import decode_resume_token
 from .serde import lenient
 from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
-from .waitspec import JobOutcome, JobSpec, PollEvent, WaitConfig
+from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
-    "AsyncJobOutcomes",
     "AsyncReadStatus",
     "BaseJobWaiter",
+    "JobCall",
     "ReadStatus",
     "check_wait_args",
     "job_ref",
@@ -53,18 +52,31 @@ CANCEL_ON_TIMEOUT_SECONDS = 1.0
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
+T_co = TypeVar("T_co", covariant=True)
 
 
 class ReadStatus(Protocol):
-    """Reads the job's status once; raises `errors` exceptions for failures."""
+    """Reads the job's status once; raises `errors` exceptions for failures.
 
-    def __call__(self, job_id: str, timeout: float) -> httpx.Response: ...
+    `carried` are the job's carried values (see `carry`), as keyword arguments."""
+
+    def __call__(
+        self, job_id: str, timeout: float, **carried: object
+    ) -> httpx.Response: ...
 
 
 class AsyncReadStatus(Protocol):
     """The async twin of `ReadStatus`."""
 
-    def __call__(self, job_id: str, timeout: float) -> Awaitable[httpx.Response]: ...
+    def __call__(
+        self, job_id: str, timeout: float, **carried: object
+    ) -> Awaitable[httpx.Response]: ...
+
+
+class JobCall(Protocol[T_co]):
+    """Fetches a job's result or cancels it (`job_id`, seconds left, carried values)."""
+
+    def __call__(self, job_id: str, time_left: float, **carried: object) -> T_co: ...
 
 
 class BaseJobWaiter(Generic[RecordT, ResultT]):
@@ -96,10 +108,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         deadline: float,
         on_poll: Callable[[PollEvent[RecordT]], None] | None,
         resume: str | None = None,
+        stall_after: float | None = None,
+        carried: Carried = None,
         *,
         want_result: bool = False,
         abandon: threading.Event | None = None,
-        stall_after: float | None = None,
     ) -> WaitCore:
         if resume is not None:
             token = decode_resume_token(resume, self.spec.name)
@@ -107,6 +120,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 raise InvalidResumeToken(
                     f"resume token is for job {token.job_id}, not job {job_id}"
                 )
+            carried = {
+                **token.carried,
+                **{k: v for k, v in (carried or {}).items() if v is not None},
+            }
             # The schedule continues where the timed-out wait left off; the resumed
             # wait gets its own deadline (the old one is usually what ran out).
             return WaitCore(
@@ -120,6 +137,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 want_result=want_result,
                 abandon=abandon,
                 stall_after=stall_after,
+                carried=check_carried(self.spec.carry, carried),
                 target=token.url,
             )
         if not isinstance(job_id, str) or not job_id:
@@ -136,6 +154,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             want_result=want_result,
             abandon=abandon,
             stall_after=stall_after,
+            carried=check_carried(self.spec.carry, carried),
         )
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
@@ -183,7 +202,9 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """Raise JobFailed / JobCanceled unless the job succeeded (W3)."""
         if finished.outcome == "success":
             return
-        cls = JobCanceled if finished.outcome == "canceled" else JobFailed
+        spec = self.spec
+        canceled = finished.outcome == "canceled"
+        cls = spec.canceled_error if canceled else spec.failed_error
         try:
             with self._decoding():
                 record = self._decode_record(finished.record)
@@ -195,10 +216,53 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         raise cls(
             core.job_id,
             state=finished.state,
-            error=finished.error,
+            error=self._decode_error(finished.error),
             last_record=finished.record,
             record=record,
+            error_json=finished.error,
         )
+
+    def _result_core(
+        self,
+        job_id: str,
+        deadline: float,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        stall_after: float | None,
+        carried: Carried,
+    ) -> WaitCore:
+        """The core of a wait for the result; NoResultOperation when there is none."""
+        if not self._has_result:
+            raise self._no_result_operation()
+        check_wait_args(deadline)
+        return self._core(
+            job_id,
+            deadline,
+            on_poll,
+            want_result=True,
+            stall_after=stall_after,
+            carried=carried,
+        )
+
+    def _saved(self, result: ResultT, to_file: PathLike | None) -> ResultT:
+        """`result`, also written to `to_file` when one is given (bytes or text)."""
+        if to_file is not None:
+            if not isinstance(result, (bytes, str)):
+                raise TypeError("to_file= needs a result that is bytes or text")
+            write_file(to_file, result)
+        return result
+
+    def _decode_error(self, raw: object) -> object:
+        """A failed job's error payload, as the job's error model where it fits
+        (values off the spec kept); None when absent or beyond decoding."""
+        spec = self.spec
+        if spec.decode_error is None or raw is None:
+            return raw
+        path = (*spec.record_path, *(spec.error_path or ()))
+        try:
+            with lenient():
+                return spec.decode_error(raw, "$" + "".join(f".{key}" for key in path))
+        except SDKError:
+            return None
 
     def _no_cancel_operation(self) -> NoCancelOperation:
         return NoCancelOperation(
@@ -235,6 +299,15 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             "use wait_for_job(), which returns the terminal record"
         )
 
+    def _success_target(self, core: WaitCore, finished: Finished) -> str | None:
+        """Raise JobFailed / JobCanceled unless the job succeeded; then where its
+        result is fetched from (`_result_target`)."""
+        self._require_success(core, finished)
+        try:
+            return self._result_target(core, finished)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+
     def _result_target(self, core: WaitCore, finished: Finished) -> str | None:
         """What the result fetch is given (the job id, or the terminal answer's
         Location); None when the terminal record is the result."""
@@ -252,6 +325,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
+
+    def _started(self, response: httpx.Response) -> tuple[str, dict[str, object]]:
+        """The new job's id and carried values, from its create response."""
+        job_id = self._job_id_from(response)
+        return job_id, carried_from(self.spec.carry, response, self.spec.name)
 
     def _job_id_from(self, response: httpx.Response) -> str:
         """The new job's id from a create response (`id_path` or `id_header`)."""
@@ -306,30 +384,3 @@ def check_wait_args(deadline: float, concurrency: int = 1) -> None:
         )
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
-
-
-class AsyncJobOutcomes(Generic[RecordT]):
-    """Outcomes of `AsyncJobWaiter.wait_for_jobs`, as an async iterator.
-
-    Use it as an async context manager (or call `aclose()`) to cancel and await,
-    on the spot, the waits still running when the loop exits early.
-    """
-
-    def __init__(self, outcomes: AsyncGenerator[JobOutcome[RecordT], None]) -> None:
-        self._outcomes = outcomes
-
-    def __aiter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __anext__(self) -> JobOutcome[RecordT]:
-        return await self._outcomes.__anext__()
-
-    async def aclose(self) -> None:
-        """Cancel the waits still running and wait until they have stopped."""
-        await self._outcomes.aclose()
-
-    async def __aenter__(self) -> AsyncJobOutcomes[RecordT]:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()

@@ -16,7 +16,7 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 import attrs
@@ -159,11 +159,14 @@ class WaitCore:
         abandon: threading.Event | None = None,
         request_cap: float | None = None,
         stall_after: float | None = None,
+        carried: Mapping[str, object] | None = None,
         target: str | None = None,
     ) -> None:
         self.spec = spec
         self.config = config
         self.job_id = job_id
+        #: Values of the create response sent with every call of the job (`carry`).
+        self.carried: Mapping[str, object] = carried or {}
         #: What the status read is given: the job id, or the job's operation URL.
         self.target = job_id if target is None else target
         self.deadline = deadline
@@ -213,7 +216,12 @@ class WaitCore:
         deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
         url = self.target if is_url(self.target) else None
         token = ResumeToken(
-            self.job_id, deadline_at, self.attempt, self.spec.name, url=url
+            self.job_id,
+            deadline_at,
+            self.attempt,
+            self.spec.name,
+            self.carried,
+            url=url,
         )
         return encode_resume_token(token)
 

@@ -4,27 +4,25 @@ segments, JSON decoding, and :class:`RequestOptions`, a request before any I/O."
 
 from __future__ import annotations
 
-import datetime as _dt
-import enum
-import json as _json
 import uuid
 from collections.abc import Callable, Mapping
 from os import PathLike, fspath
 from os.path import basename
-from typing import IO, Any, TypeVar, Union
-from urllib.parse import quote
+from typing import Any, TypeVar
 
 import attrs
 import httpx
 
 from .errors import DecodeError
-from .serde import Unset
+from .serde import FileContent, FileInput, Unset
 from .serde import encode as _encode
+from .styles import Style, form_items, path_param, query_items, scalar
 
 __all__ = [
     "FileContent",
     "FileInput",
     "RequestOptions",
+    "Style",
     "binary_content",
     "decode_json",
     "file_part",
@@ -41,10 +39,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-#: What a file upload takes: bytes, a path, or a binary file object.
-FileContent = Union[bytes, "PathLike[str]", IO[bytes]]
-#: A multipart file: its content, or (filename, content) / (filename, content, type).
-FileInput = Union[FileContent, tuple[str, FileContent], tuple[str, FileContent, str]]
 
 
 @attrs.frozen(kw_only=True)
@@ -54,9 +48,13 @@ class RequestOptions:
     method: str
     path: str
     params: Mapping[str, Any] = attrs.field(factory=dict)
+    #: The declared ``(style, explode)`` of query parameters not in the default form style.
+    styles: Mapping[str, Style] = attrs.field(factory=dict)
     headers: Mapping[str, Any] = attrs.field(factory=dict)
     json: Any = None
     form: Mapping[str, Any] | None = None
+    #: The declared ``(style, explode)`` of form properties (their ``encoding``).
+    encoding: Mapping[str, Style] = attrs.field(factory=dict)
     files: Any = None
     content: bytes | str | None = None
     content_type: str | None = None
@@ -65,56 +63,12 @@ class RequestOptions:
     max_retries: int | None = None
     extra_query: Mapping[str, Any] | None = None
     extra_body: Mapping[str, Any] | None = None
+    #: The operation's own server (``servers`` of the operation or its path).
+    server: str | None = None
+    #: The 3xx statuses the operation declares: returned, not followed or raised.
+    redirects: tuple[int, ...] = ()
     url: str | None = None
     """An absolute URL sent instead of the base URL and `path` (an operation URL)."""
-
-
-def scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, enum.Enum):
-        return scalar(value.value)
-    if isinstance(value, (_dt.datetime, _dt.date)):
-        return value.isoformat()
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, (dict, list)):
-        return _json.dumps(value, separators=(",", ":"))
-    return str(value)
-
-
-def form_items(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """Flatten nested values the way form APIs read them: ``a[b][0]=x`` (deepObject)."""
-    items: list[tuple[str, Any]] = []
-    for key, value in data.items():
-        name = f"{prefix}[{key}]" if prefix else str(key)
-        if value is None or isinstance(value, Unset):
-            continue
-        if isinstance(value, Mapping):
-            items.extend(form_items(value, name))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, Mapping):
-                    items.extend(form_items(item, f"{name}[{index}]"))
-                else:
-                    items.append((f"{name}[{index}]", scalar(item)))
-        else:
-            items.append((name, scalar(value)))
-    return items
-
-
-def query_items(params: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for key, value in params.items():
-        if value is None or isinstance(value, Unset):
-            continue
-        if isinstance(value, (list, tuple)):
-            out.extend((key, scalar(v)) for v in value)
-        elif isinstance(value, Mapping):
-            out.extend(form_items(value, key))
-        else:
-            out.append((key, scalar(value)))
-    return out
 
 
 def header_value(headers: Mapping[str, Any], name: str) -> Any:
@@ -137,11 +91,6 @@ def with_extra_body(
     ):
         return {**(json or {}), **extra}, None
     raise ValueError("extra_body needs a JSON object or form body")
-
-
-def path_param(value: Any) -> str:
-    """A path parameter, percent-encoded so it stays one path segment."""
-    return quote(scalar(value), safe="")
 
 
 def decode_json(response: httpx.Response, decoder: Callable[[object, str], T]) -> T:

@@ -4,13 +4,16 @@
 A token is versioned JSON naming the job, the wall-clock deadline (epoch seconds) and
 the number of polls made (`deadline_at` is null for a job handle without a deadline), e.g. `{"attempt":4,"deadline_at":1767225600.0,"job":"job",
 "job_id":"j_1","v":1}`. A job polled at an operation URL adds it as `url`. It holds
-no credentials.
+no credentials; a job that carries values from its create response into later calls
+(such as a document key) keeps them under `carried`, so such a token is as secret as
+those values.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 
 import attrs
 
@@ -29,6 +32,7 @@ class ResumeToken:
     deadline_at: float | None
     attempt: int
     job: str | None = None
+    carried: Mapping[str, object] = attrs.field(factory=dict)
     url: str | None = None
 
 
@@ -42,6 +46,8 @@ def encode_resume_token(token: ResumeToken) -> str:
     }
     if token.job is not None:
         payload["job"] = token.job
+    if token.carried:
+        payload["carried"] = dict(token.carried)
     if token.url is not None:
         payload["url"] = token.url
     return json.dumps(payload, separators=(",", ":"), sort_keys=True)
@@ -78,6 +84,11 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
     kind = data.get("job")
     if job is not None and kind is not None and kind != job:
         raise bad(f"it belongs to a {kind!r} job, not a {job!r} job")
+    carried = data.get("carried", {})
+    if not isinstance(carried, dict) or not all(
+        isinstance(v, (str, int, float, bool)) for v in carried.values()
+    ):
+        raise bad("carried values are not a JSON object of scalars")
     url = data.get("url")
     if url is not None and (not isinstance(url, str) or not url):
         raise bad("url is not a string")
@@ -86,5 +97,6 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         None if deadline_at is None else float(deadline_at),
         attempt,
         kind if isinstance(kind, str) else None,
+        carried,
         url=url,
     )

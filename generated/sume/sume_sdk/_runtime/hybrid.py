@@ -121,8 +121,7 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
                 to_file=to_file,
             )
         core = w._result_core(job_id, deadline, on_poll, stall_after, carried)
-        w._require_success(core, self._run(core, events))
-        return w._fetch(core, to_file)
+        return w._final_result(core, self._run(core, events), to_file)
 
     def create_and_wait(
         self,
@@ -250,8 +249,7 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
                 to_file=to_file,
             )
         core = w._result_core(job_id, deadline, on_poll, stall_after, carried)
-        w._require_success(core, await self._run(core, events))
-        return await w._fetch(core, to_file)
+        return await w._final_result(core, await self._run(core, events), to_file)
 
     async def create_and_wait(
         self,
