@@ -597,6 +597,7 @@ def _target_options(
     *,
     by_id: bool = False,
     call: Code = _JOB_ID,
+    status: bool = False,
 ) -> Code:
     """The request options of a status read or result fetch given ``job_id``: the
     operation's own (by id, with ``call`` as its arguments), or a GET of the absolute
@@ -605,7 +606,7 @@ def _target_options(
     if not by_url:
         return Code(f"{request}({call})")
     security = _tuple_of([py_str(s) for s in op.security])
-    url = f"_opurl.url_options(self._http, job_id, {security})"
+    url = f"_opurl.url_options(self._http, job_id, {security}{', status=True' if status else ''})"
     if by_id:
         return Code(f"({url} if _opurl.is_url(job_id) else {request}({call}))")
     return Code(url)
@@ -750,6 +751,7 @@ def job_view(
             job.status,
             by_id=_takes_the_id_alone(job.status, job.id_parameter),
             call=carry_call(code, job, job.status),
+            status=True,
         ),
         "carry": carry_view(job),
         "status_id_kw": ident(status_id_param.name),

@@ -225,5 +225,6 @@ def test_an_error_body_without_a_state_is_a_failure(reply: E2E) -> None:
         e2e.run(lambda jobs: jobs.wait_for_result(url, deadline=10))
 
     assert failed.value.last_state == "Failed"
-    assert failed.value.error == {"code": "simulated"}
+    assert failed.value.error is not None and failed.value.error.code == "simulated"
+    assert str(failed.value).endswith('{"code": "simulated"}')
     assert [p.status for p in e2e.polls(url)] == [202, 200]

@@ -266,7 +266,7 @@ class Exports:
     ) -> httpx.Response:
         return self._http.send_once(
             (
-                _opurl.url_options(self._http, job_id, ("bearerAuth",))
+                _opurl.url_options(self._http, job_id, ("bearerAuth",), status=True)
                 if _opurl.is_url(job_id)
                 else _get_status_request(job_id)
             ),
@@ -598,7 +598,7 @@ class AsyncExports:
     ) -> httpx.Response:
         return await self._http.send_once(
             (
-                _opurl.url_options(self._http, job_id, ("bearerAuth",))
+                _opurl.url_options(self._http, job_id, ("bearerAuth",), status=True)
                 if _opurl.is_url(job_id)
                 else _get_status_request(job_id)
             ),

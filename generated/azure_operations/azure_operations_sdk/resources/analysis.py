@@ -295,7 +295,7 @@ class Analysis:
     ) -> httpx.Response:
         return self._http.send_once(
             (
-                _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                _opurl.url_options(self._http, job_id, ("apiKeyHeader",), status=True)
                 if _opurl.is_url(job_id)
                 else _get_operation_status_request(job_id)
             ),
@@ -646,7 +646,7 @@ class AsyncAnalysis:
     ) -> httpx.Response:
         return await self._http.send_once(
             (
-                _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                _opurl.url_options(self._http, job_id, ("apiKeyHeader",), status=True)
                 if _opurl.is_url(job_id)
                 else _get_operation_status_request(job_id)
             ),

@@ -148,9 +148,16 @@ def check_origin(url: str, base_url: str, allowed: Sequence[str]) -> httpx.URL:
     return parsed
 
 
-def url_options(http: BaseHTTP, url: str, security: tuple[str, ...]) -> RequestOptions:
+#: The redirect statuses a status read returns to the waiter instead of following.
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+
+def url_options(
+    http: BaseHTTP, url: str, security: tuple[str, ...], *, status: bool = False
+) -> RequestOptions:
     """A GET of the absolute `url` (its query kept) with the client's credentials,
-    once `url` passed `check_origin`."""
+    once `url` passed `check_origin`. A status read (`status`) follows no redirect:
+    a 3xx is the job's answer, for the status rules to read."""
     parsed = check_origin(url, http.base_url, http.operation_hosts)
     # The query goes in `params` (httpx replaces a URL's query with the params given).
     params: dict[str, list[str]] = {}
@@ -158,5 +165,10 @@ def url_options(http: BaseHTTP, url: str, security: tuple[str, ...]) -> RequestO
         params.setdefault(key, []).append(value)
     bare = str(parsed.copy_with(query=None, fragment=None))
     return RequestOptions(
-        method="GET", path="", url=bare, params=params, security=security
+        method="GET",
+        path="",
+        url=bare,
+        params=params,
+        security=security,
+        redirects=_REDIRECTS if status else (),
     )

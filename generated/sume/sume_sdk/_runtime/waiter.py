@@ -161,7 +161,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         return sync_outcomes(one, iter(job_ids), concurrency)
 
     def _one(
-        self, job: JobRef, end: float, start: Callable[..., WaitCore], abandon: Event
+        self, job: JobRef, abandon: Event, *, end: float, start: Callable[..., WaitCore]
     ) -> JobOutcome[RecordT]:
         job_id, carried = (job, None) if isinstance(job, str) else job
         try:
