@@ -29,7 +29,7 @@ from .credentials import (
 )
 from .errors import APIConnectionError, APITimeoutError
 from .logs import configure, log_failure, log_response
-from .ratelimit import RateLimiter
+from .ratelimit import RateLimiter, StatusLimiter
 from .response import AsyncStreaming, RawResponse, Streaming
 from .retry import RetryPolicy, async_call_with_retries, call_with_retries
 from .serde import Unset
@@ -109,7 +109,7 @@ class BaseHTTP:
         self.wait_config = wait_config or WaitConfig()
         configure()
         rate = self.wait_config.max_status_reads_per_second
-        self.status_limiter: RateLimiter | None = (
+        self.status_limiter: StatusLimiter | None = self.wait_config.status_limiter or (
             RateLimiter(rate, clock=self.wait_config.clock) if rate else None
         )
 

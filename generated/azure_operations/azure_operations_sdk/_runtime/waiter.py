@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 import httpx
 
 from .errors import JobTimeout, SDKError, attach_job_id
-from .ratelimit import RateLimiter
+from .ratelimit import StatusLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
     AsyncReadStatus,
@@ -64,7 +64,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         decode_record: Callable[[Any], RecordT],
         fetch_result: Callable[[str, float], ResultT] | None = None,
         config: WaitConfig | None = None,
-        limiter: RateLimiter | None = None,
+        limiter: StatusLimiter | None = None,
         cancel: Callable[[str, float], object] | None = None,
     ) -> None:
         super().__init__(
@@ -298,7 +298,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         decode_record: Callable[[Any], RecordT],
         fetch_result: Callable[[str, float], Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
-        limiter: RateLimiter | None = None,
+        limiter: StatusLimiter | None = None,
         cancel: Callable[[str, float], Awaitable[object]] | None = None,
     ) -> None:
         super().__init__(

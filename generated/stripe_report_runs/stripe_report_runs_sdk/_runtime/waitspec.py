@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from .errors import SDKError
+from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 
@@ -181,8 +182,9 @@ class WaitConfig:
     `first`, `floor` and `cap` override the spec's when set. `clock` is monotonic and
     measures deadlines; `wall_clock` (epoch seconds) reads HTTP-dates and resume tokens.
     `sleep`, `async_sleep` and `rng` are injectable so a test can pin an exact schedule.
-    `max_status_reads_per_second` caps status reads across every wait of the waiter
-    (when no shared `RateLimiter` is passed to it). `decoding` is how a wait decodes
+    `max_status_reads_per_second` caps status reads across every wait of the client;
+    `status_limiter` replaces that cap with one of your own (a `StatusLimiter`, such
+    as `fleet.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how a wait decodes
     the records and results it returns: "strict" (the default) raises
     `RecordDecodeError` on a value off the spec, carrying the raw record; "lenient"
     keeps such values as received (a missing required field is None).
@@ -205,6 +207,7 @@ class WaitConfig:
     )
     decoding: str = attrs.field(default="strict", validator=_decoding)
     cancel_on_timeout: bool = False
+    status_limiter: StatusLimiter | None = None
 
 
 @attrs.frozen(kw_only=True)
