@@ -610,6 +610,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         errors=errors,
         exports=[ident(name) for name in sorted(top + list(_errors()) + own, key=all_key)],
     )
+    put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
     files[f"{pkg}/py.typed"] = ""
     put("pyproject.toml", "pyproject.toml.jinja")
     put("README.md", "README.md.jinja", readme=_readme(sdk, views))

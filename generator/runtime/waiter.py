@@ -22,7 +22,7 @@ import httpx
 from .carry import Carried, PathLike, check_carried
 from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
-from .ratelimit import RateLimiter
+from .ratelimit import StatusLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
     AsyncReadStatus,
@@ -64,7 +64,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         decode_record: Callable[[Any], RecordT],
         fetch_result: JobCall[ResultT] | None = None,
         config: WaitConfig | None = None,
-        limiter: RateLimiter | None = None,
+        limiter: StatusLimiter | None = None,
         cancel: JobCall[object] | None = None,
     ) -> None:
         has = (fetch_result is not None, cancel is not None)
@@ -267,7 +267,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         decode_record: Callable[[Any], RecordT],
         fetch_result: JobCall[Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
-        limiter: RateLimiter | None = None,
+        limiter: StatusLimiter | None = None,
         cancel: JobCall[Awaitable[object]] | None = None,
     ) -> None:
         has = (fetch_result is not None, cancel is not None)

@@ -21,7 +21,7 @@ from .credentials import (
     split_userinfo,
 )
 from .logs import configure, log_response
-from .ratelimit import RateLimiter
+from .ratelimit import RateLimiter, StatusLimiter
 from .retry import RetryPolicy
 from .serde import Unset
 from .statuses import status_error_for
@@ -84,7 +84,7 @@ class BaseHTTP:
         self.wait_config = wait_config or WaitConfig()
         configure()
         rate = self.wait_config.max_status_reads_per_second
-        self.status_limiter: RateLimiter | None = (
+        self.status_limiter: StatusLimiter | None = self.wait_config.status_limiter or (
             RateLimiter(rate, clock=self.wait_config.clock) if rate else None
         )
 

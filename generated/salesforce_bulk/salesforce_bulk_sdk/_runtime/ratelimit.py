@@ -18,8 +18,32 @@ import math
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
-__all__ = ["RateLimiter"]
+__all__ = ["RateLimiter", "StatusLimiter"]
+
+
+class StatusLimiter(Protocol):
+    """What the waiters need of a cap on status reads: `RateLimiter` in one process,
+    or one shared by many (`fleet.RedisRateLimiter`), set as `WaitConfig.status_limiter`.
+
+    `acquire` waits for a slot and returns True, or returns False, without taking
+    one, when the slot is beyond `timeout` seconds from now.
+    """
+
+    def acquire(
+        self,
+        sleep: Callable[[float], None] = ...,
+        *,
+        timeout: float | None = None,
+    ) -> bool: ...
+
+    async def acquire_async(
+        self,
+        async_sleep: Callable[[float], Awaitable[None]] = ...,
+        *,
+        timeout: float | None = None,
+    ) -> bool: ...
 
 
 class RateLimiter:

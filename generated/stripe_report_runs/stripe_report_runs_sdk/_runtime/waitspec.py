@@ -19,6 +19,7 @@ import attrs
 from .carry import CarriedValue
 from .errors import JobCanceled, JobFailed, SDKError
 from .opurl import StatusRule
+from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 
@@ -228,8 +229,9 @@ class WaitConfig:
     measures deadlines; `wall_clock` (epoch seconds) reads HTTP-dates and resume tokens.
     `sleep`, `async_sleep` and `rng` are injectable so a test can pin an exact schedule;
     an injected `sleep` paces async waits too, unless `async_sleep` is given.
-    `max_status_reads_per_second` caps status reads across every wait of the waiter
-    (when no shared `RateLimiter` is passed to it). `decoding` is how a wait decodes
+    `max_status_reads_per_second` caps status reads across every wait of the client;
+    `status_limiter` replaces that cap with one of your own (a `StatusLimiter`, such
+    as `fleet.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how a wait decodes
     the records and results it returns: "strict" (the default) raises
     `RecordDecodeError` on a value off the spec, carrying the raw record; "lenient"
     keeps such values as received (a missing required field is None).
@@ -254,6 +256,7 @@ class WaitConfig:
     )
     decoding: str = attrs.field(default="strict", validator=_decoding)
     cancel_on_timeout: bool = False
+    status_limiter: StatusLimiter | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -30,7 +30,7 @@ from .errors import (
     attach_job_id,
 )
 from .opurl import display_url, is_url
-from .ratelimit import RateLimiter
+from .ratelimit import RateLimiter, StatusLimiter
 from .resume import decode_resume_token
 from .serde import lenient
 from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
@@ -87,12 +87,14 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         spec: JobSpec,
         decode_record: Callable[[Any], RecordT],
         config: WaitConfig | None,
-        limiter: RateLimiter | None,
+        limiter: StatusLimiter | None,
         has_result: bool,
         has_cancel: bool = False,
     ) -> None:
         self.spec = spec
         self.config = config = WaitConfig() if config is None else config
+        if limiter is None:
+            limiter = config.status_limiter
         if limiter is None and config.max_status_reads_per_second:
             limiter = RateLimiter(
                 config.max_status_reads_per_second, clock=config.clock

@@ -1,0 +1,87 @@
+"""The Celery app the fleet tests run in worker processes: the Sume SDK's `CeleryWaits`
+on a Redis broker, configured from the environment the tests start workers with.
+
+FLEET_REDIS   the Redis URL (broker and bookkeeping)
+FLEET_API     the simulated API's base URL
+FLEET_RATE    status reads per second for the whole fleet (RedisRateLimiter); none if unset
+FLEET_NAME    the worker's name, sent as `x-fleet-worker` on every request
+FLEET_VISIBILITY  seconds before the broker hands a lost worker's steps to another (3)
+FLEET_GRACE   seconds a wait may be overdue before the sweepers send its step again (5)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import httpx
+from celery import Celery
+from celery.signals import worker_ready
+from redis import Redis
+from sume_sdk import AsyncClient, Client, WaitConfig
+from sume_sdk._runtime import RetryPolicy
+from sume_sdk.fleet import CeleryWaits, RedisRateLimiter
+
+REDIS_URL = os.environ["FLEET_REDIS"]
+#: How long the broker waits for a lost worker's steps before handing them to another:
+#: short, for the test of a killed worker; it must exceed how long a step can wait in a
+#: worker (its countdown, and its turn among the worker's prefetched steps).
+VISIBILITY_TIMEOUT = float(os.environ.get("FLEET_VISIBILITY", "3"))
+#: The poll schedule (the spec's 2 s floor, lowered): small, so tests take seconds.
+SCHEDULE = {"first": 0.1, "floor": 0.1, "cap": 0.2}
+#: Where the `record` task keeps every report it was sent, in arrival order.
+REPORTS = "fleet-tests:reports"
+READY = "fleet-tests:ready"
+
+app = Celery("fleet_tests", broker=REDIS_URL)
+app.conf.update(
+    broker_connection_retry_on_startup=True,
+    broker_transport_options={
+        "visibility_timeout": VISIBILITY_TIMEOUT,
+        "unacked_restore_interval": 1,
+        "unacked_restore_throttle": 1,
+    },
+    worker_hijack_root_logger=False,
+    worker_prefetch_multiplier=8,
+)
+redis = Redis.from_url(REDIS_URL)
+
+
+def client() -> Client:
+    rate = os.environ.get("FLEET_RATE")
+    limiter = RedisRateLimiter(redis, "fleet-tests:status-reads", float(rate)) if rate else None
+    retry = RetryPolicy(attempts=3, budget=2.0, first=0.05, cap=0.1)
+    config = WaitConfig(status_limiter=limiter, status_retry=retry, **SCHEDULE)
+    return Client(
+        base_url=os.environ["FLEET_API"],
+        api_key="key-1",
+        wait_config=config,
+        headers={"x-fleet-worker": os.environ.get("FLEET_NAME", "")},
+        transport=httpx.HTTPTransport(verify=False),
+    )
+
+
+__all__ = ["AsyncClient", "Client", "RedisRateLimiter", "WaitConfig", "app", "record", "waits"]
+
+waits = CeleryWaits(
+    app,
+    client,
+    redis=redis,
+    name="fleet-tests",
+    grace=float(os.environ.get("FLEET_GRACE", "5")),
+    sweep_every=0.5,
+    unavailable_delay=0.5,
+    retry_delay=0.5,
+)
+
+
+@app.task(name="fleet-tests.record", acks_late=True, ignore_result=True)
+def record(report: dict[str, Any], label: str) -> None:
+    """The user's callback: keeps the report (with the label it was followed with)."""
+    redis.rpush(REPORTS, json.dumps({"label": label, **report}))
+
+
+@worker_ready.connect
+def _ready(**_: Any) -> None:
+    redis.sadd(READY, os.environ.get("FLEET_NAME", str(os.getpid())))
