@@ -109,9 +109,9 @@ def _segmented(run: str) -> list[str] | None:
     if not unknown:
         return None
     segmenter, common_short, common = _corpus()
-    if not any(len(segmenter.segment(p)) >= _SEGMENT_MIN_WORDS for p in unknown):
+    if not any(len(_segment(p)) >= _SEGMENT_MIN_WORDS for p in unknown):
         return None
-    split: list[str] = segmenter.segment(run)
+    split = _segment(run)
     if len(split) < _SEGMENT_MIN_WORDS:
         return None
     for word in split:
@@ -120,7 +120,13 @@ def _segmented(run: str) -> list[str] | None:
             continue
         if len(word) < 3 or count < (common_short if len(word) == 3 else common):
             return None
-    return split
+    return list(split)
+
+
+@functools.lru_cache(maxsize=4096)
+def _segment(text: str) -> tuple[str, ...]:
+    """The corpus's words of ``text`` (the same pieces recur in many names)."""
+    return tuple(_corpus()[0].segment(text))
 
 
 def _spell(text: str, signed: bool) -> str:
