@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +112,10 @@ def _render_all(targets: Sequence[Target]) -> list[_Rendered]:
     if workers <= 1:
         results = [_timed_render(target) for target in targets]
     else:
+        # Imported here: a run with one SDK does without them (30 ms).
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
