@@ -21,11 +21,21 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test``), the tests that use the real-spec SDKs share one
-    worker, so each SDK is generated and imported once."""
+    """Under pytest-xdist (``make test``: ``--dist loadgroup``) a module's tests run on one
+    worker, so its module fixtures (a built wheel, a generated SDK) are made once; the
+    real-spec tests go by spec (each worker generates only the SDKs its tests use; the
+    checks of every SDK at once are a group of their own)."""
     for item in items:
-        if "real_sdks" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("real"))
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "real_sdks" not in getattr(item, "fixturenames", ()):
+            group = item.nodeid.split("::")[0]
+        elif "spec" in params:
+            group = f"real-{params['spec'].id}"
+        elif "job" in params:
+            group = f"real-{params['job'].spec_id}"
+        else:
+            group = "real"
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
