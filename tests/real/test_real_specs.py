@@ -221,8 +221,8 @@ def test_digitalocean_names(real_sdks: RealSdks) -> None:
     )
     assert {f.wire: f.name for f in clicks.fields}["1_clicks"] == "n1_clicks"
     spec = next(s for s in SPECS if s.id == "digitalocean")
-    pkg = real_sdks.get(spec).package
-    decoded = pkg.models.OneClicksListResponse.from_dict({"1_clicks": []})
+    models = importlib.import_module(f"{real_sdks.get(spec).package.__name__}.models")
+    decoded = models.OneClicksListResponse.from_dict({"1_clicks": []})
     assert decoded.n1_clicks == [] and decoded.to_dict() == {"1_clicks": []}
 
 
