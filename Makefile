@@ -18,12 +18,15 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python -m generator.demo
 
+# One pytest worker per core; the tests that share the real-spec SDKs run on one worker.
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
+
 test: $(STAMP)
 	$(BIN)/jobgen generate --check
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 test-all: test
-	$(BIN)/python -m pytest -m exhaustive
+	$(PYTEST) -m exhaustive
 
 generate: $(STAMP)
 	$(BIN)/jobgen generate

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from common import BIN, PY, WORK, bench_env, count_lines, median, run_child, say, tree_stats
+from common import BIN, PY, REPO, WORK, bench_env, count_lines, median, run_child, say, tree_stats
 
 RSS_WRAP = str(Path(__file__).with_name("rss_wrap.py"))
 
@@ -53,16 +53,34 @@ Loader.add_constructor(
     lambda loader, node: int(loader.construct_scalar(node), 10),
 )
 
-#: slug -> (file in specs-real, small?)
+#: slug -> (file in specs-real, small?): every OpenAPI spec there (the Azure set is Swagger
+#: 2.0, which neither tool reads)
 SPECS: dict[str, tuple[str, bool]] = {
+    "petstore": ("petstore-3.0.yaml", True),
     "baseline-3.0": ("openapi-python-client-baseline-3.0.json", True),
     "baseline-3.1": ("openapi-python-client-baseline-3.1.yaml", True),
     "assemblyai": ("assemblyai-openapi.yml", True),
     "stripe": ("stripe-spec3-2022-03-23.yaml", False),
     "openai": ("openai-openapi.yaml", False),
+    "digitalocean": ("digitalocean/DigitalOcean-public.v2.yaml", False),
+}
+#: slug -> file in the repository's specs/ (the examples)
+EXAMPLES: dict[str, str] = {
+    "ex-sume": "sume.yaml",
+    "ex-stripe-report-runs": "stripe_report_runs.yaml",
+    "ex-salesforce-bulk": "salesforce_bulk.yaml",
+    "ex-azure-operations": "azure_operations.yaml",
 }
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+def _path_item(source: Path, item: Any) -> Any:
+    """A path item, read from its own file where the spec refers to one."""
+    if isinstance(item, dict) and isinstance(item.get("$ref"), str) and "#" not in item["$ref"]:
+        text = (source.parent / item["$ref"]).read_text(encoding="utf-8")
+        return yaml.load(text, Loader=Loader)
+    return item
 
 
 def package(tool: str, slug: str) -> str:
@@ -74,14 +92,22 @@ def prepare_specs(specs_dir: Path) -> dict[str, dict[str, Any]]:
     out_dir = WORK / "specs"
     out_dir.mkdir(parents=True, exist_ok=True)
     prepared: dict[str, dict[str, Any]] = {}
-    for slug, (name, small) in SPECS.items():
-        source = specs_dir / name
+    sources = {slug: (name, specs_dir / name, small) for slug, (name, small) in SPECS.items()}
+    sources.update(
+        {slug: (f"specs/{name}", REPO / "specs" / name, True) for slug, name in EXAMPLES.items()}
+    )
+    for slug, (name, source, small) in sources.items():
         is_json = source.suffix == ".json"
         text = source.read_text(encoding="utf-8")
         data = json.loads(text) if is_json else yaml.load(text, Loader=Loader)
         paths = {"json" if is_json else "yaml": source}
+        # A spec whose $refs reach other files is used as it is (a copy elsewhere would
+        # break them); a single-file spec also in the other format.
+        single = "$ref" not in text or not re.search(r"""\$ref['"]?:\s*['"]?[^#'"\s]""", text)
         other = out_dir / f"{slug}.{'yaml' if is_json else 'json'}"
-        if not other.exists() or other.stat().st_mtime < source.stat().st_mtime:
+        if not single:
+            pass
+        elif not other.exists() or other.stat().st_mtime < source.stat().st_mtime:
             if is_json:
                 other.write_text(
                     yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True),
@@ -89,13 +115,11 @@ def prepare_specs(specs_dir: Path) -> dict[str, dict[str, Any]]:
                 )
             else:
                 other.write_text(json.dumps(data, default=str, ensure_ascii=False), "utf-8")
-        paths["yaml" if is_json else "json"] = other
+        if single:
+            paths["yaml" if is_json else "json"] = other
+        items = [_path_item(source, item) for item in (data.get("paths") or {}).values()]
         operations = sum(
-            1
-            for item in (data.get("paths") or {}).values()
-            if isinstance(item, dict)
-            for method in METHODS
-            if method in item
+            1 for item in items if isinstance(item, dict) for method in METHODS if method in item
         )
         schemas = len(((data.get("components") or {}).get("schemas")) or {})
         prepared[slug] = {
@@ -192,7 +216,7 @@ def run_generation(prepared: dict[str, dict[str, Any]], quick: bool) -> dict[str
     results: dict[str, Any] = {}
     for slug, info in prepared.items():
         rounds = (3 if quick else 5) if info["small"] else (1 if quick else 3)
-        for fmt in ("yaml", "json"):
+        for fmt in info["paths"]:
             spec = Path(info["paths"][fmt])
             key = f"{slug}.{fmt}"
             runs: dict[str, list[dict[str, Any]]] = {"jobgen": [], "peer": []}

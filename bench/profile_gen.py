@@ -3,9 +3,9 @@
 Usage: python bench/profile_gen.py SPEC OUT [--repeat N] [--json FILE]
 
 Stages: load (parse the document), model (build the intermediate model), render
-(templates), format (ruff, in a subprocess), write (atomic swap into OUT). Timings
-are medians of N passes; the profile is of one extra pass, attributed to jobgen's
-files, its libraries (jinja2, yaml, attrs...) and the ruff subprocess.
+(templates and line layout: the code comes out formatted, no formatter runs), write
+(atomic swap into OUT). Timings are medians of N passes; the profile is of one extra
+pass, attributed to jobgen's files and its libraries (jinja2, yaml, attrs...).
 """
 
 from __future__ import annotations

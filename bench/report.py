@@ -60,7 +60,9 @@ def generation(results: dict[str, Any]) -> list[str]:
             "Median wall time of each tool's CLI on the same file, runs alternating (the first "
             "tool swaps every round); ratio = median over rounds of jobgen / peer within the "
             "round (target <= 0.20). A tool that fails is not run again on that spec, so "
-            "there the ratio pairs the first round only. Peak RSS is the generator process's own (VmHWM; "
+            "there the ratio pairs the first round only. CPU ratio: median CPU time (user + "
+            "system, with child processes) of jobgen over the peer's, steadier than wall "
+            "time on a loaded machine. Peak RSS is the generator process's own (VmHWM; "
             "its ruff subprocesses are not included). Lines are lines of .py files written."
         ),
         "",
@@ -81,6 +83,7 @@ def generation(results: dict[str, Any]) -> list[str]:
             else None
         )
         verdict = "–" if ratio is None else ("yes" if ratio <= 0.2 else f"no (x{ratio / 0.2:.1f})")
+        cpu = jg.get("cpu_s") / peer["cpu_s"] if jg.get("cpu_s") and peer.get("cpu_s") else None
         peer_time = _f(peer["median_s"]) + ("" if peer["ok"] else " (failed)")
         rows.append(
             [
@@ -91,6 +94,7 @@ def generation(results: dict[str, Any]) -> list[str]:
                 peer_time,
                 _f(ratio),
                 verdict,
+                _f(cpu),
                 f"{jg['peak_rss_mb']:.0f} / {peer['peak_rss_mb']:.0f}",
                 f"{jg.get('files', '–')} / {peer.get('files', '–')}",
                 f"{jg.get('py_lines', '–')} / {peer.get('py_lines', '–')}",
@@ -111,6 +115,7 @@ def generation(results: dict[str, Any]) -> list[str]:
             "peer s",
             "ratio",
             "<= 0.2?",
+            "CPU ratio",
             "peak RSS MB jg/peer",
             "files jg/peer",
             "lines jg/peer",
@@ -145,8 +150,8 @@ def profile(results: dict[str, Any]) -> list[str]:
     lines += [
         "",
         (
-            "Self time by file or library (one cProfile pass; builtins = I/O and C calls, "
-            "mostly file writes and the wait on ruff):"
+            "Self time by file or library (one cProfile pass; builtins = C calls: string "
+            "methods, regular expressions, file I/O):"
         ),
         "",
     ]
@@ -428,6 +433,32 @@ def size(results: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+def tests(results: dict[str, Any]) -> list[str]:
+    t = results.get("tests")
+    if not t:
+        return []
+    limit = t["timeout_s"]
+    worst = max((s for _, s in t["slowest"]), default=0.0)
+    lines = [
+        "## 6. Test suite (`make test`)",
+        "",
+        (
+            f"`jobgen generate --check` and `pytest -n auto --dist loadgroup` (exit {t['rc']}): "
+            f"**{t['seconds']:.0f} s** (target < 300 s; "
+            f"{'met' if t['seconds'] < 300 and t['rc'] == 0 else 'missed'}), load average "
+            f"{_f(t['load_avg'][0])} at the end; {t['summary']}. Slowest test {worst:.0f} s "
+            f"({worst / limit:.0%} of its {limit} s timeout; target <= 50 %: "
+            f"{'met' if worst <= limit / 2 else 'missed'})."
+        ),
+        "",
+    ]
+    lines += _table(
+        ["test (setup + call + teardown)", "s", "of timeout"],
+        [[f"`{name}`", f"{s:.1f}", f"{s / limit:.0%}"] for name, s in t["slowest"]],
+    )
+    return lines + [""]
+
+
 def render(results: dict[str, Any]) -> str:
     env = results.get("environment", {})
     v = env.get("versions", {})
@@ -452,5 +483,6 @@ def render(results: dict[str, Any]) -> str:
         + waiters(results)
         + scale(results)
         + size(results)
+        + tests(results)
     )
     return "\n".join(head + body).rstrip() + "\n"

@@ -3,7 +3,7 @@
 
     python3 bench/run.py            # full run (8-15 min on 2 shared cores)
     python3 bench/run.py --quick    # fewer repetitions (about 5 min)
-    python3 bench/run.py --only waiters,scale   # sections: gen,profile,imports,size,waiters,scale
+    python3 bench/run.py --only waiters,scale   # sections: gen,profile,imports,size,waiters,scale,tests
     python3 bench/run.py --report   # re-render the tables from bench/results.json
 
 The first run creates bench/.work/venv (jobgen editable from this checkout, plus the
@@ -28,7 +28,7 @@ REPO = BENCH.parent
 VENV = BENCH / ".work" / "venv"
 PY = VENV / "bin" / "python"
 SDK_VENV = BENCH / ".work" / "sdk-venv"
-SECTIONS = ("gen", "profile", "imports", "size", "waiters", "scale")
+SECTIONS = ("gen", "profile", "imports", "size", "waiters", "scale", "tests")
 
 
 def _stamp() -> str:

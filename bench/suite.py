@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import time
 from importlib import metadata
@@ -141,6 +142,43 @@ def run_scale(quick: bool) -> dict[str, Any]:
     return summary
 
 
+_DURATION = re.compile(r"^([0-9.]+)s (call|setup|teardown) +(\S+)", re.MULTILINE)
+
+
+def run_tests() -> dict[str, Any]:
+    """``make test`` as the Makefile runs it (the repository's .venv, which ``make`` creates):
+    its wall time, and each test's time against the 300 s per-test timeout."""
+    venv = REPO / ".venv" / "bin"
+    if not (venv / "jobgen").exists():
+        subprocess.run(["make", ".venv/.installed"], cwd=REPO, check=True)
+    log = WORK / "logs" / "make-test.log"
+    started = time.perf_counter()
+    check = run_child([str(venv / "jobgen"), "generate", "--check"], log=log, cwd=REPO)
+    pytest_log = WORK / "logs" / "make-test-pytest.log"
+    argv = [str(venv / "python"), "-m", "pytest", "-n", "auto", "--dist", "loadgroup"]
+    suite = run_child(
+        [*argv, "-q", "-p", "no:cacheprovider", "--durations=0", "--durations-min=1"],
+        log=pytest_log,
+        cwd=REPO,
+        timeout=3600,
+    )
+    wall = time.perf_counter() - started
+    text = pytest_log.read_text(encoding="utf-8", errors="replace")
+    per_test: dict[str, float] = {}
+    for seconds, _, test in _DURATION.findall(text):
+        per_test[test] = per_test.get(test, 0.0) + float(seconds)
+    slowest = sorted(per_test.items(), key=lambda kv: kv[1], reverse=True)[:12]
+    summary = next((line for line in reversed(text.splitlines()) if " in " in line), "")
+    return {
+        "seconds": wall,
+        "rc": max(check["rc"], suite["rc"]),
+        "summary": summary.strip("= "),
+        "slowest": slowest,
+        "timeout_s": 300,
+        "load_avg": os.getloadavg(),
+    }
+
+
 def run_suite(sections: list[str], *, quick: bool, specs_dir: Path, started: float) -> None:
     import gen
     import imports
@@ -181,6 +219,8 @@ def run_suite(sections: list[str], *, quick: bool, specs_dir: Path, started: flo
             results["waiters"] = waiters.run_waiters(quick)
         elif section == "scale":
             results["scale"] = run_scale(quick)
+        elif section == "tests":
+            results["tests"] = run_tests()
         timings[section] = time.perf_counter() - t
         say(f"   {section} took {timings[section]:.0f} s")
     results["section_seconds"] = timings

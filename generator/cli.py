@@ -21,7 +21,7 @@ from pathlib import Path
 from . import __version__
 from .config import find_config, keep_problem, load_targets
 from .model.build import load_and_build, package_problem, version_problem
-from .pipeline import Target, check, generate
+from .pipeline import Target, check_all, generate_all
 from .problems import SpecError, counted, printable
 from .render.output import Drift
 
@@ -203,8 +203,7 @@ def _generate(args: argparse.Namespace) -> int:
     targets = _targets(args)
     if args.check:
         stale = 0
-        for target in targets:
-            drift = check(target)
+        for target, drift in zip(targets, check_all(targets)):
             if drift.clean:
                 print(f"{target.output}: up to date")
                 continue
@@ -218,8 +217,8 @@ def _generate(args: argparse.Namespace) -> int:
             )
             return EXIT_STALE
         return 0
-    for target in targets:
-        done = generate(target)
+    # Several SDKs are rendered at once, one per core; none is written unless all render.
+    for target, done in zip(targets, generate_all(targets)):
         _print_warnings(done.sdk.warnings)
         operations = sum(len(r.operations) for r in done.sdk.resources)
         print(

@@ -28,6 +28,8 @@ def counted(n: int, noun: str) -> str:
 
 def printable(text: str) -> str:
     """Spec text as it may be shown on one terminal line: control characters escaped."""
+    if text.isprintable():
+        return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 
 from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk
+from tests.real.conftest import RealSdks
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -17,6 +18,40 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"real-spec tests skipped: {REAL_SPECS} is missing", yellow=True, bold=True
         )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test``: ``--dist loadgroup``) a module's tests run on one
+    worker, so its module fixtures (a built wheel, a generated SDK) are made once; the
+    real-spec tests go by spec (each worker generates only the SDKs its tests use; the
+    checks of every SDK at once are a group of their own)."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "real_sdks" not in getattr(item, "fixturenames", ()):
+            group = item.nodeid.split("::")[0]
+        elif "spec" in params:
+            group = f"real-{params['spec'].id}"
+        elif "job" in params:
+            group = f"real-{params['job'].spec_id}"
+        else:
+            group = "real"
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One mypy cache for the session (per worker): the standard library, httpx, attrs and
+    tenacity are analysed by the first mypy run, not by every one. Only the modules a run
+    changes are checked again; a module with errors is never cached, so errors show every time."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+@pytest.fixture(scope="session")
+def real_sdks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealSdks]:
+    """The SDK of every real spec, generated and imported on first use, once per session."""
+    sdks = RealSdks(tmp_path_factory.mktemp("real"))
+    yield sdks
+    sdks.close()
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,6 @@ def test_ruff_format() -> None:
 
 
 @pytest.mark.slow
-def test_mypy_strict_on_the_generator() -> None:
-    proc = run("mypy", "--cache-dir", "/dev/null", "generator")
+def test_mypy_strict_on_the_generator(mypy_cache: Path) -> None:
+    proc = run("mypy", "--cache-dir", str(mypy_cache), "generator")
     assert proc.returncode == 0, proc.stdout + proc.stderr

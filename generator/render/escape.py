@@ -105,6 +105,7 @@ def py_literal(value: object) -> Code:
 
 
 _ARG_ITEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
+_QUOTE = re.compile('"')
 
 
 def _docstring_line(line: str) -> str:
@@ -142,6 +143,9 @@ def docstring(*parts: str, indent: int = 0, width: int = 88) -> Code:
         line = _docstring_line(raw.rstrip())
         stripped = line.strip()
         lead = " " * (len(line) - len(line.lstrip()))
+        if len(lead) + len(stripped) <= room:  # fits: what textwrap would return
+            lines.append(lead + stripped if stripped else "")
+            continue
         hang = lead + "    " if _ARG_ITEM.match(stripped) else lead
         wrapped = textwrap.wrap(
             stripped,
@@ -165,11 +169,11 @@ def docstring(*parts: str, indent: int = 0, width: int = 88) -> Code:
     body = "\n".join(body_lines)
     # Only quotes that could close the string are escaped: one before another, and a
     # leading or trailing one.
-    last = len(body) - 1
-    body = "".join(
-        '\\"' if ch == '"' and (i in (0, last) or body[i + 1] == '"') else ch
-        for i, ch in enumerate(body)
-    )
+    if '"' in body:
+        last = len(body) - 1
+        body = _QUOTE.sub(
+            lambda m: '\\"' if m.start() in (0, last) or body[m.start() + 1] == '"' else '"', body
+        )
     return Code(body)
 
 

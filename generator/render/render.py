@@ -102,9 +102,14 @@ def _join(items: Any, separator: str = "") -> Code:
     return join(separator, items)
 
 
+@functools.cache
 def environment() -> jinja2.Environment:
-    """The templates' environment: it prints :class:`Code` fragments and nothing else."""
+    """The templates' environment: it prints :class:`Code` fragments and nothing else.
+
+    One per process; compiled templates are also kept in jinja2's per-user bytecode cache
+    (keyed by each template's source), so a run does not parse and compile them again."""
     env = jinja2.Environment(
+        bytecode_cache=jinja2.FileSystemBytecodeCache(),
         loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -220,7 +220,7 @@ def _run(tool: list[str], cwd: Path) -> None:
 
 
 @pytest.mark.slow
-def test_planted_breakout_text_stays_data(tmp_path: Path) -> None:
+def test_planted_breakout_text_stays_data(tmp_path: Path, mypy_cache: Path) -> None:
     batch = tmp_path / "batch"
     batch.mkdir()
     sentinel = tmp_path / "pwned"
@@ -271,4 +271,4 @@ def test_planted_breakout_text_stays_data(tmp_path: Path) -> None:
         batch,
     )
     packages = sorted(p.name for p in batch.iterdir() if p.name.startswith("breakout_sdk_"))
-    _run(["mypy", "--strict", "--cache-dir", str(tmp_path / ".mypy"), *packages], batch)
+    _run(["mypy", "--strict", "--cache-dir", str(mypy_cache), *packages], batch)

@@ -3,11 +3,13 @@ the package name: every bad value is exit 2 with file#pointer, and nothing is wr
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from generator import pipeline
 from generator.cli import main
 from tests.helpers import SPECS, write
 
@@ -160,3 +162,65 @@ def test_spec_options_are_refused_with_a_config(
     config = write(project / "jobgen.toml", SDK.format(prefix="", extra=""))
     assert main(["generate", "--config", str(config), "--package", "x_sdk"]) == 2
     assert "--package applies to `jobgen generate SPEC`" in capsys.readouterr().err
+
+
+THREE_SDKS = "".join(
+    SDK.format(prefix="", extra="").replace('"out"', f'"{out}"').replace("sume.yaml", spec)
+    for out, spec in (("one", "sume.yaml"), ("two", "second.yaml"), ("three", "third.yaml"))
+)
+
+
+def _three_specs(project: Path) -> Path:
+    text = (project / "sume.yaml").read_text()
+    write(project / "second.yaml", text.replace("title: Sume API", "title: Second API", 1))
+    write(project / "third.yaml", text.replace("title: Sume API", "title: Third API", 1))
+    return write(project / "jobgen.toml", THREE_SDKS)
+
+
+def test_several_sdks_render_in_worker_processes_as_one_would_alone(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _three_specs(project)
+    pids = project / "pids"
+    render = pipeline._render
+
+    def recording(target: pipeline.Target) -> object:
+        with pids.open("a") as log:
+            log.write(f"{os.getpid()}\n")
+        return render(target)
+
+    monkeypatch.setattr(pipeline, "_render", recording)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert main(["generate", "--config", str(config)]) == 0
+    workers = set(pids.read_text().split())
+    assert len(workers) == 2 and str(os.getpid()) not in workers
+    alone = project / "alone"
+    assert (
+        main(["generate", str(project / "third.yaml"), "-o", str(alone), "--package", "sume_sdk"])
+        == 0
+    )
+    written = {p.relative_to(alone): p.read_bytes() for p in alone.rglob("*") if p.is_file()}
+    three = project / "three"
+    assert written == {
+        p.relative_to(three): p.read_bytes() for p in three.rglob("*") if p.is_file()
+    }
+    assert main(["generate", "--config", str(config), "--check"]) == 0
+
+
+def test_bad_input_in_any_of_several_sdks_writes_none_and_names_each_problem(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _three_specs(project)
+    for name in ("second.yaml", "third.yaml"):
+        spec = project / name
+        spec.write_text(spec.read_text().replace("openapi: 3.1.0", "openapi: 9.9.9", 1))
+    assert main(["generate", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    second, third = (
+        err.index(f"{project / 'second.yaml'}#/openapi"),
+        err.index(f"{project / 'third.yaml'}#/openapi"),
+    )
+    assert second < third
+    assert err.rstrip().endswith("2 problems; nothing was written")
+    assert not any((project / out).exists() for out in ("one", "two", "three"))

@@ -98,9 +98,9 @@ def names_spec() -> dict[str, Any]:
     }
 
 
-def _mypy_strict(root: Path, package: str) -> None:
+def _mypy_strict(root: Path, package: str, cache: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(root / ".mypy"), package],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), package],
         cwd=root,
         capture_output=True,
         text=True,
@@ -110,7 +110,9 @@ def _mypy_strict(root: Path, package: str) -> None:
 
 
 @pytest.mark.slow
-def test_spec_names_that_match_runtime_and_typing_names_type_check(tmp_path: Path) -> None:
+def test_spec_names_that_match_runtime_and_typing_names_type_check(
+    tmp_path: Path, mypy_cache: Path
+) -> None:
     spec = write(tmp_path / "names.yaml", yaml.safe_dump(names_spec()))
     with imported_sdk(spec, tmp_path, "names_sdk") as sdk:
         from names_sdk.models import Any as AnyModel
@@ -126,7 +128,7 @@ def test_spec_names_that_match_runtime_and_typing_names_type_check(tmp_path: Pat
         aclient = sdk.AsyncClient()
         resources = [client.things, client.async_things, aclient.things, aclient.async_things]
         assert len({type(r).__name__ for r in resources}) == 4
-    _mypy_strict(tmp_path / "names_sdk", "names_sdk")
+    _mypy_strict(tmp_path / "names_sdk", "names_sdk", mypy_cache)
 
 
 def test_a_query_parameter_named_response_is_sent(tmp_path: Path) -> None:
@@ -145,7 +147,7 @@ def test_a_query_parameter_named_response_is_sent(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_spec_without_schemas_type_checks(tmp_path: Path) -> None:
+def test_a_spec_without_schemas_type_checks(tmp_path: Path, mypy_cache: Path) -> None:
     spec = {
         "openapi": "3.1.0",
         "info": {"title": "Bare", "version": "1.0"},
@@ -159,7 +161,7 @@ def test_a_spec_without_schemas_type_checks(tmp_path: Path) -> None:
 
         assert bare_sdk.models.__all__ == []
         assert sdk.Client(base_url="https://api.example").__class__.__name__ == "Client"
-    _mypy_strict(tmp_path / "bare_sdk", "bare_sdk")
+    _mypy_strict(tmp_path / "bare_sdk", "bare_sdk", mypy_cache)
 
 
 NOT_TOKENS = ["X Trace", 'X-"Trace"', "X-'Trace'", "X-Trace\r\nX-Evil: 1", ""]

@@ -1,16 +1,15 @@
-"""The SDK of every real spec, generated (with its job side file) and imported once per session."""
+"""The SDK of every real spec, generated (with its job side file) and imported once per
+session (the ``real_sdks`` fixture is in tests/conftest.py: tests/generator uses it too)."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import attrs
-import pytest
 
 from generator.pipeline import Generated, Target, generate
 from tests.helpers import REAL_SPECS
@@ -64,10 +63,3 @@ class RealSdks:
             name = built.spec.package
             for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
                 del sys.modules[module]
-
-
-@pytest.fixture(scope="session")
-def real_sdks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealSdks]:
-    sdks = RealSdks(tmp_path_factory.mktemp("real"))
-    yield sdks
-    sdks.close()

@@ -413,12 +413,14 @@ async def async_use(client: AsyncClient) -> tuple[Job, str]:
 
 
 @pytest.mark.slow
-def test_user_code_using_every_option_passes_mypy_strict(calls: ModuleType, tmp_path: Path) -> None:
+def test_user_code_using_every_option_passes_mypy_strict(
+    calls: ModuleType, tmp_path: Path, mypy_cache: Path
+) -> None:
     user = write(tmp_path / "user_code.py", USER_CODE)
     assert calls.__file__ is not None
     package_root = Path(calls.__file__).parent.parent
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull, str(user)],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), str(user)],
         cwd=tmp_path,
         env={**os.environ, "MYPYPATH": str(package_root)},
         capture_output=True,

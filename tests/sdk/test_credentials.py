@@ -123,11 +123,13 @@ def make() -> tuple[Client, Client, Client, AsyncClient, AsyncClient, AsyncClien
 
 
 @pytest.mark.slow
-def test_user_code_with_providers_passes_mypy_strict(features: ModuleType, tmp_path: Path) -> None:
+def test_user_code_with_providers_passes_mypy_strict(
+    features: ModuleType, tmp_path: Path, mypy_cache: Path
+) -> None:
     user = write(tmp_path / "user_code.py", USER_CODE)
     assert features.__file__ is not None
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull, str(user)],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), str(user)],
         cwd=tmp_path,
         env={**os.environ, "MYPYPATH": str(Path(features.__file__).parent.parent)},
         capture_output=True,

@@ -192,11 +192,13 @@ def use(client: Client, path: Path) -> bytes:
 
 
 @pytest.mark.slow
-def test_user_code_with_files_passes_mypy_strict(files: ModuleType, tmp_path: Path) -> None:
+def test_user_code_with_files_passes_mypy_strict(
+    files: ModuleType, tmp_path: Path, mypy_cache: Path
+) -> None:
     user = write(tmp_path / "user_code.py", USER_CODE)
     assert files.__file__ is not None
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull, str(user)],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), str(user)],
         cwd=tmp_path,
         env={**os.environ, "MYPYPATH": str(Path(files.__file__).parent.parent)},
         capture_output=True,

@@ -327,11 +327,13 @@ async def async_use(client: AsyncClient) -> list[str]:
 
 
 @pytest.mark.slow
-def test_user_code_that_pages_passes_mypy_strict(pages: ModuleType, tmp_path: Path) -> None:
+def test_user_code_that_pages_passes_mypy_strict(
+    pages: ModuleType, tmp_path: Path, mypy_cache: Path
+) -> None:
     user = write(tmp_path / "user_code.py", USER_CODE)
     assert pages.__file__ is not None
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull, str(user)],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), str(user)],
         cwd=tmp_path,
         env={**os.environ, "MYPYPATH": str(Path(pages.__file__).parent.parent)},
         capture_output=True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -85,7 +86,8 @@ def test_sume_async_create_and_wait_survives_a_dropped_create(
 ) -> None:
     sdk, server = sume
     server.reset()
-    body = sdk.models.CreateJobRequest(input=sdk.models.TextInput(type="text", text="hello"))
+    models = importlib.import_module(f"{sdk.__name__}.models")  # not left to test order
+    body = models.CreateJobRequest(input=models.TextInput(type="text", text="hello"))
     plan = '{"create_errors": [{"attempt": 1, "drop_connection": true, "after_create": true}]}'
 
     async def main() -> Any:

@@ -59,8 +59,8 @@ def test_the_applications_cover_each_use() -> None:
 
 
 @pytest.mark.slow
-def test_applications_pass_mypy_strict(tmp_path: Path) -> None:
-    proc = _mypy(*APPS, cache=tmp_path)
+def test_applications_pass_mypy_strict(mypy_cache: Path) -> None:
+    proc = _mypy(*APPS, cache=mypy_cache)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -74,8 +74,8 @@ def test_applications_pass_pyright() -> None:
 
 
 @pytest.mark.slow
-def test_mistakes_are_caught_by_mypy(tmp_path: Path) -> None:
-    proc = _mypy(MISTAKES, cache=tmp_path)
+def test_mistakes_are_caught_by_mypy(mypy_cache: Path) -> None:
+    proc = _mypy(MISTAKES, cache=mypy_cache)
     found = {int(n) for n in re.findall(r"mistakes\.py:(\d+): error", proc.stdout)}
     assert found == _marked_lines(MISTAKES), proc.stdout
 
