@@ -52,7 +52,7 @@ _PRIMITIVE_DECODER = {
     "datetime": "_s.as_datetime",
     "date": "_s.as_date",
     "uuid": "_s.as_uuid",
-    "bytes": "_s.as_str",
+    "bytes": "_s.as_binary",
 }
 
 

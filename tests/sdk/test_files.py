@@ -4,6 +4,7 @@ tuple, with the real file name) and downloads (bytes as sent, streamed to a file
 from __future__ import annotations
 
 import asyncio
+import importlib
 import io
 import os
 import subprocess
@@ -124,7 +125,7 @@ def test_an_octet_stream_body_takes_bytes_a_path_or_a_file(
 
 def test_multipart_files_keep_their_real_names(files: ModuleType, blob_file: Path) -> None:
     rec = Recorder(httpx.Response(204))
-    models = sys.modules["files_sdk.models"]
+    models = importlib.import_module("files_sdk.models")
     with files.Client(transport=httpx.MockTransport(rec)) as client:
         for value in (
             blob_file,

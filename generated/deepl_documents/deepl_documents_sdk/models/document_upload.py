@@ -79,7 +79,7 @@ class DocumentUpload:
 
         d = _s.as_object(data, path)
         return cls(
-            file=_s.required(d, "file", path, _s.as_str),
+            file=_s.required(d, "file", path, _s.as_binary),
             target_lang=_s.required(d, "target_lang", path, _s.as_str),
             filename=_s.optional(d, "filename", path, _s.as_str),
             source_lang=_s.optional(d, "source_lang", path, _s.as_str),

@@ -33,6 +33,7 @@ __all__ = [
     "OpenStrEnum",
     "Unset",
     "any_value",
+    "as_binary",
     "as_bool",
     "as_date",
     "as_datetime",
@@ -140,6 +141,11 @@ def as_str(value: object, path: str) -> str:
     if isinstance(value, str):
         return value
     raise _fail("a string", value, path)
+
+
+def as_binary(value: object, path: str) -> FileInput | str:
+    """A binary field read from JSON: its text (a request may give it a file)."""
+    return as_str(value, path)
 
 
 def as_int(value: object, path: str) -> int:
