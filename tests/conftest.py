@@ -27,7 +27,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     checks of every SDK at once are a group of their own)."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if "real_sdks" not in getattr(item, "fixturenames", ()):
+        if item.get_closest_marker("exhaustive") and item.nodeid.startswith("tests/fuzz/"):
+            group = item.nodeid  # the parts of a deletion sweep share nothing: any worker
+        elif "real_sdks" not in getattr(item, "fixturenames", ()):
             group = item.nodeid.split("::")[0]
         elif "spec" in params:
             group = f"real-{params['spec'].id}"

@@ -16,6 +16,7 @@ from ._runtime import waitspec as _ws
 from ._version import USER_AGENT
 
 if _t.TYPE_CHECKING:
+    from .resources.account import Account, AsyncAccount
     from .resources.documents import AsyncDocuments, Documents
 
 __all__ = ["AsyncClient", "Client"]
@@ -101,6 +102,13 @@ class Client:
         return client
 
     @functools.cached_property
+    def account(self) -> Account:
+        """Operations of the Account resource."""
+        from .resources.account import Account
+
+        return Account(self._http)
+
+    @functools.cached_property
     def documents(self) -> Documents:
         """Operations of the Documents resource."""
         from .resources.documents import Documents
@@ -184,6 +192,13 @@ class AsyncClient:
             timeout=timeout, max_retries=max_retries, headers=headers
         )
         return client
+
+    @functools.cached_property
+    def account(self) -> AsyncAccount:
+        """Operations of the Account resource."""
+        from .resources.account import AsyncAccount
+
+        return AsyncAccount(self._http)
 
     @functools.cached_property
     def documents(self) -> AsyncDocuments:

@@ -20,6 +20,7 @@ if _t.TYPE_CHECKING:
         DocumentUploadFormality as DocumentUploadFormality,
     )
     from .error import Error as Error
+    from .usage import Usage as Usage
 
 __all__ = [
     "DocumentHandle",
@@ -29,6 +30,7 @@ __all__ = [
     "DocumentUpload",
     "DocumentUploadFormality",
     "Error",
+    "Usage",
 ]
 
 _MODULES: dict[str, str] = {
@@ -39,6 +41,7 @@ _MODULES: dict[str, str] = {
     "DocumentUpload": "document_upload",
     "DocumentUploadFormality": "document_upload_formality",
     "Error": "error",
+    "Usage": "usage",
 }
 
 
