@@ -4,8 +4,8 @@ Each run is a fresh interpreter started in the SDK's directory, so the package i
 is the one under the given root; the time is the import alone, as `time.perf_counter()`
 sees it inside the child. Roots (`--root label=dir`, e.g. the SDKs of the parent commit
 and the current ones) are measured in turn within each round, so a busy machine slows
-both alike; the reported figure is the median over `--runs` rounds, after one untimed
-round that compiles bytecode. `--python` may be given more than once: the development
+both alike; the reported figures are the median and the minimum over `--runs` rounds, after
+one untimed round that compiles bytecode. `--python` may be given more than once: the development
 venv (where httpx also imports rich for its CLI) and a clean venv holding only an SDK's
 own dependencies. The `floor` row imports just httpx and attrs.
 
@@ -86,6 +86,7 @@ def main() -> None:
             "sdk": sdk,
             "python": python,
             "import_s": round(statistics.median(values), 4),
+            "min_s": round(min(values), 4),
             "runs": len(values),
             "loaded": loaded[label, sdk, python],
         }
@@ -94,7 +95,7 @@ def main() -> None:
     for row in rows:
         print(
             f"{row['label']:<7} {row['sdk']:<20} {row['python']:<24} "
-            f"{row['import_s']:.3f} s  loaded {','.join(row['loaded']) or '-'}"
+            f"{row['import_s']:.3f} s (min {row['min_s']:.3f})  loaded {','.join(row['loaded']) or '-'}"
         )
     result = {
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
