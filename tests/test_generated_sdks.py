@@ -6,6 +6,7 @@ CPython from 3.9 to 3.13), so they are marked slow; CI runs them all the same.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,31 @@ def test_generated_sdk_passes_mypy_strict(target: object, mypy_cache: Path) -> N
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+_IMPORT_PROBE = """
+import importlib, json, sys
+package = importlib.import_module(sys.argv[1])
+loaded = sorted(m for m in ("asyncio", "tenacity") if m in sys.modules)
+exported = {name: getattr(package, name) for name in package.__all__}
+print(json.dumps({"loaded": loaded, "exported": sorted(exported), "dir": dir(package)}))
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=IDS)
+def test_importing_a_committed_sdk_loads_neither_asyncio_nor_tenacity(target: object) -> None:
+    out = ROOT / target.output  # type: ignore[attr-defined]
+    package = next(p.name for p in out.iterdir() if (p / "__init__.py").is_file())
+    proc = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE, package],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    assert seen["loaded"] == [], f"`import {package}` loaded {seen['loaded']}"
+    # Every exported name still resolves, the lazy ones on first use.
+    assert "AsyncJobHandle" in seen["exported"] and "ProgressDisplay" in seen["exported"]
+    assert set(seen["exported"]) <= set(seen["dir"])

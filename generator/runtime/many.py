@@ -8,14 +8,16 @@ the async one cancels and awaits its tasks.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import itertools
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
-from typing import Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Generic, TypeVar, Union
 
 from .waitspec import JobOutcome
+
+if TYPE_CHECKING:  # asyncio loads with the first async wait, not on import
+    import asyncio
 
 __all__ = ["AsyncJobOutcomes", "JobRef", "async_outcomes", "sync_outcomes"]
 
@@ -85,6 +87,8 @@ async def async_outcomes(
 ) -> AsyncGenerator[JobOutcome[RecordT], None]:
     """The async twin of `sync_outcomes`: on exit, running waits are cancelled and
     awaited."""
+    import asyncio
+
     running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
     try:
         while True:

@@ -1,10 +1,17 @@
-"""Sans-I/O delay policy: equal-jitter backoff and the choice of the next poll delay."""
+"""Delay policy: equal-jitter backoff, the choice of the next poll delay, the async sleep."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["backoff", "choose_delay"]
+__all__ = ["async_sleep", "backoff", "choose_delay"]
+
+
+async def async_sleep(seconds: float) -> None:
+    """`asyncio.sleep`, the default async sleep; asyncio loads on first use, not on import."""
+    import asyncio
+
+    await asyncio.sleep(seconds)
 
 
 def backoff(

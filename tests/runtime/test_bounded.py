@@ -16,8 +16,8 @@ from generator.runtime.errors import APITimeoutError
 @pytest.fixture(params=["asyncio.timeout", "task"])
 def async_bound(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if request.param == "task":
-        monkeypatch.setattr(bounded, "_timeout", None)
-    elif bounded._timeout is None:
+        monkeypatch.setattr(bounded, "_timeout", False)
+    elif not bounded._timeout:
         pytest.skip("asyncio.timeout needs Python 3.11")
 
 

@@ -11,15 +11,18 @@ give up after the time left and raise `APITimeoutError`.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import socket
+import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from .errors import APITimeoutError
+
+if TYPE_CHECKING:  # asyncio loads with the first async request, not on import
+    import asyncio
 
 __all__ = ["POOL_LIMITS", "Gate", "send_within", "send_within_async", "where"]
 
@@ -136,6 +139,8 @@ class Gate:
         self._semaphore: asyncio.Semaphore | None = None
 
     def semaphore(self) -> asyncio.Semaphore:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         if self._semaphore is None or self._loop is not loop:
             self._loop, self._semaphore = loop, asyncio.Semaphore(self.size)
@@ -157,8 +162,9 @@ async def _fetch(
     return response
 
 
-#: ``asyncio.timeout`` (Python 3.11+): a deadline on the running task, no extra task.
-_timeout: Any = getattr(asyncio, "timeout", None)
+#: Whether ``asyncio.timeout`` (Python 3.11+) bounds the request: a deadline on the
+#: running task, no extra task.
+_timeout = sys.version_info >= (3, 11)
 
 
 async def send_within_async(
@@ -174,9 +180,12 @@ async def send_within_async(
     swallows the caller's cancellation; a request given up on, or whose caller is
     cancelled, is cancelled and awaited.
     """
-    if _timeout is not None:
+    import asyncio
+
+    if _timeout:
+        timeout: Any = getattr(asyncio, "timeout")  # noqa: B009 (absent before 3.11)
         try:
-            async with _timeout(seconds):
+            async with timeout(seconds):
                 return await _fetch(client, request, gate)
         except TimeoutError:
             raise _overrun(request, seconds) from None

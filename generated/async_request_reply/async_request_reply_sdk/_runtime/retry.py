@@ -21,20 +21,21 @@ Clock, sleep and randomness are injected, so tests pin an exact schedule.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import attrs
 import httpx
-import tenacity
 
 from .errors import APIConnectionError, APIStatusError, UnreadableStatus
-from .policy import backoff
+from .policy import async_sleep, backoff
 from .retry_after import parse_retry_after
+
+if TYPE_CHECKING:  # tenacity loads with the first retry, not on import
+    import tenacity
 
 __all__ = [
     "RETRYABLE_STATUS",
@@ -257,6 +258,8 @@ def call_with_retries(
             raise replayed.pop()
         return fn()
 
+    import tenacity
+
     retrying = tenacity.Retrying(
         sleep=sleep,
         stop=strategy.stop,
@@ -272,7 +275,7 @@ async def async_call_with_retries(
     fn: Callable[[], Awaitable[T]],
     policy: RetryPolicy,
     *,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    sleep: Callable[[float], Awaitable[None]] = async_sleep,
     clock: Callable[[], float] = time.monotonic,
     rng: Callable[[], float] = random.random,
     wall_clock: Callable[[], float] = time.time,
@@ -296,6 +299,8 @@ async def async_call_with_retries(
         if replayed:
             raise replayed.pop()
         return await fn()
+
+    import tenacity
 
     retrying = tenacity.AsyncRetrying(
         sleep=sleep,

@@ -7,7 +7,6 @@ callers tune a wait with `WaitConfig` and observe it through `PollEvent`s.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import time
@@ -19,6 +18,7 @@ import attrs
 from .carry import CarriedValue
 from .errors import JobCanceled, JobFailed, SDKError
 from .opurl import StatusRule
+from .policy import async_sleep
 from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
@@ -209,14 +209,14 @@ def _decoding(_: object, attribute: attrs.Attribute[str], value: str) -> None:
 
 
 def _async_twin(sleep: Callable[[float], None]) -> Callable[[float], Awaitable[None]]:
-    """`asyncio.sleep`; or, once `sleep` is injected, `sleep` itself followed by one
+    """`asyncio.sleep` (loaded on first use); or, once `sleep` is injected, `sleep` itself followed by one
     turn of the event loop, so that no async wait runs on the loop's real timers."""
     if sleep is time.sleep:
-        return asyncio.sleep
+        return async_sleep
 
     async def injected(seconds: float) -> None:
         sleep(seconds)
-        await asyncio.sleep(0)
+        await async_sleep(0)
 
     return injected
 

@@ -19,11 +19,10 @@ full, and deliveries it makes (a test's) are taken right after it.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
@@ -34,6 +33,9 @@ from .waitcore import Finished, Poll, Sleep, WaitCore, wait_span
 from .waiter import AsyncJobWaiter, SyncJobWaiter
 from .waitspec import PollEvent
 from .webhooks import WebhookReceiver
+
+if TYPE_CHECKING:  # asyncio loads with the first async wait, not on import
+    import asyncio
 
 __all__ = ["AsyncEventWaits", "SyncEventWaits"]
 
@@ -289,6 +291,8 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
             raise w._canceled(core, error) from None
 
     async def _listen(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
+        import asyncio
+
         _slow(core, events)
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
@@ -328,6 +332,8 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
             stop()
 
     async def _pause(self, wake: asyncio.Event, delay: float) -> None:
+        import asyncio
+
         sleeper = asyncio.ensure_future(self.waiter.config.async_sleep(delay))
         woken = asyncio.ensure_future(wake.wait())
         try:

@@ -11,16 +11,18 @@ before its ``expires_in`` runs out, so a wait of an hour keeps working.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import httpx
 
 from .credentials import _Secret
 from .errors import TokenError
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["AsyncClientCredentials", "ClientCredentials", "TokenCache", "TokenError"]
 
@@ -166,6 +168,8 @@ class AsyncClientCredentials:
 
     async def __call__(self) -> str:
         if self._lock is None:
+            import asyncio
+
             self._lock = asyncio.Lock()
         async with self._lock:
             token = self.cache.current()

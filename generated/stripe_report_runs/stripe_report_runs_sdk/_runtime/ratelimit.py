@@ -13,12 +13,13 @@ window of `w` seconds at most `burst + rate * w` slots are taken.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
+
+from .policy import async_sleep
 
 __all__ = ["RateLimiter", "StatusLimiter"]
 
@@ -131,7 +132,7 @@ class RateLimiter:
 
     async def acquire_async(
         self,
-        async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        async_sleep: Callable[[float], Awaitable[None]] = async_sleep,
         *,
         timeout: float | None = None,
     ) -> bool:
