@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import carry as _carry
 from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import opurl as _opurl
@@ -277,8 +278,10 @@ class Exports:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> Export:
+        _carry.no_file(to_file)
         response = self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,
@@ -609,8 +612,10 @@ class AsyncExports:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> Export:
+        _carry.no_file(to_file)
         response = await self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,

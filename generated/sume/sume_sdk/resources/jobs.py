@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import carry as _carry
 from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
@@ -353,8 +354,10 @@ class Jobs:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> JobResultEnvelope:
+        _carry.no_file(to_file)
         response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
 
@@ -761,8 +764,10 @@ class AsyncJobs:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> JobResultEnvelope:
+        _carry.no_file(to_file)
         response = await self._http.request(
             _get_result_request(job_id),
             time_left=time_left,
