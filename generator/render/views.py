@@ -902,9 +902,8 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
             parts += ["_wh _hybrid _t", *hooks["args"].values(), hooks["event_annotation"]]
             parts.append(hooks["event_decoder"] or "")
         if job["result"]:
-            parts += [job["result"]["options"], job["result"]["response"]]
-            if job["result"]["once"] or job["result"]["to_file"]:
-                parts.append("_carry")
+            # every result fetch takes to_file (a _carry.PathLike)
+            parts += [job["result"]["options"], job["result"]["response"], "_carry"]
         if job["cancel"]:
             parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
             parts.append(job["cancel"]["call"])

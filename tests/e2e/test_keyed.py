@@ -135,6 +135,31 @@ def test_wait_for_result_sends_the_key_with_every_call_and_downloads_bytes_once(
     assert [r.status for r in keyed.results(job_id)] == [200, 404]
 
 
+def test_wait_for_result_streams_the_document_to_a_file_whole_or_not_at_all(
+    keyed: E2E, tmp_path: Path
+) -> None:
+    created = _create(keyed)
+    job_id, key = created.document_id, created.document_key
+    target, again = tmp_path / "translated.bin", tmp_path / "again.bin"
+
+    def wait(to_file: Path) -> Any:
+        return _drive(
+            keyed,
+            lambda documents: _value(
+                documents.wait_for_result(job_id, document_key=key, deadline=30, to_file=to_file)
+            ),
+        )
+
+    document = wait(target)
+
+    assert _is_document(document, job_id) and target.read_bytes() == document
+    # Gone after one download: the 404 leaves no file (and no temporary one) behind.
+    with pytest.raises(keyed.sdk.NotFoundError):
+        wait(again)
+    assert [p.name for p in tmp_path.iterdir()] == ["translated.bin"]
+    assert [r.status for r in keyed.results(job_id)] == [200, 404]
+
+
 def test_a_wrong_key_is_a_404_naming_the_job(keyed: E2E) -> None:
     created = _create(keyed)
     job_id = created.document_id

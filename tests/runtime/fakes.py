@@ -171,9 +171,16 @@ class Harness:
         limiter: RateLimiter | None = None,
     ) -> None:
         self.mode = mode
+        sresult = None
+        if result is not None:
+            fetch = result
+
+            def sresult(job_id: str, time_left: float, to_file: Any = None) -> Any:
+                return fetch(job_id, time_left)
+
         if mode == "sync":
             self.waiter: Any = SyncJobWaiter(
-                spec, read_status=read, decode_record=decode, fetch_result=result,
+                spec, read_status=read, decode_record=decode, fetch_result=sresult,
                 config=config, limiter=limiter,
             )  # fmt: skip
         else:
@@ -183,11 +190,11 @@ class Harness:
                 return read(job_id, timeout)
 
             aresult = None
-            if result is not None:
-                fetch = result
+            if sresult is not None:
+                call = sresult
 
-                async def aresult(job_id: str, time_left: float) -> Any:
-                    return fetch(job_id, time_left)
+                async def aresult(job_id: str, time_left: float, to_file: Any = None) -> Any:
+                    return call(job_id, time_left, to_file)
 
             self.waiter = AsyncJobWaiter(
                 spec, read_status=aread, decode_record=decode, fetch_result=aresult,

@@ -18,8 +18,8 @@ from generator.runtime.carry import (
     async_fetch_once,
     carried_from,
     check_carried,
+    download,
     fetch_once,
-    write_file,
 )
 from generator.runtime.errors import (
     APIConnectionError,
@@ -59,12 +59,26 @@ class Endpoint:
         self.reads.append({"job_id": job_id, **carried})
         return job(self.states[min(len(self.reads), len(self.states)) - 1])
 
-    def fetch(self, job_id: str, time_left: float, **carried: object) -> bytes:
+    def fetch(self, job_id: str, time_left: float, to_file: Any = None, **carried: object) -> bytes:
         self.fetches.append({"job_id": job_id, **carried})
-        return b"\x89doc"
+        return download(to_file, _sent(b"\x89doc")).content
 
     def cancel(self, job_id: str, time_left: float, **carried: object) -> None:
         self.cancels.append({"job_id": job_id, **carried})
+
+
+def _sent(body: bytes) -> Any:
+    """A `download` sender answering `body`, written to the sink when there is one."""
+
+    def send(sink: Any) -> httpx.Response:
+        if sink is None:
+            return httpx.Response(200, content=body, request=REQUEST)
+        sink.start()
+        sink.write(body[:1])
+        sink.write(body[1:])
+        return httpx.Response(200, request=REQUEST)
+
+    return send
 
 
 def _waiter(mode: str, endpoint: Endpoint, clock: FakeClock) -> Any:
@@ -77,8 +91,10 @@ def _waiter(mode: str, endpoint: Endpoint, clock: FakeClock) -> Any:
     async def aread(job_id: str, timeout: float, **carried: object) -> httpx.Response:
         return endpoint.read(job_id, timeout, **carried)
 
-    async def afetch(job_id: str, time_left: float, **carried: object) -> bytes:
-        return endpoint.fetch(job_id, time_left, **carried)
+    async def afetch(
+        job_id: str, time_left: float, to_file: Any = None, **carried: object
+    ) -> bytes:
+        return endpoint.fetch(job_id, time_left, to_file, **carried)
 
     async def acancel(job_id: str, time_left: float, **carried: object) -> None:
         endpoint.cancel(job_id, time_left, **carried)
@@ -287,11 +303,26 @@ def test_a_one_shot_fetch_gives_up_after_its_attempts_or_its_time(mode: str) -> 
     assert len(sender.sent) == 1  # no time left for a pause
 
 
-def test_write_file_replaces_the_target_whole(tmp_path: Path) -> None:
+def test_download_replaces_the_target_whole_or_not_at_all(tmp_path: Path) -> None:
     target = tmp_path / "doc.pdf"
     target.write_bytes(b"old")
-    write_file(target, b"\x00new")
+    assert download(target, _sent(b"\x00new")).content == b"\x00new"
     assert target.read_bytes() == b"\x00new"
-    write_file(str(target), "text")
-    assert target.read_bytes() == b"text"
+
+    def retried(sink: Any) -> httpx.Response:  # a retry's body replaces the first's
+        sink.start()
+        sink.write(b"partial, then a reset")
+        return _sent(b"whole")(sink)
+
+    assert download(str(target), retried).content == b"whole"
+    assert target.read_bytes() == b"whole"
+
+    def failing(sink: Any) -> httpx.Response:
+        sink.start()
+        sink.write(b"half")
+        raise APIConnectionError("reset", request=REQUEST)
+
+    with pytest.raises(APIConnectionError):
+        download(target, failing)
+    assert target.read_bytes() == b"whole"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.pdf"]

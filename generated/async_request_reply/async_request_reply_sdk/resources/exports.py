@@ -8,6 +8,7 @@ import typing as _t
 
 import httpx
 
+from .._runtime import carry as _carry
 from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import opurl as _opurl

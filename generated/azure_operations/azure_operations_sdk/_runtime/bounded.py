@@ -6,7 +6,9 @@ the whole: a server that trickles its body a byte at a time never trips a read
 timeout, and a request queued behind a busy connection pool waits its pool timeout
 before its other timeouts even start. A wait's deadline must bound all of it, so
 the requests a wait sends go through `send_within` / `send_within_async`, which
-give up after the time left and raise `APITimeoutError`.
+give up after the time left and raise `APITimeoutError`. Given a `Sink`, a
+successful response's body goes to it chunk by chunk instead of into memory, within
+the same bound.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import contextvars
 import socket
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
@@ -24,7 +26,16 @@ from .errors import APITimeoutError
 if TYPE_CHECKING:  # asyncio loads with the first async request, not on import
     import asyncio
 
-__all__ = ["POOL_LIMITS", "Gate", "send_within", "send_within_async", "where"]
+__all__ = [
+    "POOL_LIMITS",
+    "Gate",
+    "Sink",
+    "drain",
+    "drain_async",
+    "send_within",
+    "send_within_async",
+    "where",
+]
 
 #: The connection pool of the clients an SDK creates: every connection may stay open
 #: between polls (httpx keeps 20 of its 100), so a crowd of waits does not reconnect.
@@ -34,6 +45,43 @@ POOL_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
 def where(request: httpx.Request) -> str:
     """``METHOD URL`` of a request for messages: no query string, no credentials."""
     return f"{request.method} {request.url.copy_with(query=None, userinfo=b'')}"
+
+
+class Sink(Protocol):
+    """Where a successful response's body goes, chunk by chunk, instead of memory."""
+
+    def start(self) -> None:
+        """A body begins: whatever an earlier one wrote is dropped."""
+
+    def write(self, chunk: bytes) -> None:
+        """The next chunk of the body."""
+
+
+def drain(response: httpx.Response, sink: Sink | None) -> None:
+    """Read a streamed response's body: into `sink` when it is a success and one is
+    given (then the response is closed and its `content` unread), else into memory."""
+    if sink is None or not response.is_success:
+        response.read()
+        return
+    try:
+        sink.start()
+        for chunk in response.iter_bytes():
+            sink.write(chunk)
+    finally:
+        response.close()
+
+
+async def drain_async(response: httpx.Response, sink: Sink | None) -> None:
+    """The async twin of `drain`."""
+    if sink is None or not response.is_success:
+        await response.aread()
+        return
+    try:
+        sink.start()
+        async for chunk in response.aiter_bytes():
+            sink.write(chunk)
+    finally:
+        await response.aclose()
 
 
 def _overrun(request: httpx.Request, seconds: float) -> APITimeoutError:
@@ -61,12 +109,14 @@ class _Flight:
     whole: a body trickled a byte at a time never trips a read timeout. The caller
     waits for the flight at most ``seconds`` and then abandons it; an abandoned
     flight's socket is shut, so the thread ends at once (or, before the headers are
-    in, at its next phase timeout) and its connection is not reused.
+    in, at its next phase timeout) and its connection is not reused. Its sink is not
+    written once the flight is abandoned.
     """
 
-    __slots__ = ("_abandoned", "_done", "_error", "_lock", "_response")
+    __slots__ = ("_abandoned", "_done", "_error", "_lock", "_response", "_sink")
 
-    def __init__(self) -> None:
+    def __init__(self, sink: Sink | None = None) -> None:
+        self._sink = sink
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._abandoned = False
@@ -106,7 +156,7 @@ class _Flight:
                 response.close()
                 return
             try:
-                response.read()
+                drain(response, self if self._sink is not None else None)
             except BaseException:
                 response.close()
                 raise
@@ -114,6 +164,23 @@ class _Flight:
             self._error = error
         finally:
             self._done.set()
+
+    def start(self) -> None:
+        self._to_sink(None)
+
+    def write(self, chunk: bytes) -> None:
+        self._to_sink(chunk)
+
+    def _to_sink(self, chunk: bytes | None) -> None:
+        with self._lock:
+            if self._abandoned:
+                # the caller has given up (and raised); stop the body here
+                raise APITimeoutError("the request was given up on at the deadline")
+            assert self._sink is not None
+            if chunk is None:
+                self._sink.start()
+            else:
+                self._sink.write(chunk)
 
     def _abandon(self) -> None:
         with self._lock:
@@ -148,14 +215,17 @@ class Gate:
 
 
 async def _fetch(
-    client: httpx.AsyncClient, request: httpx.Request, gate: Gate | None
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    gate: Gate | None,
+    sink: Sink | None,
 ) -> httpx.Response:
     if gate is not None:
         async with gate.semaphore():
-            return await _fetch(client, request, None)
+            return await _fetch(client, request, None, sink)
     response = await client.send(request, stream=True)
     try:
-        await response.aread()
+        await drain_async(response, sink)
     except BaseException:
         await response.aclose()
         raise
@@ -172,8 +242,10 @@ async def send_within_async(
     request: httpx.Request,
     seconds: float,
     gate: Gate | None = None,
+    sink: Sink | None = None,
 ) -> httpx.Response:
-    """Send ``request`` and read its body, giving up after ``seconds``.
+    """Send ``request`` and read its body (into ``sink``, see `drain`), giving up
+    after ``seconds``.
 
     On Python 3.11+ with `asyncio.timeout`. Before, the request runs as a task of its
     own, awaited with `asyncio.wait`, which (unlike `asyncio.wait_for` there) never
@@ -186,10 +258,10 @@ async def send_within_async(
         timeout: Any = getattr(asyncio, "timeout")  # noqa: B009 (absent before 3.11)
         try:
             async with timeout(seconds):
-                return await _fetch(client, request, gate)
+                return await _fetch(client, request, gate, sink)
         except TimeoutError:
             raise _overrun(request, seconds) from None
-    flight = asyncio.ensure_future(_fetch(client, request, gate))
+    flight = asyncio.ensure_future(_fetch(client, request, gate, sink))
     try:
         await asyncio.wait((flight,), timeout=seconds)
     finally:
@@ -202,7 +274,11 @@ async def send_within_async(
 
 
 def send_within(
-    client: httpx.Client, request: httpx.Request, seconds: float
+    client: httpx.Client,
+    request: httpx.Request,
+    seconds: float,
+    sink: Sink | None = None,
 ) -> httpx.Response:
-    """Send ``request`` and read its body, giving up after ``seconds``."""
-    return _Flight().send(client, request, seconds)
+    """Send ``request`` and read its body (into ``sink``, see `drain`), giving up
+    after ``seconds``."""
+    return _Flight(sink).send(client, request, seconds)

@@ -300,7 +300,8 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
     ) -> ResultT:
         """Block until the job succeeds with its result ready (at most `timeout`
         seconds), fetch the result once and return it; later calls return it again.
-        `to_file` also writes a bytes or text result to that file.
+        `to_file` also writes a bytes or text result to that file, streamed there
+        (whole or not at all) within `timeout`.
 
         Raises `JobFailed` / `JobCanceled` for a job that ended otherwise.
         """
@@ -311,9 +312,9 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or self._waiter._run(core)
         self._after_wait(core, finished)
-        result = self._waiter._final_result(core, finished)
+        result = self._waiter._final_result(core, finished, to_file)
         self._result = (result,)
-        return self._waiter._saved(result, to_file)
+        return result
 
 
 class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
@@ -379,6 +380,6 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         core = self._wait_core(timeout, want_result=True)
         finished = self._finished or await self._waiter._run(core)
         self._after_wait(core, finished)
-        result = await self._waiter._final_result(core, finished)
+        result = await self._waiter._final_result(core, finished, to_file)
         self._result = (result,)
-        return self._waiter._saved(result, to_file)
+        return result

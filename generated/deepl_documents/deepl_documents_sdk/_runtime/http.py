@@ -15,7 +15,16 @@ from typing import Any, TypeVar, final
 import httpx
 
 from .base import BaseHTTP
-from .bounded import POOL_LIMITS, Gate, send_within, send_within_async, where
+from .bounded import (
+    POOL_LIMITS,
+    Gate,
+    Sink,
+    drain,
+    drain_async,
+    send_within,
+    send_within_async,
+    where,
+)
 from .credentials import (
     ApiKey,
     Basic,
@@ -93,17 +102,19 @@ class SyncHTTP(BaseHTTP):
         *,
         time_left: float | None = None,
         stream: bool = False,
+        sink: Sink | None = None,
     ) -> httpx.Response:
         """Send once, no retries; headers and body arrive within ``time_left``.
 
         With ``time_left``, the whole request (pool wait, connect, headers, every
         byte of the body) is bounded by it, not only each phase. With ``stream``,
-        a successful response's body is left unread.
+        a successful response's body is left unread; with ``sink``, it goes there
+        chunk by chunk (`bounded.drain`), never whole into memory.
         """
         request = self.build_request(self._client, options, time_left)
         left = self.time_left_from(time_left)
         for _ in range(MAX_REDIRECTS + 1):
-            response = self._send(request, left() if left else None, stream)
+            response = self._send(request, left() if left else None, stream, sink)
             follow = self.redirect(response, options)
             if follow is None:
                 break
@@ -112,18 +123,28 @@ class SyncHTTP(BaseHTTP):
         return self.check(response, options.redirects)
 
     def _send(
-        self, request: httpx.Request, time_left: float | None, stream: bool
+        self,
+        request: httpx.Request,
+        time_left: float | None,
+        stream: bool,
+        sink: Sink | None,
     ) -> httpx.Response:
         try:
             if time_left is None:
-                response = self._client.send(request, stream=stream)
-                if stream and not response.is_success:
+                response = self._client.send(request, stream=stream or bool(sink))
+                if sink is not None:
+                    try:
+                        drain(response, sink)
+                    except BaseException:
+                        response.close()
+                        raise
+                elif stream and not response.is_success:
                     try:
                         response.read()
                     finally:
                         response.close()
                 return response
-            return send_within(self._client, request, max(time_left, 0.0))
+            return send_within(self._client, request, max(time_left, 0.0), sink)
         except httpx.TransportError as exc:
             raise _transport_error(exc, request) from exc
 
@@ -134,14 +155,16 @@ class SyncHTTP(BaseHTTP):
         idempotency_header: str | None = None,
         time_left: float | None = None,
         stream: bool = False,
+        sink: Sink | None = None,
     ) -> httpx.Response:
-        """Send with the retry policy; retries and timeouts stay within ``time_left``."""
+        """Send with the retry policy; retries and timeouts stay within ``time_left``
+        (a retry's body replaces an earlier one's in ``sink``)."""
         config = self.wait_config
         left = self.time_left_from(time_left)
         options = with_idempotency_key(options, idempotency_header)
         return call_with_retries(
             lambda: self.send_once(
-                options, time_left=left() if left else None, stream=stream
+                options, time_left=left() if left else None, stream=stream, sink=sink
             ),
             self.retry_policy(options, idempotency_header),
             sleep=config.sleep,
@@ -227,13 +250,14 @@ class AsyncHTTP(BaseHTTP):
         *,
         time_left: float | None = None,
         stream: bool = False,
+        sink: Sink | None = None,
     ) -> httpx.Response:
         """The async twin of ``SyncHTTP.send_once``."""
         resolved = await ask_providers(self._credentials, options.security)
         request = self.build_request(self._client, options, time_left, resolved)
         left = self.time_left_from(time_left)
         for _ in range(MAX_REDIRECTS + 1):
-            response = await self._send(request, left() if left else None, stream)
+            response = await self._send(request, left() if left else None, stream, sink)
             follow = self.redirect(response, options)
             if follow is None:
                 break
@@ -242,19 +266,29 @@ class AsyncHTTP(BaseHTTP):
         return self.check(response, options.redirects)
 
     async def _send(
-        self, request: httpx.Request, time_left: float | None, stream: bool
+        self,
+        request: httpx.Request,
+        time_left: float | None,
+        stream: bool,
+        sink: Sink | None,
     ) -> httpx.Response:
         try:
             if time_left is None:
-                response = await self._client.send(request, stream=stream)
-                if stream and not response.is_success:
+                response = await self._client.send(request, stream=stream or bool(sink))
+                if sink is not None:
+                    try:
+                        await drain_async(response, sink)
+                    except BaseException:
+                        await response.aclose()
+                        raise
+                elif stream and not response.is_success:
                     try:
                         await response.aread()
                     finally:
                         await response.aclose()
                 return response
             return await send_within_async(
-                self._client, request, max(time_left, 0.0), self._gate
+                self._client, request, max(time_left, 0.0), self._gate, sink
             )
         except httpx.TransportError as exc:
             raise _transport_error(exc, request) from exc
@@ -266,14 +300,16 @@ class AsyncHTTP(BaseHTTP):
         idempotency_header: str | None = None,
         time_left: float | None = None,
         stream: bool = False,
+        sink: Sink | None = None,
     ) -> httpx.Response:
-        """Send with the retry policy; retries and timeouts stay within ``time_left``."""
+        """Send with the retry policy; retries and timeouts stay within ``time_left``
+        (a retry's body replaces an earlier one's in ``sink``)."""
         config = self.wait_config
         left = self.time_left_from(time_left)
         options = with_idempotency_key(options, idempotency_header)
         return await async_call_with_retries(
             lambda: self.send_once(
-                options, time_left=left() if left else None, stream=stream
+                options, time_left=left() if left else None, stream=stream, sink=sink
             ),
             self.retry_policy(options, idempotency_header),
             sleep=config.async_sleep,

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike, check_carried
+from .carry import Carried, PathLike, check_carried, no_file
 from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
@@ -28,6 +28,7 @@ from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
     AsyncReadStatus,
     BaseJobWaiter,
+    FetchResult,
     JobCall,
     ReadStatus,
     check_wait_args,
@@ -63,7 +64,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: ReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: JobCall[ResultT] | None = None,
+        fetch_result: FetchResult[ResultT] | None = None,
         config: WaitConfig | None = None,
         limiter: StatusLimiter | None = None,
         cancel: JobCall[object] | None = None,
@@ -106,7 +107,8 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         to_file: PathLike | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once
-        (`to_file`: also write a bytes or text result to that file)."""
+        (`to_file`: also stream a bytes or text result to that file, whole or not
+        at all, within the deadline)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
         return self._final_result(core, self._run(core), to_file)
 
@@ -117,6 +119,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         succeeded): the terminal record, or fetched once where `final_from` says."""
         target = self._success_target(core, finished)
         if target is None:
+            no_file(to_file)
             return self._decode(core, finished)  # type: ignore[return-value]
         return self._fetch(core, to_file, target)
 
@@ -213,16 +216,15 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
     ) -> ResultT:
         """Fetch the result of a job whose record says it is ready (once), from
-        `target` (default: the job's own)."""
+        `target` (default: the job's own), streamed to `to_file` when given."""
         fetch = self._fetch_result
         assert fetch is not None
+        where = core.target if target is None else target
         try:
             with self._decoding():
-                where = core.target if target is None else target
-                result = fetch(where, core.time_left(), **core.carried)
+                return fetch(where, core.time_left(), to_file, **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
-        return self._saved(result, to_file)
 
     def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter
@@ -266,7 +268,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         *,
         read_status: AsyncReadStatus,
         decode_record: Callable[[Any], RecordT],
-        fetch_result: JobCall[Awaitable[ResultT]] | None = None,
+        fetch_result: FetchResult[Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
         limiter: StatusLimiter | None = None,
         cancel: JobCall[Awaitable[object]] | None = None,
@@ -309,7 +311,8 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         to_file: PathLike | None = None,
     ) -> ResultT:
         """Poll until the job succeeds with its result ready, then fetch it once
-        (`to_file`: also write a bytes or text result to that file)."""
+        (`to_file`: also stream a bytes or text result to that file, whole or not
+        at all, within the deadline)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
         return await self._final_result(core, await self._run(core), to_file)
 
@@ -319,6 +322,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """The async twin of `SyncJobWaiter._final_result`."""
         target = self._success_target(core, finished)
         if target is None:
+            no_file(to_file)
             return self._decode(core, finished)  # type: ignore[return-value]
         return await self._fetch(core, to_file, target)
 
@@ -417,16 +421,15 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
     ) -> ResultT:
         """Fetch the result of a job whose record says it is ready (once), from
-        `target` (default: the job's own)."""
+        `target` (default: the job's own), streamed to `to_file` when given."""
         fetch = self._fetch_result
         assert fetch is not None
+        where = core.target if target is None else target
         try:
             with self._decoding():
-                where = core.target if target is None else target
-                result = await fetch(where, core.time_left(), **core.carried)
+                return await fetch(where, core.time_left(), to_file, **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
-        return self._saved(result, to_file)
 
     async def _read(self, core: WaitCore) -> Poll:
         config, limiter = self.config, self.limiter

@@ -10,7 +10,9 @@ secret as the values), and hands them to every call as keyword arguments, which 
 generated code puts where the API wants them (`take`).
 
 Results that can be downloaded only once are fetched by `fetch_once`: never sent a
-second time once the server may have received the request (see its docstring).
+second time once the server may have received the request (see its docstring). A
+result asked for in a file (`to_file`) is streamed there by `download`: chunk by
+chunk into a temporary file beside it, renamed into place once the body is whole.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from os import PathLike as _PathLike
 from os import fdopen, fspath, replace, unlink
 from os.path import abspath, dirname
-from typing import Optional, TypeVar, Union, cast
+from typing import IO, Optional, TypeVar, Union, cast
 
 import attrs
 import httpx
@@ -31,14 +33,17 @@ __all__ = [
     "ONCE_ATTEMPTS",
     "Carried",
     "CarriedValue",
+    "Download",
     "PathLike",
+    "async_download",
     "async_fetch_once",
     "carried_from",
     "check_carried",
+    "download",
     "fetch_once",
     "never_sent",
+    "no_file",
     "take",
-    "write_file",
 ]
 
 T = TypeVar("T")
@@ -149,21 +154,111 @@ def take(carried: Mapping[str, object], name: str, kind: type[T]) -> T:
     return cast(T, float(value) if kind is float else value)  # type: ignore[arg-type]
 
 
-def write_file(path: PathLike, data: bytes | str) -> None:
-    """Write a result to `path` whole or not at all (a temporary file, then a rename)."""
-    target = fspath(path)
-    folder = dirname(abspath(target))
-    fd, temporary = tempfile.mkstemp(prefix=".download-", dir=folder)
+class Download:
+    """A result body on its way to `path`: written chunk by chunk to a temporary
+    file beside it (a `bounded.Sink`), renamed into place by `commit`, deleted by
+    `discard`; the file at `path` is thus whole or untouched."""
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = fspath(path)
+        self._file: IO[bytes] | None = None
+        self._temporary: str | None = None
+
+    def start(self) -> None:
+        """A body begins: the temporary file is created, or emptied for a retry."""
+        if self._file is None:
+            fd, self._temporary = tempfile.mkstemp(
+                prefix=".download-", dir=dirname(abspath(self.path))
+            )
+            self._file = fdopen(fd, "wb")
+        else:
+            self._file.seek(0)
+            self._file.truncate()
+
+    def write(self, chunk: bytes) -> None:
+        assert self._file is not None
+        self._file.write(chunk)
+
+    def commit(self) -> None:
+        """Put the body written in place at `path` (an empty one if none began)."""
+        if self._file is None:
+            self.start()
+        assert self._file is not None and self._temporary is not None
+        self._file.close()
+        replace(self._temporary, self.path)
+        self._file = self._temporary = None
+
+    def discard(self) -> None:
+        """Delete what was written; `path` is left as it was."""
+        if self._file is not None:
+            self._file.close()
+        if self._temporary is not None:
+            try:
+                unlink(self._temporary)
+            except OSError:
+                pass
+        self._file = self._temporary = None
+
+
+def _from_file(response: httpx.Response, path: str) -> httpx.Response:
+    """The response again, its body read back from the file it was streamed to."""
+    skip = {"content-encoding", "content-length", "transfer-encoding"}
+    headers = [
+        (k, v) for k, v in response.headers.multi_items() if k.lower() not in skip
+    ]
+    with open(path, "rb") as file:
+        content = file.read()
+    return httpx.Response(
+        response.status_code,
+        headers=headers,
+        content=content,
+        request=response.request,
+        extensions={"http_version": response.http_version.encode()},
+    )
+
+
+def download(
+    path: PathLike | None, send: Callable[[Download | None], httpx.Response]
+) -> httpx.Response:
+    """`send(sink)` a result request whose body goes to `path` (when one is given).
+
+    The body is streamed to a temporary file (`Download`) and renamed into place
+    only once it is whole: a failure, a deadline or a cut-off body leaves no file.
+    Returns the response, its body then read back from the file for decoding.
+    """
+    if path is None:
+        return send(None)
+    sink = Download(path)
     try:
-        with fdopen(fd, "wb") as file:
-            file.write(data.encode() if isinstance(data, str) else data)
-        replace(temporary, target)
+        response = send(sink)
+        sink.commit()
     except BaseException:
-        try:
-            unlink(temporary)
-        except OSError:
-            pass
+        sink.discard()
         raise
+    return _from_file(response, sink.path)
+
+
+async def async_download(
+    path: PathLike | None,
+    send: Callable[[Download | None], Awaitable[httpx.Response]],
+) -> httpx.Response:
+    """The async twin of `download`."""
+    if path is None:
+        return await send(None)
+    sink = Download(path)
+    try:
+        response = await send(sink)
+        sink.commit()
+    except BaseException:
+        sink.discard()
+        raise
+    return _from_file(response, sink.path)
+
+
+def no_file(to_file: PathLike | None) -> None:
+    """Refuse `to_file` for a result that is neither bytes nor text."""
+    if to_file is not None:
+        raise TypeError("to_file= needs a result that is bytes or text")
 
 
 def never_sent(error: BaseException) -> bool:

@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike, carried_from, check_carried, write_file
+from .carry import Carried, PathLike, carried_from, check_carried
 from .errors import (
     DecodeError,
     InvalidResumeToken,
@@ -40,6 +40,7 @@ __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
     "AsyncReadStatus",
     "BaseJobWaiter",
+    "FetchResult",
     "JobCall",
     "ReadStatus",
     "check_wait_args",
@@ -74,9 +75,23 @@ class AsyncReadStatus(Protocol):
 
 
 class JobCall(Protocol[T_co]):
-    """Fetches a job's result or cancels it (`job_id`, seconds left, carried values)."""
+    """Cancels a job (`job_id`, seconds left, carried values)."""
 
     def __call__(self, job_id: str, time_left: float, **carried: object) -> T_co: ...
+
+
+class FetchResult(Protocol[T_co]):
+    """Fetches a job's result (`job_id`, seconds left, carried values); given
+    `to_file`, streams a bytes or text result there (whole or not at all) and
+    refuses any other result with TypeError."""
+
+    def __call__(
+        self,
+        job_id: str,
+        time_left: float,
+        to_file: PathLike | None = None,
+        **carried: object,
+    ) -> T_co: ...
 
 
 class BaseJobWaiter(Generic[RecordT, ResultT]):
@@ -244,14 +259,6 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             stall_after=stall_after,
             carried=carried,
         )
-
-    def _saved(self, result: ResultT, to_file: PathLike | None) -> ResultT:
-        """`result`, also written to `to_file` when one is given (bytes or text)."""
-        if to_file is not None:
-            if not isinstance(result, (bytes, str)):
-                raise TypeError("to_file= needs a result that is bytes or text")
-            write_file(to_file, result)
-        return result
 
     def _decode_error(self, raw: object) -> object:
         """A failed job's error payload, as the job's error model where it fits
