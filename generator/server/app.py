@@ -1,6 +1,8 @@
 """The simulated job API: an ASGI app serving a spec's job operations, and ``jobgen serve``.
 
-Only the operations the job extension declares (create, status, result, cancel) are served, on
+Only the operations the job extension declares (create, status, result, cancel), list
+operations of a job's records (:mod:`.listing`) and event streams of one job's state
+(:mod:`.streams`) are served, on
 the spec's own paths and methods, at the root of the server (a path in the spec's server
 URL, such as Azure's ``/language``, is not part of them). Control endpoints live under
 ``/_jobgen/``; they are not part of the request log. Jobs, idempotency keys and the log
@@ -9,12 +11,13 @@ are bounded (see :mod:`.store`) and belong to the credential that made them.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from .log import RequestRecord, mask_headers, mask_query
 from .routes import Matched, Route, Router
 from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
 from .store import Limits, Replay, SimJob, Store
+from .streams import event_operations, follow
 from .timeline import (
     Dropped,
     ErrorAnswer,
@@ -57,6 +61,7 @@ from .wire import (
     json_answer,
     read_request,
     send_answer,
+    send_stream,
 )
 
 __all__ = ["CONTROL_PREFIX", "SCENARIO_HEADER", "JobApp", "serve"]
@@ -88,6 +93,7 @@ class JobApp:
         spec_path: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         limits: Limits | None = None,
         webhook_url: str | None = None,
         webhook_secret: str | None = None,
@@ -100,9 +106,11 @@ class JobApp:
         self.sdk = sdk
         self.clock = clock
         self.wall = wall
+        #: Waits between the looks of an event stream at its job.
+        self.sleep = sleep
         self.kinds = {job.name: JobKind(job, sdk.schemas) for job in sdk.jobs}
         self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
-        self.router = Router(sdk.jobs, tuple(list_operations(sdk)))
+        self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
         self.store = Store(limits or Limits())
         self._fingerprint_key = secrets.token_bytes(32)
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
@@ -142,7 +150,11 @@ class JobApp:
         except BodyTooLarge:
             await send_answer(send, control_error(413, "", "the request body is too large"))
             return
-        await send_answer(send, self.handle(request))
+        answer = self.handle(request)
+        if answer.stream is not None:
+            await send_stream(send, receive, answer)
+        else:
+            await send_answer(send, answer)
 
     def handle(self, request: Request) -> Answer:
         """Answer one request (and log it, unless it is a control request)."""
@@ -328,7 +340,27 @@ class JobApp:
             return self._status(route, sim, exchange, now, request.host)
         if route.role == "cancel":
             return self._cancel(route, sim, now)
+        if route.role == "events":
+            return self._events(route, sim)
         return self._result(route, sim, now)
+
+    def _events(self, route: Route, sim: SimJob) -> Answer:
+        """A ``text/event-stream`` of ``sim``'s state changes (see :mod:`.streams`)."""
+        kind = self.kinds[sim.name]
+
+        def look() -> tuple[str, bool, Any] | None:
+            with self.store.lock:
+                if self.store.jobs.get(sim.id) is not sim:
+                    return None
+                sim.progress, view = read(sim.scenario, sim.progress, self.clock())
+                view = canceled_view(route.job, sim, view)
+                body = kind.status_body(sim, view)
+            return view.state, view.terminal, record_of(route.job, body)
+
+        status = route.operation.response.status
+        headers = (("content-type", "text/event-stream"), ("cache-control", "no-cache"))
+        stream = follow(look, self.sleep)
+        return Answer(int(status) if status.isdigit() else 200, headers=headers, stream=stream)
 
     def _list(self, request: Request, route: Route, credentials: Credentials, now: float) -> Answer:
         """A page of the caller's jobs of the route's kind, oldest first (no poll counted)."""
@@ -340,10 +372,7 @@ class JobApp:
             if sim.owner is not None and credentials.required and credentials.value != sim.owner:
                 continue
             sim.progress, view = peek(sim.scenario, sim.progress, now)
-            record: Any = kind.status_body(sim, view)
-            for key in route.job.record_path:
-                record = record.get(key) if isinstance(record, dict) else None
-            records.append((sim.id, record))
+            records.append((sim.id, record_of(route.job, kind.status_body(sim, view))))
         params = {name: values[-1] for name, values in request.params.items()}
         body, headers = page_of(route.operation, records, params, kind.sampler(self.wall()))
         status = route.operation.response.status
@@ -512,6 +541,13 @@ class JobApp:
         if value is None:
             return Answer(status, b"", headers)
         return json_answer(status, value, headers)
+
+
+def record_of(job: ir.Job, body: Any) -> Any:
+    """The job's record in its status body ``body`` (None where the path is missing)."""
+    for key in job.record_path:
+        body = body.get(key) if isinstance(body, dict) else None
+    return body
 
 
 def canceled_view(job: ir.Job, sim: SimJob, view: View) -> View:

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from ..model import ir
 from .samples import Sampler, locate, put
 
-__all__ = ["PAGE_SIZE", "list_operations", "page_of"]
+__all__ = ["PAGE_SIZE", "list_operations", "page_of", "record_type"]
 
 PAGE_SIZE = 3
 _LINK_PARAM = "page_offset"
@@ -35,7 +35,7 @@ def list_operations(sdk: ir.Sdk) -> list[tuple[ir.Job, ir.Operation]]:
             if paging is None or op.method != "GET":
                 continue
             job = next(
-                (j for j in sdk.jobs if _record_type(j, sdk) == paging.item_type),
+                (j for j in sdk.jobs if record_type(j, sdk) == paging.item_type),
                 sdk.jobs[0] if len(sdk.jobs) == 1 else None,
             )
             if job is not None:
@@ -43,7 +43,8 @@ def list_operations(sdk: ir.Sdk) -> list[tuple[ir.Job, ir.Operation]]:
     return found
 
 
-def _record_type(job: ir.Job, sdk: ir.Sdk) -> ir.TypeRef | None:
+def record_type(job: ir.Job, sdk: ir.Sdk) -> ir.TypeRef | None:
+    """The type of ``job``'s record (its status answer at the record path)."""
     status = job.status.response.type
     if status is None:
         return None

@@ -64,7 +64,8 @@ class RequestRecord:
 
     ``query`` and ``headers`` are as received, with secret values masked (``***``).
     ``status`` is None when the connection was dropped on purpose (no complete answer).
-    ``operation`` is ``create``, ``status``, ``result`` or ``cancel`` (None for unknown routes);
+    ``operation`` is ``create``, ``status``, ``result``, ``cancel``, ``list`` or ``events``
+    (None for unknown routes);
     ``poll`` is the job's poll number for status requests that reached the job;
     ``fault`` names what the scenario injected, or the implicit ``missing_credentials``
     / ``wrong_credentials`` 401s; ``replayed`` marks a create answered from an earlier

@@ -11,7 +11,7 @@ from ..model import ir
 
 __all__ = ["Matched", "Route", "Router", "compile_path"]
 
-OperationRole = Literal["create", "status", "result", "cancel", "list"]
+OperationRole = Literal["create", "status", "result", "cancel", "list", "events"]
 
 _PARAM = re.compile(r"\{([^{}]+)\}")
 
@@ -47,18 +47,23 @@ class Matched:
 
 
 class Router:
-    """The create, status, result and cancel operations of every declared job, and list
-    operations (``lists``: each with the job whose records it lists)."""
+    """The create, status, result and cancel operations of every declared job, list
+    operations (``lists``: each with the job whose records it lists) and event streams
+    (``streams``: each with the job it follows)."""
 
     def __init__(
         self,
         jobs: tuple[ir.Job, ...],
         lists: tuple[tuple[ir.Job, ir.Operation], ...] = (),
+        streams: tuple[tuple[ir.Job, ir.Operation], ...] = (),
     ) -> None:
         self.routes: list[Route] = []
         for job, listing in lists:
             pattern, names = compile_path(listing.path)
             self.routes.append(Route("GET", pattern, names, job, "list", listing))
+        for job, stream in streams:
+            pattern, names = compile_path(stream.path)
+            self.routes.append(Route("GET", pattern, names, job, "events", stream))
         for job in jobs:
             roles: tuple[tuple[OperationRole, ir.Operation | None], ...] = (
                 ("create", job.create),

@@ -1,9 +1,12 @@
-"""ASGI plumbing: read a whole request, send a whole answer, or break the connection."""
+"""ASGI plumbing: read a whole request, send a whole answer or a stream, or break the
+connection."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -19,6 +22,7 @@ __all__ = [
     "json_answer",
     "read_request",
     "send_answer",
+    "send_stream",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -53,10 +57,14 @@ class Request:
 
 @attrs.frozen
 class Answer:
+    """A whole answer; or, with ``stream``, its status and headers, then each chunk
+    ``stream`` yields as it comes (``body`` unused)."""
+
     status: int
     body: bytes = b""
     headers: tuple[tuple[str, str], ...] = ()
     drop: bool = False
+    stream: AsyncGenerator[bytes, None] | None = attrs.field(default=None, eq=False)
 
 
 def json_answer(status: int, payload: Any, headers: tuple[tuple[str, str], ...] = ()) -> Answer:
@@ -90,6 +98,36 @@ async def read_request(scope: Scope, receive: Receive) -> Request:
         body=bytes(body),
         host=headers.get("host") or f"{server[0]}:{server[1]}",
     )
+
+
+async def send_stream(send: Send, receive: Receive, answer: Answer) -> None:
+    """Send ``answer``'s stream chunk by chunk until it ends or the client goes away."""
+    assert answer.stream is not None
+    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers]
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    # The request is read: the next message is the client going away.
+    gone = asyncio.ensure_future(receive())
+    chunks = answer.stream
+    try:
+        while True:
+            step = asyncio.ensure_future(anext(chunks))
+            await asyncio.wait({step, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                step.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await step
+                return
+            try:
+                chunk = step.result()
+            except StopAsyncIteration:
+                break
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    finally:
+        gone.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await gone
+        await chunks.aclose()
 
 
 async def send_answer(send: Send, answer: Answer) -> None:

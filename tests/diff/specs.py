@@ -18,10 +18,11 @@ RESULT_PATH = "/v1/jobs/{job_id}/result"
 
 
 def sume() -> dict[str, Any]:
-    """Sume as these cases were written for: without its cancel operation, progress and
-    webhooks."""
+    """Sume as these cases were written for: without its cancel and event stream
+    operations, progress and webhooks."""
     spec = copy.deepcopy(SUME)
     del spec["paths"]["/v1/jobs/{job_id}/cancel"]
+    del spec["paths"]["/v1/jobs/{job_id}/events"]
     for key in ("cancel", "progress", "webhooks"):
         del spec["x-jobgen"]["jobs"]["job"][key]
     return spec

@@ -9,6 +9,7 @@ import typing as _t
 import httpx
 
 from .._runtime import carry as _carry
+from .._runtime import events as _events
 from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
@@ -156,6 +157,36 @@ def _get_result_request(
 def _get_result_response(response: httpx.Response) -> JobResultEnvelope:
     result: JobResultEnvelope = _http.decode_json(response, JobResultEnvelope.from_dict)
     return result
+
+
+def _stream_events_request(
+    job_id: str,
+    *,
+    timeout: float | httpx.Timeout | None = None,
+    max_retries: int | None = None,
+    extra_headers: _abc.Mapping[str, str] | None = None,
+    extra_query: _abc.Mapping[str, object] | None = None,
+    extra_body: _abc.Mapping[str, object] | None = None,
+) -> _http.RequestOptions:
+    return _http.RequestOptions(
+        method="GET",
+        path="/v1/jobs/" + _path(job_id) + "/events",
+        headers={"Accept": "text/event-stream", **(extra_headers or {})},
+        security=("ApiKeyAuth",),
+        timeout=timeout,
+        max_retries=max_retries,
+        extra_query=extra_query,
+        extra_body=extra_body,
+    )
+
+
+def _stream_events_event(data: str) -> Job:
+    result: Job = _events.json_data(data, Job.from_dict)
+    return result
+
+
+def _stream_events_response(response: httpx.Response) -> str:
+    return response.text
 
 
 def _cancel_request(
@@ -308,6 +339,39 @@ class Jobs:
                 extra_body=extra_body,
             ),
             _get_result_response,
+        )
+
+    def stream_events(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _events.EventStream[Job]:
+        """Follow a job's state changes
+
+        A server-sent event stream of the job's state: a `state` event with the job's
+        record when the stream opens, then one at every change of `status`. Event ids
+        count from 1. The stream ends after the event of a terminal state.
+
+        Args:
+            job_id: The job's id, as returned by createJob.
+
+        ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
+        options = _stream_events_request(
+            job_id,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_headers=extra_headers,
+            extra_query=extra_query,
+            extra_body=extra_body,
+        )
+        return _events.EventStream(
+            lambda: self._http.request(options, stream=True),
+            _stream_events_event,
         )
 
     def cancel(
@@ -718,6 +782,39 @@ class AsyncJobs:
             _get_result_response,
         )
 
+    def stream_events(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _events.AsyncEventStream[Job]:
+        """Follow a job's state changes
+
+        A server-sent event stream of the job's state: a `state` event with the job's
+        record when the stream opens, then one at every change of `status`. Event ids
+        count from 1. The stream ends after the event of a terminal state.
+
+        Args:
+            job_id: The job's id, as returned by createJob.
+
+        ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
+        options = _stream_events_request(
+            job_id,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_headers=extra_headers,
+            extra_query=extra_query,
+            extra_body=extra_body,
+        )
+        return _events.AsyncEventStream(
+            lambda: self._http.request(options, stream=True),
+            _stream_events_event,
+        )
+
     async def cancel(
         self,
         job_id: str,
@@ -1092,6 +1189,29 @@ class JobsWithRawResponse:
             _get_result_response,
         )
 
+    def stream_events(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[str]:
+        """Like ``stream_events``, returning the status, headers and request id too."""
+        return self._http.call_raw(
+            _stream_events_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _stream_events_response,
+        )
+
     def cancel(
         self,
         job_id: str,
@@ -1192,6 +1312,29 @@ class AsyncJobsWithRawResponse:
                 extra_body=extra_body,
             ),
             _get_result_response,
+        )
+
+    async def stream_events(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.RawResponse[str]:
+        """Like ``stream_events``, returning the status, headers and request id too."""
+        return await self._http.call_raw(
+            _stream_events_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _stream_events_response,
         )
 
     async def cancel(
@@ -1296,6 +1439,29 @@ class JobsWithStreamingResponse:
             _get_result_response,
         )
 
+    def stream_events(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.Streaming[str]:
+        """Like ``stream_events``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _stream_events_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _stream_events_response,
+        )
+
     def cancel(
         self,
         job_id: str,
@@ -1396,6 +1562,29 @@ class AsyncJobsWithStreamingResponse:
                 extra_body=extra_body,
             ),
             _get_result_response,
+        )
+
+    def stream_events(
+        self,
+        job_id: str,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _resp.AsyncStreaming[str]:
+        """Like ``stream_events``, as a context manager that does not read the body."""
+        return self._http.call_streaming(
+            _stream_events_request(
+                job_id,
+                timeout=timeout,
+                max_retries=max_retries,
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+            ),
+            _stream_events_response,
         )
 
     def cancel(
