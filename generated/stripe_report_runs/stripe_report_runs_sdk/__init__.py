@@ -8,11 +8,12 @@ file, or, rarely, `failed` with `error` set. Stripe sends no poll hints: poll wi
 backoff,
 or listen for the `reporting.report_run.succeeded` webhook."""
 
+from __future__ import annotations
+
+import importlib
+import typing as _t
+
 from ._client import AsyncClient, Client
-from ._runtime.display import ProgressDisplay
-from ._runtime.events import AsyncEventStream, EventStream, ServerSentEvent
-from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
-from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -49,6 +50,17 @@ from .errors import (
     UnreadableStatus,
     WaitError,
 )
+
+if _t.TYPE_CHECKING:
+    from ._runtime.display import ProgressDisplay as ProgressDisplay
+    from ._runtime.events import AsyncEventStream as AsyncEventStream
+    from ._runtime.events import EventStream as EventStream
+    from ._runtime.events import ServerSentEvent as ServerSentEvent
+    from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
+    from ._runtime.handle import JobHandle as JobHandle
+    from ._runtime.handle import PollDecision as PollDecision
+    from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
+    from ._runtime.oauth2 import ClientCredentials as ClientCredentials
 
 __all__ = [
     "API_VERSION",
@@ -101,3 +113,29 @@ __all__ = [
     "WaitError",
     "__version__",
 ]
+
+# Loaded on first use: a plain call needs none of these modules.
+_MODULES: dict[str, str] = {
+    "AsyncClientCredentials": "._runtime.oauth2",
+    "AsyncEventStream": "._runtime.events",
+    "AsyncJobHandle": "._runtime.handle",
+    "ClientCredentials": "._runtime.oauth2",
+    "EventStream": "._runtime.events",
+    "JobHandle": "._runtime.handle",
+    "PollDecision": "._runtime.handle",
+    "ProgressDisplay": "._runtime.display",
+    "ServerSentEvent": "._runtime.events",
+}
+
+
+def __getattr__(name: str) -> _t.Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

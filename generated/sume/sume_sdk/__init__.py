@@ -7,11 +7,12 @@ receive a webhook (`mode: webhook`, the main path) or poll `GET /v1/jobs/{job_id
 result only once `result_ready` is true. A job is readable only by the member whose API
 key created it."""
 
+from __future__ import annotations
+
+import importlib
+import typing as _t
+
 from ._client import AsyncClient, Client
-from ._runtime.display import ProgressDisplay
-from ._runtime.events import AsyncEventStream, EventStream, ServerSentEvent
-from ._runtime.handle import AsyncJobHandle, JobHandle, PollDecision
-from ._runtime.oauth2 import AsyncClientCredentials, ClientCredentials
 from ._runtime.serde import UNSET, Unset
 from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
@@ -48,6 +49,17 @@ from .errors import (
     UnreadableStatus,
     WaitError,
 )
+
+if _t.TYPE_CHECKING:
+    from ._runtime.display import ProgressDisplay as ProgressDisplay
+    from ._runtime.events import AsyncEventStream as AsyncEventStream
+    from ._runtime.events import EventStream as EventStream
+    from ._runtime.events import ServerSentEvent as ServerSentEvent
+    from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
+    from ._runtime.handle import JobHandle as JobHandle
+    from ._runtime.handle import PollDecision as PollDecision
+    from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
+    from ._runtime.oauth2 import ClientCredentials as ClientCredentials
 
 __all__ = [
     "API_VERSION",
@@ -100,3 +112,29 @@ __all__ = [
     "WaitError",
     "__version__",
 ]
+
+# Loaded on first use: a plain call needs none of these modules.
+_MODULES: dict[str, str] = {
+    "AsyncClientCredentials": "._runtime.oauth2",
+    "AsyncEventStream": "._runtime.events",
+    "AsyncJobHandle": "._runtime.handle",
+    "ClientCredentials": "._runtime.oauth2",
+    "EventStream": "._runtime.events",
+    "JobHandle": "._runtime.handle",
+    "PollDecision": "._runtime.handle",
+    "ProgressDisplay": "._runtime.display",
+    "ServerSentEvent": "._runtime.events",
+}
+
+
+def __getattr__(name: str) -> _t.Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

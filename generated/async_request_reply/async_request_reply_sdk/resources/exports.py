@@ -278,8 +278,10 @@ class Exports:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> Export:
+        _carry.no_file(to_file)
         response = self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,
@@ -610,8 +612,10 @@ class AsyncExports:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> Export:
+        _carry.no_file(to_file)
         response = await self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,

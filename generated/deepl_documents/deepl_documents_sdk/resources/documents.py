@@ -281,6 +281,7 @@ class Documents:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> bytes:
         # Served once, then gone: never sent again once the server may have received it.
@@ -289,11 +290,15 @@ class Documents:
             body=DocumentKey(document_key=_carry.take(carried, "document_key", str)),
         )
         config = self._http.wait_config
-        response = _carry.fetch_once(
-            lambda left: self._http.send_once(options, time_left=left),
-            time_left,
-            config.clock,
-            config.sleep,
+        # With to_file, the body is streamed to it: whole or no file.
+        response = _carry.download(
+            to_file,
+            lambda sink: _carry.fetch_once(
+                lambda left: self._http.send_once(options, time_left=left, sink=sink),
+                time_left,
+                config.clock,
+                config.sleep,
+            ),
         )
         return _download_response(response)
 
@@ -351,7 +356,8 @@ class Documents:
         The server serves it only once: the download is never sent again once the
         server may have received it (only a connection that never opened is tried
         again).
-        ``to_file`` also writes the result to that file (whole or not at all).
+        ``to_file`` also writes the result to that file, streamed there chunk by
+        chunk within the deadline (whole or not at all).
 
         Raises:
             DocumentFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -644,6 +650,7 @@ class AsyncDocuments:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> bytes:
         # Served once, then gone: never sent again once the server may have received it.
@@ -652,11 +659,15 @@ class AsyncDocuments:
             body=DocumentKey(document_key=_carry.take(carried, "document_key", str)),
         )
         config = self._http.wait_config
-        response = await _carry.async_fetch_once(
-            lambda left: self._http.send_once(options, time_left=left),
-            time_left,
-            config.clock,
-            config.async_sleep,
+        # With to_file, the body is streamed to it: whole or no file.
+        response = await _carry.async_download(
+            to_file,
+            lambda sink: _carry.async_fetch_once(
+                lambda left: self._http.send_once(options, time_left=left, sink=sink),
+                time_left,
+                config.clock,
+                config.async_sleep,
+            ),
         )
         return _download_response(response)
 
@@ -714,7 +725,8 @@ class AsyncDocuments:
         The server serves it only once: the download is never sent again once the
         server may have received it (only a connection that never opened is tried
         again).
-        ``to_file`` also writes the result to that file (whole or not at all).
+        ``to_file`` also writes the result to that file, streamed there chunk by
+        chunk within the deadline (whole or not at all).
 
         Raises:
             DocumentFailed: The job failed (a ``JobFailed``): ``record`` is the

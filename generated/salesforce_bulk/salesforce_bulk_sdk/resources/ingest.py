@@ -574,11 +574,14 @@ class Ingest:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> str:
-        response = self._http.request(
-            _get_job_successful_record_results_request(job_id),
-            time_left=time_left,
+        options = _get_job_successful_record_results_request(job_id)
+        # With to_file, the body is streamed to it: whole or no file.
+        response = _carry.download(
+            to_file,
+            lambda sink: self._http.request(options, time_left=time_left, sink=sink),
         )
         return _get_job_successful_record_results_response(response)
 
@@ -628,7 +631,8 @@ class Ingest:
         """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
-        ``to_file`` also writes the result to that file (whole or not at all).
+        ``to_file`` also writes the result to that file, streamed there chunk by
+        chunk within the deadline (whole or not at all).
 
         Raises:
             IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -1069,11 +1073,14 @@ class AsyncIngest:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> str:
-        response = await self._http.request(
-            _get_job_successful_record_results_request(job_id),
-            time_left=time_left,
+        options = _get_job_successful_record_results_request(job_id)
+        # With to_file, the body is streamed to it: whole or no file.
+        response = await _carry.async_download(
+            to_file,
+            lambda sink: self._http.request(options, time_left=time_left, sink=sink),
         )
         return _get_job_successful_record_results_response(response)
 
@@ -1123,7 +1130,8 @@ class AsyncIngest:
         """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
-        ``to_file`` also writes the result to that file (whole or not at all).
+        ``to_file`` also writes the result to that file, streamed there chunk by
+        chunk within the deadline (whole or not at all).
 
         Raises:
             IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the

@@ -418,8 +418,10 @@ class Jobs:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> JobResultEnvelope:
+        _carry.no_file(to_file)
         response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
 
@@ -859,8 +861,10 @@ class AsyncJobs:
         self,
         job_id: str,
         time_left: float,
+        to_file: _carry.PathLike | None = None,
         **carried: object,
     ) -> JobResultEnvelope:
+        _carry.no_file(to_file)
         response = await self._http.request(
             _get_result_request(job_id),
             time_left=time_left,
