@@ -185,7 +185,7 @@ def test_breaking_out_of_async_wait_for_jobs_stops_the_rest(twins) -> None:
 # -- the public surface of every generated SDK -------------------------------------------
 
 
-_LAZY = re.compile(r"\b(Sync)?(Pager|Streaming)\b")
+_LAZY = re.compile(r"\b(Sync)?(Pager|Streaming|EventStream)\b")
 
 
 def _resource_pairs(sdk) -> list[tuple[type, type]]:
@@ -225,8 +225,9 @@ def test_sync_and_async_resources_have_identical_signatures(sdks, flavour) -> No
             assert _parameters(method) == _parameters(other), f"{sync_cls.__name__}.{name}"
             returns = inspect.signature(method).return_annotation
             other_returns = inspect.signature(other).return_annotation
-            # Pagers and streaming responses are made at once and iterated/entered later:
-            # their async twins are AsyncPager / AsyncStreaming, not coroutines.
+            # Pagers, streaming responses and event streams are made at once and
+            # iterated/entered later: their async twins are AsyncPager / AsyncStreaming /
+            # AsyncEventStream, not coroutines.
             lazy = _LAZY.search(str(returns))
             if lazy:
                 assert _LAZY.sub(r"Async\2", str(returns)) == other_returns, name
