@@ -159,6 +159,69 @@ def import_floor(quick: bool) -> dict[str, Any]:
     return {"total_s": median(samples), "runs": len(samples)}
 
 
+IMPORT_ALL = """
+import importlib, json, pathlib, sys, time
+root, pkg = sys.argv[1], sys.argv[2]
+sys.path.insert(0, root)
+base = pathlib.Path(root) / pkg
+names = sorted(
+    ".".join((pkg, *p.relative_to(base).with_suffix("").parts)).removesuffix(".__init__")
+    for p in base.rglob("*.py")
+    if "__pycache__" not in p.parts
+)
+skipped = []
+t0 = time.perf_counter()
+for name in names:
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as exc:  # an optional extra (celery, rich) not installed
+        if (exc.name or "").split(".")[0] == pkg:
+            raise
+        skipped.append(name)
+print(json.dumps({"total_s": time.perf_counter() - t0, "modules": len(names), "skipped": skipped}))
+"""
+
+
+def import_all(prepared: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
+    """A fresh interpreter importing every module of each generated package (OpenAI's has
+    thousands), in the SDK-only venv; modules needing an extra that is not installed (the
+    fleet's celery) are skipped and listed."""
+    rounds = 3 if quick else 5
+    results: dict[str, Any] = {}
+    for slug in prepared:
+        row: dict[str, Any] = {}
+        for tool in ("jobgen", "peer"):
+            root = out_dir(tool, slug, "yaml")
+            pkg = package(tool, slug)
+            if not (root / pkg / "__init__.py").exists():
+                continue
+            samples: list[dict[str, Any]] = []
+            for i in range(rounds + 1):  # the first run compiles bytecode
+                log = WORK / "logs" / f"import-all-{tool}-{slug}-{i}.log"
+                argv = [str(SDK_PY), "-c", IMPORT_ALL, str(root), pkg]
+                res = run_child(argv, log=log, env=bench_env())
+                text = log.read_text(errors="replace").strip()
+                if res["rc"] != 0:
+                    row[tool] = {"error": text.splitlines()[-1][:300] if text else "failed"}
+                    break
+                if i:
+                    samples.append({**json.loads(text.splitlines()[-1]), **res})
+            else:
+                row[tool] = {
+                    "total_s": median([s["total_s"] for s in samples]),
+                    "cpu_s": median([s["cpu_seconds"] for s in samples]),
+                    "modules": samples[-1]["modules"],
+                    "skipped": samples[-1]["skipped"],
+                    "runs": len(samples),
+                }
+                say(f"  import all {slug:<13} {tool:<6} {row[tool]['total_s']:.2f} s")
+        jg, peer = row.get("jobgen", {}), row.get("peer", {})
+        if jg.get("total_s") and peer.get("total_s"):
+            row["ratio"] = jg["total_s"] / peer["total_s"]
+        results[slug] = row
+    return results
+
+
 def importtime_top(slug: str, tool: str, limit: int = 8) -> dict[str, Any]:
     """Self import time (`-X importtime`, one run) summed by package, and the top modules.
 

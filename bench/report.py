@@ -433,6 +433,249 @@ def size(results: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+def _median(values: list[float]) -> float | None:
+    values = sorted(values)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _verdict(ok: bool | None) -> str:
+    return "–" if ok is None else ("**met**" if ok else "**missed**")
+
+
+def _gen_target(results: dict[str, Any]) -> list[str]:
+    gen = results.get("generation") or {}
+    ratios, peer_failed = {}, []
+    for key, e in gen.items():
+        if not e["peer"]["ok"]:  # no time to compare with: the peer stopped on an error
+            peer_failed.append(key)
+            continue
+        pairs = [j / p for j, p in zip(e["jobgen"]["seconds"], e["peer"]["seconds"])]
+        cpu_jg, cpu_peer = e["jobgen"].get("cpu_s"), e["peer"].get("cpu_s")
+        ratios[key] = (_median(pairs) or 0.0, cpu_jg / cpu_peer if cpu_jg and cpu_peer else None)
+    if not ratios:
+        return ["Generation wall time <= 0.2 x the peer, every spec", "not run", "–", "–"]
+    met = [k for k, (r, _) in ratios.items() if r <= 0.2]
+    worst = max(ratios, key=lambda k: ratios[k][0])
+    best = min(ratios, key=lambda k: ratios[k][0])
+    failed = f"; not comparable (the peer failed): {', '.join(peer_failed)}" if peer_failed else ""
+    return [
+        "Generation wall time <= 0.2 x the peer, every spec",
+        f"{len(met)} of {len(ratios)} spec files at <= 0.2{failed}",
+        (
+            f"best `{best}` {ratios[best][0]:.2f}, worst `{worst}` {ratios[worst][0]:.2f} "
+            f"(CPU {_f(ratios[worst][1])})"
+        ),
+        _verdict(len(met) == len(ratios)),
+    ]
+
+
+def _size_target(results: dict[str, Any]) -> list[str]:
+    rows = {
+        slug: (row["jobgen"]["total_lines"], row["peer"]["total_lines"])
+        for slug, row in (results.get("size") or {}).items()
+        if row.get("jobgen") and row.get("peer") and row["peer"].get("total_lines")
+    }
+    if not rows:
+        return ["Output lines <= the peer's, every spec both complete", "not run", "–", "–"]
+    over = {slug: jg / peer for slug, (jg, peer) in rows.items() if jg > peer}
+    worst = max(rows, key=lambda k: rows[k][0] / rows[k][1])
+    return [
+        "Output lines <= the peer's, every spec both complete (runtime counted)",
+        f"{len(rows) - len(over)} of {len(rows)} specs at or under; over: "
+        + (", ".join(f"{k} {v:.2f}" for k, v in over.items()) or "none"),
+        (
+            f"worst {worst}: {rows[worst][0]} / {rows[worst][1]} = "
+            f"{rows[worst][0] / rows[worst][1]:.2f}"
+        ),
+        _verdict(not over),
+    ]
+
+
+def _import_all_target(results: dict[str, Any]) -> list[str]:
+    row = (results.get("import_all") or {}).get("openai") or {}
+    jg, peer = row.get("jobgen") or {}, row.get("peer") or {}
+    if "total_s" not in jg or "total_s" not in peer:
+        return ["Import every module of the OpenAI SDK faster than the peer's", "not run", "–", "–"]
+    return [
+        "Import every module of the OpenAI SDK faster than the peer's",
+        (
+            f"{jg['total_s']:.2f} s ({jg['modules']} modules) vs {peer['total_s']:.2f} s "
+            f"({peer['modules']})"
+        ),
+        f"{row['ratio']:.2f}",
+        _verdict(row["ratio"] < 1),
+    ]
+
+
+def _import_target(results: dict[str, Any]) -> list[str]:
+    rows = {
+        slug: row["jobgen"]["import_s"]
+        for slug, row in (results.get("imports") or {}).items()
+        if (row.get("jobgen") or {}).get("import_s") is not None
+    }
+    if not rows:
+        return ["`import <sdk>` < 0.2 s, every spec", "not run", "–", "–"]
+    worst = max(rows, key=lambda k: rows[k])
+    floor = (results.get("import_floor") or {}).get("total_s")
+    return [
+        "`import <sdk>` < 0.2 s, every spec",
+        (
+            f"slowest {worst} {rows[worst]:.3f} s (import httpx, attrs, tenacity alone: "
+            f"{_f(floor, 3)} s)"
+        ),
+        f"{rows[worst] / 0.2:.2f} of the bound",
+        _verdict(all(v < 0.2 for v in rows.values())),
+    ]
+
+
+def _overhead_targets(results: dict[str, Any]) -> list[list[str]]:
+    s = results.get("scale") or {}
+    prof = ((s.get("profile") or {}).get("jobgen") or {}).get("shares")
+    modes = s.get("modes") or {}
+    if not prof:
+        return [["Own overhead < 10 % of a status read, 10,000 async waits", "not run", "–", "–"]]
+    own = prof.get("jobgen", 0) + prof.get("tenacity", 0)
+    request = prof.get("httpx", 0) + prof.get("json", 0)
+    bare = modes.get("hand-written loop, same httpx client", {}).get("cpu_per_read_us")
+    many = modes.get("jobgen wait_for_jobs", {})
+    rows = [
+        [
+            "Own overhead < 10 % of a status read, 10,000 async waits",
+            (
+                f"{own / request:.0%} of httpx + JSON (cProfile); "
+                f"{_f(many.get('cpu_per_read_us'), 0)} us/read vs {_f(bare, 0)} hand-written"
+            ),
+            f"{many['cpu_per_read_us'] / bare:.2f} x hand-written"
+            if bare and many.get("cpu_per_read_us")
+            else "–",
+            _verdict(own / request < 0.10),
+        ]
+    ]
+    if many.get("bytes_per_job") is not None:
+        rows.append(
+            [
+                "Memory per wait reported",
+                f"{many['bytes_per_job'] / 1024:.1f} KiB per waiting job (wait_for_jobs)",
+                "–",
+                "reported",
+            ]
+        )
+    return rows
+
+
+def _tests_targets(results: dict[str, Any]) -> list[list[str]]:
+    t = results.get("tests")
+    if not t:
+        return [["`make test` < 5 min, no test over half its timeout", "not run", "–", "–"]]
+    worst = max((s for _, s in t["slowest"]), default=0.0)
+    return [
+        [
+            "`make test` < 5 min (2 cores)",
+            f"{t['seconds']:.0f} s, exit {t['rc']}",
+            f"{t['seconds'] / 300:.2f} of the bound",
+            _verdict(t["seconds"] < 300 and t["rc"] == 0),
+        ],
+        [
+            "No test over half its timeout",
+            f"slowest {worst:.0f} s of {t['timeout_s']} s",
+            f"{worst / t['timeout_s']:.2f}",
+            _verdict(worst <= t["timeout_s"] / 2),
+        ],
+    ]
+
+
+def _parallel_target(results: dict[str, Any]) -> list[str]:
+    par = results.get("parallel")
+    if not par or "error" in par:
+        return ["Parallel generation uses every core", "not run" if not par else "failed", "–", "–"]
+    return [
+        "Parallel generation uses every core",
+        (
+            f"{len(par['sdks'])} SDKs: {par['workers']} workers on {par['cpus']} cores, "
+            f"{par['cores_busy']:.2f} cores busy"
+        ),
+        f"{_f(par['speedup'])} x one by one",
+        _verdict(par["workers"] == par["cpus"] and par["cores_busy"] >= 0.75 * par["cpus"]),
+    ]
+
+
+def targets(results: dict[str, Any]) -> list[str]:
+    """Every target of the performance work, with the figure of the last run that measured
+    it (sections not re-run keep their figures)."""
+    rows = [
+        _gen_target(results),
+        _size_target(results),
+        _import_all_target(results),
+        _import_target(results),
+        *_overhead_targets(results),
+        *_tests_targets(results),
+        _parallel_target(results),
+    ]
+    return [
+        "## Targets",
+        "",
+        *_table(["target", "measured", "ratio", "verdict"], rows),
+        "",
+    ]
+
+
+def parallel(results: dict[str, Any]) -> list[str]:
+    par = results.get("parallel")
+    if not par:
+        return []
+    if "error" in par:
+        return ["## 7. Parallel generation", "", f"failed: {par['error'][:500]}", ""]
+    return [
+        "## 7. Parallel generation",
+        "",
+        (
+            f"One `jobgen generate --config` listing {len(par['sdks'])} SDKs "
+            f"({', '.join(par['sdks'])}) against `jobgen generate SPEC` for each in turn, "
+            f"alternating, median of {par['rounds']} round(s) after a warm-up: one run "
+            f"**{par['parallel_wall_s']:.2f} s** ({par['parallel_cpu_s']:.2f} s CPU, "
+            f"{par['cores_busy']:.2f} cores busy; {par['workers']} worker processes on "
+            f"{par['cpus']} cores), one by one {par['serial_wall_s']:.2f} s "
+            f"({_f(par['serial_cpu_s'])} s CPU): **x{_f(par['speedup'])}**. Load average "
+            f"{_f(par['load_avg'][0])} at the end."
+        ),
+        "",
+    ]
+
+
+def import_all(results: dict[str, Any]) -> list[str]:
+    rows = []
+    for slug, row in (results.get("import_all") or {}).items():
+        cells = [slug]
+        for tool in ("jobgen", "peer"):
+            r = row.get(tool) or {}
+            if "error" in r:
+                cells.append(f"error: {r['error'][:80]}")
+            elif "total_s" in r:
+                skipped = f", {len(r['skipped'])} skipped" if r.get("skipped") else ""
+                cells.append(f"{r['total_s']:.3f} s ({r['modules']} modules{skipped})")
+            else:
+                cells.append("–")
+        cells.append(_f(row.get("ratio")))
+        rows.append(cells)
+    if not rows:
+        return []
+    return [
+        "### Importing every module",
+        "",
+        (
+            "A fresh interpreter imports every module of the package (SDK-only venv; median "
+            "after a warm-up run). Skipped: modules needing an extra that is not installed "
+            "(the fleet's celery)."
+        ),
+        "",
+        *_table(["spec", "jobgen", "peer", "ratio"], rows),
+        "",
+    ]
+
+
 def tests(results: dict[str, Any]) -> list[str]:
     t = results.get("tests")
     if not t:
@@ -477,12 +720,15 @@ def render(results: dict[str, Any]) -> str:
         "",
     ]
     body = (
-        generation(results)
+        targets(results)
+        + generation(results)
         + profile(results)
         + imports(results)
+        + import_all(results)
         + waiters(results)
         + scale(results)
         + size(results)
         + tests(results)
+        + parallel(results)
     )
     return "\n".join(head + body).rstrip() + "\n"

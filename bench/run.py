@@ -3,7 +3,8 @@
 
     python3 bench/run.py            # full run (8-15 min on 2 shared cores)
     python3 bench/run.py --quick    # fewer repetitions (about 5 min)
-    python3 bench/run.py --only waiters,scale   # sections: gen,profile,imports,size,waiters,scale,tests
+    python3 bench/run.py --only waiters,scale   # sections: gen,profile,imports,size,waiters,scale,parallel,tests
+    python3 bench/run.py --only gen --spec petstore,ex-sume   # these specs only (others kept)
     python3 bench/run.py --report   # re-render the tables from bench/results.json
 
 The first run creates bench/.work/venv (jobgen editable from this checkout, plus the
@@ -28,7 +29,7 @@ REPO = BENCH.parent
 VENV = BENCH / ".work" / "venv"
 PY = VENV / "bin" / "python"
 SDK_VENV = BENCH / ".work" / "sdk-venv"
-SECTIONS = ("gen", "profile", "imports", "size", "waiters", "scale", "tests")
+SECTIONS = ("gen", "profile", "imports", "size", "waiters", "scale", "parallel", "tests")
 
 
 def _stamp() -> str:
@@ -85,6 +86,11 @@ def main() -> None:
         default=REPO.parent / "shared" / "specs-real",
         help="folder with the real-world specs (default ../shared/specs-real)",
     )
+    parser.add_argument(
+        "--spec",
+        help="comma-separated spec slugs for the generation section (e.g. petstore,openai,"
+        "ex-sume); the other specs keep their previous results",
+    )
     args = parser.parse_args()
     if Path(sys.prefix).resolve() != VENV.resolve():
         if sys.version_info < (3, 11):  # noqa: UP036 - run by any python3
@@ -101,7 +107,14 @@ def main() -> None:
     unknown = set(sections) - set(SECTIONS)
     if unknown:
         raise SystemExit(f"unknown sections: {', '.join(sorted(unknown))}")
-    run_suite(sections, quick=args.quick, specs_dir=args.specs.resolve(), started=started)
+    only_specs = {s.strip() for s in args.spec.split(",") if s.strip()} if args.spec else None
+    run_suite(
+        sections,
+        quick=args.quick,
+        specs_dir=args.specs.resolve(),
+        started=started,
+        only_specs=only_specs,
+    )
 
 
 if __name__ == "__main__":

@@ -179,9 +179,19 @@ def run_tests() -> dict[str, Any]:
     }
 
 
-def run_suite(sections: list[str], *, quick: bool, specs_dir: Path, started: float) -> None:
+def run_suite(
+    sections: list[str],
+    *,
+    quick: bool,
+    specs_dir: Path,
+    started: float,
+    only_specs: set[str] | None = None,
+) -> None:
+    """Run ``sections``; with ``only_specs``, the per-spec sections (gen, imports) run on
+    those specs only and keep the previous results of the others."""
     import gen
     import imports
+    import parallel
     import waiters
 
     results: dict[str, Any] = {}
@@ -200,15 +210,24 @@ def run_suite(sections: list[str], *, quick: bool, specs_dir: Path, started: flo
     if need_trees and not have_trees and "gen" not in sections:
         say("generated trees missing: running the generation section first")
         sections = ["gen", *sections]
+    if only_specs and (unknown := only_specs - set(prepared)):
+        raise SystemExit(
+            f"unknown specs: {', '.join(sorted(unknown))} (known: {', '.join(prepared)})"
+        )
+    chosen = {k: v for k, v in prepared.items() if only_specs is None or k in only_specs}
     for section in sections:
         t = time.perf_counter()
         say(f"== {section}")
         if section == "gen":
-            results["generation"] = gen.run_generation(prepared, quick)
+            results["generation"] = {
+                **(results.get("generation") or {}),
+                **gen.run_generation(chosen, quick),
+            }
         elif section == "profile":
             results["profile"] = gen.profile_jobgen(prepared, quick)
         elif section == "imports":
             results["imports"] = imports.run_imports(prepared, quick)
+            results["import_all"] = imports.import_all(prepared, quick)
             results["import_floor"] = imports.import_floor(quick)
             results["importtime_top"] = {
                 tool: imports.importtime_top("openai", tool) for tool in ("jobgen", "peer")
@@ -219,6 +238,8 @@ def run_suite(sections: list[str], *, quick: bool, specs_dir: Path, started: flo
             results["waiters"] = waiters.run_waiters(quick)
         elif section == "scale":
             results["scale"] = run_scale(quick)
+        elif section == "parallel":
+            results["parallel"] = parallel.run_parallel(prepared, quick)
         elif section == "tests":
             results["tests"] = run_tests()
         timings[section] = time.perf_counter() - t
