@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from common import BIN, WORK, bench_env, median, run_child, say
+from common import BIN, PY, WORK, bench_env, median, run_child, say
 from gen import package
 
 
@@ -35,6 +35,44 @@ def _config(root: Path, targets: dict[str, Path]) -> Path:
     config = root / "pyproject.toml"
     config.write_text("\n".join(lines), encoding="utf-8")
     return config
+
+
+RENDER_PHASE = """
+import json, resource, sys, time
+from pathlib import Path
+from generator.config import load_targets
+from generator.pipeline import _render_all
+
+def cpu():
+    return sum(
+        getattr(resource.getrusage(who), field)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        for field in ("ru_utime", "ru_stime")
+    )
+
+targets = load_targets(Path(sys.argv[1]))
+c0, t0 = cpu(), time.perf_counter()
+_render_all(targets)
+wall, used = time.perf_counter() - t0, cpu() - c0
+print(json.dumps({"wall_s": wall, "cpu_s": used}))
+"""
+
+
+def _render_phase(config: Path, rounds: int) -> dict[str, Any]:
+    """The rendering phase alone (every SDK rendered in memory, in the worker processes),
+    timed in-process: its CPU time, workers included, over its wall time."""
+    samples = []
+    for i in range(rounds + 1):
+        log = WORK / "logs" / f"parallel-render-{i}.log"
+        res = run_child([str(PY), "-c", RENDER_PHASE, str(config)], log=log, env=bench_env())
+        text = log.read_text(errors="replace").strip()
+        if res["rc"] != 0:
+            return {"error": text[-1500:]}
+        if i:
+            samples.append(json.loads(text.splitlines()[-1]))
+    wall = median([s["wall_s"] for s in samples]) or 0.0
+    cpu = median([s["cpu_s"] for s in samples]) or 0.0
+    return {"wall_s": wall, "cpu_s": cpu, "cores_busy": cpu / wall if wall else 0.0}
 
 
 def run_parallel(prepared: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
@@ -81,7 +119,9 @@ def run_parallel(prepared: dict[str, dict[str, Any]], quick: bool) -> dict[str, 
     par_cpu = median([r["cpu_seconds"] for r in parallel]) or 0.0
     ser_wall = median([r["seconds"] for r in serial]) or 0.0
     busy = par_cpu / par_wall if par_wall else 0.0
+    render = _render_phase(config, rounds)
     return {
+        "render": render,
         "sdks": list(targets),
         "cpus": cpus,
         "workers": min(len(targets), cpus),

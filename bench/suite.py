@@ -201,6 +201,7 @@ def run_suite(
     prepared = gen.prepare_specs(specs_dir)
     results["specs"] = prepared
     timings: dict[str, float] = results.get("section_seconds", {})
+    dates: dict[str, str] = results.get("section_dates", {})
     need_trees = {"imports", "size"} & set(sections)
     have_trees = all(
         (gen.out_dir(tool, slug, "yaml") / gen.package(tool, slug)).is_dir()
@@ -243,8 +244,10 @@ def run_suite(
         elif section == "tests":
             results["tests"] = run_tests()
         timings[section] = time.perf_counter() - t
+        dates[section] = time.strftime("%Y-%m-%d %H:%M %Z")
         say(f"   {section} took {timings[section]:.0f} s")
     results["section_seconds"] = timings
+    results["section_dates"] = dates
     results["environment"]["load_avg_end"] = os.getloadavg()
     results["environment"]["total_seconds_this_run"] = time.perf_counter() - started
     RESULTS_JSON.write_text(json.dumps(results, indent=1, default=str))
