@@ -597,7 +597,6 @@ def _target_options(
     *,
     by_id: bool = False,
     call: Code = _JOB_ID,
-    status: bool = False,
 ) -> Code:
     """The request options of a status read or result fetch given ``job_id``: the
     operation's own (by id, with ``call`` as its arguments), or a GET of the absolute
@@ -606,7 +605,7 @@ def _target_options(
     if not by_url:
         return Code(f"{request}({call})")
     security = _tuple_of([py_str(s) for s in op.security])
-    url = f"_opurl.url_options(self._http, job_id, {security}{', status=True' if status else ''})"
+    url = f"_opurl.url_options(self._http, job_id, {security})"
     if by_id:
         return Code(f"({url} if _opurl.is_url(job_id) else {request}({call}))")
     return Code(url)
@@ -751,7 +750,6 @@ def job_view(
             job.status,
             by_id=_takes_the_id_alone(job.status, job.id_parameter),
             call=carry_call(code, job, job.status),
-            status=True,
         ),
         "carry": carry_view(job),
         "status_id_kw": ident(status_id_param.name),
@@ -878,7 +876,7 @@ def job_view(
 
 _RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
-_JOB_STATIC = "_abc _ws _waiter _handle"
+_JOB_STATIC = "_abc _ws _waiter _handle _opurl"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:

@@ -68,6 +68,18 @@ def test_status_error_for(code: int, cls: type) -> None:
     assert f"HTTP {code}" in str(error) and "nope" in str(error)
 
 
+def test_a_redirect_names_its_location_without_its_query() -> None:
+    error = status_error_for(answer(303, headers={"Location": f"/v1/exports/e_1?sig={SECRET}"}))
+    message = str(error)
+    assert message.startswith("HTTP 303 See Other from GET /v1/jobs/j_1: ")
+    assert "Location: https://api.example.com/v1/exports/e_1" in message
+    assert SECRET not in message
+    assert "Location" not in str(status_error_for(answer(300)))
+    assert "Location" not in str(status_error_for(answer(404, headers={"Location": "/x"})))
+    unparsable = status_error_for(answer(302, headers={"Location": "http://\x00/"}))
+    assert "Location: http://" in str(unparsable)  # shown as far as it parses, never raised
+
+
 def test_body_text_and_empty_and_request_id() -> None:
     text = status_error_for(
         answer(502, text="<html>bad gateway</html>", headers={"x-request-id": "r1"})

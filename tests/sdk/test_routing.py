@@ -163,6 +163,15 @@ def test_redirects_are_bounded(routing: ModuleType) -> None:
     assert len(loop.requests) == 11  # the request and ten redirects
 
 
+@pytest.mark.parametrize("status", [300, 302, 304])
+def test_a_3xx_without_a_location_is_a_status_error(routing: ModuleType, status: int) -> None:
+    server = Server(lambda _: httpx.Response(status))
+    client = routing.Client(api_key="k", transport=httpx.MockTransport(server))
+    with client, pytest.raises(routing.errors.APIStatusError) as caught:
+        client.things.list()
+    assert caught.value.status_code == status and len(server.requests) == 1
+
+
 def test_a_post_does_not_follow_an_undeclared_redirect(routing: ModuleType) -> None:
     server = Server(lambda _: httpx.Response(307, headers={"Location": "/v1/elsewhere"}))
     client = routing.Client(api_key="k", transport=httpx.MockTransport(server))

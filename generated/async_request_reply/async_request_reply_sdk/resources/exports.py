@@ -265,11 +265,14 @@ class Exports:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return self._http.send_once(
-            (
-                _opurl.url_options(self._http, job_id, ("bearerAuth",), status=True)
-                if _opurl.is_url(job_id)
-                else _get_status_request(job_id)
+            _opurl.status_read(
+                (
+                    _opurl.url_options(self._http, job_id, ("bearerAuth",))
+                    if _opurl.is_url(job_id)
+                    else _get_status_request(job_id)
+                ),
             ),
             time_left=timeout,
         )
@@ -599,11 +602,14 @@ class AsyncExports:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return await self._http.send_once(
-            (
-                _opurl.url_options(self._http, job_id, ("bearerAuth",), status=True)
-                if _opurl.is_url(job_id)
-                else _get_status_request(job_id)
+            _opurl.status_read(
+                (
+                    _opurl.url_options(self._http, job_id, ("bearerAuth",))
+                    if _opurl.is_url(job_id)
+                    else _get_status_request(job_id)
+                ),
             ),
             time_left=timeout,
         )

@@ -293,11 +293,14 @@ class Analysis:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return self._http.send_once(
-            (
-                _opurl.url_options(self._http, job_id, ("apiKeyHeader",), status=True)
-                if _opurl.is_url(job_id)
-                else _get_operation_status_request(job_id)
+            _opurl.status_read(
+                (
+                    _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                    if _opurl.is_url(job_id)
+                    else _get_operation_status_request(job_id)
+                ),
             ),
             time_left=timeout,
         )
@@ -644,11 +647,14 @@ class AsyncAnalysis:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return await self._http.send_once(
-            (
-                _opurl.url_options(self._http, job_id, ("apiKeyHeader",), status=True)
-                if _opurl.is_url(job_id)
-                else _get_operation_status_request(job_id)
+            _opurl.status_read(
+                (
+                    _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                    if _opurl.is_url(job_id)
+                    else _get_operation_status_request(job_id)
+                ),
             ),
             time_left=timeout,
         )

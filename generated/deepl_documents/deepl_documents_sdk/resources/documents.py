@@ -11,6 +11,7 @@ import httpx
 from .._runtime import carry as _carry
 from .._runtime import handle as _handle
 from .._runtime import http as _http
+from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
@@ -267,11 +268,14 @@ class Documents:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return self._http.send_once(
-            _get_status_request(
-                document_id=job_id,
-                body=DocumentKey(
-                    document_key=_carry.take(carried, "document_key", str),
+            _opurl.status_read(
+                _get_status_request(
+                    document_id=job_id,
+                    body=DocumentKey(
+                        document_key=_carry.take(carried, "document_key", str),
+                    ),
                 ),
             ),
             time_left=timeout,
@@ -636,11 +640,14 @@ class AsyncDocuments:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return await self._http.send_once(
-            _get_status_request(
-                document_id=job_id,
-                body=DocumentKey(
-                    document_key=_carry.take(carried, "document_key", str),
+            _opurl.status_read(
+                _get_status_request(
+                    document_id=job_id,
+                    body=DocumentKey(
+                        document_key=_carry.take(carried, "document_key", str),
+                    ),
                 ),
             ),
             time_left=timeout,

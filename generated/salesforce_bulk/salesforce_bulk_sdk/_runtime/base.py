@@ -236,12 +236,13 @@ class BaseHTTP:
     ) -> httpx.Request | None:
         """The request following ``response``, or None when it is not followed.
 
-        A GET or HEAD follows a 3xx with a ``Location`` unless the operation declares
-        that status (it is then returned). Credentials go only to the host the
-        first request went to: the spec declared it, or the user configured it.
+        A GET or HEAD follows a 301, 302, 303, 307 or 308 with a ``Location`` unless
+        the operation declares that status (it is then returned). Credentials go only
+        to the host the first request went to: the spec declared it, or the user
+        configured it.
         """
         if (
-            not response.is_redirect
+            not response.has_redirect_location
             or response.status_code in options.redirects
             or options.method.upper() not in ("GET", "HEAD")
         ):

@@ -11,6 +11,7 @@ import httpx
 from .._runtime import carry as _carry
 from .._runtime import handle as _handle
 from .._runtime import http as _http
+from .._runtime import opurl as _opurl
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -568,7 +569,11 @@ class Ingest:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
-        return self._http.send_once(_get_job_info_request(job_id), time_left=timeout)
+        # A status read follows no redirect: a 3xx goes to the status rules.
+        return self._http.send_once(
+            _opurl.status_read(_get_job_info_request(job_id)),
+            time_left=timeout,
+        )
 
     def _fetch_ingest_job_result(
         self,
@@ -1064,8 +1069,9 @@ class AsyncIngest:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return await self._http.send_once(
-            _get_job_info_request(job_id),
+            _opurl.status_read(_get_job_info_request(job_id)),
             time_left=timeout,
         )
 

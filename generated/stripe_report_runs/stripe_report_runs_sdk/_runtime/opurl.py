@@ -35,6 +35,7 @@ __all__ = [
     "is_url",
     "match_rule",
     "origin_of",
+    "status_read",
     "url_options",
 ]
 
@@ -152,12 +153,18 @@ def check_origin(url: str, base_url: str, allowed: Sequence[str]) -> httpx.URL:
 _REDIRECTS = (301, 302, 303, 307, 308)
 
 
-def url_options(
-    http: BaseHTTP, url: str, security: tuple[str, ...], *, status: bool = False
-) -> RequestOptions:
+def status_read(options: RequestOptions) -> RequestOptions:
+    """`options` as a job's status read sends them: following no redirect, whatever
+    the status operation declares. A 3xx is the job's answer, for the status rules
+    to read; one no rule matches is an error, like any status the operation does
+    not declare."""
+    redirects = tuple(sorted({*options.redirects, *_REDIRECTS}))
+    return attrs.evolve(options, redirects=redirects)
+
+
+def url_options(http: BaseHTTP, url: str, security: tuple[str, ...]) -> RequestOptions:
     """A GET of the absolute `url` (its query kept) with the client's credentials,
-    once `url` passed `check_origin`. A status read (`status`) follows no redirect:
-    a 3xx is the job's answer, for the status rules to read."""
+    once `url` passed `check_origin`."""
     parsed = check_origin(url, http.base_url, http.operation_hosts)
     # The query goes in `params` (httpx replaces a URL's query with the params given).
     params: dict[str, list[str]] = {}
@@ -170,5 +177,4 @@ def url_options(
         url=bare,
         params=params,
         security=security,
-        redirects=_REDIRECTS if status else (),
     )

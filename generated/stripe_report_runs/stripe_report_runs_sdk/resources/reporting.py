@@ -10,6 +10,7 @@ import httpx
 
 from .._runtime import handle as _handle
 from .._runtime import http as _http
+from .._runtime import opurl as _opurl
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -312,8 +313,9 @@ class Reporting:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return self._http.send_once(
-            _get_report_runs_report_run_request(job_id),
+            _opurl.status_read(_get_report_runs_report_run_request(job_id)),
             time_left=timeout,
         )
 
@@ -630,8 +632,9 @@ class AsyncReporting:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
+        # A status read follows no redirect: a 3xx goes to the status rules.
         return await self._http.send_once(
-            _get_report_runs_report_run_request(job_id),
+            _opurl.status_read(_get_report_runs_report_run_request(job_id)),
             time_left=timeout,
         )
 

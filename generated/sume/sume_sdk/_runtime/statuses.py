@@ -19,6 +19,7 @@ from .errors import (
     UnprocessableEntityError,
     _summary,
 )
+from .opurl import display_url
 
 __all__ = ["status_error_for"]
 
@@ -69,6 +70,14 @@ def status_error_for(response: httpx.Response) -> APIStatusError:
         request = None
     if request is not None:
         parts[0] += f" from {request.method} {request.url.path}"
+    location = response.headers.get("location")
+    if location and response.is_redirect:
+        # Where it pointed, without a query string that may be a signature.
+        try:
+            where = str(request.url.join(location.strip())) if request else location
+        except httpx.InvalidURL:
+            where = location
+        parts.append(f"Location: {display_url(where)}")
     detail = _summary(body)
     if detail:
         parts.append(detail)

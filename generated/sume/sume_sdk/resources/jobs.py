@@ -13,6 +13,7 @@ from .._runtime import events as _events
 from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
+from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
@@ -412,7 +413,11 @@ class Jobs:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
-        return self._http.send_once(_get_request(job_id), time_left=timeout)
+        # A status read follows no redirect: a 3xx goes to the status rules.
+        return self._http.send_once(
+            _opurl.status_read(_get_request(job_id)),
+            time_left=timeout,
+        )
 
     def _fetch_job_result(
         self,
@@ -855,7 +860,11 @@ class AsyncJobs:
         timeout: float,
         **carried: object,
     ) -> httpx.Response:
-        return await self._http.send_once(_get_request(job_id), time_left=timeout)
+        # A status read follows no redirect: a 3xx goes to the status rules.
+        return await self._http.send_once(
+            _opurl.status_read(_get_request(job_id)),
+            time_left=timeout,
+        )
 
     async def _fetch_job_result(
         self,
