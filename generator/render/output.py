@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import difflib
 import errno
 import fnmatch
 import os
@@ -402,6 +401,8 @@ def compare(files: dict[str, str], out: Path, label: str, keep: Sequence[str] = 
     on_disk = _disk_files(out)
     stale: list[str] = []
     header_only: list[str] = []
+    import difflib  # only --check shows diffs
+
     diffs: dict[str, tuple[str, ...]] = {}
     manifest: str | None = None
     for rel in sorted(set(files) & on_disk):
