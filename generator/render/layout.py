@@ -43,20 +43,24 @@ def width(text: str) -> int:
     return total
 
 
+# A line longer than a line may be (``.`` stops at a newline).
+_LONG_LINE = re.compile(rf"^.{{{LINE_LENGTH + 1}}}", re.MULTILINE)
+
+
 def layout(text: str) -> str:
     """``text`` (a Python module) with every overlong code line split."""
-    lines = text.split("\n")
-    if all(len(line) <= LINE_LENGTH and line.isascii() for line in lines):
+    if text.isascii() and not _LONG_LINE.search(text):
         return text
     out: list[str] = []
     in_doc = False
-    for line in lines:
-        stripped = line.lstrip(" ")
+    for line in text.split("\n"):
         if in_doc:
             in_doc = '"""' not in line
-        elif stripped.startswith('"""'):
-            in_doc = stripped.count('"""') == 1
-        elif width(line) > LINE_LENGTH and not stripped.startswith("#"):
+        elif '"""' in line and line.lstrip(" ").startswith('"""'):
+            in_doc = line.count('"""') == 1
+        elif (
+            len(line) > LINE_LENGTH if line.isascii() else width(line) > LINE_LENGTH
+        ) and not line.lstrip(" ").startswith("#"):
             # A line ending in a comma is an item of a bracket the template opened.
             out.extend(_split(line, nested=line.endswith(",")))
             continue
