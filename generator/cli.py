@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import find_config, keep_problem, load_targets
 from .model.build import load_and_build, package_problem, version_problem
 from .pipeline import Target, check_all, generate_all
 from .problems import SpecError, counted, printable
@@ -151,7 +150,7 @@ def _targets(args: argparse.Namespace) -> list[Target]:
         if args.sdk_version is not None and (problem := version_problem(args.sdk_version)):
             raise _Usage(f"--sdk-version: {printable(problem)}")
         for pattern in args.keep or ():
-            if problem := keep_problem(pattern):
+            if problem := _keep_problem(pattern):
                 raise _Usage(f"--keep: {printable(problem)}")
         return [
             Target(
@@ -166,10 +165,18 @@ def _targets(args: argparse.Namespace) -> list[Target]:
     for flag, value in (("-o/--output", args.output), *_per_spec(args)):
         if value is not None:
             raise _Usage(f"{flag} applies to `jobgen generate SPEC`; set it in the config instead")
+    from .config import find_config, load_targets  # tomllib, for a run from the config
+
     config = args.config or find_config(Path.cwd())
     if config is None:
         raise _Usage("no SPEC given and no [tool.jobgen] in pyproject.toml (or jobgen.toml) found")
     return load_targets(config)
+
+
+def _keep_problem(pattern: str) -> str | None:
+    from .config import keep_problem
+
+    return keep_problem(pattern)
 
 
 class _Usage(Exception):

@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import Document, SpecSet, load_document, load_spec
 from . import ir
@@ -89,6 +87,8 @@ def sdk_version(version: str | None, api_version: str) -> str:
 
 def version_problem(version: str) -> str | None:
     """Why ``version`` is not a usable package version (PEP 440), or None."""
+    from packaging.version import InvalidVersion, Version  # only a given version is checked
+
     try:
         Version(version)
     except InvalidVersion:

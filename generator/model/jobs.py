@@ -6,7 +6,6 @@ naming the file and the JSON pointer of the offending value.
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -54,6 +53,8 @@ _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
 
 def _closest(value: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` when one of ``choices`` is close to ``value``, else ``""``."""
+    import difflib  # only a misspelt value needs it
+
     close = difflib.get_close_matches(value, sorted(choices), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

@@ -14,6 +14,7 @@ triple quote (see ``escape.docstring``) and string literals are one-line.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -42,20 +43,24 @@ def width(text: str) -> int:
     return total
 
 
+# A line longer than a line may be (``.`` stops at a newline).
+_LONG_LINE = re.compile(rf"^.{{{LINE_LENGTH + 1}}}", re.MULTILINE)
+
+
 def layout(text: str) -> str:
     """``text`` (a Python module) with every overlong code line split."""
-    lines = text.split("\n")
-    if all(len(line) <= LINE_LENGTH and line.isascii() for line in lines):
+    if text.isascii() and not _LONG_LINE.search(text):
         return text
     out: list[str] = []
     in_doc = False
-    for line in lines:
-        stripped = line.lstrip(" ")
+    for line in text.split("\n"):
         if in_doc:
             in_doc = '"""' not in line
-        elif stripped.startswith('"""'):
-            in_doc = stripped.count('"""') == 1
-        elif width(line) > LINE_LENGTH and not stripped.startswith("#"):
+        elif '"""' in line and line.lstrip(" ").startswith('"""'):
+            in_doc = line.count('"""') == 1
+        elif (
+            len(line) > LINE_LENGTH if line.isascii() else width(line) > LINE_LENGTH
+        ) and not line.lstrip(" ").startswith("#"):
             # A line ending in a comma is an item of a bracket the template opened.
             out.extend(_split(line, nested=line.endswith(",")))
             continue
@@ -64,34 +69,44 @@ def layout(text: str) -> str:
 
 
 _TOKEN = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[()\[\]{},]| [+|] | if | else | for """)
+# Inside brackets only brackets count: the next one, past everything else (strings whole,
+# a stray quote as one character), without backtracking.
+_NEXT_BRACKET = re.compile(
+    r"""(?:[^()\[\]{}"']++|"(?:[^"\\]|\\.)*+"|'(?:[^'\\]|\\.)*+'|["'])*+([()\[\]{}])"""
+)
 
 
-def _scan(text: str) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+@functools.lru_cache(maxsize=4096)
+def _scan(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]:
     """Depth-0 bracket pairs, commas and operators (``+``, ``|``, ``if``/``else``),
-    strings skipped."""
+    strings skipped. Each character is read once; what is inside a depth-0 bracket pair
+    is passed over to its closing bracket. (Cached: the twins of a module repeat lines.)"""
     pairs: list[tuple[int, int]] = []
     commas: list[int] = []
     operators: list[int] = []
-    stack: list[int] = []
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        at = match.start()
-        if token in _OPEN:
-            stack.append(at)
-        elif token in _CLOSE:
-            if stack:
-                start = stack.pop()
-                if not stack:
-                    pairs.append((start, at))
-        elif stack or token[0] in "\"'":
-            continue
-        elif token == ",":
-            commas.append(at)
-        elif token == " for ":
+    token, next_bracket = _TOKEN.search, _NEXT_BRACKET.match
+    at = 0
+    while match := token(text, at):
+        kind = match.group()
+        at = match.end()
+        if kind in _OPEN:
+            start = at - 1
+            depth = 1
+            while depth and (inner := next_bracket(text, at)):
+                at = inner.end()
+                depth += 1 if inner.group(1) in _OPEN else -1
+            if depth:  # never closed: nothing at depth 0 follows
+                break
+            pairs.append((start, at - 1))
+        elif kind in _CLOSE or kind[0] in "\"'":
+            continue  # a stray closing bracket, or a string
+        elif kind == ",":
+            commas.append(match.start())
+        elif kind == " for ":
             commas.append(-1)  # a generator expression: not a list of items
         else:
-            operators.append(at + 1)  # ``a + b``, ``A | B``, ``x if c else y``
-    return pairs, commas, operators
+            operators.append(match.start() + 1)  # ``a + b``, ``A | B``, ``x if c else y``
+    return tuple(pairs), tuple(commas), tuple(operators)
 
 
 def _split(line: str, nested: bool) -> list[str]:
@@ -164,7 +179,7 @@ def _explode(pad: str, body: str, start: int, end: int, nested: bool) -> list[st
     _, commas, _ = _scan(inner)
     generator = -1 in commas
     if generator:
-        commas = []
+        commas = ()
     items = [inner[a + 1 : b].strip() for a, b in zip([-1, *commas], [*commas, len(inner)])]
     if items and not items[-1]:
         items.pop()
@@ -185,7 +200,7 @@ def _explode(pad: str, body: str, start: int, end: int, nested: bool) -> list[st
     return out
 
 
-def _operands(pad: str, body: str, operators: list[int]) -> list[str]:
+def _operands(pad: str, body: str, operators: tuple[int, ...]) -> list[str]:
     """``a + b + c`` (or ``A | B``) in brackets: one operand per line, operators leading."""
     lines = _split(pad + body[: operators[0]].rstrip(), nested=True)
     for start, end in zip(operators, [*operators[1:], len(body)]):

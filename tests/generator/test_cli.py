@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from generator import __version__
 from generator.cli import main
@@ -254,3 +255,44 @@ def test_spec_text_in_errors_cannot_break_lines_or_reach_the_terminal(
     err = capsys.readouterr().err
     (line,) = [line for line in err.splitlines() if line.startswith("error:")]
     assert "\\n" in line and "\\x1b" in line and "\x1b" not in err
+
+
+# What a run of `generate` may leave out of its process: nothing it does not use is imported.
+_LOADED = """
+import sys
+from generator.cli import main
+code = main(sys.argv[1:])
+print(" ".join(sorted(sys.modules)))
+raise SystemExit(code)
+"""
+_OTHER_COMMANDS = ("generator.diff", "generator.server", "generator.ci", "generator.config")
+
+
+def _modules_loaded(tmp_path: Path, *args: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(done.stdout.split("\n")[-2].split())
+
+
+def test_generating_from_a_json_spec_imports_no_yaml_toml_or_other_commands(
+    tmp_path: Path,
+) -> None:
+    spec = tmp_path / "sume.json"
+    spec.write_text(json.dumps(yaml.safe_load((SPECS / "sume.yaml").read_text())))
+    loaded = _modules_loaded(tmp_path, "generate", str(spec), "-o", "out", "--package", "p")
+    assert (tmp_path / "out" / "p" / "__init__.py").is_file()
+    unused = {"yaml", "tomllib", "packaging", "difflib", *_OTHER_COMMANDS}
+    assert not {m for m in loaded if m.split(".")[0] in unused or m in unused}
+    assert not {m for m in loaded if m.startswith(_OTHER_COMMANDS)}
+
+
+def test_a_yaml_spec_loads_yaml_and_a_given_version_loads_packaging(tmp_path: Path) -> None:
+    args = ["generate", str(SPECS / "sume.yaml"), "-o", "out", "--package", "p"]
+    loaded = _modules_loaded(tmp_path, *args, "--sdk-version", "1.2.3")
+    assert {"yaml", "packaging.version"} <= loaded
+    assert "tomllib" not in loaded

@@ -8,7 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -252,26 +252,38 @@ def test_only_the_manifest_says_what_jobgen_wrote(
     assert not copy.exists()
 
 
+@pytest.mark.parametrize("flush", ["syncfs", "fsync"])
 def test_the_new_tree_and_its_parent_reach_the_disk_around_the_swap(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush: str
 ) -> None:
-    """Every file and directory of the new tree is fsynced before the swap, and the parent
-    directory before it (the staging entry) and after it (the swap itself)."""
+    """The new tree is on the disk before the swap: its file system flushed in one
+    syncfs(2) call where Linux offers it, otherwise every file and directory fsynced;
+    the parent directory is fsynced before the swap (the staging entry) and after it
+    (the swap itself)."""
+    if flush == "syncfs" and output._syncfs_call() is None:
+        pytest.skip("syncfs(2) is Linux-only")  # the fsync case covers other systems
+    if flush == "fsync":
+        monkeypatch.setattr(output, "_syncfs_call", lambda: None)
     out = tmp_path / "out" / "sume"
     args = ["generate", str(SPECS / "sume.yaml"), "-o", str(out), "--package", "sume_sdk"]
     assert main(args) == 0
     events: list[tuple[str, str]] = []
-    real_fsync, real_exchange = os.fsync, output._exchange
+    real_fsync, real_exchange, real_syncfs = os.fsync, output._exchange, output._syncfs
 
     def fsync(fd: int) -> None:
         events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
         real_fsync(fd)
+
+    def syncfs(call: Callable[[int], int], root: Path) -> None:
+        events.append(("syncfs", str(root)))
+        real_syncfs(call, root)
 
     def exchange(staging: Path, target: Path) -> bool:
         events.append(("swap", str(staging)))
         return real_exchange(staging, target)
 
     monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(output, "_syncfs", syncfs)
     monkeypatch.setattr(output, "_exchange", exchange)
     assert main([*args, "--sdk-version", "9.9.9"]) == 0
 
@@ -280,6 +292,14 @@ def test_the_new_tree_and_its_parent_reach_the_disk_around_the_swap(
     staging = Path(events[swaps[0]][1])
     before = {path for what, path in events[: swaps[0]] if what == "fsync"}
     after = {path for what, path in events[swaps[0] :] if what == "fsync"}
-    written = {staging / p.relative_to(out) for p in out.rglob("*") if "__pycache__" not in p.parts}
-    assert {str(p) for p in written} | {str(staging)} <= before
+    synced = [path for what, path in events[: swaps[0]] if what == "syncfs"]
+    if flush == "syncfs":
+        assert synced == [str(staging)]
+        assert not any(path.startswith(f"{staging}/") for path in before)  # no fsync per file
+    else:
+        assert not synced
+        written = {
+            staging / p.relative_to(out) for p in out.rglob("*") if "__pycache__" not in p.parts
+        }
+        assert {str(p) for p in written} | {str(staging)} <= before
     assert str(out.parent) in before and str(out.parent) in after
