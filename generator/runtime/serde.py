@@ -16,6 +16,7 @@ import contextlib
 import contextvars
 import datetime as _dt
 import enum
+import operator
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -279,13 +280,18 @@ Fields = tuple[Union[tuple[str, Decoder[Any]], tuple[str, Decoder[Any], str]], .
 that differs from the attribute's."""
 M = TypeVar("M", bound="Model")
 # Per class: (attribute, key, path suffix, decoder, required) per field, the decoder of
-# unnamed properties (None when the class keeps none) and the names the schema gives.
+# unnamed properties (None when the class keeps none), the names the schema gives, a
+# getter of every field's value at once and (key, required) per field, in that order.
 _Table = tuple[
     tuple[tuple[str, str, str, Decoder[Any], bool], ...],
     Union[Decoder[Any], None],
     frozenset[str],
+    Callable[[Any], tuple[Any, ...]],
+    tuple[tuple[str, bool], ...],
 ]
 _TABLES: dict[type, _Table] = {}
+# JSON values that encode to themselves.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 class Model:
@@ -305,7 +311,7 @@ class Model:
     def from_dict(cls: type[M], data: Any, path: str = "$") -> M:  # noqa: PYI019 (3.9)
         """Decode a JSON object; errors name the path of the offending value."""
         d = as_object(data, path)
-        fields, extra, known = _TABLES.get(cls) or _table(cls)
+        fields, extra, known, _, _ = _TABLES.get(cls) or _table(cls)
         args: dict[str, Any] = {}
         for attr, key, suffix, decode, required in fields:
             if key in d:
@@ -328,13 +334,14 @@ class Model:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        fields, extra, _ = _TABLES.get(type(self)) or _table(type(self))
+        _, extra, _, values, keys = _TABLES.get(type(self)) or _table(type(self))
         out: dict[str, Any] = {}
         if extra is not None:
             out = encode(getattr(self, "additional_properties"))  # noqa: B009 (typed)
-        for attr, key, _, _, required in fields:
-            value = getattr(self, attr)
-            if required or value is not UNSET:
+        for (key, required), value in zip(keys, values(self)):
+            if type(value) in _PLAIN:
+                out[key] = value
+            elif required or value is not UNSET:
                 out[key] = encode(value)
         return out
 
@@ -356,7 +363,14 @@ def _table(cls: type[Model]) -> _Table:
             continue
         suffix = f".{key}" if _IDENT.match(key) else f"[{key!r}]"
         fields.append((attr, key, suffix, decode, required[attr]))
-    table = (tuple(fields), extra, frozenset(f[1] for f in fields))
+    names = [f[0] for f in fields]
+    values = (
+        operator.attrgetter(*names)
+        if len(names) > 1
+        else lambda self: tuple(getattr(self, n) for n in names)
+    )
+    keys = tuple((f[1], f[4]) for f in fields)
+    table = (tuple(fields), extra, frozenset(f[1] for f in fields), values, keys)
     _TABLES[cls] = table
     return table
 
@@ -438,9 +452,6 @@ class OpenIntEnum(int, enum.Enum):
     @classmethod
     def decode(cls, value: object, path: str) -> Any:
         return cls(as_int(value, path))
-
-
-_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def encode(value: object) -> Any:
