@@ -242,7 +242,10 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
         "decoders": decoders,
         "discriminator": py_str(union.discriminator) if union.discriminator else None,
         "discriminator_doc": doc_text(union.discriminator or ""),
-        "cases": cases,
+        "cases": Code(
+            "{" + join(", ", [Code(f"{c['value']}: {c['decoder']}") for c in cases]) + "}"
+        ),
+        "tried": Code("(" + join(", ", decoders) + ("," if len(decoders) == 1 else "") + ")"),
         "imports": imports.lines(),
         "type_imports": checking.lines(4),
         "local_imports": _local_imports(refs, local_code, 4),

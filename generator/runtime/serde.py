@@ -34,7 +34,9 @@ __all__ = [
     "Model",
     "OpenIntEnum",
     "OpenStrEnum",
+    "Tagged",
     "Unset",
+    "Variants",
     "any_value",
     "as_binary",
     "as_bool",
@@ -52,6 +54,7 @@ __all__ = [
     "map_of",
     "nullable",
     "one_of",
+    "union",
 ]
 
 T = TypeVar("T")
@@ -259,6 +262,28 @@ def one_of(*variants: Decoder[Any]) -> Decoder[Any]:
     return decode
 
 
+#: A union's variants; with a discriminator, first the variant each of its values selects.
+Variants = tuple[Decoder[Any], ...]
+Tagged = tuple[dict[str, Decoder[Any]], Variants]
+_UNIONS: dict[Callable[[], Any], tuple[dict[str, Decoder[Any]], Decoder[Any]]] = {}
+
+
+def union(variants: Callable[[], Any], value: object, path: str, tag: str = "") -> Any:
+    """``value`` as the variant its discriminator property ``tag`` selects, else as the
+    first variant that decodes it. ``variants()`` (:data:`Variants`, or :data:`Tagged`
+    with a ``tag``) is called on first use, as it imports the variants' modules."""
+    table = _UNIONS.get(variants)
+    if table is None:
+        cases, tried = variants() if tag else ({}, variants())
+        table = _UNIONS[variants] = (cases, one_of(*tried))
+    cases, decode = table
+    if tag and isinstance(value, dict):
+        key = value.get(tag)
+        if isinstance(key, str) and key in cases:
+            return cases[key](value, path)
+    return decode(value, path)
+
+
 def const(expected: object) -> Decoder[Any]:
     def decode(value: object, path: str) -> Any:
         if value == expected and type(value) is type(expected):
@@ -295,11 +320,10 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 class Model:
-    """The base of generated models: ``from_dict`` and ``to_dict`` read the class's
-    field table, ``_fields()``. A field is required when its attribute has no default;
-    the entry named ``additional_properties`` (if any) decodes the properties the schema
-    does not name, otherwise kept as received. The table is read on first use: it names
-    models that are imported only then."""
+    """The base of generated models: ``from_dict``/``to_dict`` read the field table
+    ``_fields()`` on first use (it imports the models it names). A field is required when
+    its attribute has no default; an ``additional_properties`` entry decodes the
+    properties the schema does not name (else kept as received)."""
 
     __slots__ = ()
 
@@ -349,12 +373,11 @@ class Model:
 def _table(cls: type[Model]) -> _Table:
     import attrs  # a dependency of every SDK; only models need it here
 
-    required = {
-        a.name: a.default is attrs.NOTHING for a in attrs.fields(cast(Any, cls))
-    }
-    extra: Decoder[Any] | None = (
-        any_value if "additional_properties" in required else None
-    )
+    attributes = attrs.fields(cast(Any, cls))
+    required = {a.name: a.default is attrs.NOTHING for a in attributes}
+    extra: Decoder[Any] | None = None
+    if "additional_properties" in required:
+        extra = any_value
     fields = []
     for entry in cls._fields():
         attr, decode, key = entry if len(entry) == 3 else (entry[0], entry[1], entry[0])
@@ -363,12 +386,8 @@ def _table(cls: type[Model]) -> _Table:
             continue
         suffix = f".{key}" if _IDENT.match(key) else f"[{key!r}]"
         fields.append((attr, key, suffix, decode, required[attr]))
-    names = [f[0] for f in fields]
-    values = (
-        operator.attrgetter(*names)
-        if len(names) > 1
-        else lambda self: tuple(getattr(self, n) for n in names)
-    )
+    # Two names more: a tuple however many fields (zip in to_dict stops at the last).
+    values = operator.attrgetter(*(f[0] for f in fields), "__class__", "__class__")
     keys = tuple((f[1], f[4]) for f in fields)
     table = (tuple(fields), extra, frozenset(f[1] for f in fields), values, keys)
     _TABLES[cls] = table
