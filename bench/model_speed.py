@@ -6,7 +6,7 @@ figures are the median and the minimum over `--runs` rounds of the best of 5 `ti
 repeats, in microseconds per call. The first call (which builds a field table) happens
 before timing.
 
-    git archive HEAD~1 generated/sume | tar -x -C /tmp/before
+    git archive 3199d49 generated/sume | tar -x -C /tmp/before
     jobgen generate ../shared/specs-real/openai-openapi.yaml -o /tmp/openai --package jg_openai
     python bench/model_speed.py --root before=/tmp/before/generated/sume:/tmp/openai-before \
         --root after=generated/sume:/tmp/openai
