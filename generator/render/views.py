@@ -87,10 +87,17 @@ def _module_imports(code: TypeCode, types: list[ir.TypeRef]) -> Imports:
 
 
 def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
+    """A model: its attrs fields, and the field table ``serde.Model`` decodes and encodes by."""
     types = [f.type for f in model.fields] + ([model.additional] if model.additional else [])
     refs = _ref_items(code, types, exclude=model.module)
+    # Enums have no imports of their own, so a model imports them eagerly (its enum
+    # converters need them); other models and unions only when the table is first read.
+    enum_modules = {n.module for n in code.references(types) if isinstance(n, ir.EnumSchema)}
+    enums = [r for r in refs if r["module"] in enum_modules]
+    lazy = [r for r in refs if r not in enums]
     fields = []
     converters = []
+    entries = []
     for f in model.fields:
         annotation = code.annotation(f.type)
         if not f.required:
@@ -98,12 +105,13 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
         converter = _enum_converter(code, f, annotation)
         if converter is not None:
             converters.append(converter)
+        decoder = code.decoder(f.type)
+        wire = "" if f.wire == f.name else f", {py_str(f.wire)}"
+        entries.append(Code(f"({py_str(f.name)}, {decoder}{wire})"))
         fields.append(
             {
                 "name": ident(f.name),
-                "wire": py_str(f.wire),
                 "annotation": annotation,
-                "decoder": code.decoder(f.type),
                 "required": f.required,
                 "doc": docstring(f.description, indent=4),
                 "converter": converter["name"] if converter else None,
@@ -111,36 +119,34 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
         )
     additional: dict[str, Code] | None = None
     if model.additional is not None:
-        additional = {
-            "annotation": code.annotation(model.additional),
-            "decoder": code.decoder(model.additional),
-        }
-    decoders = " ".join(str(f["decoder"]) for f in fields) + (
-        " " + additional["decoder"] if additional else ""
-    )
+        decoder = code.decoder(model.additional)
+        additional = {"annotation": code.annotation(model.additional)}
+        if decoder != "_s.any_value":
+            entries.append(Code(f'("additional_properties", {decoder})'))
     imports = _module_imports(code, types)
-    imports.add("typing")
+    if lazy or converters:
+        imports.add("typing")
     imports.add("attrs")
     imports.add(".._runtime", "serde", "_s")
+    for ref in enums:
+        imports.add("." + ref["module"], ref["name"])
     lines = imports.lines()
-    if refs:
+    if lazy:
         checking = Imports()
-        for ref in refs:
+        for ref in lazy:
             checking.add("." + ref["module"], ref["name"])
         lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
         lines += [Code("    " + line if line else "") for line in checking.lines(4)]
-    known = [py_str(f.wire) for f in model.fields]
     return {
         "name": ident(model.name),
         "doc": docstring(model.description or f"{model.name} object.", indent=4),
         "fields": fields,
         "additional": additional,
         "imports": lines,
-        "local_imports": _local_imports(refs, decoders, 8),
-        "converters": [
-            {**c, "local_imports": _local_imports(refs, str(c["enum"]), 4)} for c in converters
-        ],
-        "known": _tuple_of(known),
+        "entries": entries,
+        "single": len(entries) == 1,
+        "local_imports": _local_imports(lazy, " ".join(entries), 8),
+        "converters": converters,
     }
 
 
@@ -236,7 +242,10 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
         "decoders": decoders,
         "discriminator": py_str(union.discriminator) if union.discriminator else None,
         "discriminator_doc": doc_text(union.discriminator or ""),
-        "cases": cases,
+        "cases": Code(
+            "{" + join(", ", [Code(f"{c['value']}: {c['decoder']}") for c in cases]) + "}"
+        ),
+        "tried": Code("(" + join(", ", decoders) + ("," if len(decoders) == 1 else "") + ")"),
         "imports": imports.lines(),
         "type_imports": checking.lines(4),
         "local_imports": _local_imports(refs, local_code, 4),

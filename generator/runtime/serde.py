@@ -1,8 +1,9 @@
 """Decode JSON into typed values and back, with errors that name the field path.
 
-Generated models call these helpers from ``from_dict``/``to_dict``. A decoder is a
-callable ``(value, path) -> T``; composite decoders are built from smaller ones, so
-``list_of(Pet.from_dict)`` decodes a list of pets and reports ``$.pets[3].name``.
+Generated models derive from :class:`Model`, whose ``from_dict``/``to_dict`` read each
+class's field table. A decoder is a callable ``(value, path) -> T``; composite decoders
+are built from smaller ones, so ``list_of(Pet.from_dict)`` decodes a list of pets and
+reports ``$.pets[3].name``.
 
 Inside ``with lenient():`` a field, list item or map value that does not match its
 schema is kept as received (the raw JSON value) instead of raising, and a missing
@@ -15,22 +16,27 @@ import contextlib
 import contextvars
 import datetime as _dt
 import enum
+import operator
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from os import PathLike
-from typing import IO, Any, Literal, TypeVar, Union, final
+from typing import IO, Any, Literal, TypeVar, Union, cast, final, overload
 
 from .errors import DecodeError
 
 __all__ = [
     "UNSET",
     "Decoder",
+    "Fields",
     "FileContent",
     "FileInput",
+    "Model",
     "OpenIntEnum",
     "OpenStrEnum",
+    "Tagged",
     "Unset",
+    "Variants",
     "any_value",
     "as_binary",
     "as_bool",
@@ -43,14 +49,12 @@ __all__ = [
     "as_uuid",
     "const",
     "encode",
-    "extra_fields",
     "lenient",
     "list_of",
     "map_of",
     "nullable",
     "one_of",
-    "optional",
-    "required",
+    "union",
 ]
 
 T = TypeVar("T")
@@ -258,6 +262,28 @@ def one_of(*variants: Decoder[Any]) -> Decoder[Any]:
     return decode
 
 
+#: A union's variants; with a discriminator, first the variant each of its values selects.
+Variants = tuple[Decoder[Any], ...]
+Tagged = tuple[dict[str, Decoder[Any]], Variants]
+_UNIONS: dict[Callable[[], Any], tuple[dict[str, Decoder[Any]], Decoder[Any]]] = {}
+
+
+def union(variants: Callable[[], Any], value: object, path: str, tag: str = "") -> Any:
+    """``value`` as the variant its discriminator property ``tag`` selects, else as the
+    first variant that decodes it. ``variants()`` (:data:`Variants`, or :data:`Tagged`
+    with a ``tag``) is called on first use, as it imports the variants' modules."""
+    table = _UNIONS.get(variants)
+    if table is None:
+        cases, tried = variants() if tag else ({}, variants())
+        table = _UNIONS[variants] = (cases, one_of(*tried))
+    cases, decode = table
+    if tag and isinstance(value, dict):
+        key = value.get(tag)
+        if isinstance(key, str) and key in cases:
+            return cases[key](value, path)
+    return decode(value, path)
+
+
 def const(expected: object) -> Decoder[Any]:
     def decode(value: object, path: str) -> Any:
         if value == expected and type(value) is type(expected):
@@ -274,27 +300,98 @@ def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if _IDENT.match(key) else f"{path}[{key!r}]"
 
 
-def required(data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]) -> T:
-    if key not in data:
-        if _LENIENT.get():
-            return None  # type: ignore[return-value]
-        raise DecodeError("required field is missing", path=_child(path, key))
-    return _kept(decoder, data[key], _child(path, key))
+Fields = tuple[Union[tuple[str, Decoder[Any]], tuple[str, Decoder[Any], str]], ...]
+"""A model's field table: ``(attribute, decoder)`` per property, plus its JSON name when
+that differs from the attribute's."""
+M = TypeVar("M", bound="Model")
+# Per class: (attribute, key, path suffix, decoder, required) per field, the decoder of
+# unnamed properties (None when the class keeps none), the names the schema gives, a
+# getter of every field's value at once and (key, required) per field, in that order.
+_Table = tuple[
+    tuple[tuple[str, str, str, Decoder[Any], bool], ...],
+    Union[Decoder[Any], None],
+    frozenset[str],
+    Callable[[Any], tuple[Any, ...]],
+    tuple[tuple[str, bool], ...],
+]
+_TABLES: dict[type, _Table] = {}
+# JSON values that encode to themselves.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
-def optional(
-    data: Mapping[str, Any], key: str, path: str, decoder: Decoder[T]
-) -> T | Unset:
-    if key not in data:
-        return UNSET
-    return _kept(decoder, data[key], _child(path, key))
+class Model:
+    """The base of generated models: ``from_dict``/``to_dict`` read the field table
+    ``_fields()`` on first use (it imports the models it names). A field is required when
+    its attribute has no default; an ``additional_properties`` entry decodes the
+    properties the schema does not name (else kept as received)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _fields() -> Fields:
+        return ()
+
+    @classmethod
+    def from_dict(cls: type[M], data: Any, path: str = "$") -> M:  # noqa: PYI019 (3.9)
+        """Decode a JSON object; errors name the path of the offending value."""
+        d = as_object(data, path)
+        fields, extra, known, _, _ = _TABLES.get(cls) or _table(cls)
+        args: dict[str, Any] = {}
+        for attr, key, suffix, decode, required in fields:
+            if key in d:
+                value = d[key]
+                try:
+                    args[attr] = decode(value, path + suffix)
+                except DecodeError:
+                    if not _LENIENT.get():
+                        raise
+                    args[attr] = value
+            elif required:
+                if not _LENIENT.get():
+                    raise DecodeError("required field is missing", path=path + suffix)
+                args[attr] = None
+        if extra is not None:
+            args["additional_properties"] = {
+                k: extra(v, _child(path, k)) for k, v in d.items() if k not in known
+            }
+        return cls(**args)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form of this object; fields left UNSET are omitted."""
+        _, extra, _, values, keys = _TABLES.get(type(self)) or _table(type(self))
+        out: dict[str, Any] = {}
+        if extra is not None:
+            out = encode(getattr(self, "additional_properties"))  # noqa: B009 (typed)
+        for (key, required), value in zip(keys, values(self)):
+            if type(value) in _PLAIN:
+                out[key] = value
+            elif required or value is not UNSET:
+                out[key] = encode(value)
+        return out
 
 
-def extra_fields(
-    data: Mapping[str, Any], known: frozenset[str], path: str, decoder: Decoder[T]
-) -> dict[str, T]:
-    """Properties the schema does not name, kept rather than dropped."""
-    return {k: decoder(v, _child(path, k)) for k, v in data.items() if k not in known}
+def _table(cls: type[Model]) -> _Table:
+    import attrs  # a dependency of every SDK; only models need it here
+
+    attributes = attrs.fields(cast(Any, cls))
+    required = {a.name: a.default is attrs.NOTHING for a in attributes}
+    extra: Decoder[Any] | None = None
+    if "additional_properties" in required:
+        extra = any_value
+    fields = []
+    for entry in cls._fields():
+        attr, decode, key = entry if len(entry) == 3 else (entry[0], entry[1], entry[0])
+        if attr == "additional_properties":
+            extra = decode
+            continue
+        suffix = f".{key}" if _IDENT.match(key) else f"[{key!r}]"
+        fields.append((attr, key, suffix, decode, required[attr]))
+    # Two names more: a tuple however many fields (zip in to_dict stops at the last).
+    values = operator.attrgetter(*(f[0] for f in fields), "__class__", "__class__")
+    keys = tuple((f[1], f[4]) for f in fields)
+    table = (tuple(fields), extra, frozenset(f[1] for f in fields), values, keys)
+    _TABLES[cls] = table
+    return table
 
 
 class OpenStrEnum(str, enum.Enum):
@@ -328,11 +425,18 @@ class OpenStrEnum(str, enum.Enum):
 E = TypeVar("E", bound=OpenStrEnum)
 
 
+@overload
+def enum_member(cls: type[E], value: E | str) -> E: ...
+@overload
+def enum_member(cls: type[E], value: None) -> None: ...
+@overload
+def enum_member(cls: type[E], value: Unset) -> Unset: ...
 def enum_member(cls: type[E], value: Any) -> Any:
     """A model's string enum field at construction: a member, ``None`` or ``UNSET`` is
     kept; a documented value given as a plain string becomes its member; any other
     string raises ``ValueError``. To send a value the spec does not list, pass it as a
-    member on purpose: ``Preset("new-value")``."""
+    member on purpose: ``Preset("new-value")``. (A value typed as a union gets the union
+    of the overloads' results: ``E | None | Unset`` for a nullable optional field.)"""
     if not isinstance(value, str) or isinstance(value, cls):
         return value
     for known in cls.__members__.values():
@@ -371,6 +475,8 @@ class OpenIntEnum(int, enum.Enum):
 
 def encode(value: object) -> Any:
     """The JSON form of a decoded value: models, enums, dates, UUIDs, lists and maps."""
+    if type(value) in _PLAIN:
+        return value
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return to_dict()

@@ -177,3 +177,24 @@ def test_openapi_30_nullable_and_nullable_refs(features30: ModuleType) -> None:
     assert item.note is None
     assert item.parent is not None and item.parent.parent is None  # type: ignore[union-attr]
     assert item.to_dict() == data
+
+
+def test_to_dict_writes_unnamed_properties_first_then_the_fields_in_order(
+    features: ModuleType,
+) -> None:
+    from features_sdk.models import Thing
+
+    required = ["id", "created_at", "color", "tags"]  # then the others, in schema order
+    optional = ["day", "priority", "labels", "note", "size", "owner", "class", "1st"]
+    fields = required + optional + ["kebab-name", "metadata"]
+    assert list(Thing.from_dict(THING).to_dict()) == ["unlisted", *fields]
+
+
+def test_a_discriminator_that_is_no_string_falls_back_to_the_variants(
+    features: ModuleType,
+) -> None:
+    from features_sdk.errors import DecodeError
+    from features_sdk.models.animal import decode_animal
+
+    with pytest.raises(DecodeError, match="matches none of the 2 variants"):
+        decode_animal({"kind": ["dog"], "name": "Rex", "good": True})

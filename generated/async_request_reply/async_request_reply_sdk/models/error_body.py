@@ -14,11 +14,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["ErrorBody"]
 
-_KNOWN: frozenset[str] = frozenset(("error",))
-
 
 @attrs.frozen(kw_only=True)
-class ErrorBody:
+class ErrorBody(_s.Model):
     """An error answer."""
 
     error: ErrorDetail
@@ -26,19 +24,8 @@ class ErrorBody:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ErrorBody:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .error_detail import ErrorDetail
 
-        d = _s.as_object(data, path)
-        return cls(
-            error=_s.required(d, "error", path, ErrorDetail.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["error"] = _s.encode(self.error)
-        return out
+        return (("error", ErrorDetail.from_dict),)

@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["Export"]
 
-_KNOWN: frozenset[str] = frozenset(("id", "report", "downloadUrl", "rows"))
-
 
 @attrs.frozen(kw_only=True)
-class Export:
+class Export(_s.Model):
     """A finished export."""
 
     id: str
@@ -26,24 +24,11 @@ class Export:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> Export:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.required(d, "id", path, _s.as_str),
-            report=_s.required(d, "report", path, _s.as_str),
-            download_url=_s.required(d, "downloadUrl", path, _s.as_str),
-            rows=_s.optional(d, "rows", path, _s.as_int),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("id", _s.as_str),
+            ("report", _s.as_str),
+            ("download_url", _s.as_str, "downloadUrl"),
+            ("rows", _s.as_int),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["id"] = _s.encode(self.id)
-        out["report"] = _s.encode(self.report)
-        out["downloadUrl"] = _s.encode(self.download_url)
-        if not isinstance(self.rows, _s.Unset):
-            out["rows"] = _s.encode(self.rows)
-        return out

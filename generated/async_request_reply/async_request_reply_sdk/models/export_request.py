@@ -8,29 +8,19 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .export_request_format import ExportRequestFormat
+from .export_request_format import ExportRequestFormat
 
 __all__ = ["ExportRequest"]
-
-_KNOWN: frozenset[str] = frozenset(("report", "format"))
 
 
 def _convert_format(
     value: ExportRequestFormat | _t.Literal["csv", "parquet"] | _s.Unset,
 ) -> ExportRequestFormat | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .export_request_format import ExportRequestFormat
-
-    return _t.cast(
-        "ExportRequestFormat | _s.Unset",
-        _s.enum_member(ExportRequestFormat, value),
-    )
+    return _s.enum_member(ExportRequestFormat, value)
 
 
 @attrs.frozen(kw_only=True)
-class ExportRequest:
+class ExportRequest(_s.Model):
     """What to export."""
 
     report: str
@@ -44,22 +34,9 @@ class ExportRequest:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ExportRequest:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .export_request_format import ExportRequestFormat
-
-        d = _s.as_object(data, path)
-        return cls(
-            report=_s.required(d, "report", path, _s.as_str),
-            format=_s.optional(d, "format", path, ExportRequestFormat.decode),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("report", _s.as_str),
+            ("format", ExportRequestFormat.decode),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["report"] = _s.encode(self.report)
-        if not isinstance(self.format, _s.Unset):
-            out["format"] = _s.encode(self.format)
-        return out

@@ -8,30 +8,22 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
+from .export_status_status import ExportStatusStatus
 
 if _t.TYPE_CHECKING:
     from .error_detail import ErrorDetail
-    from .export_status_status import ExportStatusStatus
 
 __all__ = ["ExportStatus"]
-
-_KNOWN: frozenset[str] = frozenset(("id", "status", "percentComplete", "error"))
 
 
 def _convert_status(
     value: ExportStatusStatus | _t.Literal["Accepted", "Running", "Failed"] | _s.Unset,
 ) -> ExportStatusStatus | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .export_status_status import ExportStatusStatus
-
-    return _t.cast(
-        "ExportStatusStatus | _s.Unset",
-        _s.enum_member(ExportStatusStatus, value),
-    )
+    return _s.enum_member(ExportStatusStatus, value)
 
 
 @attrs.frozen(kw_only=True)
-class ExportStatus:
+class ExportStatus(_s.Model):
     """The status monitor of an export while it runs, or after it failed."""
 
     id: str | _s.Unset = _s.UNSET
@@ -45,30 +37,13 @@ class ExportStatus:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ExportStatus:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .error_detail import ErrorDetail
-        from .export_status_status import ExportStatusStatus
 
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.optional(d, "id", path, _s.as_str),
-            status=_s.optional(d, "status", path, ExportStatusStatus.decode),
-            percent_complete=_s.optional(d, "percentComplete", path, _s.as_int),
-            error=_s.optional(d, "error", path, ErrorDetail.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("id", _s.as_str),
+            ("status", ExportStatusStatus.decode),
+            ("percent_complete", _s.as_int, "percentComplete"),
+            ("error", ErrorDetail.from_dict),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.id, _s.Unset):
-            out["id"] = _s.encode(self.id)
-        if not isinstance(self.status, _s.Unset):
-            out["status"] = _s.encode(self.status)
-        if not isinstance(self.percent_complete, _s.Unset):
-            out["percentComplete"] = _s.encode(self.percent_complete)
-        if not isinstance(self.error, _s.Unset):
-            out["error"] = _s.encode(self.error)
-        return out

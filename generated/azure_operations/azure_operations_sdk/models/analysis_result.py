@@ -15,13 +15,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["AnalysisResult"]
 
-_KNOWN: frozenset[str] = frozenset(
-    ("modelVersion", "documents", "completedDateTime", "statistics"),
-)
-
 
 @attrs.frozen(kw_only=True)
-class AnalysisResult:
+class AnalysisResult(_s.Model):
     """The result of a succeeded analysis."""
 
     model_version: str
@@ -33,37 +29,13 @@ class AnalysisResult:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> AnalysisResult:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .document_result import DocumentResult
 
-        d = _s.as_object(data, path)
-        return cls(
-            model_version=_s.required(d, "modelVersion", path, _s.as_str),
-            documents=_s.required(
-                d,
-                "documents",
-                path,
-                _s.list_of(DocumentResult.from_dict),
-            ),
-            completed_date_time=_s.optional(
-                d,
-                "completedDateTime",
-                path,
-                _s.as_datetime,
-            ),
-            statistics=_s.optional(d, "statistics", path, _s.map_of(_s.as_int)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("model_version", _s.as_str, "modelVersion"),
+            ("documents", _s.list_of(DocumentResult.from_dict)),
+            ("completed_date_time", _s.as_datetime, "completedDateTime"),
+            ("statistics", _s.map_of(_s.as_int)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["modelVersion"] = _s.encode(self.model_version)
-        out["documents"] = _s.encode(self.documents)
-        if not isinstance(self.completed_date_time, _s.Unset):
-            out["completedDateTime"] = _s.encode(self.completed_date_time)
-        if not isinstance(self.statistics, _s.Unset):
-            out["statistics"] = _s.encode(self.statistics)
-        return out

@@ -19,15 +19,15 @@ AnalysisSource = _t.Union["InlineTextSource", "UrlSource"]
 
 def decode_analysis_source(value: object, path: str = "$") -> AnalysisSource:
     """Decode one of the variants, chosen by kind."""
+    result: AnalysisSource = _s.union(_variants, value, path, "kind")
+    return result
+
+
+def _variants() -> _s.Tagged:
     from .inline_text_source import InlineTextSource
     from .url_source import UrlSource
 
-    if isinstance(value, dict):
-        tag: _t.Any = value.get("kind")
-        if tag == "inline":
-            return InlineTextSource.from_dict(value, path)
-        if tag == "url":
-            return UrlSource.from_dict(value, path)
-    decode = _s.one_of(InlineTextSource.from_dict, UrlSource.from_dict)
-    result: AnalysisSource = decode(value, path)
-    return result
+    return (
+        {"inline": InlineTextSource.from_dict, "url": UrlSource.from_dict},
+        (InlineTextSource.from_dict, UrlSource.from_dict),
+    )

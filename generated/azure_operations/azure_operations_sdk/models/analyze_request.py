@@ -8,18 +8,16 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
+from .analyze_request_features_item import AnalyzeRequestFeaturesItem
 
 if _t.TYPE_CHECKING:
     from .analysis_source import AnalysisSource
-    from .analyze_request_features_item import AnalyzeRequestFeaturesItem
 
 __all__ = ["AnalyzeRequest"]
 
-_KNOWN: frozenset[str] = frozenset(("documents", "features", "displayName", "tags"))
-
 
 @attrs.frozen(kw_only=True)
-class AnalyzeRequest:
+class AnalyzeRequest(_s.Model):
     """The documents to analyse and what to extract from them."""
 
     documents: list[AnalysisSource]
@@ -31,38 +29,13 @@ class AnalyzeRequest:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> AnalyzeRequest:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .analysis_source import decode_analysis_source
-        from .analyze_request_features_item import AnalyzeRequestFeaturesItem
 
-        d = _s.as_object(data, path)
-        return cls(
-            documents=_s.required(
-                d,
-                "documents",
-                path,
-                _s.list_of(decode_analysis_source),
-            ),
-            features=_s.required(
-                d,
-                "features",
-                path,
-                _s.list_of(AnalyzeRequestFeaturesItem.decode),
-            ),
-            display_name=_s.optional(d, "displayName", path, _s.as_str),
-            tags=_s.optional(d, "tags", path, _s.map_of(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("documents", _s.list_of(decode_analysis_source)),
+            ("features", _s.list_of(AnalyzeRequestFeaturesItem.decode)),
+            ("display_name", _s.as_str, "displayName"),
+            ("tags", _s.map_of(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["documents"] = _s.encode(self.documents)
-        out["features"] = _s.encode(self.features)
-        if not isinstance(self.display_name, _s.Unset):
-            out["displayName"] = _s.encode(self.display_name)
-        if not isinstance(self.tags, _s.Unset):
-            out["tags"] = _s.encode(self.tags)
-        return out

@@ -8,17 +8,13 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
+from .document_result_sentiment import DocumentResultSentiment
 
 if _t.TYPE_CHECKING:
-    from .document_result_sentiment import DocumentResultSentiment
     from .entity import Entity
     from .error_detail import ErrorDetail
 
 __all__ = ["DocumentResult"]
-
-_KNOWN: frozenset[str] = frozenset(
-    ("id", "sentiment", "keyPhrases", "entities", "summary", "warnings"),
-)
 
 
 def _convert_sentiment(
@@ -27,17 +23,11 @@ def _convert_sentiment(
     | None
     | _s.Unset,
 ) -> DocumentResultSentiment | None | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .document_result_sentiment import DocumentResultSentiment
-
-    return _t.cast(
-        "DocumentResultSentiment | None | _s.Unset",
-        _s.enum_member(DocumentResultSentiment, value),
-    )
+    return _s.enum_member(DocumentResultSentiment, value)
 
 
 @attrs.frozen(kw_only=True)
-class DocumentResult:
+class DocumentResult(_s.Model):
     """What was found in one document."""
 
     id: str
@@ -53,46 +43,16 @@ class DocumentResult:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> DocumentResult:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .document_result_sentiment import DocumentResultSentiment
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .entity import Entity
         from .error_detail import ErrorDetail
 
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.required(d, "id", path, _s.as_str),
-            sentiment=_s.optional(
-                d,
-                "sentiment",
-                path,
-                _s.nullable(DocumentResultSentiment.decode),
-            ),
-            key_phrases=_s.optional(d, "keyPhrases", path, _s.list_of(_s.as_str)),
-            entities=_s.optional(d, "entities", path, _s.list_of(Entity.from_dict)),
-            summary=_s.optional(d, "summary", path, _s.nullable(_s.as_str)),
-            warnings=_s.optional(
-                d,
-                "warnings",
-                path,
-                _s.list_of(ErrorDetail.from_dict),
-            ),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("id", _s.as_str),
+            ("sentiment", _s.nullable(DocumentResultSentiment.decode)),
+            ("key_phrases", _s.list_of(_s.as_str), "keyPhrases"),
+            ("entities", _s.list_of(Entity.from_dict)),
+            ("summary", _s.nullable(_s.as_str)),
+            ("warnings", _s.list_of(ErrorDetail.from_dict)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["id"] = _s.encode(self.id)
-        if not isinstance(self.sentiment, _s.Unset):
-            out["sentiment"] = _s.encode(self.sentiment)
-        if not isinstance(self.key_phrases, _s.Unset):
-            out["keyPhrases"] = _s.encode(self.key_phrases)
-        if not isinstance(self.entities, _s.Unset):
-            out["entities"] = _s.encode(self.entities)
-        if not isinstance(self.summary, _s.Unset):
-            out["summary"] = _s.encode(self.summary)
-        if not isinstance(self.warnings, _s.Unset):
-            out["warnings"] = _s.encode(self.warnings)
-        return out

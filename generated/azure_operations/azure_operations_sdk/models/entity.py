@@ -11,13 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["Entity"]
 
-_KNOWN: frozenset[str] = frozenset(
-    ("text", "category", "offset", "length", "confidenceScore"),
-)
-
 
 @attrs.frozen(kw_only=True)
-class Entity:
+class Entity(_s.Model):
     """A named entity found in a document."""
 
     text: str
@@ -29,26 +25,12 @@ class Entity:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> Entity:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            text=_s.required(d, "text", path, _s.as_str),
-            category=_s.required(d, "category", path, _s.as_str),
-            offset=_s.required(d, "offset", path, _s.as_int),
-            length=_s.required(d, "length", path, _s.as_int),
-            confidence_score=_s.optional(d, "confidenceScore", path, _s.as_float),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("text", _s.as_str),
+            ("category", _s.as_str),
+            ("offset", _s.as_int),
+            ("length", _s.as_int),
+            ("confidence_score", _s.as_float, "confidenceScore"),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["text"] = _s.encode(self.text)
-        out["category"] = _s.encode(self.category)
-        out["offset"] = _s.encode(self.offset)
-        out["length"] = _s.encode(self.length)
-        if not isinstance(self.confidence_score, _s.Unset):
-            out["confidenceScore"] = _s.encode(self.confidence_score)
-        return out

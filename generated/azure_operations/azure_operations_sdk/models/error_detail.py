@@ -14,13 +14,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["ErrorDetail"]
 
-_KNOWN: frozenset[str] = frozenset(
-    ("code", "message", "target", "details", "innererror"),
-)
-
 
 @attrs.frozen(kw_only=True)
-class ErrorDetail:
+class ErrorDetail(_s.Model):
     """An Azure error; `details` nests further errors of the same shape."""
 
     code: str
@@ -32,30 +28,14 @@ class ErrorDetail:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ErrorDetail:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .inner_error import InnerError
 
-        d = _s.as_object(data, path)
-        return cls(
-            code=_s.required(d, "code", path, _s.as_str),
-            message=_s.required(d, "message", path, _s.as_str),
-            target=_s.optional(d, "target", path, _s.nullable(_s.as_str)),
-            details=_s.optional(d, "details", path, _s.list_of(ErrorDetail.from_dict)),
-            innererror=_s.optional(d, "innererror", path, InnerError.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("code", _s.as_str),
+            ("message", _s.as_str),
+            ("target", _s.nullable(_s.as_str)),
+            ("details", _s.list_of(ErrorDetail.from_dict)),
+            ("innererror", InnerError.from_dict),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["code"] = _s.encode(self.code)
-        out["message"] = _s.encode(self.message)
-        if not isinstance(self.target, _s.Unset):
-            out["target"] = _s.encode(self.target)
-        if not isinstance(self.details, _s.Unset):
-            out["details"] = _s.encode(self.details)
-        if not isinstance(self.innererror, _s.Unset):
-            out["innererror"] = _s.encode(self.innererror)
-        return out

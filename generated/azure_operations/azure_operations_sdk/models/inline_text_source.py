@@ -8,26 +8,19 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .inline_text_source_kind import InlineTextSourceKind
+from .inline_text_source_kind import InlineTextSourceKind
 
 __all__ = ["InlineTextSource"]
-
-_KNOWN: frozenset[str] = frozenset(("kind", "id", "text", "language"))
 
 
 def _convert_kind(
     value: InlineTextSourceKind | _t.Literal["inline"],
 ) -> InlineTextSourceKind:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .inline_text_source_kind import InlineTextSourceKind
-
-    return _t.cast("InlineTextSourceKind", _s.enum_member(InlineTextSourceKind, value))
+    return _s.enum_member(InlineTextSourceKind, value)
 
 
 @attrs.frozen(kw_only=True)
-class InlineTextSource:
+class InlineTextSource(_s.Model):
     """A document given inline."""
 
     kind: InlineTextSourceKind = attrs.field(converter=_convert_kind)
@@ -38,26 +31,11 @@ class InlineTextSource:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> InlineTextSource:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .inline_text_source_kind import InlineTextSourceKind
-
-        d = _s.as_object(data, path)
-        return cls(
-            kind=_s.required(d, "kind", path, InlineTextSourceKind.decode),
-            id=_s.required(d, "id", path, _s.as_str),
-            text=_s.required(d, "text", path, _s.as_str),
-            language=_s.optional(d, "language", path, _s.nullable(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("kind", InlineTextSourceKind.decode),
+            ("id", _s.as_str),
+            ("text", _s.as_str),
+            ("language", _s.nullable(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["kind"] = _s.encode(self.kind)
-        out["id"] = _s.encode(self.id)
-        out["text"] = _s.encode(self.text)
-        if not isinstance(self.language, _s.Unset):
-            out["language"] = _s.encode(self.language)
-        return out

@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["InnerError"]
 
-_KNOWN: frozenset[str] = frozenset(("code", "innererror"))
-
 
 @attrs.frozen(kw_only=True)
-class InnerError:
+class InnerError(_s.Model):
     """A more specific error, nesting further inner errors."""
 
     code: str | _s.Unset = _s.UNSET
@@ -24,21 +22,9 @@ class InnerError:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> InnerError:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            code=_s.optional(d, "code", path, _s.as_str),
-            innererror=_s.optional(d, "innererror", path, InnerError.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("code", _s.as_str),
+            ("innererror", InnerError.from_dict),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.code, _s.Unset):
-            out["code"] = _s.encode(self.code)
-        if not isinstance(self.innererror, _s.Unset):
-            out["innererror"] = _s.encode(self.innererror)
-        return out

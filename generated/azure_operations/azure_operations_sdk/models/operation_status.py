@@ -10,39 +10,24 @@ import uuid
 import attrs
 
 from .._runtime import serde as _s
+from .operation_state import OperationState
 
 if _t.TYPE_CHECKING:
     from .analysis_result import AnalysisResult
     from .error_detail import ErrorDetail
-    from .operation_state import OperationState
 
 __all__ = ["OperationStatus"]
-
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "id",
-        "status",
-        "createdDateTime",
-        "lastUpdatedDateTime",
-        "percentComplete",
-        "error",
-        "result",
-    ),
-)
 
 
 def _convert_status(
     value: OperationState
     | _t.Literal["NotStarted", "Running", "Succeeded", "Failed", "Canceled"],
 ) -> OperationState:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .operation_state import OperationState
-
-    return _t.cast("OperationState", _s.enum_member(OperationState, value))
+    return _s.enum_member(OperationState, value)
 
 
 @attrs.frozen(kw_only=True)
-class OperationStatus:
+class OperationStatus(_s.Model):
     """The status monitor of an analysis."""
 
     id: uuid.UUID
@@ -58,43 +43,17 @@ class OperationStatus:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> OperationStatus:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .analysis_result import AnalysisResult
         from .error_detail import ErrorDetail
-        from .operation_state import OperationState
 
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.required(d, "id", path, _s.as_uuid),
-            status=_s.required(d, "status", path, OperationState.decode),
-            created_date_time=_s.optional(d, "createdDateTime", path, _s.as_datetime),
-            last_updated_date_time=_s.optional(
-                d,
-                "lastUpdatedDateTime",
-                path,
-                _s.as_datetime,
-            ),
-            percent_complete=_s.optional(d, "percentComplete", path, _s.as_int),
-            error=_s.optional(d, "error", path, ErrorDetail.from_dict),
-            result=_s.optional(d, "result", path, AnalysisResult.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("id", _s.as_uuid),
+            ("status", OperationState.decode),
+            ("created_date_time", _s.as_datetime, "createdDateTime"),
+            ("last_updated_date_time", _s.as_datetime, "lastUpdatedDateTime"),
+            ("percent_complete", _s.as_int, "percentComplete"),
+            ("error", ErrorDetail.from_dict),
+            ("result", AnalysisResult.from_dict),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["id"] = _s.encode(self.id)
-        out["status"] = _s.encode(self.status)
-        if not isinstance(self.created_date_time, _s.Unset):
-            out["createdDateTime"] = _s.encode(self.created_date_time)
-        if not isinstance(self.last_updated_date_time, _s.Unset):
-            out["lastUpdatedDateTime"] = _s.encode(self.last_updated_date_time)
-        if not isinstance(self.percent_complete, _s.Unset):
-            out["percentComplete"] = _s.encode(self.percent_complete)
-        if not isinstance(self.error, _s.Unset):
-            out["error"] = _s.encode(self.error)
-        if not isinstance(self.result, _s.Unset):
-            out["result"] = _s.encode(self.result)
-        return out

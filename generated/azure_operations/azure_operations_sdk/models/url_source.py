@@ -8,24 +8,17 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .url_source_kind import UrlSourceKind
+from .url_source_kind import UrlSourceKind
 
 __all__ = ["UrlSource"]
 
-_KNOWN: frozenset[str] = frozenset(("kind", "id", "url"))
-
 
 def _convert_kind(value: UrlSourceKind | _t.Literal["url"]) -> UrlSourceKind:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .url_source_kind import UrlSourceKind
-
-    return _t.cast("UrlSourceKind", _s.enum_member(UrlSourceKind, value))
+    return _s.enum_member(UrlSourceKind, value)
 
 
 @attrs.frozen(kw_only=True)
-class UrlSource:
+class UrlSource(_s.Model):
     """A document fetched from a URL."""
 
     kind: UrlSourceKind = attrs.field(converter=_convert_kind)
@@ -35,23 +28,10 @@ class UrlSource:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> UrlSource:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .url_source_kind import UrlSourceKind
-
-        d = _s.as_object(data, path)
-        return cls(
-            kind=_s.required(d, "kind", path, UrlSourceKind.decode),
-            id=_s.required(d, "id", path, _s.as_str),
-            url=_s.required(d, "url", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("kind", UrlSourceKind.decode),
+            ("id", _s.as_str),
+            ("url", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["kind"] = _s.encode(self.kind)
-        out["id"] = _s.encode(self.id)
-        out["url"] = _s.encode(self.url)
-        return out

@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["DocumentHandle"]
 
-_KNOWN: frozenset[str] = frozenset(("document_id", "document_key"))
-
 
 @attrs.frozen(kw_only=True)
-class DocumentHandle:
+class DocumentHandle(_s.Model):
     """DocumentHandle object."""
 
     document_id: str
@@ -27,19 +25,9 @@ class DocumentHandle:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> DocumentHandle:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            document_id=_s.required(d, "document_id", path, _s.as_str),
-            document_key=_s.required(d, "document_key", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("document_id", _s.as_str),
+            ("document_key", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["document_id"] = _s.encode(self.document_id)
-        out["document_key"] = _s.encode(self.document_key)
-        return out

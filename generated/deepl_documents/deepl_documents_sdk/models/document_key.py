@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["DocumentKey"]
 
-_KNOWN: frozenset[str] = frozenset(("document_key",))
-
 
 @attrs.frozen(kw_only=True)
-class DocumentKey:
+class DocumentKey(_s.Model):
     """DocumentKey object."""
 
     document_key: str
@@ -24,17 +22,6 @@ class DocumentKey:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> DocumentKey:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            document_key=_s.required(d, "document_key", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["document_key"] = _s.encode(self.document_key)
-        return out
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (("document_key", _s.as_str),)

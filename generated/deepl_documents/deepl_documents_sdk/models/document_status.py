@@ -8,34 +8,19 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .document_status_status import DocumentStatusStatus
+from .document_status_status import DocumentStatusStatus
 
 __all__ = ["DocumentStatus"]
-
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "document_id",
-        "status",
-        "seconds_remaining",
-        "billed_characters",
-        "error_message",
-    ),
-)
 
 
 def _convert_status(
     value: DocumentStatusStatus | _t.Literal["queued", "translating", "done", "error"],
 ) -> DocumentStatusStatus:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .document_status_status import DocumentStatusStatus
-
-    return _t.cast("DocumentStatusStatus", _s.enum_member(DocumentStatusStatus, value))
+    return _s.enum_member(DocumentStatusStatus, value)
 
 
 @attrs.frozen(kw_only=True)
-class DocumentStatus:
+class DocumentStatus(_s.Model):
     """DocumentStatus object."""
 
     document_id: str
@@ -57,30 +42,12 @@ class DocumentStatus:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> DocumentStatus:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .document_status_status import DocumentStatusStatus
-
-        d = _s.as_object(data, path)
-        return cls(
-            document_id=_s.required(d, "document_id", path, _s.as_str),
-            status=_s.required(d, "status", path, DocumentStatusStatus.decode),
-            seconds_remaining=_s.optional(d, "seconds_remaining", path, _s.as_int),
-            billed_characters=_s.optional(d, "billed_characters", path, _s.as_int),
-            error_message=_s.optional(d, "error_message", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("document_id", _s.as_str),
+            ("status", DocumentStatusStatus.decode),
+            ("seconds_remaining", _s.as_int),
+            ("billed_characters", _s.as_int),
+            ("error_message", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["document_id"] = _s.encode(self.document_id)
-        out["status"] = _s.encode(self.status)
-        if not isinstance(self.seconds_remaining, _s.Unset):
-            out["seconds_remaining"] = _s.encode(self.seconds_remaining)
-        if not isinstance(self.billed_characters, _s.Unset):
-            out["billed_characters"] = _s.encode(self.billed_characters)
-        if not isinstance(self.error_message, _s.Unset):
-            out["error_message"] = _s.encode(self.error_message)
-        return out

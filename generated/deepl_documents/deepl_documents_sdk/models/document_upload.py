@@ -8,23 +8,9 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .document_upload_formality import DocumentUploadFormality
+from .document_upload_formality import DocumentUploadFormality
 
 __all__ = ["DocumentUpload"]
-
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "file",
-        "target_lang",
-        "filename",
-        "source_lang",
-        "output_format",
-        "formality",
-        "glossary_id",
-    ),
-)
 
 
 def _convert_formality(
@@ -32,17 +18,11 @@ def _convert_formality(
     | _t.Literal["default", "more", "less", "prefer_more", "prefer_less"]
     | _s.Unset,
 ) -> DocumentUploadFormality | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .document_upload_formality import DocumentUploadFormality
-
-    return _t.cast(
-        "DocumentUploadFormality | _s.Unset",
-        _s.enum_member(DocumentUploadFormality, value),
-    )
+    return _s.enum_member(DocumentUploadFormality, value)
 
 
 @attrs.frozen(kw_only=True)
-class DocumentUpload:
+class DocumentUpload(_s.Model):
     """DocumentUpload object."""
 
     file: _s.FileInput | str
@@ -72,36 +52,14 @@ class DocumentUpload:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> DocumentUpload:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .document_upload_formality import DocumentUploadFormality
-
-        d = _s.as_object(data, path)
-        return cls(
-            file=_s.required(d, "file", path, _s.as_binary),
-            target_lang=_s.required(d, "target_lang", path, _s.as_str),
-            filename=_s.optional(d, "filename", path, _s.as_str),
-            source_lang=_s.optional(d, "source_lang", path, _s.as_str),
-            output_format=_s.optional(d, "output_format", path, _s.as_str),
-            formality=_s.optional(d, "formality", path, DocumentUploadFormality.decode),
-            glossary_id=_s.optional(d, "glossary_id", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("file", _s.as_binary),
+            ("target_lang", _s.as_str),
+            ("filename", _s.as_str),
+            ("source_lang", _s.as_str),
+            ("output_format", _s.as_str),
+            ("formality", DocumentUploadFormality.decode),
+            ("glossary_id", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["file"] = _s.encode(self.file)
-        out["target_lang"] = _s.encode(self.target_lang)
-        if not isinstance(self.filename, _s.Unset):
-            out["filename"] = _s.encode(self.filename)
-        if not isinstance(self.source_lang, _s.Unset):
-            out["source_lang"] = _s.encode(self.source_lang)
-        if not isinstance(self.output_format, _s.Unset):
-            out["output_format"] = _s.encode(self.output_format)
-        if not isinstance(self.formality, _s.Unset):
-            out["formality"] = _s.encode(self.formality)
-        if not isinstance(self.glossary_id, _s.Unset):
-            out["glossary_id"] = _s.encode(self.glossary_id)
-        return out

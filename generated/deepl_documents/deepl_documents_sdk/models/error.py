@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["Error"]
 
-_KNOWN: frozenset[str] = frozenset(("message",))
-
 
 @attrs.frozen(kw_only=True)
-class Error:
+class Error(_s.Model):
     """Error object."""
 
     message: str | _s.Unset = _s.UNSET
@@ -24,18 +22,6 @@ class Error:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> Error:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            message=_s.optional(d, "message", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.message, _s.Unset):
-            out["message"] = _s.encode(self.message)
-        return out
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (("message", _s.as_str),)

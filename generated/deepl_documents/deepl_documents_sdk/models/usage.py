@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["Usage"]
 
-_KNOWN: frozenset[str] = frozenset(("character_count", "character_limit"))
-
 
 @attrs.frozen(kw_only=True)
-class Usage:
+class Usage(_s.Model):
     """Usage object."""
 
     character_count: int
@@ -27,19 +25,9 @@ class Usage:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> Usage:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            character_count=_s.required(d, "character_count", path, _s.as_int),
-            character_limit=_s.required(d, "character_limit", path, _s.as_int),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("character_count", _s.as_int),
+            ("character_limit", _s.as_int),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["character_count"] = _s.encode(self.character_count)
-        out["character_limit"] = _s.encode(self.character_limit)
-        return out

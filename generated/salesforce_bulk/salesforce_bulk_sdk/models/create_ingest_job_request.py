@@ -8,60 +8,30 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .column_delimiter import ColumnDelimiter
-    from .create_ingest_job_request_content_type import (
-        CreateIngestJobRequestContentType,
-    )
-    from .line_ending import LineEnding
-    from .operation import Operation
+from .column_delimiter import ColumnDelimiter
+from .create_ingest_job_request_content_type import CreateIngestJobRequestContentType
+from .line_ending import LineEnding
+from .operation import Operation
 
 __all__ = ["CreateIngestJobRequest"]
-
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "object",
-        "operation",
-        "externalIdFieldName",
-        "contentType",
-        "lineEnding",
-        "columnDelimiter",
-        "assignmentRuleId",
-    ),
-)
 
 
 def _convert_operation(
     value: Operation | _t.Literal["insert", "update", "upsert", "delete", "hardDelete"],
 ) -> Operation:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .operation import Operation
-
-    return _t.cast("Operation", _s.enum_member(Operation, value))
+    return _s.enum_member(Operation, value)
 
 
 def _convert_content_type(
     value: CreateIngestJobRequestContentType | _t.Literal["CSV"] | _s.Unset,
 ) -> CreateIngestJobRequestContentType | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .create_ingest_job_request_content_type import (
-        CreateIngestJobRequestContentType,
-    )
-
-    return _t.cast(
-        "CreateIngestJobRequestContentType | _s.Unset",
-        _s.enum_member(CreateIngestJobRequestContentType, value),
-    )
+    return _s.enum_member(CreateIngestJobRequestContentType, value)
 
 
 def _convert_line_ending(
     value: LineEnding | _t.Literal["LF", "CRLF"] | _s.Unset,
 ) -> LineEnding | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .line_ending import LineEnding
-
-    return _t.cast("LineEnding | _s.Unset", _s.enum_member(LineEnding, value))
+    return _s.enum_member(LineEnding, value)
 
 
 def _convert_column_delimiter(
@@ -69,14 +39,11 @@ def _convert_column_delimiter(
     | _t.Literal["BACKQUOTE", "CARET", "COMMA", "PIPE", "SEMICOLON", "TAB"]
     | _s.Unset,
 ) -> ColumnDelimiter | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .column_delimiter import ColumnDelimiter
-
-    return _t.cast("ColumnDelimiter | _s.Unset", _s.enum_member(ColumnDelimiter, value))
+    return _s.enum_member(ColumnDelimiter, value)
 
 
 @attrs.frozen(kw_only=True)
-class CreateIngestJobRequest:
+class CreateIngestJobRequest(_s.Model):
     """The job to create."""
 
     object: str
@@ -104,56 +71,14 @@ class CreateIngestJobRequest:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> CreateIngestJobRequest:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .column_delimiter import ColumnDelimiter
-        from .create_ingest_job_request_content_type import (
-            CreateIngestJobRequestContentType,
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("object", _s.as_str),
+            ("operation", Operation.decode),
+            ("external_id_field_name", _s.as_str, "externalIdFieldName"),
+            ("content_type", CreateIngestJobRequestContentType.decode, "contentType"),
+            ("line_ending", LineEnding.decode, "lineEnding"),
+            ("column_delimiter", ColumnDelimiter.decode, "columnDelimiter"),
+            ("assignment_rule_id", _s.as_str, "assignmentRuleId"),
         )
-        from .line_ending import LineEnding
-        from .operation import Operation
-
-        d = _s.as_object(data, path)
-        return cls(
-            object=_s.required(d, "object", path, _s.as_str),
-            operation=_s.required(d, "operation", path, Operation.decode),
-            external_id_field_name=_s.optional(
-                d,
-                "externalIdFieldName",
-                path,
-                _s.as_str,
-            ),
-            content_type=_s.optional(
-                d,
-                "contentType",
-                path,
-                CreateIngestJobRequestContentType.decode,
-            ),
-            line_ending=_s.optional(d, "lineEnding", path, LineEnding.decode),
-            column_delimiter=_s.optional(
-                d,
-                "columnDelimiter",
-                path,
-                ColumnDelimiter.decode,
-            ),
-            assignment_rule_id=_s.optional(d, "assignmentRuleId", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["object"] = _s.encode(self.object)
-        out["operation"] = _s.encode(self.operation)
-        if not isinstance(self.external_id_field_name, _s.Unset):
-            out["externalIdFieldName"] = _s.encode(self.external_id_field_name)
-        if not isinstance(self.content_type, _s.Unset):
-            out["contentType"] = _s.encode(self.content_type)
-        if not isinstance(self.line_ending, _s.Unset):
-            out["lineEnding"] = _s.encode(self.line_ending)
-        if not isinstance(self.column_delimiter, _s.Unset):
-            out["columnDelimiter"] = _s.encode(self.column_delimiter)
-        if not isinstance(self.assignment_rule_id, _s.Unset):
-            out["assignmentRuleId"] = _s.encode(self.assignment_rule_id)
-        return out

@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["Error"]
 
-_KNOWN: frozenset[str] = frozenset(("errorCode", "message", "fields"))
-
 
 @attrs.frozen(kw_only=True)
-class Error:
+class Error(_s.Model):
     """One error reported by the platform."""
 
     error_code: str
@@ -31,22 +29,10 @@ class Error:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> Error:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            error_code=_s.required(d, "errorCode", path, _s.as_str),
-            message=_s.required(d, "message", path, _s.as_str),
-            fields=_s.optional(d, "fields", path, _s.list_of(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("error_code", _s.as_str, "errorCode"),
+            ("message", _s.as_str),
+            ("fields", _s.list_of(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["errorCode"] = _s.encode(self.error_code)
-        out["message"] = _s.encode(self.message)
-        if not isinstance(self.fields, _s.Unset):
-            out["fields"] = _s.encode(self.fields)
-        return out

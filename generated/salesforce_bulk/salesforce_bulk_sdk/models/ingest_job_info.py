@@ -9,44 +9,20 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .column_delimiter import ColumnDelimiter
-    from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
-    from .ingest_job_info_content_type import IngestJobInfoContentType
-    from .job_state import JobState
-    from .line_ending import LineEnding
-    from .operation import Operation
+from .column_delimiter import ColumnDelimiter
+from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
+from .ingest_job_info_content_type import IngestJobInfoContentType
+from .job_state import JobState
+from .line_ending import LineEnding
+from .operation import Operation
 
 __all__ = ["IngestJobInfo"]
-
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "id",
-        "object",
-        "operation",
-        "state",
-        "createdById",
-        "createdDate",
-        "systemModstamp",
-        "externalIdFieldName",
-        "concurrencyMode",
-        "contentType",
-        "apiVersion",
-        "contentUrl",
-        "lineEnding",
-        "columnDelimiter",
-    ),
-)
 
 
 def _convert_operation(
     value: Operation | _t.Literal["insert", "update", "upsert", "delete", "hardDelete"],
 ) -> Operation:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .operation import Operation
-
-    return _t.cast("Operation", _s.enum_member(Operation, value))
+    return _s.enum_member(Operation, value)
 
 
 def _convert_state(
@@ -60,43 +36,25 @@ def _convert_state(
         "Aborted",
     ],
 ) -> JobState:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .job_state import JobState
-
-    return _t.cast("JobState", _s.enum_member(JobState, value))
+    return _s.enum_member(JobState, value)
 
 
 def _convert_concurrency_mode(
     value: IngestJobInfoConcurrencyMode | _t.Literal["Parallel"] | _s.Unset,
 ) -> IngestJobInfoConcurrencyMode | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
-
-    return _t.cast(
-        "IngestJobInfoConcurrencyMode | _s.Unset",
-        _s.enum_member(IngestJobInfoConcurrencyMode, value),
-    )
+    return _s.enum_member(IngestJobInfoConcurrencyMode, value)
 
 
 def _convert_content_type(
     value: IngestJobInfoContentType | _t.Literal["CSV"] | _s.Unset,
 ) -> IngestJobInfoContentType | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .ingest_job_info_content_type import IngestJobInfoContentType
-
-    return _t.cast(
-        "IngestJobInfoContentType | _s.Unset",
-        _s.enum_member(IngestJobInfoContentType, value),
-    )
+    return _s.enum_member(IngestJobInfoContentType, value)
 
 
 def _convert_line_ending(
     value: LineEnding | _t.Literal["LF", "CRLF"] | _s.Unset,
 ) -> LineEnding | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .line_ending import LineEnding
-
-    return _t.cast("LineEnding | _s.Unset", _s.enum_member(LineEnding, value))
+    return _s.enum_member(LineEnding, value)
 
 
 def _convert_column_delimiter(
@@ -104,14 +62,11 @@ def _convert_column_delimiter(
     | _t.Literal["BACKQUOTE", "CARET", "COMMA", "PIPE", "SEMICOLON", "TAB"]
     | _s.Unset,
 ) -> ColumnDelimiter | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .column_delimiter import ColumnDelimiter
-
-    return _t.cast("ColumnDelimiter | _s.Unset", _s.enum_member(ColumnDelimiter, value))
+    return _s.enum_member(ColumnDelimiter, value)
 
 
 @attrs.frozen(kw_only=True)
-class IngestJobInfo:
+class IngestJobInfo(_s.Model):
     """An ingest job, as returned by create, close and abort."""
 
     id: str
@@ -148,80 +103,25 @@ class IngestJobInfo:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> IngestJobInfo:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .column_delimiter import ColumnDelimiter
-        from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
-        from .ingest_job_info_content_type import IngestJobInfoContentType
-        from .job_state import JobState
-        from .line_ending import LineEnding
-        from .operation import Operation
-
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.required(d, "id", path, _s.as_str),
-            object=_s.required(d, "object", path, _s.as_str),
-            operation=_s.required(d, "operation", path, Operation.decode),
-            state=_s.required(d, "state", path, JobState.decode),
-            created_by_id=_s.optional(d, "createdById", path, _s.as_str),
-            created_date=_s.optional(d, "createdDate", path, _s.as_datetime),
-            system_modstamp=_s.optional(d, "systemModstamp", path, _s.as_datetime),
-            external_id_field_name=_s.optional(
-                d,
-                "externalIdFieldName",
-                path,
-                _s.nullable(_s.as_str),
-            ),
-            concurrency_mode=_s.optional(
-                d,
-                "concurrencyMode",
-                path,
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("id", _s.as_str),
+            ("object", _s.as_str),
+            ("operation", Operation.decode),
+            ("state", JobState.decode),
+            ("created_by_id", _s.as_str, "createdById"),
+            ("created_date", _s.as_datetime, "createdDate"),
+            ("system_modstamp", _s.as_datetime, "systemModstamp"),
+            ("external_id_field_name", _s.nullable(_s.as_str), "externalIdFieldName"),
+            (
+                "concurrency_mode",
                 IngestJobInfoConcurrencyMode.decode,
+                "concurrencyMode",
             ),
-            content_type=_s.optional(
-                d,
-                "contentType",
-                path,
-                IngestJobInfoContentType.decode,
-            ),
-            api_version=_s.optional(d, "apiVersion", path, _s.as_float),
-            content_url=_s.optional(d, "contentUrl", path, _s.as_str),
-            line_ending=_s.optional(d, "lineEnding", path, LineEnding.decode),
-            column_delimiter=_s.optional(
-                d,
-                "columnDelimiter",
-                path,
-                ColumnDelimiter.decode,
-            ),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+            ("content_type", IngestJobInfoContentType.decode, "contentType"),
+            ("api_version", _s.as_float, "apiVersion"),
+            ("content_url", _s.as_str, "contentUrl"),
+            ("line_ending", LineEnding.decode, "lineEnding"),
+            ("column_delimiter", ColumnDelimiter.decode, "columnDelimiter"),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["id"] = _s.encode(self.id)
-        out["object"] = _s.encode(self.object)
-        out["operation"] = _s.encode(self.operation)
-        out["state"] = _s.encode(self.state)
-        if not isinstance(self.created_by_id, _s.Unset):
-            out["createdById"] = _s.encode(self.created_by_id)
-        if not isinstance(self.created_date, _s.Unset):
-            out["createdDate"] = _s.encode(self.created_date)
-        if not isinstance(self.system_modstamp, _s.Unset):
-            out["systemModstamp"] = _s.encode(self.system_modstamp)
-        if not isinstance(self.external_id_field_name, _s.Unset):
-            out["externalIdFieldName"] = _s.encode(self.external_id_field_name)
-        if not isinstance(self.concurrency_mode, _s.Unset):
-            out["concurrencyMode"] = _s.encode(self.concurrency_mode)
-        if not isinstance(self.content_type, _s.Unset):
-            out["contentType"] = _s.encode(self.content_type)
-        if not isinstance(self.api_version, _s.Unset):
-            out["apiVersion"] = _s.encode(self.api_version)
-        if not isinstance(self.content_url, _s.Unset):
-            out["contentUrl"] = _s.encode(self.content_url)
-        if not isinstance(self.line_ending, _s.Unset):
-            out["lineEnding"] = _s.encode(self.line_ending)
-        if not isinstance(self.column_delimiter, _s.Unset):
-            out["columnDelimiter"] = _s.encode(self.column_delimiter)
-        return out

@@ -14,11 +14,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["IngestJobList"]
 
-_KNOWN: frozenset[str] = frozenset(("done", "records", "nextRecordsUrl"))
-
 
 @attrs.frozen(kw_only=True)
-class IngestJobList:
+class IngestJobList(_s.Model):
     """A page of ingest jobs."""
 
     done: bool
@@ -30,34 +28,12 @@ class IngestJobList:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> IngestJobList:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .ingest_job_info import IngestJobInfo
 
-        d = _s.as_object(data, path)
-        return cls(
-            done=_s.required(d, "done", path, _s.as_bool),
-            records=_s.required(
-                d,
-                "records",
-                path,
-                _s.list_of(IngestJobInfo.from_dict),
-            ),
-            next_records_url=_s.optional(
-                d,
-                "nextRecordsUrl",
-                path,
-                _s.nullable(_s.as_str),
-            ),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("done", _s.as_bool),
+            ("records", _s.list_of(IngestJobInfo.from_dict)),
+            ("next_records_url", _s.nullable(_s.as_str), "nextRecordsUrl"),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["done"] = _s.encode(self.done)
-        out["records"] = _s.encode(self.records)
-        if not isinstance(self.next_records_url, _s.Unset):
-            out["nextRecordsUrl"] = _s.encode(self.next_records_url)
-        return out

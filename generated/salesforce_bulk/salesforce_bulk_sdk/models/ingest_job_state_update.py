@@ -8,29 +8,19 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .ingest_job_state_update_state import IngestJobStateUpdateState
+from .ingest_job_state_update_state import IngestJobStateUpdateState
 
 __all__ = ["IngestJobStateUpdate"]
-
-_KNOWN: frozenset[str] = frozenset(("state",))
 
 
 def _convert_state(
     value: IngestJobStateUpdateState | _t.Literal["UploadComplete", "Aborted"],
 ) -> IngestJobStateUpdateState:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .ingest_job_state_update_state import IngestJobStateUpdateState
-
-    return _t.cast(
-        "IngestJobStateUpdateState",
-        _s.enum_member(IngestJobStateUpdateState, value),
-    )
+    return _s.enum_member(IngestJobStateUpdateState, value)
 
 
 @attrs.frozen(kw_only=True)
-class IngestJobStateUpdate:
+class IngestJobStateUpdate(_s.Model):
     """The state change requested by closeOrAbortJob."""
 
     state: IngestJobStateUpdateState = attrs.field(converter=_convert_state)
@@ -38,19 +28,6 @@ class IngestJobStateUpdate:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> IngestJobStateUpdate:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .ingest_job_state_update_state import IngestJobStateUpdateState
-
-        d = _s.as_object(data, path)
-        return cls(
-            state=_s.required(d, "state", path, IngestJobStateUpdateState.decode),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["state"] = _s.encode(self.state)
-        return out
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (("state", IngestJobStateUpdateState.decode),)

@@ -8,15 +8,9 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .api_errors_type import ApiErrorsType
+from .api_errors_type import ApiErrorsType
 
 __all__ = ["ApiErrors"]
-
-_KNOWN: frozenset[str] = frozenset(
-    ("type", "code", "message", "param", "doc_url", "request_log_url"),
-)
 
 
 def _convert_type(
@@ -28,14 +22,11 @@ def _convert_type(
         "invalid_request_error",
     ],
 ) -> ApiErrorsType:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .api_errors_type import ApiErrorsType
-
-    return _t.cast("ApiErrorsType", _s.enum_member(ApiErrorsType, value))
+    return _s.enum_member(ApiErrorsType, value)
 
 
 @attrs.frozen(kw_only=True)
-class ApiErrors:
+class ApiErrors(_s.Model):
     """The error detail."""
 
     type: ApiErrorsType = attrs.field(converter=_convert_type)
@@ -60,34 +51,13 @@ class ApiErrors:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ApiErrors:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .api_errors_type import ApiErrorsType
-
-        d = _s.as_object(data, path)
-        return cls(
-            type=_s.required(d, "type", path, ApiErrorsType.decode),
-            code=_s.optional(d, "code", path, _s.as_str),
-            message=_s.optional(d, "message", path, _s.as_str),
-            param=_s.optional(d, "param", path, _s.as_str),
-            doc_url=_s.optional(d, "doc_url", path, _s.as_str),
-            request_log_url=_s.optional(d, "request_log_url", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("type", ApiErrorsType.decode),
+            ("code", _s.as_str),
+            ("message", _s.as_str),
+            ("param", _s.as_str),
+            ("doc_url", _s.as_str),
+            ("request_log_url", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["type"] = _s.encode(self.type)
-        if not isinstance(self.code, _s.Unset):
-            out["code"] = _s.encode(self.code)
-        if not isinstance(self.message, _s.Unset):
-            out["message"] = _s.encode(self.message)
-        if not isinstance(self.param, _s.Unset):
-            out["param"] = _s.encode(self.param)
-        if not isinstance(self.doc_url, _s.Unset):
-            out["doc_url"] = _s.encode(self.doc_url)
-        if not isinstance(self.request_log_url, _s.Unset):
-            out["request_log_url"] = _s.encode(self.request_log_url)
-        return out

@@ -14,11 +14,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["Error"]
 
-_KNOWN: frozenset[str] = frozenset(("error",))
-
 
 @attrs.frozen(kw_only=True)
-class Error:
+class Error(_s.Model):
     """An error response from the Stripe API."""
 
     error: ApiErrors
@@ -26,19 +24,8 @@ class Error:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> Error:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .api_errors import ApiErrors
 
-        d = _s.as_object(data, path)
-        return cls(
-            error=_s.required(d, "error", path, ApiErrors.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["error"] = _s.encode(self.error)
-        return out
+        return (("error", ApiErrors.from_dict),)

@@ -8,34 +8,14 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-
-if _t.TYPE_CHECKING:
-    from .file_object import FileObject
-    from .file_purpose import FilePurpose
+from .file_object import FileObject
+from .file_purpose import FilePurpose
 
 __all__ = ["File"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "id",
-        "object",
-        "created",
-        "purpose",
-        "size",
-        "expires_at",
-        "filename",
-        "title",
-        "type",
-        "url",
-    ),
-)
-
 
 def _convert_object(value: FileObject | _t.Literal["file"]) -> FileObject:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .file_object import FileObject
-
-    return _t.cast("FileObject", _s.enum_member(FileObject, value))
+    return _s.enum_member(FileObject, value)
 
 
 def _convert_purpose(
@@ -60,14 +40,11 @@ def _convert_purpose(
         "terminal_reader_splashscreen",
     ],
 ) -> FilePurpose:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .file_purpose import FilePurpose
-
-    return _t.cast("FilePurpose", _s.enum_member(FilePurpose, value))
+    return _s.enum_member(FilePurpose, value)
 
 
 @attrs.frozen(kw_only=True)
-class File:
+class File(_s.Model):
     """A file hosted on Stripe's servers; here, the generated report."""
 
     id: str
@@ -99,43 +76,17 @@ class File:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> File:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .file_object import FileObject
-        from .file_purpose import FilePurpose
-
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.required(d, "id", path, _s.as_str),
-            object=_s.required(d, "object", path, FileObject.decode),
-            created=_s.required(d, "created", path, _s.as_int),
-            purpose=_s.required(d, "purpose", path, FilePurpose.decode),
-            size=_s.required(d, "size", path, _s.as_int),
-            expires_at=_s.optional(d, "expires_at", path, _s.nullable(_s.as_int)),
-            filename=_s.optional(d, "filename", path, _s.nullable(_s.as_str)),
-            title=_s.optional(d, "title", path, _s.nullable(_s.as_str)),
-            type=_s.optional(d, "type", path, _s.nullable(_s.as_str)),
-            url=_s.optional(d, "url", path, _s.nullable(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("id", _s.as_str),
+            ("object", FileObject.decode),
+            ("created", _s.as_int),
+            ("purpose", FilePurpose.decode),
+            ("size", _s.as_int),
+            ("expires_at", _s.nullable(_s.as_int)),
+            ("filename", _s.nullable(_s.as_str)),
+            ("title", _s.nullable(_s.as_str)),
+            ("type", _s.nullable(_s.as_str)),
+            ("url", _s.nullable(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["id"] = _s.encode(self.id)
-        out["object"] = _s.encode(self.object)
-        out["created"] = _s.encode(self.created)
-        out["purpose"] = _s.encode(self.purpose)
-        out["size"] = _s.encode(self.size)
-        if not isinstance(self.expires_at, _s.Unset):
-            out["expires_at"] = _s.encode(self.expires_at)
-        if not isinstance(self.filename, _s.Unset):
-            out["filename"] = _s.encode(self.filename)
-        if not isinstance(self.title, _s.Unset):
-            out["title"] = _s.encode(self.title)
-        if not isinstance(self.type, _s.Unset):
-            out["type"] = _s.encode(self.type)
-        if not isinstance(self.url, _s.Unset):
-            out["url"] = _s.encode(self.url)
-        return out

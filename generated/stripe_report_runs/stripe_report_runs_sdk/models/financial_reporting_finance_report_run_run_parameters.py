@@ -11,22 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["FinancialReportingFinanceReportRunRunParameters"]
 
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "columns",
-        "connected_account",
-        "currency",
-        "interval_end",
-        "interval_start",
-        "payout",
-        "reporting_category",
-        "timezone",
-    ),
-)
-
 
 @attrs.frozen(kw_only=True)
-class FinancialReportingFinanceReportRunRunParameters:
+class FinancialReportingFinanceReportRunRunParameters(_s.Model):
     """Parameters of this report run."""
 
     columns: list[str] | _s.Unset = _s.UNSET
@@ -60,43 +47,15 @@ class FinancialReportingFinanceReportRunRunParameters:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(
-        cls,
-        data: _t.Any,
-        path: str = "$",
-    ) -> FinancialReportingFinanceReportRunRunParameters:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            columns=_s.optional(d, "columns", path, _s.list_of(_s.as_str)),
-            connected_account=_s.optional(d, "connected_account", path, _s.as_str),
-            currency=_s.optional(d, "currency", path, _s.as_str),
-            interval_end=_s.optional(d, "interval_end", path, _s.as_int),
-            interval_start=_s.optional(d, "interval_start", path, _s.as_int),
-            payout=_s.optional(d, "payout", path, _s.as_str),
-            reporting_category=_s.optional(d, "reporting_category", path, _s.as_str),
-            timezone=_s.optional(d, "timezone", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("columns", _s.list_of(_s.as_str)),
+            ("connected_account", _s.as_str),
+            ("currency", _s.as_str),
+            ("interval_end", _s.as_int),
+            ("interval_start", _s.as_int),
+            ("payout", _s.as_str),
+            ("reporting_category", _s.as_str),
+            ("timezone", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.columns, _s.Unset):
-            out["columns"] = _s.encode(self.columns)
-        if not isinstance(self.connected_account, _s.Unset):
-            out["connected_account"] = _s.encode(self.connected_account)
-        if not isinstance(self.currency, _s.Unset):
-            out["currency"] = _s.encode(self.currency)
-        if not isinstance(self.interval_end, _s.Unset):
-            out["interval_end"] = _s.encode(self.interval_end)
-        if not isinstance(self.interval_start, _s.Unset):
-            out["interval_start"] = _s.encode(self.interval_start)
-        if not isinstance(self.payout, _s.Unset):
-            out["payout"] = _s.encode(self.payout)
-        if not isinstance(self.reporting_category, _s.Unset):
-            out["reporting_category"] = _s.encode(self.reporting_category)
-        if not isinstance(self.timezone, _s.Unset):
-            out["timezone"] = _s.encode(self.timezone)
-        return out

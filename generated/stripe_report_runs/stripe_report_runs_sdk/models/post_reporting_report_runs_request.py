@@ -16,11 +16,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["PostReportingReportRunsRequest"]
 
-_KNOWN: frozenset[str] = frozenset(("report_type", "parameters", "expand"))
-
 
 @attrs.frozen(kw_only=True)
-class PostReportingReportRunsRequest:
+class PostReportingReportRunsRequest(_s.Model):
     """Form body of a report run creation."""
 
     report_type: str
@@ -33,32 +31,14 @@ class PostReportingReportRunsRequest:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> PostReportingReportRunsRequest:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .financial_reporting_finance_report_run_run_parameters import (
             FinancialReportingFinanceReportRunRunParameters,
         )
 
-        d = _s.as_object(data, path)
-        return cls(
-            report_type=_s.required(d, "report_type", path, _s.as_str),
-            parameters=_s.optional(
-                d,
-                "parameters",
-                path,
-                FinancialReportingFinanceReportRunRunParameters.from_dict,
-            ),
-            expand=_s.optional(d, "expand", path, _s.list_of(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("report_type", _s.as_str),
+            ("parameters", FinancialReportingFinanceReportRunRunParameters.from_dict),
+            ("expand", _s.list_of(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["report_type"] = _s.encode(self.report_type)
-        if not isinstance(self.parameters, _s.Unset):
-            out["parameters"] = _s.encode(self.parameters)
-        if not isinstance(self.expand, _s.Unset):
-            out["expand"] = _s.encode(self.expand)
-        return out

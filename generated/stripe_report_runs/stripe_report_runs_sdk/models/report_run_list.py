@@ -8,27 +8,22 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
+from .report_run_list_object import ReportRunListObject
 
 if _t.TYPE_CHECKING:
-    from .report_run_list_object import ReportRunListObject
     from .reporting_report_run import ReportingReportRun
 
 __all__ = ["ReportRunList"]
-
-_KNOWN: frozenset[str] = frozenset(("object", "data", "has_more", "url"))
 
 
 def _convert_object(
     value: ReportRunListObject | _t.Literal["list"],
 ) -> ReportRunListObject:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .report_run_list_object import ReportRunListObject
-
-    return _t.cast("ReportRunListObject", _s.enum_member(ReportRunListObject, value))
+    return _s.enum_member(ReportRunListObject, value)
 
 
 @attrs.frozen(kw_only=True)
-class ReportRunList:
+class ReportRunList(_s.Model):
     """A page of report runs."""
 
     object: ReportRunListObject = attrs.field(converter=_convert_object)
@@ -42,26 +37,13 @@ class ReportRunList:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ReportRunList:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .report_run_list_object import ReportRunListObject
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .reporting_report_run import ReportingReportRun
 
-        d = _s.as_object(data, path)
-        return cls(
-            object=_s.required(d, "object", path, ReportRunListObject.decode),
-            data=_s.required(d, "data", path, _s.list_of(ReportingReportRun.from_dict)),
-            has_more=_s.required(d, "has_more", path, _s.as_bool),
-            url=_s.required(d, "url", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("object", ReportRunListObject.decode),
+            ("data", _s.list_of(ReportingReportRun.from_dict)),
+            ("has_more", _s.as_bool),
+            ("url", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["object"] = _s.encode(self.object)
-        out["data"] = _s.encode(self.data)
-        out["has_more"] = _s.encode(self.has_more)
-        out["url"] = _s.encode(self.url)
-        return out

@@ -8,46 +8,25 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
+from .reporting_report_run_object import ReportingReportRunObject
 
 if _t.TYPE_CHECKING:
     from .file import File
     from .financial_reporting_finance_report_run_run_parameters import (
         FinancialReportingFinanceReportRunRunParameters,
     )
-    from .reporting_report_run_object import ReportingReportRunObject
 
 __all__ = ["ReportingReportRun"]
-
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "id",
-        "object",
-        "created",
-        "livemode",
-        "parameters",
-        "report_type",
-        "status",
-        "result",
-        "error",
-        "succeeded_at",
-    ),
-)
 
 
 def _convert_object(
     value: ReportingReportRunObject | _t.Literal["reporting.report_run"],
 ) -> ReportingReportRunObject:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .reporting_report_run_object import ReportingReportRunObject
-
-    return _t.cast(
-        "ReportingReportRunObject",
-        _s.enum_member(ReportingReportRunObject, value),
-    )
+    return _s.enum_member(ReportingReportRunObject, value)
 
 
 @attrs.frozen(kw_only=True)
-class ReportingReportRun:
+class ReportingReportRun(_s.Model):
     """The Report Run object represents an instance of a report type generated with
     specific
     run parameters. Once the object is created, Stripe begins processing the report."""
@@ -91,46 +70,22 @@ class ReportingReportRun:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ReportingReportRun:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .file import File
         from .financial_reporting_finance_report_run_run_parameters import (
             FinancialReportingFinanceReportRunRunParameters,
         )
-        from .reporting_report_run_object import ReportingReportRunObject
 
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.required(d, "id", path, _s.as_str),
-            object=_s.required(d, "object", path, ReportingReportRunObject.decode),
-            created=_s.required(d, "created", path, _s.as_int),
-            livemode=_s.required(d, "livemode", path, _s.as_bool),
-            parameters=_s.required(
-                d,
-                "parameters",
-                path,
-                FinancialReportingFinanceReportRunRunParameters.from_dict,
-            ),
-            report_type=_s.required(d, "report_type", path, _s.as_str),
-            status=_s.required(d, "status", path, _s.as_str),
-            result=_s.required(d, "result", path, _s.nullable(File.from_dict)),
-            error=_s.required(d, "error", path, _s.nullable(_s.as_str)),
-            succeeded_at=_s.required(d, "succeeded_at", path, _s.nullable(_s.as_int)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("id", _s.as_str),
+            ("object", ReportingReportRunObject.decode),
+            ("created", _s.as_int),
+            ("livemode", _s.as_bool),
+            ("parameters", FinancialReportingFinanceReportRunRunParameters.from_dict),
+            ("report_type", _s.as_str),
+            ("status", _s.as_str),
+            ("result", _s.nullable(File.from_dict)),
+            ("error", _s.nullable(_s.as_str)),
+            ("succeeded_at", _s.nullable(_s.as_int)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["id"] = _s.encode(self.id)
-        out["object"] = _s.encode(self.object)
-        out["created"] = _s.encode(self.created)
-        out["livemode"] = _s.encode(self.livemode)
-        out["parameters"] = _s.encode(self.parameters)
-        out["report_type"] = _s.encode(self.report_type)
-        out["status"] = _s.encode(self.status)
-        out["result"] = _s.encode(self.result)
-        out["error"] = _s.encode(self.error)
-        out["succeeded_at"] = _s.encode(self.succeeded_at)
-        return out

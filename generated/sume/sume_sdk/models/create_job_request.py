@@ -8,30 +8,22 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
+from .create_job_request_mode import CreateJobRequestMode
 
 if _t.TYPE_CHECKING:
-    from .create_job_request_mode import CreateJobRequestMode
     from .job_input import JobInput
 
 __all__ = ["CreateJobRequest"]
-
-_KNOWN: frozenset[str] = frozenset(("input", "mode", "webhook_url", "metadata"))
 
 
 def _convert_mode(
     value: CreateJobRequestMode | _t.Literal["polling", "webhook"] | _s.Unset,
 ) -> CreateJobRequestMode | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .create_job_request_mode import CreateJobRequestMode
-
-    return _t.cast(
-        "CreateJobRequestMode | _s.Unset",
-        _s.enum_member(CreateJobRequestMode, value),
-    )
+    return _s.enum_member(CreateJobRequestMode, value)
 
 
 @attrs.frozen(kw_only=True)
-class CreateJobRequest:
+class CreateJobRequest(_s.Model):
     """What to summarise and how to be told about the outcome."""
 
     input: JobInput
@@ -51,29 +43,13 @@ class CreateJobRequest:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> CreateJobRequest:
-        """Decode a JSON object; errors name the path of the offending value."""
-        from .create_job_request_mode import CreateJobRequestMode
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .job_input import decode_job_input
 
-        d = _s.as_object(data, path)
-        return cls(
-            input=_s.required(d, "input", path, decode_job_input),
-            mode=_s.optional(d, "mode", path, CreateJobRequestMode.decode),
-            webhook_url=_s.optional(d, "webhook_url", path, _s.nullable(_s.as_str)),
-            metadata=_s.optional(d, "metadata", path, _s.map_of(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("input", decode_job_input),
+            ("mode", CreateJobRequestMode.decode),
+            ("webhook_url", _s.nullable(_s.as_str)),
+            ("metadata", _s.map_of(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["input"] = _s.encode(self.input)
-        if not isinstance(self.mode, _s.Unset):
-            out["mode"] = _s.encode(self.mode)
-        if not isinstance(self.webhook_url, _s.Unset):
-            out["webhook_url"] = _s.encode(self.webhook_url)
-        if not isinstance(self.metadata, _s.Unset):
-            out["metadata"] = _s.encode(self.metadata)
-        return out

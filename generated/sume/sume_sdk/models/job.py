@@ -9,54 +9,31 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
+from .job_mode import JobMode
+from .job_status import JobStatus
 
 if _t.TYPE_CHECKING:
     from .job_error import JobError
-    from .job_mode import JobMode
     from .job_progress import JobProgress
-    from .job_status import JobStatus
 
 __all__ = ["Job"]
-
-_KNOWN: frozenset[str] = frozenset(
-    (
-        "id",
-        "status",
-        "terminal",
-        "result_ready",
-        "created_at",
-        "updated_at",
-        "next_poll_after_seconds",
-        "mode",
-        "webhook_url",
-        "progress",
-        "error",
-        "metadata",
-    ),
-)
 
 
 def _convert_status(
     value: JobStatus
     | _t.Literal["queued", "processing", "completed", "failed", "canceled"],
 ) -> JobStatus:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .job_status import JobStatus
-
-    return _t.cast("JobStatus", _s.enum_member(JobStatus, value))
+    return _s.enum_member(JobStatus, value)
 
 
 def _convert_mode(
     value: JobMode | _t.Literal["polling", "webhook"] | _s.Unset,
 ) -> JobMode | _s.Unset:
-    """A documented value as a plain string becomes its member (see ``_s.enum_member``)."""
-    from .job_mode import JobMode
-
-    return _t.cast("JobMode | _s.Unset", _s.enum_member(JobMode, value))
+    return _s.enum_member(JobMode, value)
 
 
 @attrs.frozen(kw_only=True)
-class Job:
+class Job(_s.Model):
     """A summarisation job."""
 
     id: str
@@ -88,55 +65,22 @@ class Job:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> Job:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .job_error import JobError
-        from .job_mode import JobMode
         from .job_progress import JobProgress
-        from .job_status import JobStatus
 
-        d = _s.as_object(data, path)
-        return cls(
-            id=_s.required(d, "id", path, _s.as_str),
-            status=_s.required(d, "status", path, JobStatus.decode),
-            terminal=_s.required(d, "terminal", path, _s.as_bool),
-            result_ready=_s.required(d, "result_ready", path, _s.as_bool),
-            created_at=_s.required(d, "created_at", path, _s.as_datetime),
-            updated_at=_s.required(d, "updated_at", path, _s.as_datetime),
-            next_poll_after_seconds=_s.optional(
-                d,
-                "next_poll_after_seconds",
-                path,
-                _s.nullable(_s.as_float),
-            ),
-            mode=_s.optional(d, "mode", path, JobMode.decode),
-            webhook_url=_s.optional(d, "webhook_url", path, _s.nullable(_s.as_str)),
-            progress=_s.optional(d, "progress", path, JobProgress.from_dict),
-            error=_s.optional(d, "error", path, _s.nullable(JobError.from_dict)),
-            metadata=_s.optional(d, "metadata", path, _s.map_of(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("id", _s.as_str),
+            ("status", JobStatus.decode),
+            ("terminal", _s.as_bool),
+            ("result_ready", _s.as_bool),
+            ("created_at", _s.as_datetime),
+            ("updated_at", _s.as_datetime),
+            ("next_poll_after_seconds", _s.nullable(_s.as_float)),
+            ("mode", JobMode.decode),
+            ("webhook_url", _s.nullable(_s.as_str)),
+            ("progress", JobProgress.from_dict),
+            ("error", _s.nullable(JobError.from_dict)),
+            ("metadata", _s.map_of(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["id"] = _s.encode(self.id)
-        out["status"] = _s.encode(self.status)
-        out["terminal"] = _s.encode(self.terminal)
-        out["result_ready"] = _s.encode(self.result_ready)
-        out["created_at"] = _s.encode(self.created_at)
-        out["updated_at"] = _s.encode(self.updated_at)
-        if not isinstance(self.next_poll_after_seconds, _s.Unset):
-            out["next_poll_after_seconds"] = _s.encode(self.next_poll_after_seconds)
-        if not isinstance(self.mode, _s.Unset):
-            out["mode"] = _s.encode(self.mode)
-        if not isinstance(self.webhook_url, _s.Unset):
-            out["webhook_url"] = _s.encode(self.webhook_url)
-        if not isinstance(self.progress, _s.Unset):
-            out["progress"] = _s.encode(self.progress)
-        if not isinstance(self.error, _s.Unset):
-            out["error"] = _s.encode(self.error)
-        if not isinstance(self.metadata, _s.Unset):
-            out["metadata"] = _s.encode(self.metadata)
-        return out

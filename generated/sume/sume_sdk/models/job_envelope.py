@@ -14,11 +14,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["JobEnvelope"]
 
-_KNOWN: frozenset[str] = frozenset(("data",))
-
 
 @attrs.frozen(kw_only=True)
-class JobEnvelope:
+class JobEnvelope(_s.Model):
     """The envelope every job answer comes in."""
 
     data: Job
@@ -26,19 +24,8 @@ class JobEnvelope:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> JobEnvelope:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .job import Job
 
-        d = _s.as_object(data, path)
-        return cls(
-            data=_s.required(d, "data", path, Job.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["data"] = _s.encode(self.data)
-        return out
+        return (("data", Job.from_dict),)

@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["JobError"]
 
-_KNOWN: frozenset[str] = frozenset(("code", "message"))
-
 
 @attrs.frozen(kw_only=True)
-class JobError:
+class JobError(_s.Model):
     """The payload of a failed job."""
 
     code: str
@@ -24,19 +22,9 @@ class JobError:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> JobError:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            code=_s.required(d, "code", path, _s.as_str),
-            message=_s.required(d, "message", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("code", _s.as_str),
+            ("message", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["code"] = _s.encode(self.code)
-        out["message"] = _s.encode(self.message)
-        return out

@@ -19,15 +19,15 @@ JobInput = _t.Union["TextInput", "UrlInput"]
 
 def decode_job_input(value: object, path: str = "$") -> JobInput:
     """Decode one of the variants, chosen by type."""
+    result: JobInput = _s.union(_variants, value, path, "type")
+    return result
+
+
+def _variants() -> _s.Tagged:
     from .text_input import TextInput
     from .url_input import UrlInput
 
-    if isinstance(value, dict):
-        tag: _t.Any = value.get("type")
-        if tag == "text":
-            return TextInput.from_dict(value, path)
-        if tag == "url":
-            return UrlInput.from_dict(value, path)
-    decode = _s.one_of(TextInput.from_dict, UrlInput.from_dict)
-    result: JobInput = decode(value, path)
-    return result
+    return (
+        {"text": TextInput.from_dict, "url": UrlInput.from_dict},
+        (TextInput.from_dict, UrlInput.from_dict),
+    )

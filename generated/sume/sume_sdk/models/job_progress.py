@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["JobProgress"]
 
-_KNOWN: frozenset[str] = frozenset(("percent", "stage"))
-
 
 @attrs.frozen(kw_only=True)
-class JobProgress:
+class JobProgress(_s.Model):
     """Progress of a running job."""
 
     percent: float | _s.Unset = _s.UNSET
@@ -25,21 +23,9 @@ class JobProgress:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> JobProgress:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            percent=_s.optional(d, "percent", path, _s.as_float),
-            stage=_s.optional(d, "stage", path, _s.nullable(_s.as_str)),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("percent", _s.as_float),
+            ("stage", _s.nullable(_s.as_str)),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.percent, _s.Unset):
-            out["percent"] = _s.encode(self.percent)
-        if not isinstance(self.stage, _s.Unset):
-            out["stage"] = _s.encode(self.stage)
-        return out

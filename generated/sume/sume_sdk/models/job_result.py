@@ -16,13 +16,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["JobResult"]
 
-_KNOWN: frozenset[str] = frozenset(
-    ("job_id", "summary", "language", "sections", "usage", "completed_at"),
-)
-
 
 @attrs.frozen(kw_only=True)
-class JobResult:
+class JobResult(_s.Model):
     """The summary produced by a completed job."""
 
     job_id: str
@@ -39,39 +35,16 @@ class JobResult:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> JobResult:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .job_result_usage import JobResultUsage
         from .result_section import ResultSection
 
-        d = _s.as_object(data, path)
-        return cls(
-            job_id=_s.required(d, "job_id", path, _s.as_str),
-            summary=_s.required(d, "summary", path, _s.as_str),
-            language=_s.optional(d, "language", path, _s.nullable(_s.as_str)),
-            sections=_s.optional(
-                d,
-                "sections",
-                path,
-                _s.list_of(ResultSection.from_dict),
-            ),
-            usage=_s.optional(d, "usage", path, JobResultUsage.from_dict),
-            completed_at=_s.optional(d, "completed_at", path, _s.as_datetime),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+        return (
+            ("job_id", _s.as_str),
+            ("summary", _s.as_str),
+            ("language", _s.nullable(_s.as_str)),
+            ("sections", _s.list_of(ResultSection.from_dict)),
+            ("usage", JobResultUsage.from_dict),
+            ("completed_at", _s.as_datetime),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["job_id"] = _s.encode(self.job_id)
-        out["summary"] = _s.encode(self.summary)
-        if not isinstance(self.language, _s.Unset):
-            out["language"] = _s.encode(self.language)
-        if not isinstance(self.sections, _s.Unset):
-            out["sections"] = _s.encode(self.sections)
-        if not isinstance(self.usage, _s.Unset):
-            out["usage"] = _s.encode(self.usage)
-        if not isinstance(self.completed_at, _s.Unset):
-            out["completed_at"] = _s.encode(self.completed_at)
-        return out

@@ -14,11 +14,9 @@ if _t.TYPE_CHECKING:
 
 __all__ = ["JobResultEnvelope"]
 
-_KNOWN: frozenset[str] = frozenset(("data",))
-
 
 @attrs.frozen(kw_only=True)
-class JobResultEnvelope:
+class JobResultEnvelope(_s.Model):
     """The envelope of a job result."""
 
     data: JobResult
@@ -26,19 +24,8 @@ class JobResultEnvelope:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> JobResultEnvelope:
-        """Decode a JSON object; errors name the path of the offending value."""
+    @staticmethod
+    def _fields() -> _s.Fields:
         from .job_result import JobResult
 
-        d = _s.as_object(data, path)
-        return cls(
-            data=_s.required(d, "data", path, JobResult.from_dict),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
-        )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["data"] = _s.encode(self.data)
-        return out
+        return (("data", JobResult.from_dict),)

@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["JobResultUsage"]
 
-_KNOWN: frozenset[str] = frozenset(("input_tokens", "output_tokens"))
-
 
 @attrs.frozen(kw_only=True)
-class JobResultUsage:
+class JobResultUsage(_s.Model):
     """Units counted against the member's quota."""
 
     input_tokens: int | _s.Unset = _s.UNSET
@@ -24,21 +22,9 @@ class JobResultUsage:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> JobResultUsage:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            input_tokens=_s.optional(d, "input_tokens", path, _s.as_int),
-            output_tokens=_s.optional(d, "output_tokens", path, _s.as_int),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("input_tokens", _s.as_int),
+            ("output_tokens", _s.as_int),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        if not isinstance(self.input_tokens, _s.Unset):
-            out["input_tokens"] = _s.encode(self.input_tokens)
-        if not isinstance(self.output_tokens, _s.Unset):
-            out["output_tokens"] = _s.encode(self.output_tokens)
-        return out

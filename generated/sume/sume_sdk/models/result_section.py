@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["ResultSection"]
 
-_KNOWN: frozenset[str] = frozenset(("title", "text"))
-
 
 @attrs.frozen(kw_only=True)
-class ResultSection:
+class ResultSection(_s.Model):
     """One titled part of the summary."""
 
     title: str
@@ -24,19 +22,9 @@ class ResultSection:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> ResultSection:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            title=_s.required(d, "title", path, _s.as_str),
-            text=_s.required(d, "text", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("title", _s.as_str),
+            ("text", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["title"] = _s.encode(self.title)
-        out["text"] = _s.encode(self.text)
-        return out

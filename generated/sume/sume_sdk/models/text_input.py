@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["TextInput"]
 
-_KNOWN: frozenset[str] = frozenset(("type", "text"))
-
 
 @attrs.frozen(kw_only=True)
-class TextInput:
+class TextInput(_s.Model):
     """Inline text input."""
 
     type: str
@@ -24,19 +22,9 @@ class TextInput:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> TextInput:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            type=_s.required(d, "type", path, _s.const("text")),
-            text=_s.required(d, "text", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("type", _s.const("text")),
+            ("text", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["type"] = _s.encode(self.type)
-        out["text"] = _s.encode(self.text)
-        return out

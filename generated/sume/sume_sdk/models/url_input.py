@@ -11,11 +11,9 @@ from .._runtime import serde as _s
 
 __all__ = ["UrlInput"]
 
-_KNOWN: frozenset[str] = frozenset(("type", "url"))
-
 
 @attrs.frozen(kw_only=True)
-class UrlInput:
+class UrlInput(_s.Model):
     """A public URL Sume fetches."""
 
     type: str
@@ -24,19 +22,9 @@ class UrlInput:
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
     """Properties the schema does not name, kept as received."""
 
-    @classmethod
-    def from_dict(cls, data: _t.Any, path: str = "$") -> UrlInput:
-        """Decode a JSON object; errors name the path of the offending value."""
-        d = _s.as_object(data, path)
-        return cls(
-            type=_s.required(d, "type", path, _s.const("url")),
-            url=_s.required(d, "url", path, _s.as_str),
-            additional_properties=_s.extra_fields(d, _KNOWN, path, _s.any_value),
+    @staticmethod
+    def _fields() -> _s.Fields:
+        return (
+            ("type", _s.const("url")),
+            ("url", _s.as_str),
         )
-
-    def to_dict(self) -> dict[str, _t.Any]:
-        """The JSON form of this object; fields left UNSET are omitted."""
-        out: dict[str, _t.Any] = _s.encode(self.additional_properties)
-        out["type"] = _s.encode(self.type)
-        out["url"] = _s.encode(self.url)
-        return out
