@@ -8,6 +8,7 @@ SDK of the example config byte for byte as committed in generated/.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ import attrs
 import pytest
 
 from generator.config import load_targets
-from tests.helpers import ROOT
+from tests.helpers import ROOT, write
 
 # Generation still runs ruff (it is no longer a dependency of jobgen): the clean venv
 # first shows the message for a missing formatter, then gets the pinned ruff of the
@@ -117,6 +118,39 @@ def test_the_installed_check_passes_from_a_subdirectory(installed: Installed) ->
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("up to date") == len(TARGETS)
+
+
+@pytest.mark.slow
+def test_the_wheel_splits_run_together_names_with_its_own_word_counts(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """The word counts ship in the wheel (generator/model/ngrams); wordsegment, whose
+    counts they are, is no dependency."""
+    found = installed.run(
+        "python", "-c", "import importlib.util as u; print(u.find_spec('wordsegment'))"
+    )
+    assert found.stdout.strip() == "None", "the wheel's environment must not have wordsegment"
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "Split", "version": "1.0"},
+        "paths": {
+            "/keys": {
+                "post": {
+                    "operationId": "CreateanAPIkeyforaserviceaccount",
+                    "tags": ["ServiceAccounts"],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    write(tmp_path / "split.json", json.dumps(spec))
+    out = tmp_path / "out"
+    proc = installed.run(
+        "jobgen", "generate", str(tmp_path / "split.json"), "-o", str(out), "--package", "split_sdk"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.py"))
+    assert "def create_an_api_key(" in code
 
 
 @pytest.mark.slow
