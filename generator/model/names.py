@@ -61,15 +61,34 @@ def _segmented(run: str) -> list[str] | None:
     unknown = [p for p in pieces if not segment.count(p.lower())]
     if not any(len(segment.segment(p.lower())) >= _SEGMENT_MIN_WORDS for p in unknown):
         return None
-    split = segment.segment(run.lower())
+    text = run.lower()
+    if not _tiles(text):
+        return None
+    split = segment.segment(text)
     if len(split) < _SEGMENT_MIN_WORDS:
         return None
     for word in split:
-        if word in _FUNCTION_WORDS:
-            continue
-        if len(word) < 3 or segment.count(word) < (_COMMON_SHORT if len(word) == 3 else _COMMON):
+        if not _is_common(word, segment.count(word)):
             return None
     return split
+
+
+def _is_common(word: str, count: int) -> bool:
+    if word in _FUNCTION_WORDS:
+        return True
+    return len(word) >= 3 and count >= (_COMMON_SHORT if len(word) == 3 else _COMMON)
+
+
+def _tiles(text: str) -> bool:
+    """Whether ``text`` is some sequence of common words. When it is not, its best split
+    holds an uncommon word and would be rejected, so it is not searched for (Stripe's long
+    runs around ``Konbini``: ``PostCustomersCustomerSubscriptions...Konbini``)."""
+    reached = [True] + [False] * len(text)
+    for start, words in enumerate(segment.counted_words(text)):
+        if reached[start]:
+            for end, count in words:
+                reached[end] = reached[end] or _is_common(text[start:end], count)
+    return reached[-1]
 
 
 def _spell(text: str, signed: bool) -> str:

@@ -20,7 +20,7 @@ import math
 import mmap
 from pathlib import Path
 
-__all__ = ["count", "segment"]
+__all__ = ["count", "counted_words", "segment"]
 
 _NGRAMS = Path(__file__).resolve().parent / "ngrams"
 # wordsegment's constants: the words of the corpus the counts come from, the longest word
@@ -38,26 +38,33 @@ class _Counts:
             self._data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
 
     def _first(self, key: bytes, lo: int, hi: int) -> int:
-        """The start of the first line in ``lo:hi`` (line starts) whose key is >= ``key``."""
+        """The start of the first line in ``lo:hi`` (line starts) whose key is >= ``key``.
+
+        A line is compared by its first bytes with ``key<TAB>``: a tab sorts before every
+        letter and the space, so they order as the keys do."""
         data = self._data
+        line = key + b"\t"
+        size = len(line)
         while lo < hi:
             mid = (lo + hi) // 2
             start = data.rfind(b"\n", lo, mid) + 1 or lo
-            tab = data.find(b"\t", start)
-            if data[start:tab] < key:
-                lo = data.find(b"\n", tab) + 1
+            if data[start : start + size] < line:
+                lo = data.find(b"\n", start) + 1
             else:
                 hi = start
         return lo
 
+    def _count_at(self, at: int, key: bytes) -> int | None:
+        """The count on the line at ``at`` if its key is ``key``."""
+        data = self._data
+        end = at + len(key) + 1
+        if data[at:end] != key + b"\t":
+            return None
+        return int(data[end : data.find(b"\n", end)])
+
     def get(self, key: bytes) -> int:
         """The count of ``key``; 0 when it is not counted."""
-        data = self._data
-        at = self._first(key, 0, len(data))
-        end = at + len(key)
-        if data[at:end] != key or data[end : end + 1] != b"\t":
-            return 0
-        return int(data[end + 1 : data.find(b"\n", end)])
+        return self._count_at(self._first(key, 0, len(self._data)), key) or 0
 
     def extensions(self, base: bytes, text: bytes) -> tuple[tuple[int, int], ...]:
         """``(n, count)`` for every counted key ``base + text[:n]``, n from 1 up: a search
@@ -71,11 +78,11 @@ class _Counts:
         for n in range(1, len(text) + 1):
             key = base + text[:n]
             lo = self._first(key, lo, hi)
-            end = lo + len(key)
-            if data[lo:end] != key:
+            if data[lo : lo + len(key)] != key:
                 break
-            if data[end : end + 1] == b"\t":
-                found.append((n, int(data[end + 1 : data.find(b"\n", end)])))
+            number = self._count_at(lo, key)
+            if number is not None:
+                found.append((n, number))
         return tuple(found)
 
 
@@ -101,11 +108,19 @@ def _pairs_from(word: bytes, window: bytes) -> tuple[tuple[int, int], ...]:
     return _bigrams().extensions(word + b" ", window)
 
 
+@functools.lru_cache(maxsize=65536)
 def count(word: str) -> int:
     """How often a lower-case word occurs in the corpus (0: not one of its words)."""
     if not word.isascii():
         return 0
     return _unigrams().get(word.encode("ascii"))
+
+
+def counted_words(text: str) -> list[list[tuple[int, int]]]:
+    """For each position of a run of lower-case ASCII letters, the counted words that start
+    there (``_LIMIT`` letters at most, as ``segment`` tries them): ``(end, count)``."""
+    raw = text.encode("ascii")
+    return [[(i + n, c) for n, c in _words_from(raw[i : i + _LIMIT])] for i in range(len(raw))]
 
 
 def segment(text: str) -> list[str]:

@@ -51,6 +51,9 @@ STRIPE_BODY_SNAKE = (
             "CancelTheJobsOfThisAccountWithoutnotice",
             "cancel_the_jobs_of_this_account_withoutnotice",
         ),
+        # Some common words make up the run, but its most probable split holds an uncommon
+        # one ("ban contact"): kept.
+        ("Listthebancontactpaymentsofthisaccount", "listthebancontactpaymentsofthisaccount"),
         # Short runs are never split.
         ("Modstamp", "modstamp"),
         ("thisisatest", "thisisatest"),
