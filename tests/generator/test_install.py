@@ -165,10 +165,13 @@ def test_the_wheel_lists_every_package_of_the_source_tree() -> None:
     """setuptools is given an explicit package list (templates/ is mapped into it)."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(pyproject["tool"]["setuptools"]["packages"])
+    # A package of modules, or of data only (generator/model/ngrams); caches are none.
     found = {
         ".".join(p.relative_to(ROOT).parts)
         for p in (ROOT / "generator").rglob("*")
-        if p.is_dir() and (p / "__init__.py").is_file()
+        if p.is_dir()
+        and not any(part.startswith((".", "__")) for part in p.relative_to(ROOT).parts)
+        and any(f.is_file() for f in p.iterdir())
     } | {"generator"}
     found |= {
         ".".join(("generator", *p.relative_to(ROOT).parts))
