@@ -15,7 +15,8 @@ import wordsegment  # type: ignore[import-untyped]
 from generator.model import names, segment
 from tests import ngrams
 
-# A run of letters longer than one search chunk (250 letters) of common words.
+# Common words run together; four of these runs (340 letters) span two search chunks
+# (250 letters each).
 SENTENCE = "Listeveryjobofthisaccountandcanceltheonesthatarestillrunningafterthedeadlinehaspassed"
 SENTENCE_SNAKE = (
     "list_every_job_of_this_account_and_cancel_the_ones_that_are_still_running_after_the_"
