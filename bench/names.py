@@ -9,7 +9,7 @@ operations (as resource methods), parameters, resources.
 - *numbered*: a name that ends in ``_2``, ``_3``, ... because an earlier name took the
   plain one (counted where names are claimed, so ``VALUE_2`` for the enum value 2 is not one);
 - *unknown words*: a name holding a word of six letters or more, not all capitals, that
-  is no word of the ``wordsegment`` corpus: run-together words, and also brand names the
+  is no word of the corpus (``generator/model/segment.py``): run-together words, and also brand names the
   generator keeps as the spec spells them (``klarna``, ``kubernetes``);
 - *unreadable*: a name holding such a word that the corpus reads as three or more common
   words run together (``createan`` in ``createan_ap_ikeyforaserviceaccount``);
@@ -27,9 +27,7 @@ from typing import Self
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import wordsegment
-
-from generator.model import ir, names
+from generator.model import ir, names, segment
 from generator.model.build import load_and_build
 from tests.helpers import REAL_SPECS
 from tests.real.realspecs import SPECS
@@ -42,20 +40,22 @@ _SPELLED = re.compile(r"PLUS|MINUS|BEFORE|AFTER|_LT|_GT|_LTE|_GTE", re.IGNORECAS
 
 
 def unknown_words(name: str) -> list[str]:
-    known = wordsegment.UNIGRAMS
     return [
         piece.lower()
         for piece in _PIECE.findall(name)
-        if len(piece) >= 6 and not piece.isupper() and piece.lower() not in known
+        if len(piece) >= 6 and not piece.isupper() and not segment.count(piece.lower())
     ]
 
 
 def run_together(word: str) -> bool:
     """Three or more common words (short ones very common), as the generator splits."""
-    found = wordsegment.segment(word)
+    found = segment.segment(word)
     return len(found) >= 3 and all(
         w in _FUNCTION_WORDS
-        or (len(w) >= 3 and _RANK.get(w, _COMMON) < (5_000 if len(w) == 3 else _COMMON))
+        or (
+            len(w) >= 3
+            and segment.count(w) >= (names._COMMON_SHORT if len(w) == 3 else names._COMMON)
+        )
         for w in found
     )
 
@@ -63,8 +63,6 @@ def run_together(word: str) -> bool:
 _FUNCTION_WORDS = frozenset(
     ["a", "an", "as", "at", "by", "if", "in", "is", "of", "on", "or", "to", "up"]
 )
-_COMMON = 50_000
-_RANK: dict[str, int] = {}
 
 
 class Counter:
@@ -110,9 +108,6 @@ def given_names(sdk: ir.Sdk) -> list[tuple[str, str]]:
 def main() -> None:
     args = [a for a in sys.argv[1:] if a != "-v"]
     base = Path(args[0]) if args else REAL_SPECS
-    wordsegment.load()
-    ranked = sorted(wordsegment.UNIGRAMS, key=lambda w: -wordsegment.UNIGRAMS[w])
-    _RANK.update((w, i) for i, w in enumerate(ranked))
     print("| spec | names | numbered | unknown words | unreadable | lost signs |")
     print("|---|---:|---:|---:|---:|---:|")
     totals = [0, 0, 0, 0, 0]

@@ -7,7 +7,7 @@ deterministically by numbering, in the order names are claimed.
 Words come from camelCase, snake_case and punctuation; signs and comparison operators
 are spelled (``+1`` -> ``plus 1``, ``DateCreated<`` -> ``date created before``), and a
 run of letters that reads as three or more English words with no case change between
-them (``CreateanAPIkeyforaserviceaccount``) is split with the ``wordsegment`` corpus.
+them (``CreateanAPIkeyforaserviceaccount``) is split with the word counts of ``segment``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import hashlib
 import keyword
 import re
 import unicodedata
-from typing import Any
+
+from . import segment
 
 __all__ = ["NameSet", "constant", "file_stem", "pascal", "snake", "words"]
 
@@ -41,92 +42,53 @@ _LETTERS = re.compile(r"[A-Za-z]+")
 # run splits into words that are all common (short words must be very common): brand
 # names such as ``afterpay``, ``disfluencies`` or ``kubernetes`` stay as the spec spells them.
 _SEGMENT_FROM = 6
-# The corpus takes about half a second to load, so it is loaded only for a camel word
-# this long (three run-together words) that is no word of it: most specs have none.
 _SEGMENT_SUSPECT = 12
 _SEGMENT_MIN_WORDS = 3
 _FUNCTION_WORDS = frozenset(
     ["a", "an", "as", "at", "by", "if", "in", "is", "of", "on", "or", "to", "up"]
 )
-_COMMON_SHORT = 5_000
-_COMMON = 50_000
-
-
-@functools.cache
-def _corpus() -> tuple[Any, float, float]:
-    """The word-segmentation corpus (loaded once, on first need) and the counts a
-    three-letter and a longer word must reach to count as common."""
-    import wordsegment  # type: ignore[import-untyped]
-
-    segmenter = wordsegment.Segmenter()
-    # The counts as Segmenter.load() reads them, read in bulk (a third faster); its word
-    # list is not needed to segment.
-    segmenter.unigrams = _counts(segmenter.UNIGRAMS_FILENAME)
-    segmenter.bigrams = _counts(segmenter.BIGRAMS_FILENAME)
-    segmenter.total = segmenter.TOTAL
-    segmenter.limit = segmenter.LIMIT
-    counts = sorted(segmenter.unigrams.values(), reverse=True)
-    return segmenter, counts[_COMMON_SHORT], counts[_COMMON]
-
-
-def _counts(path: str) -> dict[str, float]:
-    """A corpus file of ``word<TAB>count`` lines (a bigram's two words are spaced)."""
-    with open(path, encoding="utf-8") as reader:
-        fields = reader.read().replace("\t", "\n").split("\n")
-    if fields and not fields[-1]:
-        fields.pop()
-    return dict(zip(fields[0::2], map(float, fields[1::2])))
-
-
-# Until the corpus is needed to segment, whether a word is in it is answered by searching
-# the text of its word list (a millisecond at most): a spec whose long words are all
-# English words never loads it. Past this many searches, loading it is cheaper.
-_SEARCHES = 200
-_searched = [0]
-
-
-@functools.cache
-def _unigram_text() -> bytes:
-    import wordsegment
-
-    with open(wordsegment.Segmenter.UNIGRAMS_FILENAME, "rb") as reader:
-        return b"\n" + reader.read()
-
-
-def _in_corpus(word: str) -> bool:
-    """Whether a lower-case ASCII word is one of the corpus's words."""
-    if _corpus.cache_info().currsize or _searched[0] >= _SEARCHES:
-        return word in _corpus()[0].unigrams
-    _searched[0] += 1
-    return b"\n" + word.encode("ascii") + b"\t" in _unigram_text()
+# The counts of the corpus's 5,001st and 50,001st most frequent words: a three-letter word
+# must reach the first, a longer one the second (tests/generator/test_word_split.py
+# checks them against the shipped counts).
+_COMMON_SHORT = 13_262_019
+_COMMON = 333_200
 
 
 def _segmented(run: str) -> list[str] | None:
     pieces = [p for p in _WORD.findall(run) if len(p) >= _SEGMENT_FROM and not p.isupper()]
     if not any(len(p) >= _SEGMENT_SUSPECT for p in pieces):
         return None
-    unknown = [p for p in pieces if not _in_corpus(p.lower())]
-    if not unknown:
+    unknown = [p for p in pieces if not segment.count(p.lower())]
+    if not any(len(segment.segment(p.lower())) >= _SEGMENT_MIN_WORDS for p in unknown):
         return None
-    segmenter, common_short, common = _corpus()
-    if not any(len(_segment(p)) >= _SEGMENT_MIN_WORDS for p in unknown):
+    text = run.lower()
+    if not _tiles(text):
         return None
-    split = _segment(run)
+    split = segment.segment(text)
     if len(split) < _SEGMENT_MIN_WORDS:
         return None
     for word in split:
-        count = segmenter.unigrams.get(word, 0.0)
-        if word in _FUNCTION_WORDS:
-            continue
-        if len(word) < 3 or count < (common_short if len(word) == 3 else common):
+        if not _is_common(word, segment.count(word)):
             return None
-    return list(split)
+    return split
 
 
-@functools.lru_cache(maxsize=4096)
-def _segment(text: str) -> tuple[str, ...]:
-    """The corpus's words of ``text`` (the same pieces recur in many names)."""
-    return tuple(_corpus()[0].segment(text))
+def _is_common(word: str, count: int) -> bool:
+    if word in _FUNCTION_WORDS:
+        return True
+    return len(word) >= 3 and count >= (_COMMON_SHORT if len(word) == 3 else _COMMON)
+
+
+def _tiles(text: str) -> bool:
+    """Whether ``text`` is some sequence of common words. When it is not, its best split
+    holds an uncommon word and would be rejected, so it is not searched for (Stripe's long
+    runs around ``Konbini``: ``PostCustomersCustomerSubscriptions...Konbini``)."""
+    reached = [True] + [False] * len(text)
+    for start, words in enumerate(segment.counted_words(text)):
+        if reached[start]:
+            for end, count in words:
+                reached[end] = reached[end] or _is_common(text[start:end], count)
+    return reached[-1]
 
 
 def _spell(text: str, signed: bool) -> str:

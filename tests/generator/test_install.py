@@ -8,6 +8,7 @@ SDK of the example config byte for byte as committed in generated/.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ import attrs
 import pytest
 
 from generator.config import load_targets
-from tests.helpers import ROOT
+from tests.helpers import ROOT, write
 
 # Generation still runs ruff (it is no longer a dependency of jobgen): the clean venv
 # first shows the message for a missing formatter, then gets the pinned ruff of the
@@ -120,6 +121,39 @@ def test_the_installed_check_passes_from_a_subdirectory(installed: Installed) ->
 
 
 @pytest.mark.slow
+def test_the_wheel_splits_run_together_names_with_its_own_word_counts(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """The word counts ship in the wheel (generator/model/ngrams); wordsegment, whose
+    counts they are, is no dependency."""
+    found = installed.run(
+        "python", "-c", "import importlib.util as u; print(u.find_spec('wordsegment'))"
+    )
+    assert found.stdout.strip() == "None", "the wheel's environment must not have wordsegment"
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "Split", "version": "1.0"},
+        "paths": {
+            "/keys": {
+                "post": {
+                    "operationId": "CreateanAPIkeyforaserviceaccount",
+                    "tags": ["ServiceAccounts"],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    write(tmp_path / "split.json", json.dumps(spec))
+    out = tmp_path / "out"
+    proc = installed.run(
+        "jobgen", "generate", str(tmp_path / "split.json"), "-o", str(out), "--package", "split_sdk"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code = "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.py"))
+    assert "def create_an_api_key(" in code
+
+
+@pytest.mark.slow
 def test_serve_without_its_extra_says_how_to_install_it(installed: Installed) -> None:
     proc = installed.run("jobgen", "serve", "specs/sume.yaml")
     assert proc.returncode == 2
@@ -131,10 +165,13 @@ def test_the_wheel_lists_every_package_of_the_source_tree() -> None:
     """setuptools is given an explicit package list (templates/ is mapped into it)."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(pyproject["tool"]["setuptools"]["packages"])
+    # A package of modules, or of data only (generator/model/ngrams); caches are none.
     found = {
         ".".join(p.relative_to(ROOT).parts)
         for p in (ROOT / "generator").rglob("*")
-        if p.is_dir() and (p / "__init__.py").is_file()
+        if p.is_dir()
+        and not any(part.startswith((".", "__")) for part in p.relative_to(ROOT).parts)
+        and any(f.is_file() for f in p.iterdir())
     } | {"generator"}
     found |= {
         ".".join(("generator", *p.relative_to(ROOT).parts))
