@@ -9,7 +9,6 @@ import typing as _t
 import httpx
 
 from .._runtime import carry as _carry
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
@@ -24,6 +23,9 @@ from ..models.ingest_job_info import IngestJobInfo
 from ..models.ingest_job_info_full import IngestJobInfoFull
 from ..models.ingest_job_list import IngestJobList
 from ..models.ingest_job_state_update import IngestJobStateUpdate
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "AsyncIngest",
@@ -713,6 +715,8 @@ class Ingest:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._ingest_job_waiter,
             job_id,
@@ -739,6 +743,8 @@ class Ingest:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -1212,6 +1218,8 @@ class AsyncIngest:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._ingest_job_waiter,
             job_id,
@@ -1238,6 +1246,8 @@ class AsyncIngest:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(

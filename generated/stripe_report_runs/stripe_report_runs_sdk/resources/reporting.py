@@ -8,7 +8,6 @@ import typing as _t
 
 import httpx
 
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
@@ -20,6 +19,9 @@ from ..errors import ReportRunCanceled, ReportRunFailed
 from ..models.post_reporting_report_runs_request import PostReportingReportRunsRequest
 from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "AsyncReporting",
@@ -417,6 +419,8 @@ class Reporting:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._report_run_waiter,
             job_id,
@@ -443,6 +447,8 @@ class Reporting:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -735,6 +741,8 @@ class AsyncReporting:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._report_run_waiter,
             job_id,
@@ -761,6 +769,8 @@ class AsyncReporting:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(
