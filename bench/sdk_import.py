@@ -4,9 +4,10 @@ Each run is a fresh interpreter started in the SDK's directory, so the package i
 is the one under the given root; the time is the import alone, as `time.perf_counter()`
 sees it inside the child. Roots (`--root label=dir`, e.g. the SDKs of the parent commit
 and the current ones) are measured in turn within each round, so a busy machine slows
-both alike; the reported figures are the median and the minimum over `--runs` rounds, after
-one untimed round that compiles bytecode. `--python` may be given more than once: the development
-venv (where httpx also imports rich for its CLI) and a clean venv holding only an SDK's
+both alike; the reported figures are the median and the minimum over `--runs` rounds of
+the wall time and of the CPU time (`time.process_time()` around the import, steadier on a
+loaded machine), after one untimed round that compiles bytecode. `--python` may be given
+more than once: the development venv (where httpx also imports rich for its CLI) and a clean venv holding only an SDK's
 own dependencies. The `floor` row imports just httpx and attrs.
 
     git archive HEAD~1 generated | tar -x -C /tmp/before
@@ -29,19 +30,20 @@ from typing import Any
 
 PROBE = """
 import json, sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 package = __import__(sys.argv[1])
-seconds = time.perf_counter() - t0
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 assert package.__file__.startswith(sys.argv[2]), package.__file__
 loaded = [m for m in ("asyncio", "tenacity", "rich") if m in sys.modules]
-print(json.dumps({"import_s": seconds, "loaded": loaded}))
+print(json.dumps({"import_s": seconds, "cpu_s": cpu, "loaded": loaded}))
 """
 
 FLOOR = """
 import json, sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 import httpx, attrs
-print(json.dumps({"import_s": time.perf_counter() - t0, "loaded": []}))
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"import_s": seconds, "cpu_s": cpu, "loaded": []}))
 """
 
 
@@ -71,6 +73,7 @@ def main() -> None:
             package = next(p.name for p in sdk_dir.iterdir() if (p / "__init__.py").is_file())
             cases.append((label, sdk_dir.name, sdk_dir, package))
     samples: dict[tuple[str, str, str], list[float]] = {}
+    cpu: dict[tuple[str, str, str], list[float]] = {}
     loaded: dict[tuple[str, str, str], list[str]] = {}
     load_before = os.getloadavg()[0]
     for i in range(args.runs + 1):  # round 0 writes bytecode and is not counted
@@ -79,6 +82,7 @@ def main() -> None:
                 seen = probe(python, sdk_dir, package)
                 if i:
                     samples.setdefault((label, sdk, python), []).append(seen["import_s"])
+                    cpu.setdefault((label, sdk, python), []).append(seen["cpu_s"])
                     loaded[label, sdk, python] = seen["loaded"]
     rows = [
         {
@@ -87,6 +91,8 @@ def main() -> None:
             "python": python,
             "import_s": round(statistics.median(values), 4),
             "min_s": round(min(values), 4),
+            "cpu_s": round(statistics.median(cpu[label, sdk, python]), 4),
+            "cpu_min_s": round(min(cpu[label, sdk, python]), 4),
             "runs": len(values),
             "loaded": loaded[label, sdk, python],
         }
@@ -95,7 +101,8 @@ def main() -> None:
     for row in rows:
         print(
             f"{row['label']:<7} {row['sdk']:<20} {row['python']:<24} "
-            f"{row['import_s']:.3f} s (min {row['min_s']:.3f})  loaded {','.join(row['loaded']) or '-'}"
+            f"{row['import_s']:.3f} s (min {row['min_s']:.3f}), "
+            f"CPU {row['cpu_s']:.3f} s (min {row['cpu_min_s']:.3f})  loaded {','.join(row['loaded']) or '-'}"
         )
     result = {
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -548,23 +548,23 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     imports = Imports()
     for module in ["collections.abc", "types", "typing", "httpx"]:
         imports.add(module)
-    imports.add("._runtime", "http", "_http")
-    imports.add("._runtime", "waitspec", "_ws")
     imports.add("._version", "USER_AGENT")
     if client["token_url"]:
         imports.add("._runtime", "oauth2", "_oauth2")
     if client["envs"]:
         imports.add("os", "environ", "_environ")
-    lines = imports.lines()
+    # The HTTP layer loads with the first client, not on `import <sdk>`.
+    checking = Imports()
+    checking.add("._runtime", "http", "_http")
+    checking.add("._runtime", "waitspec", "_ws")
     if sdk.resources:
         imports.add("functools")
-        lines = imports.lines()
-        checking = Imports()
         for res in client["resources"]:
             checking.add(".resources." + res["module"], res["name"])
             checking.add(".resources." + res["module"], "Async" + res["name"])
-        lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
-        lines += [Code("    " + line if line else "") for line in checking.lines(4)]
+    lines = imports.lines()
+    lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
+    lines += [Code("    " + line if line else "") for line in checking.lines(4)]
     client["imports"] = lines
     params = [p for auth in client["auths"] for p in auth["params"]]
     client["auth_signature"] = join(

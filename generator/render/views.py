@@ -679,7 +679,6 @@ def _webhooks_view(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict
     }
     event = hooks.event_type
     return {
-        "const": ident(f"_{name.upper()}_WEBHOOKS"),
         "args": {ident(k): v for k, v in args.items()},
         "event_annotation": Code("object") if event is None else code.annotation(event),
         "event_decoder": None if event is None else code.decoder(event),
@@ -883,6 +882,7 @@ def job_view(
     return view
 
 
+_LAZY_RUNTIME = (("events", "_events"), ("handle", "_handle"), ("webhooks", "_wh"))
 _RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
 _JOB_STATIC = "_abc _ws _waiter _handle _opurl"
@@ -972,15 +972,17 @@ def resource_view(
         ("wire", "_wire"),
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
-        ("handle", "_handle"),
         ("carry", "_carry"),
         ("styles", "_styles"),
-        ("events", "_events"),
-        ("webhooks", "_wh"),
         ("hybrid", "_hybrid"),
         ("opurl", "_opurl"),
     ]:
         imports.add(".._runtime", name, alias)
+    # Handles, event streams and webhook receivers load when a method asks for one
+    # (each imports its module in its body); a plain call or wait needs none of them.
+    lazy = Imports()
+    for name, alias in _LAZY_RUNTIME:
+        lazy.add(".._runtime", name, alias)
     imports.add(".._runtime.http", "path_param", "_path")
     imports.add(".._runtime.http", "multipart", "_multipart")
     imports.add(".._runtime.http", "with_header", "_with_key")
@@ -994,6 +996,10 @@ def resource_view(
         for name in c[1]:
             imports.add("." + c[0], name)
     used = names_in(_resource_code(ops, jobs))
+    type_imports = [Code("    " + line) for line in lazy.used(used).lines(4)]
+    if type_imports:
+        imports.add("typing")
+        used.add("_t")
     return {
         "name": ident(resource.name),
         "doc_name": doc_text(resource.name),
@@ -1003,6 +1009,7 @@ def resource_view(
         "jobs": jobs,
         "refs": refs,
         "imports": imports.used(used).lines(),
+        "type_imports": type_imports,
         "all_names": join(
             ", ",
             [

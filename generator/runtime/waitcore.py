@@ -70,6 +70,14 @@ def dig(value: object, path: tuple[str, ...]) -> Any:
     return value
 
 
+def _number(record: object, path: tuple[str, ...] | None) -> float | None:
+    """The finite number at `path` inside `record`, else None."""
+    raw = dig(record, path) if path is not None else None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        return None
+    return float(raw) if math.isfinite(raw) else None
+
+
 def pointer(path: tuple[str, ...]) -> str:
     """A path as shown in messages: `$.data.items[3].status`."""
     return "$" + "".join(f"[{key}]" if key.isdigit() else f".{key}" for key in path)
@@ -275,20 +283,20 @@ class WaitCore:
     def read(self, response: httpx.Response) -> Poll:
         """The `Poll` of a status answer: by the first status rule it matches, else
         its record (`parse`; an error status raises)."""
-        matched = match_rule(self.spec.status_rules, response)
+        rules = self.spec.status_rules
+        matched = match_rule(rules, response) if rules else None
         location = response.headers.get("location")
         if location:
             location = str(response.request.url.join(location.strip()))
         if matched is None:
-            poll = self.parse(ensure_success(response))
-            return attrs.evolve(poll, location=location)
+            return self.parse(ensure_success(response), location)
         rule, body = matched
         record = dig(body, self.spec.record_path) if body is not None else _MISSING
         if record is _MISSING or record is None:
             record = {}
         return Poll(record, response.headers, state=rule.state, location=location)
 
-    def parse(self, response: httpx.Response) -> Poll:
+    def parse(self, response: httpx.Response, location: str | None = None) -> Poll:
         """The record of a 2xx status answer (W6).
 
         A body that is not JSON (truncated, a proxy's HTML page) or has no record
@@ -307,7 +315,7 @@ class WaitCore:
                 "the status body has no record", path=pointer(spec.record_path)
             )
             raise attach_job_id(error, self.job_id)
-        return Poll(record, response.headers)
+        return Poll(record, response.headers, location=location)
 
     def step(self, poll: Poll) -> Sleep | Finished:
         """Decide what a status record means: finished, or how long to sleep."""
@@ -384,16 +392,12 @@ class WaitCore:
     def _progress(self, record: object) -> float | None:
         """The declared progress as a percentage, None when absent or not a number."""
         spec = self.spec
-
-        def number(path: tuple[str, ...] | None) -> float | None:
-            raw = dig(record, path) if path is not None else None
-            if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-                return None
-            return float(raw) if math.isfinite(raw) else None
-
         if spec.progress_path is not None:
-            return number(spec.progress_path)
-        done, total = number(spec.progress_done_path), number(spec.progress_total_path)
+            return _number(record, spec.progress_path)
+        if spec.progress_done_path is None:
+            return None
+        done = _number(record, spec.progress_done_path)
+        total = _number(record, spec.progress_total_path)
         if done is None or not total:
             return None
         return max(0.0, min(100.0, 100.0 * done / total))
@@ -417,13 +421,7 @@ class WaitCore:
                     detail=f"nothing at {pointer(spec.state_path or ())}",
                 )
             state = raw if isinstance(raw, str) else json.dumps(raw)
-            for name, group in (
-                ("success", spec.success),
-                ("failure", spec.failure),
-                ("canceled", spec.canceled),
-            ):
-                if state in group:
-                    outcome = name
+            outcome = spec.outcome_of.get(state)
             if outcome is None and state not in spec.pending:
                 raise UnknownJobState(
                     self.job_id,

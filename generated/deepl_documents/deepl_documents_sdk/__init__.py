@@ -19,7 +19,6 @@ import typing as _t
 
 from ._client import AsyncClient, Client
 from ._runtime.serde import UNSET, Unset
-from ._runtime.waitspec import JobOutcome, PollEvent, WaitConfig
 from ._version import API_VERSION, __version__
 from .errors import (
     APIConnectionError,
@@ -65,6 +64,9 @@ if _t.TYPE_CHECKING:
     from ._runtime.handle import PollDecision as PollDecision
     from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
     from ._runtime.oauth2 import ClientCredentials as ClientCredentials
+    from ._runtime.waitspec import JobOutcome as JobOutcome
+    from ._runtime.waitspec import PollEvent as PollEvent
+    from ._runtime.waitspec import WaitConfig as WaitConfig
 
 __all__ = [
     "API_VERSION",
@@ -118,7 +120,7 @@ __all__ = [
     "__version__",
 ]
 
-# Loaded on first use: a plain call needs none of these modules.
+# Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
     "AsyncClientCredentials": "._runtime.oauth2",
     "AsyncEventStream": "._runtime.events",
@@ -126,9 +128,12 @@ _MODULES: dict[str, str] = {
     "ClientCredentials": "._runtime.oauth2",
     "EventStream": "._runtime.events",
     "JobHandle": "._runtime.handle",
+    "JobOutcome": "._runtime.waitspec",
     "PollDecision": "._runtime.handle",
+    "PollEvent": "._runtime.waitspec",
     "ProgressDisplay": "._runtime.display",
     "ServerSentEvent": "._runtime.events",
+    "WaitConfig": "._runtime.waitspec",
 }
 
 

@@ -11,11 +11,11 @@ from os import environ as _environ
 
 import httpx
 
-from ._runtime import http as _http
-from ._runtime import waitspec as _ws
 from ._version import USER_AGENT
 
 if _t.TYPE_CHECKING:
+    from ._runtime import http as _http
+    from ._runtime import waitspec as _ws
     from .resources.account import Account, AsyncAccount
     from .resources.documents import AsyncDocuments, Documents
 
@@ -25,6 +25,8 @@ __all__ = ["AsyncClient", "Client"]
 def _credentials(
     api_key: str | _abc.Callable[[], str | _abc.Awaitable[str]] | None,
 ) -> list[_http.Credential]:
+    from ._runtime import http as _http
+
     if api_key is None:
         api_key = _environ.get("DEEPL_DOCUMENTS_API_KEY")
     credentials: list[_http.Credential] = []
@@ -68,6 +70,8 @@ class Client:
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        from ._runtime import http as _http
+
         self._http = _http.SyncHTTP(
             base_url=base_url,
             credentials=_credentials(api_key),
@@ -160,6 +164,8 @@ class AsyncClient:
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        from ._runtime import http as _http
+
         self._http = _http.AsyncHTTP(
             base_url=base_url,
             credentials=_credentials(api_key),

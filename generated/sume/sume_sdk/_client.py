@@ -11,11 +11,11 @@ from os import environ as _environ
 
 import httpx
 
-from ._runtime import http as _http
-from ._runtime import waitspec as _ws
 from ._version import USER_AGENT
 
 if _t.TYPE_CHECKING:
+    from ._runtime import http as _http
+    from ._runtime import waitspec as _ws
     from .resources.jobs import AsyncJobs, Jobs
 
 __all__ = ["AsyncClient", "Client"]
@@ -24,6 +24,8 @@ __all__ = ["AsyncClient", "Client"]
 def _credentials(
     api_key: str | _abc.Callable[[], str | _abc.Awaitable[str]] | None,
 ) -> list[_http.Credential]:
+    from ._runtime import http as _http
+
     if api_key is None:
         api_key = _environ.get("SUME_API_KEY")
     credentials: list[_http.Credential] = []
@@ -65,6 +67,8 @@ class Client:
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        from ._runtime import http as _http
+
         self._http = _http.SyncHTTP(
             base_url=base_url,
             credentials=_credentials(api_key),
@@ -150,6 +154,8 @@ class AsyncClient:
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        from ._runtime import http as _http
+
         self._http = _http.AsyncHTTP(
             base_url=base_url,
             credentials=_credentials(api_key),

@@ -220,16 +220,25 @@ async def _fetch(
     gate: Gate | None,
     sink: Sink | None,
 ) -> httpx.Response:
-    if gate is not None:
-        async with gate.semaphore():
-            return await _fetch(client, request, None, sink)
-    response = await client.send(request, stream=True)
+    # One coroutine frame, not one per step: every resumption of a waiting request
+    # re-enters each frame of its chain.
+    semaphore = gate.semaphore() if gate is not None else None
+    if semaphore is not None:
+        await semaphore.acquire()
     try:
-        await drain_async(response, sink)
-    except BaseException:
-        await response.aclose()
-        raise
-    return response
+        response = await client.send(request, stream=True)
+        try:
+            if sink is None:
+                await response.aread()
+            else:
+                await drain_async(response, sink)
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
+    finally:
+        if semaphore is not None:
+            semaphore.release()
 
 
 #: Whether ``asyncio.timeout`` (Python 3.11+) bounds the request: a deadline on the

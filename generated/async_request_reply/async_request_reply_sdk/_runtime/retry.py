@@ -216,12 +216,19 @@ def _strategy(
     rng: Callable[[], float],
     time_left: Callable[[], float] | None,
     stats: RetryStats | None,
+    started: float,
 ) -> _Strategy:
     if stats is None:
         stats = RetryStats()
     else:
         stats.attempts, stats.stop_reason, stats.last_error = 0, None, None
-    return _Strategy(policy, clock, wall_clock, rng, time_left, stats, started=clock())
+    return _Strategy(policy, clock, wall_clock, rng, time_left, stats, started=started)
+
+
+def _succeeded(stats: RetryStats | None) -> None:
+    """Record a first attempt that succeeded."""
+    if stats is not None:
+        stats.attempts, stats.stop_reason, stats.last_error = 1, None, None
 
 
 def call_with_retries(
@@ -240,16 +247,18 @@ def call_with_retries(
     `time_left`, when given, bounds every retry sleep: no retry is scheduled that
     would start after it runs out. The last error propagates when retries stop.
     """
-    strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats)
-    # Most calls succeed at once: only a retryable failure pays for tenacity's machinery.
+    # Most calls succeed at once: only a failure pays for the strategy, and only a
+    # retryable one for tenacity's machinery.
+    started = clock()
     try:
         result = fn()
     except Exception as error:
+        strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats, started)
         if strategy.first_is_final(error):
             raise
         first = error
     else:
-        strategy.settle(None)
+        _succeeded(stats)
         return result
     replayed = [first]
 
@@ -283,15 +292,16 @@ async def async_call_with_retries(
     stats: RetryStats | None = None,
 ) -> T:
     """The async twin of `call_with_retries`: same policy, same decisions."""
-    strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats)
+    started = clock()
     try:
         result = await fn()
     except Exception as error:
+        strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats, started)
         if strategy.first_is_final(error):
             raise
         first = error
     else:
-        strategy.settle(None)
+        _succeeded(stats)
         return result
     replayed = [first]
 

@@ -9,7 +9,6 @@ import typing as _t
 import httpx
 
 from .._runtime import carry as _carry
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
@@ -22,6 +21,9 @@ from ..models.error_detail import ErrorDetail
 from ..models.export import Export
 from ..models.export_request import ExportRequest
 from ..models.export_status import ExportStatus
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "AsyncExports",
@@ -415,6 +417,8 @@ class Exports:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._export_waiter,
             job_id,
@@ -441,6 +445,8 @@ class Exports:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -752,6 +758,8 @@ class AsyncExports:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._export_waiter,
             job_id,
@@ -778,6 +786,8 @@ class AsyncExports:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(

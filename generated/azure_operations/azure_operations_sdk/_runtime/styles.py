@@ -156,6 +156,8 @@ def path_param(
 ) -> str:
     """A path parameter, percent-encoded: ``simple`` (``a,b``), ``label`` (``.a.b``)
     or ``matrix`` (``;name=a,b``); it never adds a path segment."""
+    if style == "simple" and type(value) is str:  # a job id: the common case
+        return quote(value, safe="")
     value = _plain(value)
 
     def enc(text: str) -> str:

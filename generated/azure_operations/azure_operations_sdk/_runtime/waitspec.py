@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -175,6 +175,8 @@ class JobSpec:
     operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
     status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
     final_from: str = attrs.field(default="result", validator=_final_from)
+    #: The outcome of each terminal state ("success", "failure" or "canceled").
+    outcome_of: Mapping[str, str] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if self.state_path is None and self.terminal_path is None:
@@ -190,6 +192,10 @@ class JobSpec:
                     f"job {self.name!r}: states classified twice: {sorted(twice)}"
                 )
             seen |= group
+        outcome_of = dict.fromkeys(self.success, "success")
+        outcome_of.update(dict.fromkeys(self.failure, "failure"))
+        outcome_of.update(dict.fromkeys(self.canceled, "canceled"))
+        object.__setattr__(self, "outcome_of", outcome_of)
 
     @property
     def documented_states(self) -> frozenset[str]:

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import typing as _t
 import uuid
 
 import httpx
 
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
@@ -21,6 +21,9 @@ from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
 from ..models.error_detail import ErrorDetail
 from ..models.operation_status import OperationStatus
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "Analysis",
@@ -433,6 +436,8 @@ class Analysis:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._analysis_waiter,
             job_id,
@@ -461,6 +466,8 @@ class Analysis:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -787,6 +794,8 @@ class AsyncAnalysis:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._analysis_waiter,
             job_id,
@@ -815,6 +824,8 @@ class AsyncAnalysis:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(

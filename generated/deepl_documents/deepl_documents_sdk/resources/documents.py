@@ -9,7 +9,6 @@ import typing as _t
 import httpx
 
 from .._runtime import carry as _carry
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
@@ -23,6 +22,9 @@ from ..models.document_handle import DocumentHandle
 from ..models.document_key import DocumentKey
 from ..models.document_status import DocumentStatus
 from ..models.document_upload import DocumentUpload
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "AsyncDocuments",
@@ -446,6 +448,8 @@ class Documents:
             document_key: Returned by the create call; sent with every call of the job
                 (not needed with ``resume``: the token keeps it).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._document_waiter,
             job_id,
@@ -473,6 +477,8 @@ class Documents:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -818,6 +824,8 @@ class AsyncDocuments:
             document_key: Returned by the create call; sent with every call of the job
                 (not needed with ``resume``: the token keeps it).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._document_waiter,
             job_id,
@@ -845,6 +853,8 @@ class AsyncDocuments:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(

@@ -32,10 +32,11 @@ from .waitbase import check_wait_args
 from .waitcore import Finished, Poll, Sleep, WaitCore, wait_span
 from .waiter import AsyncJobWaiter, SyncJobWaiter
 from .waitspec import PollEvent
-from .webhooks import WebhookReceiver
 
 if TYPE_CHECKING:  # asyncio loads with the first async wait, not on import
     import asyncio
+
+    from .webhooks import WebhookReceiver  # loads with the first receiver
 
 __all__ = ["AsyncEventWaits", "SyncEventWaits"]
 

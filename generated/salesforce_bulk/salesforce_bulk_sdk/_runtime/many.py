@@ -87,21 +87,24 @@ async def async_outcomes(
     concurrency: int,
 ) -> AsyncGenerator[JobOutcome[RecordT], None]:
     """The async twin of `sync_outcomes`: on exit, running waits are cancelled and
-    awaited."""
+    awaited. Each wait reports its end to a queue, so taking the next outcome costs
+    the same with ten or ten thousand waits running (`asyncio.wait` would visit
+    every one of them each time)."""
     import asyncio
 
     running: set[asyncio.Future[JobOutcome[RecordT]]] = set()
+    ended: asyncio.Queue[asyncio.Future[JobOutcome[RecordT]]] = asyncio.Queue()
     try:
         while True:
             for job in itertools.islice(jobs, concurrency - len(running)):
-                running.add(asyncio.ensure_future(one(job)))
+                wait = asyncio.ensure_future(one(job))
+                wait.add_done_callback(ended.put_nowait)
+                running.add(wait)
             if not running:
                 return
-            done, running = await asyncio.wait(
-                running, return_when=asyncio.FIRST_COMPLETED
-            )
-            for task in done:
-                yield task.result()
+            finished = await ended.get()
+            running.discard(finished)
+            yield finished.result()
     finally:
         for task in running:
             task.cancel()

@@ -9,7 +9,6 @@ import typing as _t
 import httpx
 
 from .._runtime import carry as _carry
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import opurl as _opurl
 from .._runtime import pagination as _pages
@@ -25,6 +24,9 @@ from ..models.ingest_job_info import IngestJobInfo
 from ..models.ingest_job_info_full import IngestJobInfoFull
 from ..models.ingest_job_list import IngestJobList
 from ..models.ingest_job_state_update import IngestJobStateUpdate
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "AsyncIngest",
@@ -718,6 +720,8 @@ class Ingest:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._ingest_job_waiter,
             job_id,
@@ -744,6 +748,8 @@ class Ingest:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -1218,6 +1224,8 @@ class AsyncIngest:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._ingest_job_waiter,
             job_id,
@@ -1244,6 +1252,8 @@ class AsyncIngest:
 
         The create is sent once: without an idempotency key it is never retried.
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(

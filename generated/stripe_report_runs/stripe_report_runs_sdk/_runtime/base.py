@@ -68,6 +68,8 @@ class BaseHTTP:
         # server of their own are sent there.
         self._spec_url = (spec_url or "").rstrip("/")
         self._credentials = tuple(credentials)
+        #: The credentials whose value a provider gives anew for every request.
+        self._providers = tuple(c for c in self._credentials if c.secret.dynamic)
         self._masked = frozenset(
             c.name.lower()
             for c in self._credentials
@@ -117,14 +119,15 @@ class BaseHTTP:
     ) -> httpx.Request:
         """The request; ``resolved``: provider credentials an async client awaited."""
         headers = dict(self.headers)
-        headers.update(
-            {
-                k: header(v)
-                for k, v in options.headers.items()
-                if v is not None and not isinstance(v, Unset)
-            }
-        )
-        params = query_items(options.params, options.styles)
+        if options.headers:
+            headers.update(
+                {
+                    k: header(v)
+                    for k, v in options.headers.items()
+                    if v is not None and not isinstance(v, Unset)
+                }
+            )
+        params = query_items(options.params, options.styles) if options.params else []
         if options.extra_query:
             params.extend(query_items(options.extra_query))
         cookies: dict[str, str] = {}
@@ -242,7 +245,8 @@ class BaseHTTP:
         configured it.
         """
         if (
-            not response.has_redirect_location
+            not 300 <= response.status_code < 400
+            or not response.has_redirect_location
             or response.status_code in options.redirects
             or options.method.upper() not in ("GET", "HEAD")
         ):

@@ -177,9 +177,9 @@ class MaskedURL(httpx.URL):
     masked: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
+        if not self.query:
+            return super().__str__()
         plain = httpx.URL(self)
-        if not plain.query:
-            return str(plain)
         pairs = []
         for pair in plain.query.decode("ascii").split("&"):
             name, equals, _ = pair.partition("=")
@@ -203,11 +203,11 @@ class MaskedURL(httpx.URL):
 
 def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Request:
     """``request`` with headers and a URL whose reprs mask credentials and ``names``
-    (lower case: the headers and query parameters that carry this client's keys)."""
-    headers = MaskedHeaders(request.headers)
-    headers.masked = names
-    request.headers = headers
-    url = MaskedURL(request.url)
-    url.masked = names
-    request.url = url
+    (lower case: the headers and query parameters that carry this client's keys).
+
+    The request's own headers and URL (new objects of this request) change class in
+    place: nothing is copied or parsed again."""
+    headers, url = request.headers, request.url
+    headers.__class__, url.__class__ = MaskedHeaders, MaskedURL
+    headers.masked = url.masked = names  # type: ignore[attr-defined]
     return request

@@ -8,7 +8,6 @@ import typing as _t
 
 import httpx
 
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import opurl as _opurl
 from .._runtime import pagination as _pages
@@ -21,6 +20,9 @@ from ..errors import ReportRunCanceled, ReportRunFailed
 from ..models.post_reporting_report_runs_request import PostReportingReportRunsRequest
 from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "AsyncReporting",
@@ -419,6 +421,8 @@ class Reporting:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._report_run_waiter,
             job_id,
@@ -445,6 +449,8 @@ class Reporting:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -738,6 +744,8 @@ class AsyncReporting:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._report_run_waiter,
             job_id,
@@ -764,6 +772,8 @@ class AsyncReporting:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(

@@ -253,7 +253,9 @@ class AsyncHTTP(BaseHTTP):
         sink: Sink | None = None,
     ) -> httpx.Response:
         """The async twin of ``SyncHTTP.send_once``."""
-        resolved = await ask_providers(self._credentials, options.security)
+        resolved = None
+        if self._providers:
+            resolved = await ask_providers(self._providers, options.security)
         request = self.build_request(self._client, options, time_left, resolved)
         left = self.time_left_from(time_left)
         for _ in range(MAX_REDIRECTS + 1):

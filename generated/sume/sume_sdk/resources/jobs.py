@@ -9,8 +9,6 @@ import typing as _t
 import httpx
 
 from .._runtime import carry as _carry
-from .._runtime import events as _events
-from .._runtime import handle as _handle
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
 from .._runtime import opurl as _opurl
@@ -18,7 +16,6 @@ from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
-from .._runtime import webhooks as _wh
 from .._runtime.http import path_param as _path
 from ..errors import SumeJobCanceled, SumeJobFailed
 from ..models.create_job_request import CreateJobRequest
@@ -26,6 +23,11 @@ from ..models.job import Job
 from ..models.job_envelope import JobEnvelope
 from ..models.job_error import JobError
 from ..models.job_result_envelope import JobResultEnvelope
+
+if _t.TYPE_CHECKING:
+    from .._runtime import events as _events
+    from .._runtime import handle as _handle
+    from .._runtime import webhooks as _wh
 
 __all__ = [
     "AsyncJobs",
@@ -63,20 +65,6 @@ _JOB_SPEC = _ws.JobSpec(
     failed_error=SumeJobFailed,
     canceled_error=SumeJobCanceled,
     decode_error=JobError.from_dict,
-)
-
-_JOB_WEBHOOKS = _wh.WebhookSpec(
-    scheme="standard-webhooks",
-    id_header="webhook-id",
-    timestamp_header="webhook-timestamp",
-    signature_header="webhook-signature",
-    tolerance=300.0,
-    secret_env="SUME_WEBHOOK_SECRET",
-    record_path=("data",),
-    job_id_path=("id",),
-    fallback_floor=30.0,
-    fallback_first=30.0,
-    fallback_cap=300.0,
 )
 
 
@@ -182,6 +170,8 @@ def _stream_events_request(
 
 
 def _stream_events_event(data: str) -> Job:
+    from .._runtime import events as _events
+
     result: Job = _events.json_data(data, Job.from_dict)
     return result
 
@@ -362,6 +352,8 @@ class Jobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
+        from .._runtime import events as _events
+
         options = _stream_events_request(
             job_id,
             timeout=timeout,
@@ -576,6 +568,8 @@ class Jobs:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.JobHandle(
             self._job_waiter,
             job_id,
@@ -602,6 +596,8 @@ class Jobs:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         def create(key: str | None) -> httpx.Response:
             return self._http.request(
@@ -638,8 +634,23 @@ class Jobs:
         deliveries that come before their wait starts are kept (for ``max_jobs`` jobs).
         ``secret`` defaults to the ``SUME_WEBHOOK_SECRET`` environment variable.
         """
+        from .._runtime import webhooks as _wh
+
+        spec = _wh.WebhookSpec(
+            scheme="standard-webhooks",
+            id_header="webhook-id",
+            timestamp_header="webhook-timestamp",
+            signature_header="webhook-signature",
+            tolerance=300.0,
+            secret_env="SUME_WEBHOOK_SECRET",
+            record_path=("data",),
+            job_id_path=("id",),
+            fallback_floor=30.0,
+            fallback_first=30.0,
+            fallback_cap=300.0,
+        )
         return _wh.WebhookReceiver(
-            _JOB_WEBHOOKS,
+            spec,
             _decode_job_event,
             secret=secret,
             max_jobs=max_jobs,
@@ -809,6 +820,8 @@ class AsyncJobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
+        from .._runtime import events as _events
+
         options = _stream_events_request(
             job_id,
             timeout=timeout,
@@ -1029,6 +1042,8 @@ class AsyncJobs:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
+        from .._runtime import handle as _handle
+
         return _handle.AsyncJobHandle(
             self._job_waiter,
             job_id,
@@ -1055,6 +1070,8 @@ class AsyncJobs:
 
         One idempotency key is sent with the create (and reused if it is retried).
         """
+
+        from .._runtime import handle as _handle
 
         async def create(key: str | None) -> httpx.Response:
             return await self._http.request(
@@ -1091,8 +1108,23 @@ class AsyncJobs:
         deliveries that come before their wait starts are kept (for ``max_jobs`` jobs).
         ``secret`` defaults to the ``SUME_WEBHOOK_SECRET`` environment variable.
         """
+        from .._runtime import webhooks as _wh
+
+        spec = _wh.WebhookSpec(
+            scheme="standard-webhooks",
+            id_header="webhook-id",
+            timestamp_header="webhook-timestamp",
+            signature_header="webhook-signature",
+            tolerance=300.0,
+            secret_env="SUME_WEBHOOK_SECRET",
+            record_path=("data",),
+            job_id_path=("id",),
+            fallback_floor=30.0,
+            fallback_first=30.0,
+            fallback_cap=300.0,
+        )
         return _wh.WebhookReceiver(
-            _JOB_WEBHOOKS,
+            spec,
             _decode_job_event,
             secret=secret,
             max_jobs=max_jobs,
