@@ -4,6 +4,7 @@ cookie) and form bodies with repeated keys or the declared encoding, sync and as
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import subprocess
 import sys
@@ -155,7 +156,7 @@ def test_async_parameters_follow_their_declared_style(styles: ModuleType) -> Non
 
 def test_form_arrays_repeat_keys_and_follow_the_encoding(styles: ModuleType) -> None:
     rec = Recorder()
-    models = sys.modules["styles_sdk.models"]
+    models = importlib.import_module("styles_sdk.models")
     body = models.PostFormBody(tags=["a", "b"], meta={"k": "v"}, ids=[1, 2])
     with styles.Client(transport=httpx.MockTransport(rec)) as client:
         client.items.post_form(body=body)
