@@ -112,3 +112,38 @@ def test_a_plain_import_loads_no_asyncio_tenacity_or_http_layer(target: object) 
     # Every exported name still resolves, the lazy ones on first use.
     assert "AsyncJobHandle" in seen["exported"] and "ProgressDisplay" in seen["exported"]
     assert set(seen["exported"]) <= set(seen["dir"])
+
+
+_SUBPACKAGES_PROBE = """
+import importlib, json, sys
+pkg = importlib.import_module(sys.argv[1])
+loaded_before = sorted(n for n in sys.modules if n.startswith(sys.argv[1] + ".resources"))
+models, resources = pkg.models, pkg.resources
+print(json.dumps({
+    "before": loaded_before,
+    "models": models.__name__,
+    "resources": resources.__name__,
+    "model": getattr(models, models.__all__[0]).__name__,
+}))
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=IDS)
+def test_models_and_resources_are_reachable_from_the_package(target: object) -> None:
+    """`import sdk; sdk.models.Job` works without importing sdk.models first, and a plain
+    import still loads no resource module."""
+    out = ROOT / target.output  # type: ignore[attr-defined]
+    package = next(p.name for p in out.iterdir() if (p / "__init__.py").is_file())
+    proc = subprocess.run(
+        [sys.executable, "-c", _SUBPACKAGES_PROBE, package],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    assert seen["before"] == []
+    assert seen["models"] == f"{package}.models"
+    assert seen["resources"] == f"{package}.resources"
+    assert seen["model"]

@@ -52,6 +52,8 @@ from .errors import (
 )
 
 if _t.TYPE_CHECKING:
+    from . import models as models
+    from . import resources as resources
     from ._runtime.display import ProgressDisplay as ProgressDisplay
     from ._runtime.events import AsyncEventStream as AsyncEventStream
     from ._runtime.events import EventStream as EventStream
@@ -135,6 +137,8 @@ _MODULES: dict[str, str] = {
 
 
 def __getattr__(name: str) -> _t.Any:
+    if name in ("models", "resources"):  # `sdk.models.X` without importing sdk.models
+        return importlib.import_module(f".{name}", __name__)
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
