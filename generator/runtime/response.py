@@ -13,11 +13,10 @@ their static type (the method's parameters, the variant's return type).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from os import PathLike as _PathLike
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, overload
 
 import httpx
 
@@ -253,12 +252,7 @@ def as_streaming(
 ) -> Callable[P, Streaming[Any]]:
     """``method`` of a resource over a streaming view, sent on entering the
     ``Streaming`` it returns."""
-
-    @functools.wraps(method)
-    def streaming(*args: P.args, **kwargs: P.kwargs) -> Streaming[Any]:
-        return Streaming(lambda: cast("StreamedResponse[Any]", method(*args, **kwargs)))
-
-    return streaming
+    return _Streamed(method, Streaming)
 
 
 @overload
@@ -273,13 +267,17 @@ def as_async_streaming(
     method: Callable[P, object], decode: object = None
 ) -> Callable[P, AsyncStreaming[Any]]:
     """The async twin of :func:`as_streaming`."""
+    return _Streamed(method, AsyncStreaming)
 
-    @functools.wraps(method)
-    def streaming(*args: P.args, **kwargs: P.kwargs) -> AsyncStreaming[Any]:
-        return AsyncStreaming(
-            lambda: cast(
-                "Awaitable[AsyncStreamedResponse[Any]]", method(*args, **kwargs)
-            )
-        )
 
-    return streaming
+class _Streamed:
+    """A call of ``__wrapped__`` (whose signature ``inspect`` shows), sent on entry."""
+
+    __slots__ = ("__wrapped__", "_manager")
+
+    def __init__(self, method: Callable[..., Any], manager: Callable[..., Any]) -> None:
+        self.__wrapped__ = method
+        self._manager = manager
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._manager(lambda: self.__wrapped__(*args, **kwargs))
