@@ -43,6 +43,8 @@ from .response import (
 )
 from .retry import async_call_with_retries, call_with_retries
 from .wire import (
+    NO_OPTIONS,
+    CallOptions,
     RequestOptions,
     decode_json,
     multipart,
@@ -56,11 +58,13 @@ if TYPE_CHECKING:
     from .pagination import AsyncPager, Paging, SyncPager
 
 __all__ = [
+    "NO_OPTIONS",
     "ApiKey",
     "AsyncHTTP",
     "BaseHTTP",
     "Basic",
     "Bearer",
+    "CallOptions",
     "Credential",
     "MissingCredentials",
     "RequestOptions",
