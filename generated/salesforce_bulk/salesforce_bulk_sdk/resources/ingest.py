@@ -76,12 +76,9 @@ def _get_all_jobs_request(
     is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
     job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
     query_locator: str | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest",
@@ -107,12 +104,9 @@ def _get_all_jobs_response(response: httpx.Response) -> IngestJobList:
 def _create_job_request(
     *,
     body: CreateIngestJobRequest,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/services/data/v60.0/jobs/ingest",
@@ -134,12 +128,9 @@ def _create_job_response(response: httpx.Response) -> IngestJobInfo:
 def _get_job_info_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
@@ -160,12 +151,9 @@ def _get_job_info_response(response: httpx.Response) -> IngestJobInfoFull:
 def _delete_job_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="DELETE",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
@@ -186,12 +174,9 @@ def _close_or_abort_job_request(
     job_id: str,
     *,
     body: IngestJobStateUpdate,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="PATCH",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
@@ -214,12 +199,9 @@ def _upload_job_data_request(
     job_id: str,
     *,
     body: str,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="PUT",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/batches",
@@ -241,12 +223,9 @@ def _upload_job_data_response(response: httpx.Response) -> None:
 def _get_job_successful_record_results_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/successfulResults",
@@ -266,12 +245,9 @@ def _get_job_successful_record_results_response(response: httpx.Response) -> str
 def _get_job_failed_record_results_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/failedResults",
@@ -340,22 +316,16 @@ class Ingest:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        options = _get_all_jobs_request(
-            is_pk_chunking_enabled=is_pk_chunking_enabled,
-            job_type=job_type,
-            query_locator=query_locator,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
-        )
-        return _pages.SyncPager(
+        return self._http.pages(
             _GET_ALL_JOBS_PAGING,
-            dict(options.params),
-            lambda page: self._http.request(_http.page_options(options, page)),
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+            ),
             IngestJobInfo.from_dict,
-            self._http.base_url,
+            _get_all_jobs_response,
         )
 
     def create_job(
@@ -374,11 +344,7 @@ class Ingest:
         return self._http.call(
             _create_job_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_job_response,
         )
@@ -403,11 +369,7 @@ class Ingest:
         return self._http.call(
             _get_job_info_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_info_response,
         )
@@ -432,11 +394,7 @@ class Ingest:
         return self._http.call(
             _delete_job_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _delete_job_response,
         )
@@ -463,11 +421,7 @@ class Ingest:
             _close_or_abort_job_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _close_or_abort_job_response,
         )
@@ -494,11 +448,7 @@ class Ingest:
             _upload_job_data_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _upload_job_data_response,
         )
@@ -524,11 +474,7 @@ class Ingest:
         return self._http.call(
             _get_job_successful_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_successful_record_results_response,
         )
@@ -554,11 +500,7 @@ class Ingest:
         return self._http.call(
             _get_job_failed_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_failed_record_results_response,
         )
@@ -676,11 +618,7 @@ class Ingest:
             return self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -749,11 +687,7 @@ class Ingest:
             return self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -840,22 +774,16 @@ class AsyncIngest:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        options = _get_all_jobs_request(
-            is_pk_chunking_enabled=is_pk_chunking_enabled,
-            job_type=job_type,
-            query_locator=query_locator,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
-        )
-        return _pages.AsyncPager(
+        return self._http.pages(
             _GET_ALL_JOBS_PAGING,
-            dict(options.params),
-            lambda page: self._http.request(_http.page_options(options, page)),
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+            ),
             IngestJobInfo.from_dict,
-            self._http.base_url,
+            _get_all_jobs_response,
         )
 
     async def create_job(
@@ -874,11 +802,7 @@ class AsyncIngest:
         return await self._http.call(
             _create_job_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_job_response,
         )
@@ -903,11 +827,7 @@ class AsyncIngest:
         return await self._http.call(
             _get_job_info_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_info_response,
         )
@@ -932,11 +852,7 @@ class AsyncIngest:
         return await self._http.call(
             _delete_job_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _delete_job_response,
         )
@@ -963,11 +879,7 @@ class AsyncIngest:
             _close_or_abort_job_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _close_or_abort_job_response,
         )
@@ -994,11 +906,7 @@ class AsyncIngest:
             _upload_job_data_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _upload_job_data_response,
         )
@@ -1024,11 +932,7 @@ class AsyncIngest:
         return await self._http.call(
             _get_job_successful_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_successful_record_results_response,
         )
@@ -1054,11 +958,7 @@ class AsyncIngest:
         return await self._http.call(
             _get_job_failed_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_failed_record_results_response,
         )
@@ -1176,11 +1076,7 @@ class AsyncIngest:
             return await self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -1249,11 +1145,7 @@ class AsyncIngest:
             return await self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -1296,198 +1188,18 @@ class IngestWithRawResponse:
     """Operations of the Ingest resource, returning the raw response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobList]:
-        """Like ``get_all_jobs``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_all_jobs_response,
+        ops = Ingest(http.view("raw"))
+        self.get_all_jobs = _resp.as_raw(ops.get_all_jobs, _get_all_jobs_response)
+        self.create_job = _resp.as_raw(ops.create_job)
+        self.get_job_info = _resp.as_raw(ops.get_job_info)
+        self.delete_job = _resp.as_raw(ops.delete_job)
+        self.close_or_abort_job = _resp.as_raw(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_raw(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_raw(
+            ops.get_job_successful_record_results,
         )
-
-    def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``create_job``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
-        )
-
-    def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfoFull]:
-        """Like ``get_job_info``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``delete_job``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``close_or_abort_job``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``upload_job_data``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_successful_record_results``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_failed_record_results``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_raw(
+            ops.get_job_failed_record_results,
         )
 
 
@@ -1495,198 +1207,18 @@ class AsyncIngestWithRawResponse:
     """Asynchronous operations of the Ingest resource, returning the raw response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    async def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobList]:
-        """Like ``get_all_jobs``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_all_jobs_response,
+        ops = AsyncIngest(http.view("raw"))
+        self.get_all_jobs = _resp.as_async_raw(ops.get_all_jobs, _get_all_jobs_response)
+        self.create_job = _resp.as_async_raw(ops.create_job)
+        self.get_job_info = _resp.as_async_raw(ops.get_job_info)
+        self.delete_job = _resp.as_async_raw(ops.delete_job)
+        self.close_or_abort_job = _resp.as_async_raw(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_async_raw(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_async_raw(
+            ops.get_job_successful_record_results,
         )
-
-    async def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``create_job``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
-        )
-
-    async def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfoFull]:
-        """Like ``get_job_info``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    async def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``delete_job``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    async def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``close_or_abort_job``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    async def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``upload_job_data``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    async def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_successful_record_results``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    async def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_failed_record_results``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_async_raw(
+            ops.get_job_failed_record_results,
         )
 
 
@@ -1694,198 +1226,18 @@ class IngestWithStreamingResponse:
     """Operations of the Ingest resource, streaming the response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobList]:
-        """Like ``get_all_jobs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_all_jobs_response,
+        ops = Ingest(http.view("streaming"))
+        self.get_all_jobs = _resp.as_streaming(ops.get_all_jobs, _get_all_jobs_response)
+        self.create_job = _resp.as_streaming(ops.create_job)
+        self.get_job_info = _resp.as_streaming(ops.get_job_info)
+        self.delete_job = _resp.as_streaming(ops.delete_job)
+        self.close_or_abort_job = _resp.as_streaming(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_streaming(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_streaming(
+            ops.get_job_successful_record_results,
         )
-
-    def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobInfo]:
-        """Like ``create_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
-        )
-
-    def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobInfoFull]:
-        """Like ``get_job_info``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[None]:
-        """Like ``delete_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobInfo]:
-        """Like ``close_or_abort_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[None]:
-        """Like ``upload_job_data``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[str]:
-        """Like ``get_job_successful_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[str]:
-        """Like ``get_job_failed_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_streaming(
+            ops.get_job_failed_record_results,
         )
 
 
@@ -1893,196 +1245,19 @@ class AsyncIngestWithStreamingResponse:
     """Asynchronous operations of the Ingest resource, streaming the response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobList]:
-        """Like ``get_all_jobs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
+        ops = AsyncIngest(http.view("streaming"))
+        self.get_all_jobs = _resp.as_async_streaming(
+            ops.get_all_jobs,
             _get_all_jobs_response,
         )
-
-    def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobInfo]:
-        """Like ``create_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
+        self.create_job = _resp.as_async_streaming(ops.create_job)
+        self.get_job_info = _resp.as_async_streaming(ops.get_job_info)
+        self.delete_job = _resp.as_async_streaming(ops.delete_job)
+        self.close_or_abort_job = _resp.as_async_streaming(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_async_streaming(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_async_streaming(
+            ops.get_job_successful_record_results,
         )
-
-    def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobInfoFull]:
-        """Like ``get_job_info``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[None]:
-        """Like ``delete_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobInfo]:
-        """Like ``close_or_abort_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[None]:
-        """Like ``upload_job_data``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[str]:
-        """Like ``get_job_successful_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[str]:
-        """Like ``get_job_failed_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_async_streaming(
+            ops.get_job_failed_record_results,
         )

@@ -84,12 +84,9 @@ def _create_request(
     *,
     body: CreateJobRequest,
     idempotency_key: str | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v1/jobs",
@@ -111,12 +108,9 @@ def _create_response(response: httpx.Response) -> JobEnvelope:
 def _get_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id),
@@ -137,12 +131,9 @@ def _get_response(response: httpx.Response) -> JobEnvelope:
 def _get_result_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id) + "/result",
@@ -163,12 +154,9 @@ def _get_result_response(response: httpx.Response) -> JobResultEnvelope:
 def _stream_events_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id) + "/events",
@@ -193,12 +181,9 @@ def _stream_events_response(response: httpx.Response) -> str:
 def _cancel_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v1/jobs/" + _path(job_id) + "/cancel",
@@ -276,11 +261,7 @@ class Jobs:
             _create_request(
                 body=body,
                 idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_response,
             idempotency_header="Idempotency-Key",
@@ -305,11 +286,7 @@ class Jobs:
         return self._http.call(
             _get_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_response,
         )
@@ -333,11 +310,7 @@ class Jobs:
         return self._http.call(
             _get_result_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_result_response,
         )
@@ -364,11 +337,7 @@ class Jobs:
         ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
         options = _stream_events_request(
             job_id,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
+            call=(timeout, max_retries, extra_headers, extra_query, extra_body),
         )
         return _events.EventStream(
             lambda: self._http.request(options, stream=True),
@@ -398,11 +367,7 @@ class Jobs:
         return self._http.call(
             _cancel_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _cancel_response,
         )
@@ -533,11 +498,7 @@ class Jobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -608,11 +569,7 @@ class Jobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -723,11 +680,7 @@ class AsyncJobs:
             _create_request(
                 body=body,
                 idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_response,
             idempotency_header="Idempotency-Key",
@@ -752,11 +705,7 @@ class AsyncJobs:
         return await self._http.call(
             _get_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_response,
         )
@@ -780,11 +729,7 @@ class AsyncJobs:
         return await self._http.call(
             _get_result_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_result_response,
         )
@@ -811,11 +756,7 @@ class AsyncJobs:
         ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
         options = _stream_events_request(
             job_id,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
+            call=(timeout, max_retries, extra_headers, extra_query, extra_body),
         )
         return _events.AsyncEventStream(
             lambda: self._http.request(options, stream=True),
@@ -845,11 +786,7 @@ class AsyncJobs:
         return await self._http.call(
             _cancel_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _cancel_response,
         )
@@ -986,11 +923,7 @@ class AsyncJobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -1061,11 +994,7 @@ class AsyncJobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -1129,78 +1058,11 @@ class JobsWithRawResponse:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-
-    def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``create``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``get``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobResultEnvelope]:
-        """Like ``get_result``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = Jobs(http.view("raw"))
+        self.create = _resp.as_raw(ops.create)
+        self.get = _resp.as_raw(ops.get)
+        self.get_result = _resp.as_raw(ops.get_result)
+        self.cancel = _resp.as_raw(ops.cancel)
 
     def stream_events(
         self,
@@ -1216,36 +1078,9 @@ class JobsWithRawResponse:
         return self._http.call_raw(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``cancel``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
 
 
@@ -1254,78 +1089,11 @@ class AsyncJobsWithRawResponse:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-
-    async def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``create``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    async def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``get``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    async def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobResultEnvelope]:
-        """Like ``get_result``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = AsyncJobs(http.view("raw"))
+        self.create = _resp.as_async_raw(ops.create)
+        self.get = _resp.as_async_raw(ops.get)
+        self.get_result = _resp.as_async_raw(ops.get_result)
+        self.cancel = _resp.as_async_raw(ops.cancel)
 
     async def stream_events(
         self,
@@ -1341,36 +1109,9 @@ class AsyncJobsWithRawResponse:
         return await self._http.call_raw(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    async def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``cancel``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
 
 
@@ -1379,78 +1120,11 @@ class JobsWithStreamingResponse:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-
-    def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobEnvelope]:
-        """Like ``create``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobEnvelope]:
-        """Like ``get``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobResultEnvelope]:
-        """Like ``get_result``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = Jobs(http.view("streaming"))
+        self.create = _resp.as_streaming(ops.create)
+        self.get = _resp.as_streaming(ops.get)
+        self.get_result = _resp.as_streaming(ops.get_result)
+        self.cancel = _resp.as_streaming(ops.cancel)
 
     def stream_events(
         self,
@@ -1466,36 +1140,9 @@ class JobsWithStreamingResponse:
         return self._http.call_streaming(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobEnvelope]:
-        """Like ``cancel``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
 
 
@@ -1504,78 +1151,11 @@ class AsyncJobsWithStreamingResponse:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-
-    def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobEnvelope]:
-        """Like ``create``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobEnvelope]:
-        """Like ``get``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobResultEnvelope]:
-        """Like ``get_result``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = AsyncJobs(http.view("streaming"))
+        self.create = _resp.as_async_streaming(ops.create)
+        self.get = _resp.as_async_streaming(ops.get)
+        self.get_result = _resp.as_async_streaming(ops.get_result)
+        self.cancel = _resp.as_async_streaming(ops.cancel)
 
     def stream_events(
         self,
@@ -1591,34 +1171,7 @@ class AsyncJobsWithStreamingResponse:
         return self._http.call_streaming(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobEnvelope]:
-        """Like ``cancel``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
