@@ -39,6 +39,13 @@ def main(plan_path):
             assert result is not None and type(result).__name__ != "dict", (call, result)
             if hasattr(result, "to_dict"):
                 result.to_dict()
+            resource = getattr(client, call["resource"])
+            raw = getattr(resource.with_raw_response, call["method"])(*call["args"])
+            assert raw.status_code == 200 and raw.parse() is not None, call
+            with getattr(resource.with_streaming_response, call["method"])(
+                *call["args"]
+            ) as streamed:
+                assert type(streamed.parse()) is type(raw.parse()), call
 
             async def run_async(call=call, handler=handler, package=package, sdk=sdk):
                 async with package.AsyncClient(
@@ -46,9 +53,13 @@ def main(plan_path):
                     transport=httpx.MockTransport(handler),
                     **sdk["auth"],
                 ) as aclient:
-                    value = getattr(getattr(aclient, call["resource"]), call["method"])(
+                    resource = getattr(aclient, call["resource"])
+                    raw = await getattr(resource.with_raw_response, call["method"])(*call["args"])
+                    async with getattr(resource.with_streaming_response, call["method"])(
                         *call["args"]
-                    )
+                    ) as streamed:
+                        assert type(await streamed.parse()) is type(raw.parse()), call
+                    value = getattr(resource, call["method"])(*call["args"])
                     # A list operation's pager is made at once (AsyncPager), not awaited.
                     return await value if inspect.isawaitable(value) else value
 

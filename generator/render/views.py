@@ -330,6 +330,8 @@ _OPTION_PARAMS = [
     "extra_body: _abc.Mapping[str, object] | None = None",
 ]
 _OPTION_NAMES = ["timeout", "max_retries", "extra_headers", "extra_query", "extra_body"]
+_CALL_PARAM = "call: _http.CallOptions = _http.NO_OPTIONS"
+_CALL_ARG = "call=(" + ", ".join(_OPTION_NAMES) + ")"
 
 
 def operation_view(
@@ -387,13 +389,15 @@ def operation_view(
     elif synthetic_idem:
         idem_param = _IDEMPOTENCY_KEY
         kw.append(f"{_IDEMPOTENCY_KEY}: str | _s.Unset = _s.UNSET")
+    # The request function takes the per-call options as one tuple (``CallOptions``).
+    options_signature = ", ".join([*sig, "*", *kw, _CALL_PARAM])
     kw += _OPTION_PARAMS
     signature = ", ".join(sig + ["*"] + kw)
     call_kw = [f"{name}={name}" for name in ["body"] if op.body is not None]
     call_kw += [f"{p.name}={p.name}" for p in keyword]
     if synthetic_idem:
         call_kw.append(f"{_IDEMPOTENCY_KEY}={_IDEMPOTENCY_KEY}")
-    call_kw += [f"{name}={name}" for name in _OPTION_NAMES]
+    call_kw.append(_CALL_ARG)
     call_args = ", ".join(call + call_kw)
 
     params = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "query"]
@@ -497,6 +501,7 @@ def operation_view(
         "options_fn": ident(f"_{op.name}_request"),
         "decode_fn": ident(f"_{op.name}_response"),
         "signature": Code(signature),
+        "options_signature": Code(options_signature),
         "call_args": Code(call_args),
         "method": py_str(op.method),
         "path": Code(_path_expression(path, by_wire)),
@@ -840,11 +845,12 @@ def job_view(
             call_args = call_args.replace(
                 f"{idem_param}={idem_param}", f"{idem_param}=_s.UNSET if key is None else key"
             )
-        extra = "extra_headers=extra_headers"
+        extra = "max_retries, extra_headers,"
         if idem_param is None and job.idempotency_header is not None:
             call_args = call_args.replace(
                 extra,
-                f"extra_headers=_with_key(extra_headers, {py_literal(job.idempotency_header)}, key)",
+                "max_retries, "
+                f"_with_key(extra_headers, {py_literal(job.idempotency_header)}, key),",
             )
         view["create"] = {
             "signature": Code(

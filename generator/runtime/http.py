@@ -7,9 +7,9 @@ the network. Both share :class:`~.base.BaseHTTP` for everything that is not I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, TypeVar, final
+from typing import TYPE_CHECKING, Any, TypeVar, cast, final
 
 import httpx
 
@@ -34,9 +34,17 @@ from .credentials import (
 )
 from .errors import APIConnectionError, APITimeoutError
 from .logs import log_failure
-from .response import AsyncStreaming, RawResponse, Streaming
+from .response import (
+    AsyncStreamedResponse,
+    AsyncStreaming,
+    RawResponse,
+    StreamedResponse,
+    Streaming,
+)
 from .retry import async_call_with_retries, call_with_retries
 from .wire import (
+    NO_OPTIONS,
+    CallOptions,
     RequestOptions,
     decode_json,
     multipart,
@@ -46,12 +54,17 @@ from .wire import (
     with_idempotency_key,
 )
 
+if TYPE_CHECKING:
+    from .pagination import AsyncPager, Paging, SyncPager
+
 __all__ = [
+    "NO_OPTIONS",
     "ApiKey",
     "AsyncHTTP",
     "BaseHTTP",
     "Basic",
     "Bearer",
+    "CallOptions",
     "Credential",
     "MissingCredentials",
     "RequestOptions",
@@ -64,6 +77,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+Item = TypeVar("Item")
 #: Redirects a GET follows before the last 3xx is raised.
 MAX_REDIRECTS = 10
 
@@ -180,8 +194,19 @@ class SyncHTTP(BaseHTTP):
         *,
         idempotency_header: str | None = None,
     ) -> T:
-        """Send (with retries) and decode the body."""
-        return decode(self.request(options, idempotency_header=idempotency_header))
+        """Send (with retries) and decode the body; over a ``view``, return the
+        response (``RawResponse`` or ``StreamedResponse``) instead."""
+        if self.mode == "raw":
+            return cast(
+                T, self.call_raw(options, decode, idempotency_header=idempotency_header)
+            )
+        streamed = self.mode == "streaming"
+        response = self.request(
+            options, idempotency_header=idempotency_header, stream=streamed
+        )
+        if streamed:
+            return cast(T, StreamedResponse(response, decode))
+        return decode(response)
 
     def call_raw(
         self,
@@ -202,11 +227,33 @@ class SyncHTTP(BaseHTTP):
         idempotency_header: str | None = None,
     ) -> Streaming[T]:
         """A context manager that sends on entry and leaves the body unread."""
+        view = self.view("streaming")
         return Streaming(
-            lambda: self.request(
-                options, idempotency_header=idempotency_header, stream=True
-            ),
-            decode,
+            lambda: cast(
+                "StreamedResponse[T]",
+                view.call(options, decode, idempotency_header=idempotency_header),
+            )
+        )
+
+    def pages(
+        self,
+        paging: Paging,
+        options: RequestOptions,
+        item: Callable[[Any, str], Item],
+        decode: Callable[[httpx.Response], object],
+    ) -> SyncPager[Item]:
+        """A list operation's pager; over a ``view``, its first page's response."""
+        if self.mode:
+            return cast("SyncPager[Item]", self.call(options, decode))
+        # Imported here: only list operations need it.
+        from .pagination import SyncPager
+
+        return SyncPager(
+            paging,
+            dict(options.params),
+            lambda page: self.request(page_options(options, page)),
+            item,
+            self.base_url,
         )
 
     def close(self) -> None:
@@ -327,10 +374,22 @@ class AsyncHTTP(BaseHTTP):
         *,
         idempotency_header: str | None = None,
     ) -> T:
-        """Send (with retries) and decode the body."""
-        return decode(
-            await self.request(options, idempotency_header=idempotency_header)
+        """Send (with retries) and decode the body; over a ``view``, return the
+        response (``RawResponse`` or ``AsyncStreamedResponse``) instead."""
+        if self.mode == "raw":
+            return cast(
+                T,
+                await self.call_raw(
+                    options, decode, idempotency_header=idempotency_header
+                ),
+            )
+        streamed = self.mode == "streaming"
+        response = await self.request(
+            options, idempotency_header=idempotency_header, stream=streamed
         )
+        if streamed:
+            return cast(T, AsyncStreamedResponse(response, decode))
+        return decode(response)
 
     async def call_raw(
         self,
@@ -351,11 +410,34 @@ class AsyncHTTP(BaseHTTP):
         idempotency_header: str | None = None,
     ) -> AsyncStreaming[T]:
         """An async context manager that sends on entry and leaves the body unread."""
+        view = self.view("streaming")
         return AsyncStreaming(
-            lambda: self.request(
-                options, idempotency_header=idempotency_header, stream=True
-            ),
-            decode,
+            lambda: cast(
+                "Awaitable[AsyncStreamedResponse[T]]",
+                view.call(options, decode, idempotency_header=idempotency_header),
+            )
+        )
+
+    def pages(
+        self,
+        paging: Paging,
+        options: RequestOptions,
+        item: Callable[[Any, str], Item],
+        decode: Callable[[httpx.Response], object],
+    ) -> AsyncPager[Item]:
+        """A list operation's pager; over a ``view``, (a coroutine of) its first
+        page's response."""
+        if self.mode:
+            return cast("AsyncPager[Item]", self.call(options, decode))
+        # Imported here: only list operations need it.
+        from .pagination import AsyncPager
+
+        return AsyncPager(
+            paging,
+            dict(options.params),
+            lambda page: self.request(page_options(options, page)),
+            item,
+            self.base_url,
         )
 
     async def aclose(self) -> None:

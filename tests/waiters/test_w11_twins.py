@@ -256,3 +256,41 @@ def test_client_and_async_client_take_the_same_options(sdks, flavour) -> None:
 
     assert sync == async_
     assert hasattr(sdk.Client, flavour.resource) and hasattr(sdk.AsyncClient, flavour.resource)
+
+
+@pytest.mark.parametrize("flavour", [SUME, STRIPE, SALESFORCE, AZURE], ids=lambda f: f.package)
+def test_raw_and_streaming_variants_take_each_operations_own_parameters(sdks, flavour) -> None:
+    """``with_raw_response`` and ``with_streaming_response`` hold every operation, with
+    its exact parameters, and nothing else: no job method, no event-stream twin."""
+    sdk = sdks[flavour.package]
+    runtime = importlib.import_module(f"{sdk.__name__}._runtime.http")
+    settings: dict[str, Any] = {
+        "base_url": "https://api.test",
+        "credentials": (),
+        "timeout": None,
+        "headers": None,
+        "user_agent": "t",
+        "max_retries": 0,
+        "wait_config": None,
+    }
+    checked = 0
+    for sync_cls, async_cls in _resource_pairs(sdk):
+        if sync_cls.__name__.endswith(("WithRawResponse", "WithStreamingResponse")):
+            continue
+        module = inspect.getmodule(sync_cls)
+        operations = {
+            name[1 : -len("_request")]
+            for name, value in vars(module).items()
+            if name.endswith("_request") and inspect.isfunction(value)
+        }
+        for cls, transport in ((sync_cls, runtime.SyncHTTP), (async_cls, runtime.AsyncHTTP)):
+            resource = cls(transport(**settings))
+            for variant in (resource.with_raw_response, resource.with_streaming_response):
+                names = {n for n in dir(variant) if not n.startswith("_")}
+                assert names == operations, type(variant).__name__
+                for name in names:
+                    assert _parameters(getattr(variant, name)) == _parameters(
+                        getattr(resource, name)
+                    ), f"{type(variant).__name__}.{name}"
+                    checked += 1
+    assert checked

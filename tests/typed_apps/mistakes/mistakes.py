@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepl_documents_sdk import Client as DocumentsClient
-from sume_sdk import JobFailed, PollEvent, SumeJobFailed
+from sume_sdk import Client, JobFailed, PollEvent, SumeJobFailed
 from sume_sdk.models import CreateJobRequest, Job, TextInput
 
 TEXT = TextInput(type="text", text="hello")
@@ -37,3 +37,13 @@ def download(client: DocumentsClient, document_id: str) -> bytes:
 
 def as_text(client: DocumentsClient, document_id: str, key: str) -> str:
     return client.documents.wait_for_result(document_id, document_key=key)  # error: bytes
+
+
+def raw_status(client: Client, job_id: str) -> str:
+    client.jobs.with_raw_response.get(job_id, timout=5.0)  # error: no such parameter
+    client.jobs.with_streaming_response.get(42)  # error: the job id is a str
+    return client.jobs.with_raw_response.get(job_id).data.id  # error: parse() gives the body
+
+
+def raw_body(client: Client, job_id: str) -> Job:
+    return client.jobs.with_raw_response.get(job_id).parse()  # error: a JobEnvelope

@@ -74,12 +74,9 @@ _EXPORT_SPEC = _ws.JobSpec(
 def _create_request(
     *,
     body: ExportRequest,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/exports",
@@ -101,12 +98,9 @@ def _create_response(response: httpx.Response) -> ExportStatus:
 def _get_status_request(
     export_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/exports/" + _path(export_id) + "/status",
@@ -127,12 +121,9 @@ def _get_status_response(response: httpx.Response) -> ExportStatus:
 def _get_request(
     export_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/exports/" + _path(export_id),
@@ -196,11 +187,7 @@ class Exports:
         return self._http.call(
             _create_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_response,
         )
@@ -224,11 +211,7 @@ class Exports:
         return self._http.call(
             _get_status_request(
                 export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_status_response,
         )
@@ -252,11 +235,7 @@ class Exports:
         return self._http.call(
             _get_request(
                 export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_response,
         )
@@ -375,11 +354,7 @@ class Exports:
             return self._http.request(
                 _create_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -452,11 +427,7 @@ class Exports:
             return self._http.request(
                 _create_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -537,11 +508,7 @@ class AsyncExports:
         return await self._http.call(
             _create_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_response,
         )
@@ -565,11 +532,7 @@ class AsyncExports:
         return await self._http.call(
             _get_status_request(
                 export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_status_response,
         )
@@ -593,11 +556,7 @@ class AsyncExports:
         return await self._http.call(
             _get_request(
                 export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_response,
         )
@@ -716,11 +675,7 @@ class AsyncExports:
             return await self._http.request(
                 _create_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -793,11 +748,7 @@ class AsyncExports:
             return await self._http.request(
                 _create_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -840,301 +791,37 @@ class ExportsWithRawResponse:
     """Operations of the Exports resource, returning the raw response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def create(
-        self,
-        *,
-        body: ExportRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ExportStatus]:
-        """Like ``create``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _create_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-        )
-
-    def get_status(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ExportStatus]:
-        """Like ``get_status``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_status_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    def get(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[Export]:
-        """Like ``get``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
+        ops = Exports(http.view("raw"))
+        self.create = _resp.as_raw(ops.create)
+        self.get_status = _resp.as_raw(ops.get_status)
+        self.get = _resp.as_raw(ops.get)
 
 
 class AsyncExportsWithRawResponse:
     """Asynchronous operations of the Exports resource, returning the raw response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    async def create(
-        self,
-        *,
-        body: ExportRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ExportStatus]:
-        """Like ``create``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _create_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-        )
-
-    async def get_status(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ExportStatus]:
-        """Like ``get_status``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_status_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    async def get(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[Export]:
-        """Like ``get``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
+        ops = AsyncExports(http.view("raw"))
+        self.create = _resp.as_async_raw(ops.create)
+        self.get_status = _resp.as_async_raw(ops.get_status)
+        self.get = _resp.as_async_raw(ops.get)
 
 
 class ExportsWithStreamingResponse:
     """Operations of the Exports resource, streaming the response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def create(
-        self,
-        *,
-        body: ExportRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[ExportStatus]:
-        """Like ``create``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-        )
-
-    def get_status(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[ExportStatus]:
-        """Like ``get_status``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_status_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    def get(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[Export]:
-        """Like ``get``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
+        ops = Exports(http.view("streaming"))
+        self.create = _resp.as_streaming(ops.create)
+        self.get_status = _resp.as_streaming(ops.get_status)
+        self.get = _resp.as_streaming(ops.get)
 
 
 class AsyncExportsWithStreamingResponse:
     """Asynchronous operations of the Exports resource, streaming the response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    def create(
-        self,
-        *,
-        body: ExportRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[ExportStatus]:
-        """Like ``create``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-        )
-
-    def get_status(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[ExportStatus]:
-        """Like ``get_status``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_status_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    def get(
-        self,
-        export_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[Export]:
-        """Like ``get``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_request(
-                export_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
+        ops = AsyncExports(http.view("streaming"))
+        self.create = _resp.as_async_streaming(ops.create)
+        self.get_status = _resp.as_async_streaming(ops.get_status)
+        self.get = _resp.as_async_streaming(ops.get)

@@ -72,12 +72,9 @@ def _start_request(
     api_version: str = "2024-05-01",
     repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
     repeatability_first_sent: str | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/analyze",
@@ -105,12 +102,9 @@ def _get_operation_status_request(
     operation_id: uuid.UUID | str,
     *,
     api_version: str = "2024-05-01",
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/operations/" + _path(operation_id),
@@ -133,12 +127,9 @@ def _get_result_request(
     operation_id: uuid.UUID | str,
     *,
     api_version: str = "2024-05-01",
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/analyses/" + _path(operation_id),
@@ -216,11 +207,7 @@ class Analysis:
                 api_version=api_version,
                 repeatability_request_id=repeatability_request_id,
                 repeatability_first_sent=repeatability_first_sent,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _start_response,
             idempotency_header="Repeatability-Request-ID",
@@ -249,11 +236,7 @@ class Analysis:
             _get_operation_status_request(
                 operation_id,
                 api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_operation_status_response,
         )
@@ -281,11 +264,7 @@ class Analysis:
             _get_result_request(
                 operation_id,
                 api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_result_response,
         )
@@ -394,11 +373,7 @@ class Analysis:
                     api_version=api_version,
                     repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
             )
@@ -476,11 +451,7 @@ class Analysis:
                     api_version=api_version,
                     repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
             )
@@ -574,11 +545,7 @@ class AsyncAnalysis:
                 api_version=api_version,
                 repeatability_request_id=repeatability_request_id,
                 repeatability_first_sent=repeatability_first_sent,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _start_response,
             idempotency_header="Repeatability-Request-ID",
@@ -607,11 +574,7 @@ class AsyncAnalysis:
             _get_operation_status_request(
                 operation_id,
                 api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_operation_status_response,
         )
@@ -639,11 +602,7 @@ class AsyncAnalysis:
             _get_result_request(
                 operation_id,
                 api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_result_response,
         )
@@ -752,11 +711,7 @@ class AsyncAnalysis:
                     api_version=api_version,
                     repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
             )
@@ -834,11 +789,7 @@ class AsyncAnalysis:
                     api_version=api_version,
                     repeatability_request_id=_s.UNSET if key is None else key,
                     repeatability_first_sent=repeatability_first_sent,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
             )
@@ -881,345 +832,37 @@ class AnalysisWithRawResponse:
     """Operations of the Analysis resource, returning the raw response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def start(
-        self,
-        *,
-        body: AnalyzeRequest,
-        api_version: str = "2024-05-01",
-        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
-        repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[OperationStatus]:
-        """Like ``start``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _start_request(
-                body=body,
-                api_version=api_version,
-                repeatability_request_id=repeatability_request_id,
-                repeatability_first_sent=repeatability_first_sent,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _start_response,
-            idempotency_header="Repeatability-Request-ID",
-        )
-
-    def get_operation_status(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[OperationStatus]:
-        """Like ``get_operation_status``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_operation_status_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_operation_status_response,
-        )
-
-    def get_result(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[AnalysisResult]:
-        """Like ``get_result``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_result_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = Analysis(http.view("raw"))
+        self.start = _resp.as_raw(ops.start)
+        self.get_operation_status = _resp.as_raw(ops.get_operation_status)
+        self.get_result = _resp.as_raw(ops.get_result)
 
 
 class AsyncAnalysisWithRawResponse:
     """Asynchronous operations of the Analysis resource, returning the raw response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    async def start(
-        self,
-        *,
-        body: AnalyzeRequest,
-        api_version: str = "2024-05-01",
-        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
-        repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[OperationStatus]:
-        """Like ``start``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _start_request(
-                body=body,
-                api_version=api_version,
-                repeatability_request_id=repeatability_request_id,
-                repeatability_first_sent=repeatability_first_sent,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _start_response,
-            idempotency_header="Repeatability-Request-ID",
-        )
-
-    async def get_operation_status(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[OperationStatus]:
-        """Like ``get_operation_status``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_operation_status_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_operation_status_response,
-        )
-
-    async def get_result(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[AnalysisResult]:
-        """Like ``get_result``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_result_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = AsyncAnalysis(http.view("raw"))
+        self.start = _resp.as_async_raw(ops.start)
+        self.get_operation_status = _resp.as_async_raw(ops.get_operation_status)
+        self.get_result = _resp.as_async_raw(ops.get_result)
 
 
 class AnalysisWithStreamingResponse:
     """Operations of the Analysis resource, streaming the response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def start(
-        self,
-        *,
-        body: AnalyzeRequest,
-        api_version: str = "2024-05-01",
-        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
-        repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[OperationStatus]:
-        """Like ``start``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _start_request(
-                body=body,
-                api_version=api_version,
-                repeatability_request_id=repeatability_request_id,
-                repeatability_first_sent=repeatability_first_sent,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _start_response,
-            idempotency_header="Repeatability-Request-ID",
-        )
-
-    def get_operation_status(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[OperationStatus]:
-        """Like ``get_operation_status``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_operation_status_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_operation_status_response,
-        )
-
-    def get_result(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[AnalysisResult]:
-        """Like ``get_result``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_result_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = Analysis(http.view("streaming"))
+        self.start = _resp.as_streaming(ops.start)
+        self.get_operation_status = _resp.as_streaming(ops.get_operation_status)
+        self.get_result = _resp.as_streaming(ops.get_result)
 
 
 class AsyncAnalysisWithStreamingResponse:
     """Asynchronous operations of the Analysis resource, streaming the response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    def start(
-        self,
-        *,
-        body: AnalyzeRequest,
-        api_version: str = "2024-05-01",
-        repeatability_request_id: uuid.UUID | str | _s.Unset = _s.UNSET,
-        repeatability_first_sent: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[OperationStatus]:
-        """Like ``start``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _start_request(
-                body=body,
-                api_version=api_version,
-                repeatability_request_id=repeatability_request_id,
-                repeatability_first_sent=repeatability_first_sent,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _start_response,
-            idempotency_header="Repeatability-Request-ID",
-        )
-
-    def get_operation_status(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[OperationStatus]:
-        """Like ``get_operation_status``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_operation_status_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_operation_status_response,
-        )
-
-    def get_result(
-        self,
-        operation_id: uuid.UUID | str,
-        *,
-        api_version: str = "2024-05-01",
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[AnalysisResult]:
-        """Like ``get_result``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_result_request(
-                operation_id,
-                api_version=api_version,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = AsyncAnalysis(http.view("streaming"))
+        self.start = _resp.as_async_streaming(ops.start)
+        self.get_operation_status = _resp.as_async_streaming(ops.get_operation_status)
+        self.get_result = _resp.as_async_streaming(ops.get_result)

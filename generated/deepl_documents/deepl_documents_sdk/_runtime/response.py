@@ -6,16 +6,26 @@ status, headers and request id, with the body read and parsed on demand.
 ``client.jobs.with_streaming_response.get(...)`` returns a :class:`Streaming` (or
 :class:`AsyncStreaming`) context manager: the request is sent on entry, and the body
 is not read until asked for (``iter_bytes``, ``read``, ``parse``, ``write_to_file``).
+
+Both are the resource's own methods, called over an HTTP view whose ``call`` returns
+the response instead of the decoded body: :func:`as_raw` and its kin only give them
+their static type (the method's parameters, the variant's return type).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from os import PathLike as _PathLike
 from types import TracebackType
-from typing import Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, overload
 
 import httpx
+
+if TYPE_CHECKING:
+    # Only type checkers need it (Python 3.10's typing has it; 3.9's has not).
+    from typing_extensions import ParamSpec
+
+    P = ParamSpec("P")
 
 __all__ = [
     "AsyncStreamedResponse",
@@ -23,6 +33,10 @@ __all__ = [
     "RawResponse",
     "StreamedResponse",
     "Streaming",
+    "as_async_raw",
+    "as_async_streaming",
+    "as_raw",
+    "as_streaming",
 ]
 
 T = TypeVar("T")
@@ -156,19 +170,14 @@ class AsyncStreamedResponse(_Head[T]):
 class Streaming(Generic[T]):
     """``with``: sends the request on entry, closes the response on exit."""
 
-    __slots__ = ("_decode", "_response", "_send")
+    __slots__ = ("_response", "_send")
 
-    def __init__(
-        self,
-        send: Callable[[], httpx.Response],
-        decode: Callable[[httpx.Response], T],
-    ) -> None:
+    def __init__(self, send: Callable[[], StreamedResponse[T]]) -> None:
         self._send = send
-        self._decode = decode
         self._response: StreamedResponse[T] | None = None
 
     def __enter__(self) -> StreamedResponse[T]:
-        self._response = StreamedResponse(self._send(), self._decode)
+        self._response = self._send()
         return self._response
 
     def __exit__(
@@ -184,19 +193,14 @@ class Streaming(Generic[T]):
 class AsyncStreaming(Generic[T]):
     """``async with``: sends the request on entry, closes the response on exit."""
 
-    __slots__ = ("_decode", "_response", "_send")
+    __slots__ = ("_response", "_send")
 
-    def __init__(
-        self,
-        send: Callable[[], Awaitable[httpx.Response]],
-        decode: Callable[[httpx.Response], T],
-    ) -> None:
+    def __init__(self, send: Callable[[], Awaitable[AsyncStreamedResponse[T]]]) -> None:
         self._send = send
-        self._decode = decode
         self._response: AsyncStreamedResponse[T] | None = None
 
     async def __aenter__(self) -> AsyncStreamedResponse[T]:
-        self._response = AsyncStreamedResponse(await self._send(), self._decode)
+        self._response = await self._send()
         return self._response
 
     async def __aexit__(
@@ -207,3 +211,74 @@ class AsyncStreaming(Generic[T]):
     ) -> None:
         if self._response is not None:
             await self._response.close()
+
+
+# ``decode`` is given only when the variant's body is not the method's return type:
+# a list operation's raw page rather than its pager.
+@overload
+def as_raw(method: Callable[P, T]) -> Callable[P, RawResponse[T]]: ...
+@overload
+def as_raw(
+    method: Callable[P, object], decode: Callable[[httpx.Response], T]
+) -> Callable[P, RawResponse[T]]: ...
+def as_raw(method: Callable[P, object], decode: object = None) -> Callable[P, object]:
+    """``method`` of a resource over a raw view, typed as returning a ``RawResponse``
+    of its own return type (or of what ``decode`` returns)."""
+    return method
+
+
+@overload
+def as_async_raw(
+    method: Callable[P, Awaitable[T]],
+) -> Callable[P, Coroutine[Any, Any, RawResponse[T]]]: ...
+@overload
+def as_async_raw(
+    method: Callable[P, object], decode: Callable[[httpx.Response], T]
+) -> Callable[P, Coroutine[Any, Any, RawResponse[T]]]: ...
+def as_async_raw(
+    method: Callable[P, object], decode: object = None
+) -> Callable[P, object]:
+    """The async twin of :func:`as_raw`."""
+    return method
+
+
+@overload
+def as_streaming(method: Callable[P, T]) -> Callable[P, Streaming[T]]: ...
+@overload
+def as_streaming(
+    method: Callable[P, object], decode: Callable[[httpx.Response], T]
+) -> Callable[P, Streaming[T]]: ...
+def as_streaming(
+    method: Callable[P, object], decode: object = None
+) -> Callable[P, Streaming[Any]]:
+    """``method`` of a resource over a streaming view, sent on entering the
+    ``Streaming`` it returns."""
+    return _Streamed(method, Streaming)
+
+
+@overload
+def as_async_streaming(
+    method: Callable[P, Awaitable[T]],
+) -> Callable[P, AsyncStreaming[T]]: ...
+@overload
+def as_async_streaming(
+    method: Callable[P, object], decode: Callable[[httpx.Response], T]
+) -> Callable[P, AsyncStreaming[T]]: ...
+def as_async_streaming(
+    method: Callable[P, object], decode: object = None
+) -> Callable[P, AsyncStreaming[Any]]:
+    """The async twin of :func:`as_streaming`."""
+    return _Streamed(method, AsyncStreaming)
+
+
+class _Streamed:
+    """A call of ``__wrapped__`` (whose signature ``inspect`` shows), sent on entry."""
+
+    __slots__ = ("__wrapped__", "_manager")
+
+    def __init__(self, method: Callable[..., Any], manager: Callable[..., Any]) -> None:
+        self.__wrapped__ = method
+        self._manager = manager
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._manager(lambda: self.__wrapped__(*args, **kwargs))

@@ -23,12 +23,9 @@ __all__ = [
 
 def _get_usage_request(
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v2/usage",
@@ -79,11 +76,7 @@ class Account:
         ``GET /v2/usage`` (operationId ``getUsage``)."""
         return self._http.call(
             _get_usage_request(
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_usage_response,
         )
@@ -122,11 +115,7 @@ class AsyncAccount:
         ``GET /v2/usage`` (operationId ``getUsage``)."""
         return await self._http.call(
             _get_usage_request(
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_usage_response,
         )
@@ -136,109 +125,29 @@ class AccountWithRawResponse:
     """Operations of the Account resource, returning the raw response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_usage(
-        self,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[Usage]:
-        """Like ``get_usage``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_usage_request(
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_usage_response,
-        )
+        ops = Account(http.view("raw"))
+        self.get_usage = _resp.as_raw(ops.get_usage)
 
 
 class AsyncAccountWithRawResponse:
     """Asynchronous operations of the Account resource, returning the raw response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    async def get_usage(
-        self,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[Usage]:
-        """Like ``get_usage``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_usage_request(
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_usage_response,
-        )
+        ops = AsyncAccount(http.view("raw"))
+        self.get_usage = _resp.as_async_raw(ops.get_usage)
 
 
 class AccountWithStreamingResponse:
     """Operations of the Account resource, streaming the response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_usage(
-        self,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[Usage]:
-        """Like ``get_usage``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_usage_request(
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_usage_response,
-        )
+        ops = Account(http.view("streaming"))
+        self.get_usage = _resp.as_streaming(ops.get_usage)
 
 
 class AsyncAccountWithStreamingResponse:
     """Asynchronous operations of the Account resource, streaming the response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    def get_usage(
-        self,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[Usage]:
-        """Like ``get_usage``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_usage_request(
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_usage_response,
-        )
+        ops = AsyncAccount(http.view("streaming"))
+        self.get_usage = _resp.as_async_streaming(ops.get_usage)

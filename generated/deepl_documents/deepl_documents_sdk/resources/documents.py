@@ -70,12 +70,9 @@ _DOCUMENT_SPEC = _ws.JobSpec(
 def _translate_request(
     *,
     body: DocumentUpload,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v2/document",
@@ -98,12 +95,9 @@ def _get_status_request(
     document_id: str,
     *,
     body: DocumentKey,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v2/document/" + _path(document_id),
@@ -126,12 +120,9 @@ def _download_request(
     document_id: str,
     *,
     body: DocumentKey,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v2/document/" + _path(document_id) + "/result",
@@ -195,11 +186,7 @@ class Documents:
         return self._http.call(
             _translate_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _translate_response,
         )
@@ -225,11 +212,7 @@ class Documents:
             _get_status_request(
                 document_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_status_response,
         )
@@ -255,11 +238,7 @@ class Documents:
             _download_request(
                 document_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _download_response,
         )
@@ -403,11 +382,7 @@ class Documents:
             return self._http.request(
                 _translate_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -484,11 +459,7 @@ class Documents:
             return self._http.request(
                 _translate_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -571,11 +542,7 @@ class AsyncDocuments:
         return await self._http.call(
             _translate_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _translate_response,
         )
@@ -601,11 +568,7 @@ class AsyncDocuments:
             _get_status_request(
                 document_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_status_response,
         )
@@ -631,11 +594,7 @@ class AsyncDocuments:
             _download_request(
                 document_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _download_response,
         )
@@ -779,11 +738,7 @@ class AsyncDocuments:
             return await self._http.request(
                 _translate_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -860,11 +815,7 @@ class AsyncDocuments:
             return await self._http.request(
                 _translate_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -909,317 +860,37 @@ class DocumentsWithRawResponse:
     """Operations of the Documents resource, returning the raw response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def translate(
-        self,
-        *,
-        body: DocumentUpload,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[DocumentHandle]:
-        """Like ``translate``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _translate_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _translate_response,
-        )
-
-    def get_status(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[DocumentStatus]:
-        """Like ``get_status``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_status_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    def download(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[bytes]:
-        """Like ``download``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _download_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _download_response,
-        )
+        ops = Documents(http.view("raw"))
+        self.translate = _resp.as_raw(ops.translate)
+        self.get_status = _resp.as_raw(ops.get_status)
+        self.download = _resp.as_raw(ops.download)
 
 
 class AsyncDocumentsWithRawResponse:
     """Asynchronous operations of the Documents resource, returning the raw response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    async def translate(
-        self,
-        *,
-        body: DocumentUpload,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[DocumentHandle]:
-        """Like ``translate``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _translate_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _translate_response,
-        )
-
-    async def get_status(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[DocumentStatus]:
-        """Like ``get_status``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_status_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    async def download(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[bytes]:
-        """Like ``download``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _download_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _download_response,
-        )
+        ops = AsyncDocuments(http.view("raw"))
+        self.translate = _resp.as_async_raw(ops.translate)
+        self.get_status = _resp.as_async_raw(ops.get_status)
+        self.download = _resp.as_async_raw(ops.download)
 
 
 class DocumentsWithStreamingResponse:
     """Operations of the Documents resource, streaming the response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def translate(
-        self,
-        *,
-        body: DocumentUpload,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[DocumentHandle]:
-        """Like ``translate``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _translate_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _translate_response,
-        )
-
-    def get_status(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[DocumentStatus]:
-        """Like ``get_status``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_status_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    def download(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[bytes]:
-        """Like ``download``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _download_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _download_response,
-        )
+        ops = Documents(http.view("streaming"))
+        self.translate = _resp.as_streaming(ops.translate)
+        self.get_status = _resp.as_streaming(ops.get_status)
+        self.download = _resp.as_streaming(ops.download)
 
 
 class AsyncDocumentsWithStreamingResponse:
     """Asynchronous operations of the Documents resource, streaming the response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    def translate(
-        self,
-        *,
-        body: DocumentUpload,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[DocumentHandle]:
-        """Like ``translate``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _translate_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _translate_response,
-        )
-
-    def get_status(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[DocumentStatus]:
-        """Like ``get_status``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_status_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_status_response,
-        )
-
-    def download(
-        self,
-        document_id: str,
-        *,
-        body: DocumentKey,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[bytes]:
-        """Like ``download``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _download_request(
-                document_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _download_response,
-        )
+        ops = AsyncDocuments(http.view("streaming"))
+        self.translate = _resp.as_async_streaming(ops.translate)
+        self.get_status = _resp.as_async_streaming(ops.get_status)
+        self.download = _resp.as_async_streaming(ops.download)

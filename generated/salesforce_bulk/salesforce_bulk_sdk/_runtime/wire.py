@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from os import PathLike, fspath
 from os.path import basename
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Union
 
 import attrs
 import httpx
@@ -19,6 +19,8 @@ from .serde import encode as _encode
 from .styles import Style, form_items, path_param, query_items, scalar
 
 __all__ = [
+    "NO_OPTIONS",
+    "CallOptions",
     "FileContent",
     "FileInput",
     "RequestOptions",
@@ -39,6 +41,16 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+#: An operation's per-call options as its request function takes them, in this order:
+#: ``timeout``, ``max_retries``, ``extra_headers``, ``extra_query``, ``extra_body``.
+CallOptions = tuple[
+    Union[float, httpx.Timeout, None],
+    Union[int, None],
+    Union[Mapping[str, str], None],
+    Union[Mapping[str, object], None],
+    Union[Mapping[str, object], None],
+]
+NO_OPTIONS: CallOptions = (None, None, None, None, None)
 
 
 @attrs.frozen(kw_only=True)

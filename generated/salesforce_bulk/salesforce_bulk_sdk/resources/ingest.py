@@ -78,12 +78,9 @@ def _get_all_jobs_request(
     is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
     job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
     query_locator: str | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest",
@@ -109,12 +106,9 @@ def _get_all_jobs_response(response: httpx.Response) -> IngestJobList:
 def _create_job_request(
     *,
     body: CreateIngestJobRequest,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/services/data/v60.0/jobs/ingest",
@@ -136,12 +130,9 @@ def _create_job_response(response: httpx.Response) -> IngestJobInfo:
 def _get_job_info_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
@@ -162,12 +153,9 @@ def _get_job_info_response(response: httpx.Response) -> IngestJobInfoFull:
 def _delete_job_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="DELETE",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
@@ -188,12 +176,9 @@ def _close_or_abort_job_request(
     job_id: str,
     *,
     body: IngestJobStateUpdate,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="PATCH",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id),
@@ -216,12 +201,9 @@ def _upload_job_data_request(
     job_id: str,
     *,
     body: str,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="PUT",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/batches",
@@ -243,12 +225,9 @@ def _upload_job_data_response(response: httpx.Response) -> None:
 def _get_job_successful_record_results_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/successfulResults",
@@ -268,12 +247,9 @@ def _get_job_successful_record_results_response(response: httpx.Response) -> str
 def _get_job_failed_record_results_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/services/data/v60.0/jobs/ingest/" + _path(job_id) + "/failedResults",
@@ -342,22 +318,16 @@ class Ingest:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        options = _get_all_jobs_request(
-            is_pk_chunking_enabled=is_pk_chunking_enabled,
-            job_type=job_type,
-            query_locator=query_locator,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
-        )
-        return _pages.SyncPager(
+        return self._http.pages(
             _GET_ALL_JOBS_PAGING,
-            dict(options.params),
-            lambda page: self._http.request(_http.page_options(options, page)),
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+            ),
             IngestJobInfo.from_dict,
-            self._http.base_url,
+            _get_all_jobs_response,
         )
 
     def create_job(
@@ -376,11 +346,7 @@ class Ingest:
         return self._http.call(
             _create_job_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_job_response,
         )
@@ -405,11 +371,7 @@ class Ingest:
         return self._http.call(
             _get_job_info_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_info_response,
         )
@@ -434,11 +396,7 @@ class Ingest:
         return self._http.call(
             _delete_job_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _delete_job_response,
         )
@@ -465,11 +423,7 @@ class Ingest:
             _close_or_abort_job_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _close_or_abort_job_response,
         )
@@ -496,11 +450,7 @@ class Ingest:
             _upload_job_data_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _upload_job_data_response,
         )
@@ -526,11 +476,7 @@ class Ingest:
         return self._http.call(
             _get_job_successful_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_successful_record_results_response,
         )
@@ -556,11 +502,7 @@ class Ingest:
         return self._http.call(
             _get_job_failed_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_failed_record_results_response,
         )
@@ -678,11 +620,7 @@ class Ingest:
             return self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -755,11 +693,7 @@ class Ingest:
             return self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -846,22 +780,16 @@ class AsyncIngest:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        options = _get_all_jobs_request(
-            is_pk_chunking_enabled=is_pk_chunking_enabled,
-            job_type=job_type,
-            query_locator=query_locator,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
-        )
-        return _pages.AsyncPager(
+        return self._http.pages(
             _GET_ALL_JOBS_PAGING,
-            dict(options.params),
-            lambda page: self._http.request(_http.page_options(options, page)),
+            _get_all_jobs_request(
+                is_pk_chunking_enabled=is_pk_chunking_enabled,
+                job_type=job_type,
+                query_locator=query_locator,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+            ),
             IngestJobInfo.from_dict,
-            self._http.base_url,
+            _get_all_jobs_response,
         )
 
     async def create_job(
@@ -880,11 +808,7 @@ class AsyncIngest:
         return await self._http.call(
             _create_job_request(
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_job_response,
         )
@@ -909,11 +833,7 @@ class AsyncIngest:
         return await self._http.call(
             _get_job_info_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_info_response,
         )
@@ -938,11 +858,7 @@ class AsyncIngest:
         return await self._http.call(
             _delete_job_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _delete_job_response,
         )
@@ -969,11 +885,7 @@ class AsyncIngest:
             _close_or_abort_job_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _close_or_abort_job_response,
         )
@@ -1000,11 +912,7 @@ class AsyncIngest:
             _upload_job_data_request(
                 job_id,
                 body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _upload_job_data_response,
         )
@@ -1030,11 +938,7 @@ class AsyncIngest:
         return await self._http.call(
             _get_job_successful_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_successful_record_results_response,
         )
@@ -1060,11 +964,7 @@ class AsyncIngest:
         return await self._http.call(
             _get_job_failed_record_results_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_job_failed_record_results_response,
         )
@@ -1182,11 +1082,7 @@ class AsyncIngest:
             return await self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -1259,11 +1155,7 @@ class AsyncIngest:
             return await self._http.request(
                 _create_job_request(
                     body=body,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
             )
@@ -1306,198 +1198,18 @@ class IngestWithRawResponse:
     """Operations of the Ingest resource, returning the raw response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobList]:
-        """Like ``get_all_jobs``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_all_jobs_response,
+        ops = Ingest(http.view("raw"))
+        self.get_all_jobs = _resp.as_raw(ops.get_all_jobs, _get_all_jobs_response)
+        self.create_job = _resp.as_raw(ops.create_job)
+        self.get_job_info = _resp.as_raw(ops.get_job_info)
+        self.delete_job = _resp.as_raw(ops.delete_job)
+        self.close_or_abort_job = _resp.as_raw(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_raw(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_raw(
+            ops.get_job_successful_record_results,
         )
-
-    def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``create_job``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
-        )
-
-    def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfoFull]:
-        """Like ``get_job_info``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``delete_job``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``close_or_abort_job``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``upload_job_data``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_successful_record_results``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_failed_record_results``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_raw(
+            ops.get_job_failed_record_results,
         )
 
 
@@ -1505,198 +1217,18 @@ class AsyncIngestWithRawResponse:
     """Asynchronous operations of the Ingest resource, returning the raw response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    async def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobList]:
-        """Like ``get_all_jobs``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_all_jobs_response,
+        ops = AsyncIngest(http.view("raw"))
+        self.get_all_jobs = _resp.as_async_raw(ops.get_all_jobs, _get_all_jobs_response)
+        self.create_job = _resp.as_async_raw(ops.create_job)
+        self.get_job_info = _resp.as_async_raw(ops.get_job_info)
+        self.delete_job = _resp.as_async_raw(ops.delete_job)
+        self.close_or_abort_job = _resp.as_async_raw(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_async_raw(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_async_raw(
+            ops.get_job_successful_record_results,
         )
-
-    async def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``create_job``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
-        )
-
-    async def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfoFull]:
-        """Like ``get_job_info``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    async def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``delete_job``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    async def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[IngestJobInfo]:
-        """Like ``close_or_abort_job``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    async def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[None]:
-        """Like ``upload_job_data``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    async def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_successful_record_results``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    async def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[str]:
-        """Like ``get_job_failed_record_results``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_async_raw(
+            ops.get_job_failed_record_results,
         )
 
 
@@ -1704,198 +1236,18 @@ class IngestWithStreamingResponse:
     """Operations of the Ingest resource, streaming the response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobList]:
-        """Like ``get_all_jobs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_all_jobs_response,
+        ops = Ingest(http.view("streaming"))
+        self.get_all_jobs = _resp.as_streaming(ops.get_all_jobs, _get_all_jobs_response)
+        self.create_job = _resp.as_streaming(ops.create_job)
+        self.get_job_info = _resp.as_streaming(ops.get_job_info)
+        self.delete_job = _resp.as_streaming(ops.delete_job)
+        self.close_or_abort_job = _resp.as_streaming(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_streaming(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_streaming(
+            ops.get_job_successful_record_results,
         )
-
-    def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobInfo]:
-        """Like ``create_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
-        )
-
-    def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobInfoFull]:
-        """Like ``get_job_info``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[None]:
-        """Like ``delete_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[IngestJobInfo]:
-        """Like ``close_or_abort_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[None]:
-        """Like ``upload_job_data``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[str]:
-        """Like ``get_job_successful_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[str]:
-        """Like ``get_job_failed_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_streaming(
+            ops.get_job_failed_record_results,
         )
 
 
@@ -1903,196 +1255,19 @@ class AsyncIngestWithStreamingResponse:
     """Asynchronous operations of the Ingest resource, streaming the response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    def get_all_jobs(
-        self,
-        *,
-        is_pk_chunking_enabled: bool | _s.Unset = _s.UNSET,
-        job_type: GetAllIngestJobsJobType | _s.Unset = _s.UNSET,
-        query_locator: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobList]:
-        """Like ``get_all_jobs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_all_jobs_request(
-                is_pk_chunking_enabled=is_pk_chunking_enabled,
-                job_type=job_type,
-                query_locator=query_locator,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
+        ops = AsyncIngest(http.view("streaming"))
+        self.get_all_jobs = _resp.as_async_streaming(
+            ops.get_all_jobs,
             _get_all_jobs_response,
         )
-
-    def create_job(
-        self,
-        *,
-        body: CreateIngestJobRequest,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobInfo]:
-        """Like ``create_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_job_request(
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_job_response,
+        self.create_job = _resp.as_async_streaming(ops.create_job)
+        self.get_job_info = _resp.as_async_streaming(ops.get_job_info)
+        self.delete_job = _resp.as_async_streaming(ops.delete_job)
+        self.close_or_abort_job = _resp.as_async_streaming(ops.close_or_abort_job)
+        self.upload_job_data = _resp.as_async_streaming(ops.upload_job_data)
+        self.get_job_successful_record_results = _resp.as_async_streaming(
+            ops.get_job_successful_record_results,
         )
-
-    def get_job_info(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobInfoFull]:
-        """Like ``get_job_info``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_info_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_info_response,
-        )
-
-    def delete_job(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[None]:
-        """Like ``delete_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _delete_job_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _delete_job_response,
-        )
-
-    def close_or_abort_job(
-        self,
-        job_id: str,
-        *,
-        body: IngestJobStateUpdate,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[IngestJobInfo]:
-        """Like ``close_or_abort_job``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _close_or_abort_job_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _close_or_abort_job_response,
-        )
-
-    def upload_job_data(
-        self,
-        job_id: str,
-        *,
-        body: str,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[None]:
-        """Like ``upload_job_data``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _upload_job_data_request(
-                job_id,
-                body=body,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _upload_job_data_response,
-        )
-
-    def get_job_successful_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[str]:
-        """Like ``get_job_successful_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_successful_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_successful_record_results_response,
-        )
-
-    def get_job_failed_record_results(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[str]:
-        """Like ``get_job_failed_record_results``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_job_failed_record_results_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_job_failed_record_results_response,
+        self.get_job_failed_record_results = _resp.as_async_streaming(
+            ops.get_job_failed_record_results,
         )

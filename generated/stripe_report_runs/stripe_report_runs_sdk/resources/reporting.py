@@ -77,12 +77,9 @@ def _get_report_runs_request(
     starting_after: str | _s.Unset = _s.UNSET,
     ending_before: str | _s.Unset = _s.UNSET,
     expand: list[str] | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/reporting/report_runs",
@@ -111,12 +108,9 @@ def _post_report_runs_request(
     *,
     body: PostReportingReportRunsRequest,
     idempotency_key: str | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v1/reporting/report_runs",
@@ -143,12 +137,9 @@ def _get_report_runs_report_run_request(
     report_run: str,
     *,
     expand: list[str] | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/reporting/report_runs/" + _path(report_run),
@@ -227,23 +218,17 @@ class Reporting:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /v1/reporting/report_runs`` (operationId ``GetReportingReportRuns``)."""
-        options = _get_report_runs_request(
-            limit=limit,
-            starting_after=starting_after,
-            ending_before=ending_before,
-            expand=expand,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
-        )
-        return _pages.SyncPager(
+        return self._http.pages(
             _GET_REPORT_RUNS_PAGING,
-            dict(options.params),
-            lambda page: self._http.request(_http.page_options(options, page)),
+            _get_report_runs_request(
+                limit=limit,
+                starting_after=starting_after,
+                ending_before=ending_before,
+                expand=expand,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+            ),
             ReportingReportRun.from_dict,
-            self._http.base_url,
+            _get_report_runs_response,
         )
 
     def post_report_runs(
@@ -268,11 +253,7 @@ class Reporting:
             _post_report_runs_request(
                 body=body,
                 idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _post_report_runs_response,
             idempotency_header="Idempotency-Key",
@@ -300,11 +281,7 @@ class Reporting:
             _get_report_runs_report_run_request(
                 report_run,
                 expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_report_runs_report_run_response,
         )
@@ -379,11 +356,7 @@ class Reporting:
                 _post_report_runs_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -457,11 +430,7 @@ class Reporting:
                 _post_report_runs_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -550,23 +519,17 @@ class AsyncReporting:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /v1/reporting/report_runs`` (operationId ``GetReportingReportRuns``)."""
-        options = _get_report_runs_request(
-            limit=limit,
-            starting_after=starting_after,
-            ending_before=ending_before,
-            expand=expand,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
-        )
-        return _pages.AsyncPager(
+        return self._http.pages(
             _GET_REPORT_RUNS_PAGING,
-            dict(options.params),
-            lambda page: self._http.request(_http.page_options(options, page)),
+            _get_report_runs_request(
+                limit=limit,
+                starting_after=starting_after,
+                ending_before=ending_before,
+                expand=expand,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+            ),
             ReportingReportRun.from_dict,
-            self._http.base_url,
+            _get_report_runs_response,
         )
 
     async def post_report_runs(
@@ -591,11 +554,7 @@ class AsyncReporting:
             _post_report_runs_request(
                 body=body,
                 idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _post_report_runs_response,
             idempotency_header="Idempotency-Key",
@@ -623,11 +582,7 @@ class AsyncReporting:
             _get_report_runs_report_run_request(
                 report_run,
                 expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_report_runs_report_run_response,
         )
@@ -702,11 +657,7 @@ class AsyncReporting:
                 _post_report_runs_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -780,11 +731,7 @@ class AsyncReporting:
                 _post_report_runs_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -827,173 +774,27 @@ class ReportingWithRawResponse:
     """Operations of the Reporting resource, returning the raw response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_report_runs(
-        self,
-        *,
-        limit: int | _s.Unset = _s.UNSET,
-        starting_after: str | _s.Unset = _s.UNSET,
-        ending_before: str | _s.Unset = _s.UNSET,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ReportRunList]:
-        """Like ``get_report_runs``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_report_runs_request(
-                limit=limit,
-                starting_after=starting_after,
-                ending_before=ending_before,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
+        ops = Reporting(http.view("raw"))
+        self.get_report_runs = _resp.as_raw(
+            ops.get_report_runs,
             _get_report_runs_response,
         )
-
-    def post_report_runs(
-        self,
-        *,
-        body: PostReportingReportRunsRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ReportingReportRun]:
-        """Like ``post_report_runs``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _post_report_runs_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _post_report_runs_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get_report_runs_report_run(
-        self,
-        report_run: str,
-        *,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ReportingReportRun]:
-        """Like ``get_report_runs_report_run``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_report_runs_report_run_request(
-                report_run,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_report_runs_report_run_response,
-        )
+        self.post_report_runs = _resp.as_raw(ops.post_report_runs)
+        self.get_report_runs_report_run = _resp.as_raw(ops.get_report_runs_report_run)
 
 
 class AsyncReportingWithRawResponse:
     """Asynchronous operations of the Reporting resource, returning the raw response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    async def get_report_runs(
-        self,
-        *,
-        limit: int | _s.Unset = _s.UNSET,
-        starting_after: str | _s.Unset = _s.UNSET,
-        ending_before: str | _s.Unset = _s.UNSET,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ReportRunList]:
-        """Like ``get_report_runs``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_report_runs_request(
-                limit=limit,
-                starting_after=starting_after,
-                ending_before=ending_before,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
+        ops = AsyncReporting(http.view("raw"))
+        self.get_report_runs = _resp.as_async_raw(
+            ops.get_report_runs,
             _get_report_runs_response,
         )
-
-    async def post_report_runs(
-        self,
-        *,
-        body: PostReportingReportRunsRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ReportingReportRun]:
-        """Like ``post_report_runs``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _post_report_runs_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _post_report_runs_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    async def get_report_runs_report_run(
-        self,
-        report_run: str,
-        *,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[ReportingReportRun]:
-        """Like ``get_report_runs_report_run``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_report_runs_report_run_request(
-                report_run,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_report_runs_report_run_response,
+        self.post_report_runs = _resp.as_async_raw(ops.post_report_runs)
+        self.get_report_runs_report_run = _resp.as_async_raw(
+            ops.get_report_runs_report_run,
         )
 
 
@@ -1001,86 +802,14 @@ class ReportingWithStreamingResponse:
     """Operations of the Reporting resource, streaming the response."""
 
     def __init__(self, http: _http.SyncHTTP) -> None:
-        self._http = http
-
-    def get_report_runs(
-        self,
-        *,
-        limit: int | _s.Unset = _s.UNSET,
-        starting_after: str | _s.Unset = _s.UNSET,
-        ending_before: str | _s.Unset = _s.UNSET,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[ReportRunList]:
-        """Like ``get_report_runs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_report_runs_request(
-                limit=limit,
-                starting_after=starting_after,
-                ending_before=ending_before,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
+        ops = Reporting(http.view("streaming"))
+        self.get_report_runs = _resp.as_streaming(
+            ops.get_report_runs,
             _get_report_runs_response,
         )
-
-    def post_report_runs(
-        self,
-        *,
-        body: PostReportingReportRunsRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[ReportingReportRun]:
-        """Like ``post_report_runs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _post_report_runs_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _post_report_runs_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get_report_runs_report_run(
-        self,
-        report_run: str,
-        *,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[ReportingReportRun]:
-        """Like ``get_report_runs_report_run``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_report_runs_report_run_request(
-                report_run,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_report_runs_report_run_response,
+        self.post_report_runs = _resp.as_streaming(ops.post_report_runs)
+        self.get_report_runs_report_run = _resp.as_streaming(
+            ops.get_report_runs_report_run,
         )
 
 
@@ -1088,84 +817,12 @@ class AsyncReportingWithStreamingResponse:
     """Asynchronous operations of the Reporting resource, streaming the response."""
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
-        self._http = http
-
-    def get_report_runs(
-        self,
-        *,
-        limit: int | _s.Unset = _s.UNSET,
-        starting_after: str | _s.Unset = _s.UNSET,
-        ending_before: str | _s.Unset = _s.UNSET,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[ReportRunList]:
-        """Like ``get_report_runs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_report_runs_request(
-                limit=limit,
-                starting_after=starting_after,
-                ending_before=ending_before,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
+        ops = AsyncReporting(http.view("streaming"))
+        self.get_report_runs = _resp.as_async_streaming(
+            ops.get_report_runs,
             _get_report_runs_response,
         )
-
-    def post_report_runs(
-        self,
-        *,
-        body: PostReportingReportRunsRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[ReportingReportRun]:
-        """Like ``post_report_runs``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _post_report_runs_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _post_report_runs_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get_report_runs_report_run(
-        self,
-        report_run: str,
-        *,
-        expand: list[str] | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[ReportingReportRun]:
-        """Like ``get_report_runs_report_run``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_report_runs_report_run_request(
-                report_run,
-                expand=expand,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_report_runs_report_run_response,
+        self.post_report_runs = _resp.as_async_streaming(ops.post_report_runs)
+        self.get_report_runs_report_run = _resp.as_async_streaming(
+            ops.get_report_runs_report_run,
         )

@@ -46,6 +46,9 @@ class BaseHTTP:
     """Settings and request building shared by the sync and async twins."""
 
     _owns_client: bool
+    #: What ``call`` returns: the decoded body (""), or the response, read ("raw") or
+    #: not ("streaming"); see ``view``.
+    mode = ""
 
     def __init__(
         self,
@@ -201,6 +204,13 @@ class BaseHTTP:
             new.timeout = timeout
         if max_retries is not None:
             new.max_retries = max_retries
+        return new
+
+    def view(self: _H, mode: str) -> _H:  # noqa: PYI019 - typing.Self is not in 3.9
+        """A copy whose ``call`` returns the response: a resource's raw and streaming
+        variants are its own methods over such a view."""
+        new = self.copy()
+        new.mode = mode
         return new
 
     def time_left_from(self, seconds: float | None) -> Callable[[], float] | None:

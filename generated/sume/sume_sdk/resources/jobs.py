@@ -72,12 +72,9 @@ def _create_request(
     *,
     body: CreateJobRequest,
     idempotency_key: str | _s.Unset = _s.UNSET,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v1/jobs",
@@ -99,12 +96,9 @@ def _create_response(response: httpx.Response) -> JobEnvelope:
 def _get_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id),
@@ -125,12 +119,9 @@ def _get_response(response: httpx.Response) -> JobEnvelope:
 def _get_result_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id) + "/result",
@@ -151,12 +142,9 @@ def _get_result_response(response: httpx.Response) -> JobResultEnvelope:
 def _stream_events_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="GET",
         path="/v1/jobs/" + _path(job_id) + "/events",
@@ -183,12 +171,9 @@ def _stream_events_response(response: httpx.Response) -> str:
 def _cancel_request(
     job_id: str,
     *,
-    timeout: float | httpx.Timeout | None = None,
-    max_retries: int | None = None,
-    extra_headers: _abc.Mapping[str, str] | None = None,
-    extra_query: _abc.Mapping[str, object] | None = None,
-    extra_body: _abc.Mapping[str, object] | None = None,
+    call: _http.CallOptions = _http.NO_OPTIONS,
 ) -> _http.RequestOptions:
+    timeout, max_retries, extra_headers, extra_query, extra_body = call
     return _http.RequestOptions(
         method="POST",
         path="/v1/jobs/" + _path(job_id) + "/cancel",
@@ -266,11 +251,7 @@ class Jobs:
             _create_request(
                 body=body,
                 idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_response,
             idempotency_header="Idempotency-Key",
@@ -295,11 +276,7 @@ class Jobs:
         return self._http.call(
             _get_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_response,
         )
@@ -323,11 +300,7 @@ class Jobs:
         return self._http.call(
             _get_result_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_result_response,
         )
@@ -356,11 +329,7 @@ class Jobs:
 
         options = _stream_events_request(
             job_id,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
+            call=(timeout, max_retries, extra_headers, extra_query, extra_body),
         )
         return _events.EventStream(
             lambda: self._http.request(options, stream=True),
@@ -390,11 +359,7 @@ class Jobs:
         return self._http.call(
             _cancel_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _cancel_response,
         )
@@ -525,11 +490,7 @@ class Jobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -604,11 +565,7 @@ class Jobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -734,11 +691,7 @@ class AsyncJobs:
             _create_request(
                 body=body,
                 idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _create_response,
             idempotency_header="Idempotency-Key",
@@ -763,11 +716,7 @@ class AsyncJobs:
         return await self._http.call(
             _get_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_response,
         )
@@ -791,11 +740,7 @@ class AsyncJobs:
         return await self._http.call(
             _get_result_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _get_result_response,
         )
@@ -824,11 +769,7 @@ class AsyncJobs:
 
         options = _stream_events_request(
             job_id,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra_headers=extra_headers,
-            extra_query=extra_query,
-            extra_body=extra_body,
+            call=(timeout, max_retries, extra_headers, extra_query, extra_body),
         )
         return _events.AsyncEventStream(
             lambda: self._http.request(options, stream=True),
@@ -858,11 +799,7 @@ class AsyncJobs:
         return await self._http.call(
             _cancel_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _cancel_response,
         )
@@ -999,11 +936,7 @@ class AsyncJobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -1078,11 +1011,7 @@ class AsyncJobs:
                 _create_request(
                     body=body,
                     idempotency_key=_s.UNSET if key is None else key,
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    extra_headers=extra_headers,
-                    extra_query=extra_query,
-                    extra_body=extra_body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
             )
@@ -1161,78 +1090,11 @@ class JobsWithRawResponse:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-
-    def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``create``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``get``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobResultEnvelope]:
-        """Like ``get_result``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = Jobs(http.view("raw"))
+        self.create = _resp.as_raw(ops.create)
+        self.get = _resp.as_raw(ops.get)
+        self.get_result = _resp.as_raw(ops.get_result)
+        self.cancel = _resp.as_raw(ops.cancel)
 
     def stream_events(
         self,
@@ -1248,36 +1110,9 @@ class JobsWithRawResponse:
         return self._http.call_raw(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``cancel``, returning the status, headers and request id too."""
-        return self._http.call_raw(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
 
 
@@ -1286,78 +1121,11 @@ class AsyncJobsWithRawResponse:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-
-    async def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``create``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    async def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``get``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    async def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobResultEnvelope]:
-        """Like ``get_result``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = AsyncJobs(http.view("raw"))
+        self.create = _resp.as_async_raw(ops.create)
+        self.get = _resp.as_async_raw(ops.get)
+        self.get_result = _resp.as_async_raw(ops.get_result)
+        self.cancel = _resp.as_async_raw(ops.cancel)
 
     async def stream_events(
         self,
@@ -1373,36 +1141,9 @@ class AsyncJobsWithRawResponse:
         return await self._http.call_raw(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    async def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.RawResponse[JobEnvelope]:
-        """Like ``cancel``, returning the status, headers and request id too."""
-        return await self._http.call_raw(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
 
 
@@ -1411,78 +1152,11 @@ class JobsWithStreamingResponse:
 
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
-
-    def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobEnvelope]:
-        """Like ``create``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobEnvelope]:
-        """Like ``get``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobResultEnvelope]:
-        """Like ``get_result``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = Jobs(http.view("streaming"))
+        self.create = _resp.as_streaming(ops.create)
+        self.get = _resp.as_streaming(ops.get)
+        self.get_result = _resp.as_streaming(ops.get_result)
+        self.cancel = _resp.as_streaming(ops.cancel)
 
     def stream_events(
         self,
@@ -1498,36 +1172,9 @@ class JobsWithStreamingResponse:
         return self._http.call_streaming(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.Streaming[JobEnvelope]:
-        """Like ``cancel``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
 
 
@@ -1536,78 +1183,11 @@ class AsyncJobsWithStreamingResponse:
 
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
-
-    def create(
-        self,
-        *,
-        body: CreateJobRequest,
-        idempotency_key: str | _s.Unset = _s.UNSET,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobEnvelope]:
-        """Like ``create``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _create_request(
-                body=body,
-                idempotency_key=idempotency_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _create_response,
-            idempotency_header="Idempotency-Key",
-        )
-
-    def get(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobEnvelope]:
-        """Like ``get``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_response,
-        )
-
-    def get_result(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobResultEnvelope]:
-        """Like ``get_result``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _get_result_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _get_result_response,
-        )
+        ops = AsyncJobs(http.view("streaming"))
+        self.create = _resp.as_async_streaming(ops.create)
+        self.get = _resp.as_async_streaming(ops.get)
+        self.get_result = _resp.as_async_streaming(ops.get_result)
+        self.cancel = _resp.as_async_streaming(ops.cancel)
 
     def stream_events(
         self,
@@ -1623,34 +1203,7 @@ class AsyncJobsWithStreamingResponse:
         return self._http.call_streaming(
             _stream_events_request(
                 job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
+                call=(timeout, max_retries, extra_headers, extra_query, extra_body),
             ),
             _stream_events_response,
-        )
-
-    def cancel(
-        self,
-        job_id: str,
-        *,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int | None = None,
-        extra_headers: _abc.Mapping[str, str] | None = None,
-        extra_query: _abc.Mapping[str, object] | None = None,
-        extra_body: _abc.Mapping[str, object] | None = None,
-    ) -> _resp.AsyncStreaming[JobEnvelope]:
-        """Like ``cancel``, as a context manager that does not read the body."""
-        return self._http.call_streaming(
-            _cancel_request(
-                job_id,
-                timeout=timeout,
-                max_retries=max_retries,
-                extra_headers=extra_headers,
-                extra_query=extra_query,
-                extra_body=extra_body,
-            ),
-            _cancel_response,
         )
