@@ -17,17 +17,18 @@ from .bounded import send_within, send_within_async
 from .credentials import ask_providers
 from .http import AsyncHTTP, SyncHTTP
 from .http import _transport_error as transport_error
-from .opurl import status_read
+from .opurl import status_redirects
 from .wire import RequestOptions
 
 __all__ = ["AsyncStatusRead", "SyncStatusRead"]
 
 
 class _StatusRead:
-    __slots__ = ("_fresh", "_options", "_request", "_timeouts", "_top")
+    __slots__ = ("_fresh", "_options", "_redirects", "_request", "_timeouts", "_top")
 
     def __init__(self, http: SyncHTTP | AsyncHTTP, options: RequestOptions) -> None:
-        self._options = options = status_read(options)
+        self._options = options
+        self._redirects = status_redirects(options)
         #: Whether every read needs a request of its own (a provider's credential).
         self._fresh = any(c.scheme in options.security for c in http._providers)
         self._request: httpx.Request | None = None
@@ -77,7 +78,7 @@ class SyncStatusRead(_StatusRead):
             response = send_within(client, request, max(timeout, 0.0))
         except httpx.TransportError as exc:
             raise transport_error(exc, request) from exc
-        return http.check(response, options.redirects)
+        return http.check(response, self._redirects)
 
 
 class AsyncStatusRead(_StatusRead):
@@ -104,4 +105,4 @@ class AsyncStatusRead(_StatusRead):
             )
         except httpx.TransportError as exc:
             raise transport_error(exc, request) from exc
-        return http.check(response, options.redirects)
+        return http.check(response, self._redirects)
