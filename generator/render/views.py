@@ -891,7 +891,7 @@ def job_view(
 _LAZY_RUNTIME = (("events", "_events"), ("handle", "_handle"), ("webhooks", "_wh"))
 _RESOURCE_STATIC = "_http httpx _resp"
 _OPERATION_STATIC = "_http httpx"
-_JOB_STATIC = "_abc _ws _waiter _handle _opurl"
+_JOB_STATIC = "_abc _ws _waiter _handle _statusread"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
@@ -982,6 +982,7 @@ def resource_view(
         ("styles", "_styles"),
         ("hybrid", "_hybrid"),
         ("opurl", "_opurl"),
+        ("statusread", "_statusread"),
     ]:
         imports.add(".._runtime", name, alias)
     # Handles, event streams and webhook receivers load when a method asks for one

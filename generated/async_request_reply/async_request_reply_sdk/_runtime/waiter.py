@@ -26,10 +26,13 @@ from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
+    AsyncReadOnce,
     AsyncReadStatus,
     BaseJobWaiter,
     FetchResult,
     JobCall,
+    PrepareStatus,
+    ReadOnce,
     ReadStatus,
     check_wait_args,
 )
@@ -62,7 +65,8 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         spec: JobSpec,
         *,
-        read_status: ReadStatus,
+        read_status: ReadStatus | None = None,
+        prepare_status: PrepareStatus[ReadOnce] | None = None,
         decode_record: Callable[[Any], RecordT],
         fetch_result: FetchResult[ResultT] | None = None,
         config: WaitConfig | None = None,
@@ -71,7 +75,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> None:
         has = (fetch_result is not None, cancel is not None)
         super().__init__(spec, decode_record, config, limiter, *has)
-        self._read_status = read_status
+        self._status_reads(read_status, prepare_status)
         self._fetch_result = fetch_result
         self._cancel = cancel
 
@@ -227,26 +231,18 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             raise attach_job_id(error, core.job_id) from None
 
     def _read(self, core: WaitCore) -> Poll:
-        config, limiter = self.config, self.limiter
-
-        def attempt() -> Poll:
-            core.before_read()
-            if limiter is not None and not limiter.acquire(
-                config.sleep, timeout=core.time_left()
-            ):
-                raise core.timeout_error()
-            try:
-                response = self._read_status(
-                    core.target, timeout=core.request_timeout(), **core.carried
-                )
-            except APIStatusError as error:
-                response = core.ruled(error)
-            return core.read(response)
-
+        """One status read, retried apart from the job's schedule (W6); the retry
+        machinery starts only once the first attempt, made here, has failed."""
+        config = self.config
+        started = config.clock()
+        try:
+            return self._attempt(core)
+        except Exception as error:  # noqa: BLE001 - the retries decide
+            failed = (error, started)
         stats = RetryStats()
         try:
             return call_with_retries(
-                attempt,
+                functools.partial(self._attempt, core),
                 config.status_retry,
                 sleep=config.sleep,
                 clock=config.clock,
@@ -254,9 +250,24 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 wall_clock=config.wall_clock,
                 time_left=core.time_left,
                 stats=stats,
+                failed=failed,
             )
         except Exception as error:  # noqa: BLE001 - read_failed re-raises or maps it
             core.read_failed(error, stats)
+
+    def _attempt(self, core: WaitCore) -> Poll:
+        read_once: ReadOnce = core.read_once or self._read_once(core)
+        core.before_read()
+        limiter = self.limiter
+        if limiter is not None and not limiter.acquire(
+            self.config.sleep, timeout=core.time_left()
+        ):
+            raise core.timeout_error()
+        try:
+            response = read_once(core.request_timeout())
+        except APIStatusError as error:
+            response = core.ruled(error)
+        return core.read(response)
 
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
@@ -266,7 +277,8 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self,
         spec: JobSpec,
         *,
-        read_status: AsyncReadStatus,
+        read_status: AsyncReadStatus | None = None,
+        prepare_status: PrepareStatus[AsyncReadOnce] | None = None,
         decode_record: Callable[[Any], RecordT],
         fetch_result: FetchResult[Awaitable[ResultT]] | None = None,
         config: WaitConfig | None = None,
@@ -275,7 +287,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> None:
         has = (fetch_result is not None, cancel is not None)
         super().__init__(spec, decode_record, config, limiter, *has)
-        self._read_status = read_status
+        self._status_reads(read_status, prepare_status)
         self._fetch_result = fetch_result
         self._cancel = cancel
 
@@ -432,26 +444,17 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             raise attach_job_id(error, core.job_id) from None
 
     async def _read(self, core: WaitCore) -> Poll:
-        config, limiter = self.config, self.limiter
-
-        async def attempt() -> Poll:
-            core.before_read()
-            if limiter is not None and not await limiter.acquire_async(
-                config.async_sleep, timeout=core.time_left()
-            ):
-                raise core.timeout_error()
-            try:
-                response = await self._read_status(
-                    core.target, timeout=core.request_timeout(), **core.carried
-                )
-            except APIStatusError as error:
-                response = core.ruled(error)
-            return core.read(response)
-
+        """The async twin of `SyncJobWaiter._read`."""
+        config = self.config
+        started = config.clock()
+        try:
+            return await self._attempt(core)
+        except Exception as error:  # noqa: BLE001 - the retries decide
+            failed = (error, started)
         stats = RetryStats()
         try:
             return await async_call_with_retries(
-                attempt,
+                functools.partial(self._attempt, core),
                 config.status_retry,
                 sleep=config.async_sleep,
                 clock=config.clock,
@@ -459,6 +462,21 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 wall_clock=config.wall_clock,
                 time_left=core.time_left,
                 stats=stats,
+                failed=failed,
             )
         except Exception as error:  # noqa: BLE001 - read_failed re-raises or maps it
             core.read_failed(error, stats)
+
+    async def _attempt(self, core: WaitCore) -> Poll:
+        read_once: AsyncReadOnce = core.read_once or self._read_once(core)
+        core.before_read()
+        limiter = self.limiter
+        if limiter is not None and not await limiter.acquire_async(
+            self.config.async_sleep, timeout=core.time_left()
+        ):
+            raise core.timeout_error()
+        try:
+            response = await read_once(core.request_timeout())
+        except APIStatusError as error:
+            response = core.ruled(error)
+        return core.read(response)

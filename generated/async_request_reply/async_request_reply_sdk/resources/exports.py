@@ -13,6 +13,7 @@ from .._runtime import http as _http
 from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
+from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
@@ -153,7 +154,7 @@ class Exports:
         self._export_waiter: _waiter.SyncJobWaiter[ExportStatus, Export] = (
             _waiter.SyncJobWaiter(
                 _EXPORT_SPEC,
-                read_status=self._read_export_status,
+                prepare_status=self._export_status_read,
                 decode_record=_decode_export_record,
                 fetch_result=self._fetch_export_result,
                 config=http.wait_config,
@@ -240,22 +241,18 @@ class Exports:
             _get_response,
         )
 
-    def _read_export_status(
+    def _export_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return self._http.send_once(
-            _opurl.status_read(
-                (
-                    _opurl.url_options(self._http, job_id, ("bearerAuth",))
-                    if _opurl.is_url(job_id)
-                    else _get_status_request(job_id)
-                ),
+    ) -> _statusread.SyncStatusRead:
+        return _statusread.SyncStatusRead(
+            self._http,
+            (
+                _opurl.url_options(self._http, job_id, ("bearerAuth",))
+                if _opurl.is_url(job_id)
+                else _get_status_request(job_id)
             ),
-            time_left=timeout,
         )
 
     def _fetch_export_result(
@@ -474,7 +471,7 @@ class AsyncExports:
         self._export_waiter: _waiter.AsyncJobWaiter[ExportStatus, Export] = (
             _waiter.AsyncJobWaiter(
                 _EXPORT_SPEC,
-                read_status=self._read_export_status,
+                prepare_status=self._export_status_read,
                 decode_record=_decode_export_record,
                 fetch_result=self._fetch_export_result,
                 config=http.wait_config,
@@ -561,22 +558,18 @@ class AsyncExports:
             _get_response,
         )
 
-    async def _read_export_status(
+    def _export_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return await self._http.send_once(
-            _opurl.status_read(
-                (
-                    _opurl.url_options(self._http, job_id, ("bearerAuth",))
-                    if _opurl.is_url(job_id)
-                    else _get_status_request(job_id)
-                ),
+    ) -> _statusread.AsyncStatusRead:
+        return _statusread.AsyncStatusRead(
+            self._http,
+            (
+                _opurl.url_options(self._http, job_id, ("bearerAuth",))
+                if _opurl.is_url(job_id)
+                else _get_status_request(job_id)
             ),
-            time_left=timeout,
         )
 
     async def _fetch_export_result(

@@ -167,7 +167,8 @@ class BaseHTTP:
         request = client.build_request(
             options.method,
             options.url or self.root(options.server) + options.path,
-            params=params,
+            # None, not []: httpx parses the URL again to merge even no parameters
+            params=params or None,
             headers=headers,
             json=body,
             content=content,

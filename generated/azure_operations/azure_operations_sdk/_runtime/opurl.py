@@ -35,7 +35,7 @@ __all__ = [
     "is_url",
     "match_rule",
     "origin_of",
-    "status_read",
+    "status_redirects",
     "url_options",
 ]
 
@@ -153,13 +153,12 @@ def check_origin(url: str, base_url: str, allowed: Sequence[str]) -> httpx.URL:
 _REDIRECTS = (301, 302, 303, 307, 308)
 
 
-def status_read(options: RequestOptions) -> RequestOptions:
-    """`options` as a job's status read sends them: following no redirect, whatever
-    the status operation declares. A 3xx is the job's answer, for the status rules
+def status_redirects(options: RequestOptions) -> tuple[int, ...]:
+    """The 3xx statuses a job's status read returns instead of following, whatever
+    the status operation declares: a 3xx is the job's answer, for the status rules
     to read; one no rule matches is an error, like any status the operation does
     not declare."""
-    redirects = tuple(sorted({*options.redirects, *_REDIRECTS}))
-    return attrs.evolve(options, redirects=redirects)
+    return tuple(sorted({*options.redirects, *_REDIRECTS}))
 
 
 def url_options(http: BaseHTTP, url: str, security: tuple[str, ...]) -> RequestOptions:

@@ -13,6 +13,7 @@ from .._runtime import http as _http
 from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
+from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
@@ -162,7 +163,7 @@ class Analysis:
             OperationStatus,
         ] = _waiter.SyncJobWaiter(
             _ANALYSIS_SPEC,
-            read_status=self._read_analysis_status,
+            prepare_status=self._analysis_status_read,
             decode_record=_decode_analysis_record,
             config=http.wait_config,
             limiter=http.status_limiter,
@@ -269,22 +270,18 @@ class Analysis:
             _get_result_response,
         )
 
-    def _read_analysis_status(
+    def _analysis_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return self._http.send_once(
-            _opurl.status_read(
-                (
-                    _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
-                    if _opurl.is_url(job_id)
-                    else _get_operation_status_request(job_id)
-                ),
+    ) -> _statusread.SyncStatusRead:
+        return _statusread.SyncStatusRead(
+            self._http,
+            (
+                _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                if _opurl.is_url(job_id)
+                else _get_operation_status_request(job_id)
             ),
-            time_left=timeout,
         )
 
     def wait_for_job(
@@ -500,7 +497,7 @@ class AsyncAnalysis:
             OperationStatus,
         ] = _waiter.AsyncJobWaiter(
             _ANALYSIS_SPEC,
-            read_status=self._read_analysis_status,
+            prepare_status=self._analysis_status_read,
             decode_record=_decode_analysis_record,
             config=http.wait_config,
             limiter=http.status_limiter,
@@ -607,22 +604,18 @@ class AsyncAnalysis:
             _get_result_response,
         )
 
-    async def _read_analysis_status(
+    def _analysis_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return await self._http.send_once(
-            _opurl.status_read(
-                (
-                    _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
-                    if _opurl.is_url(job_id)
-                    else _get_operation_status_request(job_id)
-                ),
+    ) -> _statusread.AsyncStatusRead:
+        return _statusread.AsyncStatusRead(
+            self._http,
+            (
+                _opurl.url_options(self._http, job_id, ("apiKeyHeader",))
+                if _opurl.is_url(job_id)
+                else _get_operation_status_request(job_id)
             ),
-            time_left=timeout,
         )
 
     async def wait_for_job(

@@ -8,6 +8,7 @@ errors, and reading the new job's id from a create response.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import threading
 import uuid
@@ -38,10 +39,13 @@ from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
+    "AsyncReadOnce",
     "AsyncReadStatus",
     "BaseJobWaiter",
     "FetchResult",
     "JobCall",
+    "PrepareStatus",
+    "ReadOnce",
     "ReadStatus",
     "check_wait_args",
     "job_ref",
@@ -72,6 +76,25 @@ class AsyncReadStatus(Protocol):
     def __call__(
         self, job_id: str, timeout: float, **carried: object
     ) -> Awaitable[httpx.Response]: ...
+
+
+class ReadOnce(Protocol):
+    """One wait's status read, sent once per call, within `timeout` seconds."""
+
+    def __call__(self, timeout: float) -> httpx.Response: ...
+
+
+class AsyncReadOnce(Protocol):
+    """The async twin of `ReadOnce`."""
+
+    def __call__(self, timeout: float) -> Awaitable[httpx.Response]: ...
+
+
+class PrepareStatus(Protocol[T_co]):
+    """Prepares a wait's status read once (job id or URL, carried values): what
+    does not change between its polls is built here, not on every read."""
+
+    def __call__(self, job_id: str, **carried: object) -> T_co: ...
 
 
 class JobCall(Protocol[T_co]):
@@ -118,6 +141,28 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self._decode_record = decode_record
         self._has_result = has_result or spec.final_from == "operation-url"
         self._has_cancel = has_cancel
+        self._read_status: Any = None
+        self._prepare_status: Any = None
+
+    def _status_reads(self, read_status: object, prepare_status: object) -> None:
+        """Keep how the status is read: `read_status` called on every poll, or
+        `prepare_status` asked once per wait for its read (exactly one of them)."""
+        if (read_status is None) == (prepare_status is None):
+            raise TypeError("give exactly one of read_status and prepare_status")
+        self._read_status = read_status
+        self._prepare_status = prepare_status
+
+    def _read_once(self, core: WaitCore) -> Any:
+        """The status read of `core`'s wait, prepared on its first poll."""
+        prepare = self._prepare_status
+        if prepare is not None:
+            read_once = prepare(core.target, **core.carried)
+        else:
+            read_once = functools.partial(
+                self._read_status, core.target, **core.carried
+            )
+        core.read_once = read_once
+        return read_once
 
     def _core(
         self,

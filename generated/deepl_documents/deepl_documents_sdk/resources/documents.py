@@ -10,9 +10,9 @@ import httpx
 
 from .._runtime import carry as _carry
 from .._runtime import http as _http
-from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
+from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import multipart as _multipart
@@ -152,7 +152,7 @@ class Documents:
         self._document_waiter: _waiter.SyncJobWaiter[DocumentStatus, bytes] = (
             _waiter.SyncJobWaiter(
                 _DOCUMENT_SPEC,
-                read_status=self._read_document_status,
+                prepare_status=self._document_status_read,
                 decode_record=_decode_document_record,
                 fetch_result=self._fetch_document_result,
                 config=http.wait_config,
@@ -243,23 +243,19 @@ class Documents:
             _download_response,
         )
 
-    def _read_document_status(
+    def _document_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return self._http.send_once(
-            _opurl.status_read(
-                _get_status_request(
-                    document_id=job_id,
-                    body=DocumentKey(
-                        document_key=_carry.take(carried, "document_key", str),
-                    ),
+    ) -> _statusread.SyncStatusRead:
+        return _statusread.SyncStatusRead(
+            self._http,
+            _get_status_request(
+                document_id=job_id,
+                body=DocumentKey(
+                    document_key=_carry.take(carried, "document_key", str),
                 ),
             ),
-            time_left=timeout,
         )
 
     def _fetch_document_result(
@@ -508,7 +504,7 @@ class AsyncDocuments:
         self._document_waiter: _waiter.AsyncJobWaiter[DocumentStatus, bytes] = (
             _waiter.AsyncJobWaiter(
                 _DOCUMENT_SPEC,
-                read_status=self._read_document_status,
+                prepare_status=self._document_status_read,
                 decode_record=_decode_document_record,
                 fetch_result=self._fetch_document_result,
                 config=http.wait_config,
@@ -599,23 +595,19 @@ class AsyncDocuments:
             _download_response,
         )
 
-    async def _read_document_status(
+    def _document_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return await self._http.send_once(
-            _opurl.status_read(
-                _get_status_request(
-                    document_id=job_id,
-                    body=DocumentKey(
-                        document_key=_carry.take(carried, "document_key", str),
-                    ),
+    ) -> _statusread.AsyncStatusRead:
+        return _statusread.AsyncStatusRead(
+            self._http,
+            _get_status_request(
+                document_id=job_id,
+                body=DocumentKey(
+                    document_key=_carry.take(carried, "document_key", str),
                 ),
             ),
-            time_left=timeout,
         )
 
     async def _fetch_document_result(

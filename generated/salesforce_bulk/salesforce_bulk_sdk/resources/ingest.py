@@ -10,10 +10,10 @@ import httpx
 
 from .._runtime import carry as _carry
 from .._runtime import http as _http
-from .._runtime import opurl as _opurl
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
 from .._runtime import serde as _s
+from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
@@ -278,7 +278,7 @@ class Ingest:
         self._ingest_job_waiter: _waiter.SyncJobWaiter[IngestJobInfoFull, str] = (
             _waiter.SyncJobWaiter(
                 _INGEST_JOB_SPEC,
-                read_status=self._read_ingest_job_status,
+                prepare_status=self._ingest_job_status_read,
                 decode_record=_decode_ingest_job_record,
                 fetch_result=self._fetch_ingest_job_result,
                 config=http.wait_config,
@@ -507,17 +507,12 @@ class Ingest:
             _get_job_failed_record_results_response,
         )
 
-    def _read_ingest_job_status(
+    def _ingest_job_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return self._http.send_once(
-            _opurl.status_read(_get_job_info_request(job_id)),
-            time_left=timeout,
-        )
+    ) -> _statusread.SyncStatusRead:
+        return _statusread.SyncStatusRead(self._http, _get_job_info_request(job_id))
 
     def _fetch_ingest_job_result(
         self,
@@ -740,7 +735,7 @@ class AsyncIngest:
         self._ingest_job_waiter: _waiter.AsyncJobWaiter[IngestJobInfoFull, str] = (
             _waiter.AsyncJobWaiter(
                 _INGEST_JOB_SPEC,
-                read_status=self._read_ingest_job_status,
+                prepare_status=self._ingest_job_status_read,
                 decode_record=_decode_ingest_job_record,
                 fetch_result=self._fetch_ingest_job_result,
                 config=http.wait_config,
@@ -969,17 +964,12 @@ class AsyncIngest:
             _get_job_failed_record_results_response,
         )
 
-    async def _read_ingest_job_status(
+    def _ingest_job_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return await self._http.send_once(
-            _opurl.status_read(_get_job_info_request(job_id)),
-            time_left=timeout,
-        )
+    ) -> _statusread.AsyncStatusRead:
+        return _statusread.AsyncStatusRead(self._http, _get_job_info_request(job_id))
 
     async def _fetch_ingest_job_result(
         self,

@@ -241,25 +241,30 @@ def call_with_retries(
     wall_clock: Callable[[], float] = time.time,
     time_left: Callable[[], float] | None = None,
     stats: RetryStats | None = None,
+    failed: tuple[Exception, float] | None = None,
 ) -> T:
     """Call `fn()` until it returns, retrying retryable errors within `policy`.
 
     `time_left`, when given, bounds every retry sleep: no retry is scheduled that
     would start after it runs out. The last error propagates when retries stop.
+    `failed`: the caller made the first attempt, which raised this error after
+    starting at that time of `clock`.
     """
     # Most calls succeed at once: only a failure pays for the strategy, and only a
     # retryable one for tenacity's machinery.
-    started = clock()
-    try:
-        result = fn()
-    except Exception as error:
-        strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats, started)
-        if strategy.first_is_final(error):
-            raise
-        first = error
-    else:
-        _succeeded(stats)
-        return result
+    if failed is None:
+        started = clock()
+        try:
+            result = fn()
+        except Exception as error:  # noqa: BLE001 - the strategy decides
+            failed = (error, started)
+        else:
+            _succeeded(stats)
+            return result
+    first, started = failed
+    strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats, started)
+    if strategy.first_is_final(first):
+        raise first
     replayed = [first]
 
     def attempt() -> T:
@@ -290,19 +295,22 @@ async def async_call_with_retries(
     wall_clock: Callable[[], float] = time.time,
     time_left: Callable[[], float] | None = None,
     stats: RetryStats | None = None,
+    failed: tuple[Exception, float] | None = None,
 ) -> T:
     """The async twin of `call_with_retries`: same policy, same decisions."""
-    started = clock()
-    try:
-        result = await fn()
-    except Exception as error:
-        strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats, started)
-        if strategy.first_is_final(error):
-            raise
-        first = error
-    else:
-        _succeeded(stats)
-        return result
+    if failed is None:
+        started = clock()
+        try:
+            result = await fn()
+        except Exception as error:  # noqa: BLE001 - the strategy decides
+            failed = (error, started)
+        else:
+            _succeeded(stats)
+            return result
+    first, started = failed
+    strategy = _strategy(policy, clock, wall_clock, rng, time_left, stats, started)
+    if strategy.first_is_final(first):
+        raise first
     replayed = [first]
 
     async def attempt() -> T:

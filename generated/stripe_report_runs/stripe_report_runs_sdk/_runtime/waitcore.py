@@ -200,6 +200,8 @@ class WaitCore:
         self.floor = spec.floor if config.floor is None else config.floor
         self.first = spec.first if config.first is None else config.first
         self.cap = spec.cap if config.cap is None else config.cap
+        #: The status read of this wait, prepared on its first poll (see `waitbase`).
+        self.read_once: Any = None
 
     def elapsed(self) -> float:
         return self.config.clock() - self.started

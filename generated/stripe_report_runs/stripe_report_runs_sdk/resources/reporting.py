@@ -9,10 +9,10 @@ import typing as _t
 import httpx
 
 from .._runtime import http as _http
-from .._runtime import opurl as _opurl
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
 from .._runtime import serde as _s
+from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
@@ -176,7 +176,7 @@ class Reporting:
         self._report_run_waiter: _waiter.SyncJobWaiter[ReportingReportRun, None] = (
             _waiter.SyncJobWaiter(
                 _REPORT_RUN_SPEC,
-                read_status=self._read_report_run_status,
+                prepare_status=self._report_run_status_read,
                 decode_record=_decode_report_run_record,
                 config=http.wait_config,
                 limiter=http.status_limiter,
@@ -286,16 +286,14 @@ class Reporting:
             _get_report_runs_report_run_response,
         )
 
-    def _read_report_run_status(
+    def _report_run_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return self._http.send_once(
-            _opurl.status_read(_get_report_runs_report_run_request(job_id)),
-            time_left=timeout,
+    ) -> _statusread.SyncStatusRead:
+        return _statusread.SyncStatusRead(
+            self._http,
+            _get_report_runs_report_run_request(job_id),
         )
 
     def wait_for_job(
@@ -477,7 +475,7 @@ class AsyncReporting:
         self._report_run_waiter: _waiter.AsyncJobWaiter[ReportingReportRun, None] = (
             _waiter.AsyncJobWaiter(
                 _REPORT_RUN_SPEC,
-                read_status=self._read_report_run_status,
+                prepare_status=self._report_run_status_read,
                 decode_record=_decode_report_run_record,
                 config=http.wait_config,
                 limiter=http.status_limiter,
@@ -587,16 +585,14 @@ class AsyncReporting:
             _get_report_runs_report_run_response,
         )
 
-    async def _read_report_run_status(
+    def _report_run_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return await self._http.send_once(
-            _opurl.status_read(_get_report_runs_report_run_request(job_id)),
-            time_left=timeout,
+    ) -> _statusread.AsyncStatusRead:
+        return _statusread.AsyncStatusRead(
+            self._http,
+            _get_report_runs_report_run_request(job_id),
         )
 
     async def wait_for_job(

@@ -11,9 +11,9 @@ import httpx
 from .._runtime import carry as _carry
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
-from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
+from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
@@ -207,7 +207,7 @@ class Jobs:
         self._job_waiter: _waiter.SyncJobWaiter[Job, JobResultEnvelope] = (
             _waiter.SyncJobWaiter(
                 _JOB_SPEC,
-                read_status=self._read_job_status,
+                prepare_status=self._job_status_read,
                 decode_record=_decode_job_record,
                 fetch_result=self._fetch_job_result,
                 config=http.wait_config,
@@ -364,17 +364,12 @@ class Jobs:
             _cancel_response,
         )
 
-    def _read_job_status(
+    def _job_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return self._http.send_once(
-            _opurl.status_read(_get_request(job_id)),
-            time_left=timeout,
-        )
+    ) -> _statusread.SyncStatusRead:
+        return _statusread.SyncStatusRead(self._http, _get_request(job_id))
 
     def _fetch_job_result(
         self,
@@ -647,7 +642,7 @@ class AsyncJobs:
         self._job_waiter: _waiter.AsyncJobWaiter[Job, JobResultEnvelope] = (
             _waiter.AsyncJobWaiter(
                 _JOB_SPEC,
-                read_status=self._read_job_status,
+                prepare_status=self._job_status_read,
                 decode_record=_decode_job_record,
                 fetch_result=self._fetch_job_result,
                 config=http.wait_config,
@@ -804,17 +799,12 @@ class AsyncJobs:
             _cancel_response,
         )
 
-    async def _read_job_status(
+    def _job_status_read(
         self,
         job_id: str,
-        timeout: float,
         **carried: object,
-    ) -> httpx.Response:
-        # A status read follows no redirect: a 3xx goes to the status rules.
-        return await self._http.send_once(
-            _opurl.status_read(_get_request(job_id)),
-            time_left=timeout,
-        )
+    ) -> _statusread.AsyncStatusRead:
+        return _statusread.AsyncStatusRead(self._http, _get_request(job_id))
 
     async def _fetch_job_result(
         self,
