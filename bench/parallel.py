@@ -64,7 +64,9 @@ def _render_phase(config: Path, rounds: int) -> dict[str, Any]:
     samples = []
     for i in range(rounds + 1):
         log = WORK / "logs" / f"parallel-render-{i}.log"
-        res = run_child([str(PY), "-c", RENDER_PHASE, str(config)], log=log, env=bench_env())
+        # cwd: not the checkout, whose generator/ would shadow the installed one
+        argv = [str(PY), "-c", RENDER_PHASE, str(config)]
+        res = run_child(argv, log=log, env=bench_env(), cwd=WORK)
         text = log.read_text(errors="replace").strip()
         if res["rc"] != 0:
             return {"error": text[-1500:]}

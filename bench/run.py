@@ -30,11 +30,12 @@ REPO = BENCH.parent
 VENV = BENCH / ".work" / "venv"
 PY = VENV / "bin" / "python"
 SDK_VENV = BENCH / ".work" / "sdk-venv"
+EXTRAS = "serve"  # the import probe samples responses with jobgen serve's sampler
 SECTIONS = ("gen", "profile", "imports", "size", "waiters", "scale", "parallel", "tests")
 
 
 def _stamp() -> str:
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(EXTRAS.encode())
     for path in (
         BENCH / "requirements.txt",
         BENCH / "requirements-sdk.txt",
@@ -71,7 +72,7 @@ def bootstrap() -> None:
     stamp, code = VENV / ".bench-stamp", VENV / ".bench-code-stamp"
     if not (PY.exists() and stamp.exists() and stamp.read_text() == _stamp()):
         for venv, install in (
-            (VENV, [str(REPO), "-r", str(BENCH / "requirements.txt")]),
+            (VENV, [f"{REPO}[{EXTRAS}]", "-r", str(BENCH / "requirements.txt")]),
             (SDK_VENV, ["-r", str(BENCH / "requirements-sdk.txt")]),
         ):
             print(f"setting up {venv} ...", file=sys.stderr, flush=True)
