@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from common import median
+
 
 def _f(value: Any, digits: int = 2, suffix: str = "") -> str:
     if value is None:
@@ -72,16 +74,7 @@ def generation(results: dict[str, Any]) -> list[str]:
         slug, fmt = key.rsplit(".", 1)
         info = specs[slug]
         jg, peer = e["jobgen"], e["peer"]
-        pairs = sorted(j / p for j, p in zip(jg["seconds"], peer["seconds"]))
-        ratio = (
-            (
-                pairs[len(pairs) // 2]
-                if len(pairs) % 2
-                else (pairs[len(pairs) // 2 - 1] + pairs[len(pairs) // 2]) / 2
-            )
-            if pairs
-            else None
-        )
+        ratio = median([j / p for j, p in zip(jg["seconds"], peer["seconds"])])
         verdict = "–" if ratio is None else ("yes" if ratio <= 0.2 else f"no (x{ratio / 0.2:.1f})")
         cpu = jg.get("cpu_s") / peer["cpu_s"] if jg.get("cpu_s") and peer.get("cpu_s") else None
         peer_time = _f(peer["median_s"]) + ("" if peer["ok"] else " (failed)")
@@ -433,14 +426,6 @@ def size(results: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
-def _median(values: list[float]) -> float | None:
-    values = sorted(values)
-    if not values:
-        return None
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
-
-
 def _verdict(ok: bool | None) -> str:
     return "–" if ok is None else ("**met**" if ok else "**missed**")
 
@@ -454,7 +439,7 @@ def _gen_target(results: dict[str, Any]) -> list[str]:
             continue
         pairs = [j / p for j, p in zip(e["jobgen"]["seconds"], e["peer"]["seconds"])]
         cpu_jg, cpu_peer = e["jobgen"].get("cpu_s"), e["peer"].get("cpu_s")
-        ratios[key] = (_median(pairs) or 0.0, cpu_jg / cpu_peer if cpu_jg and cpu_peer else None)
+        ratios[key] = (median(pairs) or 0.0, cpu_jg / cpu_peer if cpu_jg and cpu_peer else None)
     if not ratios:
         return ["Generation wall time <= 0.2 x the peer, every spec", "not run", "–", "–"]
     met = [k for k, (r, _) in ratios.items() if r <= 0.2]

@@ -12,6 +12,8 @@ A status read follows no redirect: a 3xx is the job's answer, for the status rul
 
 from __future__ import annotations
 
+import functools
+
 import httpx
 
 from .bounded import send_within, send_within_async
@@ -25,7 +27,15 @@ __all__ = ["AsyncStatusRead", "SyncStatusRead"]
 
 
 class _StatusRead:
-    __slots__ = ("_fresh", "_options", "_redirects", "_request", "_timeouts", "_top")
+    __slots__ = (
+        "_bound",
+        "_fresh",
+        "_options",
+        "_redirects",
+        "_request",
+        "_timeouts",
+        "_top",
+    )
 
     def __init__(self, http: SyncHTTP | AsyncHTTP, options: RequestOptions) -> None:
         self._options = options
@@ -33,9 +43,10 @@ class _StatusRead:
         #: Whether every read needs a request of its own (a provider's credential).
         self._fresh = any(c.scheme in options.security for c in http._providers)
         self._request: httpx.Request | None = None
-        chosen = options.timeout if options.timeout is not None else http.timeout
+        #: The timeout of a read with less time left than the request's own timeouts.
+        self._bound = functools.partial(http.timeout_within, options.timeout)
         #: The request's own timeouts, used while the time left is longer than each.
-        self._timeouts = httpx.Timeout(chosen).as_dict()
+        self._timeouts = httpx.Timeout(self._bound(None)).as_dict()
         known = [t for t in self._timeouts.values() if t is not None]
         self._top = max(known) if len(known) == len(self._timeouts) else float("inf")
 
@@ -47,11 +58,9 @@ class _StatusRead:
         if time_left >= self._top:
             request.extensions["timeout"] = self._timeouts
         else:
-            left = max(time_left, 0.001)
-            request.extensions["timeout"] = {
-                k: left if v is None else min(v, left)
-                for k, v in self._timeouts.items()
-            }
+            request.extensions["timeout"] = httpx.Timeout(
+                self._bound(time_left)
+            ).as_dict()
         return request
 
     def _keep(self, request: httpx.Request) -> httpx.Request:
