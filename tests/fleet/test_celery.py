@@ -30,7 +30,7 @@ def test_every_terminal_outcome_reaches_the_callback_once(fleet: Fleet) -> None:
         ),
     }
     handles = {
-        label: fleet.follow(job_id, label, deadline=1.0 if label == "timeout" else 30.0)
+        label: fleet.follow(job_id, label, deadline=3.0 if label == "timeout" else 30.0)
         for label, job_id in jobs.items()
     }
 
@@ -50,8 +50,13 @@ def test_every_terminal_outcome_reaches_the_callback_once(fleet: Fleet) -> None:
     assert reports["error"]["state"] == "exploded" and "exploded" in reports["error"]["error"]
     assert reports["error"]["record"]["id"] == jobs["error"]
     timeout = reports["timeout"]
-    assert timeout["state"] == "queued" and "deadline" in timeout["error"]
-    assert timeout["record"]["status"] == "queued"
+    assert "deadline" in timeout["error"]
+    # The report carries the last state read; on a loaded machine the worker may first
+    # run after the deadline and read nothing, and then it says so.
+    if timeout["state"] is None:
+        assert timeout["record"] is None
+    else:
+        assert timeout["state"] == "queued" and timeout["record"]["status"] == "queued"
     followed = json.loads(handles["timeout"].resume_token)
     assert json.loads(timeout["resume_token"])["deadline_at"] == followed["deadline_at"]
     assert all(read.headers["x-fleet-worker"] in {"a", "b"} for read in fleet.reads())
