@@ -25,9 +25,11 @@ from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
+    AsyncDrive,
     AsyncReadOnce,
     AsyncReadStatus,
     BaseJobWaiter,
+    Drive,
     FetchResult,
     JobCall,
     PrepareStatus,
@@ -59,6 +61,8 @@ ResultT = TypeVar("ResultT")
 
 class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type, blocking the calling thread."""
+
+    _drive: Drive | None
 
     def __init__(
         self,
@@ -178,8 +182,11 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     def _run(self, core: WaitCore) -> Finished:
+        drive = self._drive
         with wait_span(self.spec.name, core.job_id):
             try:
+                if drive is not None:
+                    return drive(core, functools.partial(self._read, core))
                 while True:
                     step = core.step(self._read(core))
                     if isinstance(step, Finished):
@@ -271,6 +278,8 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type in asyncio; cancelling a wait leaves nothing running."""
+
+    _drive: AsyncDrive | None
 
     def __init__(
         self,
@@ -391,8 +400,11 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     async def _run(self, core: WaitCore) -> Finished:
+        drive = self._drive
         with wait_span(self.spec.name, core.job_id):
             try:
+                if drive is not None:
+                    return await drive(core, functools.partial(self._read, core))
                 while True:
                     step = core.step(await self._read(core))
                     if isinstance(step, Finished):

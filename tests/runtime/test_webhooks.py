@@ -8,10 +8,12 @@ import io
 import json
 from typing import Any
 
+import httpx
 import pytest
 
 from generator.runtime.errors import DecodeError, JobTimeout, UnknownJobState
 from generator.runtime.hybrid import AsyncEventWaits, SyncEventWaits
+from generator.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
 from generator.runtime.webhooks import (
     DuplicateWebhook,
     InvalidSignature,
@@ -22,7 +24,7 @@ from generator.runtime.webhooks import (
     sign_webhook,
 )
 
-from .fakes import SUME, WALL_START, FakeClock, Harness, Script, sume
+from .fakes import SUME, WALL_START, FakeClock, Harness, Script, response, sume
 
 SECRET = "whsec_" + base64.b64encode(b"0123456789abcdef0123456789abcdef").decode()
 STANDARD = WebhookSpec(
@@ -335,6 +337,63 @@ def test_without_events_the_waits_are_the_waiters_own(mode: str) -> None:
     _, call = hybrid(mode, [sume("processing"), sume("completed")], clock)
     assert call("wait_for_job", "job_1", deadline=60)["status"] == "completed"
     assert clock.sleeps == [2.0]  # the job's own floor, not the fallback
+
+
+def test_create_and_wait_ends_on_the_new_jobs_delivery(mode: str) -> None:
+    clock = FakeClock()
+    events = receiver(clock=clock)
+    keys: list[str | None] = []
+
+    def create(key: str | None) -> httpx.Response:
+        keys.append(key)
+        deliver(events, clock, "completed")  # the job is done before its wait starts
+        return response(201, {"data": {"id": "job_1", "status": "queued"}})
+
+    async def acreate(key: str | None) -> httpx.Response:
+        return create(key)
+
+    fetch = lambda job_id, _left: f"result of {job_id}"
+    script, call = hybrid(mode, [sume("processing")], clock, result=fetch)
+    made = create if mode == "sync" else acreate
+    assert call("create_and_wait", made, events=events, deadline=60) == "result of job_1"
+    assert len(keys) == 1 and keys[0] is not None  # one create, with its idempotency key
+    assert script.count == 0 and clock.sleeps == []
+
+
+def test_a_listening_wait_that_times_out_sends_the_cancel(mode: str) -> None:
+    clock = FakeClock()
+    events = receiver(clock=clock)
+    script = Script([sume("processing", next_poll_after_seconds=2)], clock)
+    sent: list[tuple[str, float]] = []
+
+    def cancel(job_id: str, time_left: float) -> None:
+        sent.append((job_id, time_left))
+
+    async def acancel(job_id: str, time_left: float) -> None:
+        cancel(job_id, time_left)
+
+    async def aread(job_id: str, timeout: float) -> httpx.Response:
+        return script(job_id, timeout)
+
+    config = clock.config(cancel_on_timeout=True)
+    if mode == "sync":
+        sync = SyncJobWaiter(
+            SUME, read_status=script, decode_record=lambda r: r, config=config, cancel=cancel
+        )
+        waits: Any = SyncEventWaits(sync)
+    else:
+        waiter = AsyncJobWaiter(
+            SUME, read_status=aread, decode_record=lambda r: r, config=config, cancel=acancel
+        )
+        waits = AsyncEventWaits(waiter)
+    with pytest.raises(JobTimeout) as caught:
+        outcome = waits.wait_for_job("job_1", events=events, deadline=45)
+        if mode == "async":
+            asyncio.run(outcome)
+    # Listened until the deadline (as above), then the cancel, within the deadline and 0.9 s.
+    assert clock.sleeps == [22.5, 22.5] and script.count == 1
+    assert sent == [("job_1", pytest.approx(0.9))]
+    assert caught.value.canceled and caught.value.job_id == "job_1"
 
 
 def test_an_async_wait_wakes_on_a_delivery_in_the_middle_of_its_sleep() -> None:
