@@ -41,7 +41,7 @@ RENDER_PHASE = """
 import json, resource, sys, time
 from pathlib import Path
 from generator.config import load_targets
-from generator.pipeline import _render_all
+from generator.pipeline import render_all
 
 def cpu():
     return sum(
@@ -52,7 +52,7 @@ def cpu():
 
 targets = load_targets(Path(sys.argv[1]))
 c0, t0 = cpu(), time.perf_counter()
-_render_all(targets)
+render_all(targets)
 wall, used = time.perf_counter() - t0, cpu() - c0
 print(json.dumps({"wall_s": wall, "cpu_s": used}))
 """

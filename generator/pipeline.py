@@ -17,7 +17,16 @@ from .render.manifest import MANIFEST, render_manifest
 from .render.output import Drift, compare, is_kept, write_tree
 from .render.render import render_sdk
 
-__all__ = ["Generated", "Target", "check", "check_all", "generate", "generate_all", "render"]
+__all__ = [
+    "Generated",
+    "Target",
+    "check",
+    "check_all",
+    "generate",
+    "generate_all",
+    "render",
+    "render_all",
+]
 
 
 @attrs.frozen
@@ -124,6 +133,13 @@ def _render_all(targets: Sequence[Target]) -> list[_Rendered]:
     if problems:
         raise SpecError(problems)
     return [r for r in results if not isinstance(r, _Failed)]
+
+
+def render_all(targets: Sequence[Target]) -> list[dict[str, str]]:
+    """:func:`render` of several targets, in parallel (one worker process per core, as
+    :func:`generate_all` renders): every file of each SDK, in memory, nothing written.
+    Raises one SpecError with the problems of every target that has any."""
+    return [files for _, files, _ in _render_all(targets)]
 
 
 def generate_all(targets: Sequence[Target]) -> list[Generated]:

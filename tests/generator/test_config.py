@@ -11,6 +11,7 @@ import pytest
 
 from generator import pipeline
 from generator.cli import main
+from generator.problems import SpecError
 from tests.helpers import SPECS, write
 
 SDK = '[[{prefix}sdk]]\nspec = "sume.yaml"\noutput = "out"\npackage = "sume_sdk"\n{extra}'
@@ -224,3 +225,23 @@ def test_bad_input_in_any_of_several_sdks_writes_none_and_names_each_problem(
     assert second < third
     assert err.rstrip().endswith("2 problems; nothing was written")
     assert not any((project / out).exists() for out in ("one", "two", "three"))
+
+
+def test_render_all_renders_each_target_in_memory_as_render_does(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _three_specs(project)
+    targets = [
+        pipeline.Target(spec=project / name, output=project / out, package="sume_sdk")
+        for name, out in (("sume.yaml", "one"), ("third.yaml", "three"))
+    ]
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    rendered = pipeline.render_all(targets)
+    assert rendered == [pipeline.render(target) for target in targets]
+    assert rendered[0] != rendered[1]
+    assert not any((project / out).exists() for out in ("one", "three")), "nothing written"
+    spec = project / "third.yaml"
+    spec.write_text(spec.read_text().replace("openapi: 3.1.0", "openapi: 9.9.9", 1))
+    with pytest.raises(SpecError) as caught:
+        pipeline.render_all(targets)
+    assert [p.location.file for p in caught.value.problems] == [str(spec)]
