@@ -23,7 +23,7 @@ from .credentials import (
 from .logs import configure, log_response
 from .ratelimit import RateLimiter, StatusLimiter
 from .retry import RetryPolicy
-from .serde import Unset
+from .scalars import Unset
 from .statuses import status_error_for
 from .styles import header
 from .waitspec import WaitConfig

@@ -31,7 +31,8 @@ import httpx
 
 from .carry import Carried, PathLike
 from .errors import JobTimeout
-from .waitcore import Finished, Poll, Sleep, WaitCore
+from .records import Poll
+from .waitcore import Finished, Sleep, WaitCore
 from .waiter import AsyncJobWaiter, SyncJobWaiter
 from .waitspec import PollEvent
 

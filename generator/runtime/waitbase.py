@@ -32,9 +32,10 @@ from .errors import (
 )
 from .opurl import display_url, is_url
 from .ratelimit import RateLimiter, StatusLimiter
+from .records import Poll, dig, ensure_success, pointer
 from .resume import decode_resume_token
 from .serde import lenient
-from .waitcore import Finished, Poll, WaitCore, dig, ensure_success, pointer
+from .waitcore import Finished, WaitCore
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = [

@@ -1,17 +1,18 @@
 """The sans-I/O decision core of the waiter, shared by the sync and async loops.
 
-A `WaitCore` follows one wait. The loops hand it each 2xx status response (`parse`:
-the record, or `UnreadableStatus`, which the status read retries), then each record
-(`step`), and it answers `Finished` (a terminal record), `Sleep` (how long, and why),
-or raises (`JobTimeout`, `UnknownJobState`). It never sends a request and never
-sleeps, so the two loops only do I/O and cannot drift apart.
+A `WaitCore` follows one wait. The loops hand it each status answer (`read`: the
+record, read by the job's spec in `records`, or `UnreadableStatus`, which the status
+read retries), then each record (`step`), and it answers `Finished` (a terminal
+record), `Sleep` (how long, and why), or raises (`JobTimeout`, `UnknownJobState`,
+`JobStalled`). It keeps the wait's state: schedule, deadline, stall, resume token,
+poll events. It never sends a request and never sleeps, so the two loops only do
+I/O and cannot drift apart.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import logging
 import math
 import threading
@@ -21,74 +22,26 @@ from typing import Any, NoReturn
 import attrs
 import httpx
 
+from . import records
 from .errors import (
     APIStatusError,
     JobStalled,
     JobTimeout,
     SDKError,
     StatusUnavailable,
-    UnknownJobState,
-    UnreadableStatus,
     WaitError,
     attach_job_id,
 )
-from .opurl import is_url, match_rule
+from .opurl import is_url
 from .policy import choose_delay
+from .records import Poll
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
-from .retry_after import parse_delay
-from .statuses import status_error_for
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
-__all__ = [
-    "Finished",
-    "Poll",
-    "Sleep",
-    "WaitCore",
-    "dig",
-    "ensure_success",
-    "pointer",
-    "wait_span",
-]
+__all__ = ["Finished", "Sleep", "WaitCore", "wait_span"]
 
 logger = logging.getLogger(__name__)
-
-_MISSING: Any = object()
-
-
-def dig(value: object, path: tuple[str, ...]) -> Any:
-    """The value at `path` inside `value`, or a private MISSING marker."""
-    for key in path:
-        if isinstance(value, dict):
-            value = value.get(key, _MISSING)
-        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            value = value[int(key)]
-        else:
-            return _MISSING
-        if value is _MISSING:
-            return _MISSING
-    return value
-
-
-def _number(record: object, path: tuple[str, ...] | None) -> float | None:
-    """The finite number at `path` inside `record`, else None."""
-    raw = dig(record, path) if path is not None else None
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        return None
-    return float(raw) if math.isfinite(raw) else None
-
-
-def pointer(path: tuple[str, ...]) -> str:
-    """A path as shown in messages: `$.data.items[3].status`."""
-    return "$" + "".join(f"[{key}]" if key.isdigit() else f".{key}" for key in path)
-
-
-def ensure_success(response: httpx.Response) -> httpx.Response:
-    """`response` itself if it is 2xx, else raise its `APIStatusError`."""
-    if not response.is_success:
-        raise status_error_for(response)
-    return response
-
 
 _tracer: Any = None
 
@@ -108,20 +61,6 @@ def wait_span(job: str, job_id: str) -> contextlib.AbstractContextManager[object
         "jobgen.wait", attributes={"job.id": job_id, "job.type": job}
     )
     return span
-
-
-@attrs.frozen
-class Poll:
-    """One readable status answer: the record inside its body, and its headers.
-
-    `state` is set when a status rule gave the answer its state; `location` is the
-    answer's `Location` header, made absolute.
-    """
-
-    record: object
-    headers: httpx.Headers
-    state: str | None = None
-    location: str | None = None
 
 
 @attrs.frozen
@@ -278,46 +217,11 @@ class WaitCore:
 
     def ruled(self, error: APIStatusError) -> httpx.Response:
         """The answer of an error status a status rule declares, else raise `error`."""
-        if match_rule(self.spec.status_rules, error.response) is None:
-            raise error
-        return error.response
+        return records.ruled(self.spec, error)
 
     def read(self, response: httpx.Response) -> Poll:
-        """The `Poll` of a status answer: by the first status rule it matches, else
-        its record (`parse`; an error status raises)."""
-        rules = self.spec.status_rules
-        matched = match_rule(rules, response) if rules else None
-        location = response.headers.get("location")
-        if location:
-            location = str(response.request.url.join(location.strip()))
-        if matched is None:
-            return self.parse(ensure_success(response), location)
-        rule, body = matched
-        record = dig(body, self.spec.record_path) if body is not None else _MISSING
-        if record is _MISSING or record is None:
-            record = {}
-        return Poll(record, response.headers, state=rule.state, location=location)
-
-    def parse(self, response: httpx.Response, location: str | None = None) -> Poll:
-        """The record of a 2xx status answer (W6).
-
-        A body that is not JSON (truncated, a proxy's HTML page) or has no record
-        raises `UnreadableStatus`, which the status read retries like a 5xx.
-        """
-        spec = self.spec
-        try:
-            body = response.json()
-        except ValueError:
-            kind = response.headers.get("content-type", "no content type")
-            error = UnreadableStatus(f"the status body is not JSON ({kind})")
-            raise attach_job_id(error, self.job_id) from None
-        record = dig(body, spec.record_path)
-        if record is _MISSING:
-            error = UnreadableStatus(
-                "the status body has no record", path=pointer(spec.record_path)
-            )
-            raise attach_job_id(error, self.job_id)
-        return Poll(record, response.headers, location=location)
+        """The `Poll` of a status answer (`records.read`: an error status raises)."""
+        return records.read(self.spec, self.job_id, response)
 
     def step(self, poll: Poll) -> Sleep | Finished:
         """Decide what a status record means: finished, or how long to sleep."""
@@ -326,11 +230,13 @@ class WaitCore:
         attempt = self.attempt
         self.attempt += 1
         self.last_record = record
-        state, outcome = self._classify(record, poll.state)
+        state, outcome = records.classify(spec, self.job_id, record, poll.state)
         self.last_state = state
-        self.progress = self._progress(record)
+        self.progress = records.progress(spec, record)
         if outcome is not None and not (
-            self.want_result and outcome == "success" and not self._ready(record)
+            self.want_result
+            and outcome == "success"
+            and not records.ready(spec, record)
         ):
             self._emit(attempt, record, None, None)
             logger.info(
@@ -341,18 +247,17 @@ class WaitCore:
                 self.attempt,
                 self.elapsed(),
             )
-            payload = dig(record, spec.error_path) if spec.error_path else None
             return Finished(
                 record,
                 state,
                 outcome,
-                None if payload is _MISSING else payload,
+                records.error_payload(spec, record),
                 location=poll.location,
                 ruled=poll.state is not None,
             )
         self._check_stall(attempt, record)
         delay, source = choose_delay(
-            self._hints(record, poll.headers),
+            records.hints(spec, record, poll.headers, self.config.wall_clock()),
             attempt=attempt,
             floor=self.floor,
             first=self.first,
@@ -390,76 +295,6 @@ class WaitCore:
         error.resume_token, error.progress = self.resume_token(), self.progress
         logger.info("%s", error)
         raise error
-
-    def _progress(self, record: object) -> float | None:
-        """The declared progress as a percentage, None when absent or not a number."""
-        spec = self.spec
-        if spec.progress_path is not None:
-            return _number(record, spec.progress_path)
-        if spec.progress_done_path is None:
-            return None
-        done = _number(record, spec.progress_done_path)
-        total = _number(record, spec.progress_total_path)
-        if done is None or not total:
-            return None
-        return max(0.0, min(100.0, 100.0 * done / total))
-
-    def _classify(
-        self, record: object, ruled: str | None = None
-    ) -> tuple[str | None, str | None]:
-        """The record's state (or the one a status rule gave) and terminal outcome
-        (None while in progress), W1/W2."""
-        spec = self.spec
-        state: str | None = None
-        outcome: str | None = None
-        if spec.state_path is not None or ruled is not None:
-            raw = ruled if ruled is not None else dig(record, spec.state_path or ())
-            if raw is _MISSING or raw is None:
-                raise UnknownJobState(
-                    self.job_id,
-                    state=None,
-                    documented=spec.documented_states,
-                    last_record=record,
-                    detail=f"nothing at {pointer(spec.state_path or ())}",
-                )
-            state = raw if isinstance(raw, str) else json.dumps(raw)
-            outcome = spec.outcome_of.get(state)
-            if outcome is None and state not in spec.pending:
-                raise UnknownJobState(
-                    self.job_id,
-                    state=state,
-                    documented=spec.documented_states,
-                    last_record=record,
-                )
-        terminal = spec.terminal_path
-        if outcome is None and terminal is not None and dig(record, terminal) is True:
-            error = dig(record, spec.error_path) if spec.error_path else None
-            outcome = "success" if error is None or error is _MISSING else "failure"
-        return state, outcome
-
-    def _ready(self, record: object) -> bool:
-        path = self.spec.ready_path
-        return path is None or dig(record, path) is True
-
-    def _hints(self, record: object, headers: httpx.Headers) -> list[tuple[float, str]]:
-        """Every server hint of this poll, in seconds (W4), re-read on every poll."""
-        hints: list[tuple[float, str]] = []
-        now = self.config.wall_clock()
-        for hint in self.spec.header_hints:
-            seconds = parse_delay(headers.get(hint.name), hint.format, now)
-            if seconds is not None:
-                kind = "retry-after" if hint.name.lower() == "retry-after" else "header"
-                hints.append((seconds, kind))
-        if self.spec.hint_path is not None:
-            raw = dig(record, self.spec.hint_path)
-            value: float | None = None
-            if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-                value = float(raw)
-            elif isinstance(raw, str):
-                value = parse_delay(raw, "seconds", now)
-            if value is not None and value >= 0 and math.isfinite(value):
-                hints.append((value * self.spec.hint_scale, "hint"))
-        return hints
 
     def _emit(
         self,

@@ -23,6 +23,7 @@ from .carry import Carried, PathLike, check_carried, no_file
 from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
+from .records import Poll
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
     AsyncDrive,
@@ -37,7 +38,7 @@ from .waitbase import (
     ReadStatus,
     check_wait_args,
 )
-from .waitcore import Finished, Poll, WaitCore, wait_span
+from .waitcore import Finished, WaitCore, wait_span
 from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
