@@ -889,7 +889,7 @@ def job_view(
 
 
 _LAZY_RUNTIME = (("events", "_events"), ("handle", "_handle"), ("webhooks", "_wh"))
-_RESOURCE_STATIC = "_http httpx _resp"
+_RESOURCE_STATIC = "_http httpx _resp functools"
 _OPERATION_STATIC = "_http httpx"
 _JOB_STATIC = "_abc _ws _waiter _handle _statusread"
 
@@ -968,6 +968,7 @@ def resource_view(
     if code.shadowed:
         imports.add("builtins")
     imports.add("collections.abc")
+    imports.add("functools")
     imports.add("typing")
     imports.add("httpx")
     for name, alias in [

@@ -285,6 +285,24 @@ def test_raw_response_has_status_headers_request_id_and_body(calls: ModuleType, 
     assert rec.requests[0].headers["Idempotency-Key"]
 
 
+def test_raw_and_streaming_variants_are_built_once_per_resource(calls: ModuleType) -> None:
+    rec = Recorder(job(), job())
+    for make in (sync_client, async_client):
+        client = make(calls, rec, headers={"X-A": "1"})
+        jobs = client.jobs
+        for variant in ("with_raw_response", "with_streaming_response"):
+            assert getattr(jobs, variant) is getattr(jobs, variant)
+        copy = client.with_options(headers={"X-B": "2"})
+        assert copy.jobs.with_raw_response is not jobs.with_raw_response
+    with sync_client(calls, rec, headers={"X-A": "1"}) as client:
+        assert client.jobs.with_raw_response.get("j1").status_code == 200
+        copy = client.with_options(headers={"X-B": "2"})
+        assert copy.jobs.with_raw_response.get("j1").status_code == 200
+    # each resource's variant sends with its own client's settings
+    assert "X-B" not in rec.requests[0].headers
+    assert (rec.requests[1].headers["X-A"], rec.requests[1].headers["X-B"]) == ("1", "2")
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_raw_response_raises_status_errors(calls: ModuleType, mode: str) -> None:
     rec = Recorder(httpx.Response(404, json={"message": "no"}))
