@@ -2,15 +2,18 @@
 """Waits that end on a webhook delivery, with polling as the slow fallback.
 
 `SyncEventWaits` and `AsyncEventWaits` wrap a job's waiter. Given `events=` (a
-`WebhookReceiver`), a wait takes the records delivered for its job before reading
-the status, listens first (the fallback's first interval, at most half the time
-left) and between reads sleeps until the next poll or until a delivery arrives,
-whichever comes first: a job whose delivery arrives costs no status read. A delivered record goes through the same decision
-core as a polled one (terminal states, undocumented states, result readiness,
-stalls). The poll schedule becomes the receiver's slow fallback: its floor (never
-below the job's own), first and cap, unless `WaitConfig` sets them. The deadline is unchanged; when the next poll
-would not fit before it, the wait listens for a delivery until the deadline, then
-raises `JobTimeout`. Without `events`, every call is the waiter's own.
+`WebhookReceiver`), a wait is the waiter's own (its core, errors, result fetch,
+cancel on timeout), driven by a loop that listens (`BaseJobWaiter.driven_by`): it
+takes the records delivered for its job before reading the status, listens first
+(the fallback's first interval, at most half the time left) and between reads
+sleeps until the next poll or until a delivery arrives, whichever comes first: a
+job whose delivery arrives costs no status read. A delivered record goes through
+the same decision core as a polled one (terminal states, undocumented states,
+result readiness, stalls). The poll schedule becomes the receiver's slow
+fallback: its floor (never below the job's own), first and cap, unless
+`WaitConfig` sets them. The deadline is unchanged; when the next poll would not
+fit before it, the wait listens for a delivery until the deadline, then raises
+`JobTimeout`. Without `events`, every call is the waiter's own.
 
 Sleeps go through `WaitConfig.sleep` / `async_sleep`. The sync wait cuts its sleep
 short on a delivery only with the default `time.sleep`; an injected sleep runs in
@@ -19,6 +22,7 @@ full, and deliveries it makes (a test's) are taken right after it.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -28,8 +32,8 @@ import httpx
 
 from .carry import Carried, PathLike
 from .errors import JobTimeout
-from .waitbase import check_wait_args
-from .waitcore import Finished, Poll, Sleep, WaitCore, wait_span
+from .records import Poll
+from .waitcore import Finished, Sleep, WaitCore
 from .waiter import AsyncJobWaiter, SyncJobWaiter
 from .waitspec import PollEvent
 
@@ -80,6 +84,14 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
     def __init__(self, waiter: SyncJobWaiter[RecordT, ResultT]) -> None:
         self.waiter = waiter
 
+    def _with(
+        self, events: WebhookReceiver[Any] | None
+    ) -> SyncJobWaiter[RecordT, ResultT]:
+        """The waiter, its waits listening to `events` when given."""
+        if events is None:
+            return self.waiter
+        return self.waiter.driven_by(functools.partial(_listen, events))
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -92,14 +104,14 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
         carried: Carried = None,
     ) -> RecordT:
         """`SyncJobWaiter.wait_for_job`, ended at once by a delivery for the job."""
-        w = self.waiter
-        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
-        waits.update(resume=resume, stall_after=stall_after, carried=carried)
-        if events is None:
-            return w.wait_for_job(job_id, **waits)
-        check_wait_args(deadline)
-        core = w._core(job_id, deadline, on_poll, resume, stall_after, carried)
-        return w._decode(core, self._run(core, events))
+        return self._with(events).wait_for_job(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
+            stall_after=stall_after,
+            carried=carried,
+        )
 
     def wait_for_result(
         self,
@@ -113,18 +125,14 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
         to_file: PathLike | None = None,
     ) -> ResultT:
         """`SyncJobWaiter.wait_for_result`, ended at once by a delivery for the job."""
-        w = self.waiter
-        if events is None:
-            return w.wait_for_result(
-                job_id,
-                deadline=deadline,
-                on_poll=on_poll,
-                stall_after=stall_after,
-                carried=carried,
-                to_file=to_file,
-            )
-        core = w._result_core(job_id, deadline, on_poll, stall_after, carried)
-        return w._final_result(core, self._run(core, events), to_file)
+        return self._with(events).wait_for_result(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+            carried=carried,
+            to_file=to_file,
+        )
 
     def create_and_wait(
         self,
@@ -137,69 +145,56 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
         to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait as above."""
-        w = self.waiter
-        if events is None:
-            return w.create_and_wait(
-                create,
-                deadline=deadline,
-                on_poll=on_poll,
-                stall_after=stall_after,
-                to_file=to_file,
-            )
-        check_wait_args(deadline)
-        job_id, carried = w._started(create(w._idempotency_key()))
-        waits: dict[str, Any] = {"events": events, "deadline": deadline}
-        waits.update(on_poll=on_poll, stall_after=stall_after, carried=carried)
-        if w._has_result:
-            return self.wait_for_result(job_id, to_file=to_file, **waits)
-        return self.wait_for_job(job_id, **waits)
+        return self._with(events).create_and_wait(
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+            to_file=to_file,
+        )
 
-    def _run(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
-        w = self.waiter
-        try:
-            return self._listen(core, events)
-        except JobTimeout as error:
-            if not w._cancels_on(error) or not w._cancel_quietly(core):
-                raise
-            raise w._canceled(core, error) from None
 
-    def _listen(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
-        _slow(core, events)
-        wake = threading.Event()
-        stop = events.watch(core.job_id, wake.set)
-        try:
-            with wait_span(self.waiter.spec.name, core.job_id):
-                listened = False
-                while True:
-                    wake.clear()
-                    try:
-                        step = _delivered(core, events.take(core.job_id))
-                        if step is None and not listened:
-                            listened = True
-                            self._pause(wake, _first_listen(core))
-                            continue
-                        if step is None:
-                            if core.time_left() <= 0:
-                                raise core.timeout_error()
-                            step = core.step(self.waiter._read(core))
-                    except JobTimeout:
-                        # The next poll does not fit before the deadline: listen until then.
-                        if core.time_left() <= 0:
-                            raise
-                        self._pause(wake, core.time_left())
-                        continue
-                    if isinstance(step, Finished):
-                        return step
-                    self._pause(wake, step.delay)
-        finally:
-            stop()
+def _listen(
+    events: WebhookReceiver[Any], core: WaitCore, read: Callable[[], Poll]
+) -> Finished:
+    """Drive one wait (`SyncJobWaiter.driven_by`): deliveries first, status reads
+    (`read`) on the fallback schedule, sleeps cut short by a delivery."""
+    _slow(core, events)
+    wake = threading.Event()
+    stop = events.watch(core.job_id, wake.set)
+    try:
+        listened = False
+        while True:
+            wake.clear()
+            try:
+                step = _delivered(core, events.take(core.job_id))
+                if step is None and not listened:
+                    listened = True
+                    _pause(core, wake, _first_listen(core))
+                    continue
+                if step is None:
+                    if core.time_left() <= 0:
+                        raise core.timeout_error()
+                    step = core.step(read())
+            except JobTimeout:
+                # The next poll does not fit before the deadline: listen until then.
+                if core.time_left() <= 0:
+                    raise
+                _pause(core, wake, core.time_left())
+                continue
+            if isinstance(step, Finished):
+                return step
+            _pause(core, wake, step.delay)
+    finally:
+        stop()
 
-    def _pause(self, wake: threading.Event, delay: float) -> None:
-        sleep = self.waiter.config.sleep
-        if sleep is time.sleep:
-            wake.wait(delay)
-        else:
-            sleep(delay)
+
+def _pause(core: WaitCore, wake: threading.Event, delay: float) -> None:
+    sleep = core.config.sleep
+    if sleep is time.sleep:
+        wake.wait(delay)
+    else:
+        sleep(delay)
 
 
 class AsyncEventWaits(Generic[RecordT, ResultT]):
@@ -207,6 +202,14 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
 
     def __init__(self, waiter: AsyncJobWaiter[RecordT, ResultT]) -> None:
         self.waiter = waiter
+
+    def _with(
+        self, events: WebhookReceiver[Any] | None
+    ) -> AsyncJobWaiter[RecordT, ResultT]:
+        """The waiter, its waits listening to `events` when given."""
+        if events is None:
+            return self.waiter
+        return self.waiter.driven_by(functools.partial(_listen_async, events))
 
     async def wait_for_job(
         self,
@@ -220,14 +223,14 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
         carried: Carried = None,
     ) -> RecordT:
         """`AsyncJobWaiter.wait_for_job`, ended at once by a delivery for the job."""
-        w = self.waiter
-        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
-        waits.update(resume=resume, stall_after=stall_after, carried=carried)
-        if events is None:
-            return await w.wait_for_job(job_id, **waits)
-        check_wait_args(deadline)
-        core = w._core(job_id, deadline, on_poll, resume, stall_after, carried)
-        return w._decode(core, await self._run(core, events))
+        return await self._with(events).wait_for_job(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
+            stall_after=stall_after,
+            carried=carried,
+        )
 
     async def wait_for_result(
         self,
@@ -241,18 +244,14 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
         to_file: PathLike | None = None,
     ) -> ResultT:
         """`AsyncJobWaiter.wait_for_result`, ended at once by a delivery for the job."""
-        w = self.waiter
-        if events is None:
-            return await w.wait_for_result(
-                job_id,
-                deadline=deadline,
-                on_poll=on_poll,
-                stall_after=stall_after,
-                carried=carried,
-                to_file=to_file,
-            )
-        core = w._result_core(job_id, deadline, on_poll, stall_after, carried)
-        return await w._final_result(core, await self._run(core, events), to_file)
+        return await self._with(events).wait_for_result(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+            carried=carried,
+            to_file=to_file,
+        )
 
     async def create_and_wait(
         self,
@@ -265,81 +264,69 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
         to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait as above."""
-        w = self.waiter
-        if events is None:
-            return await w.create_and_wait(
-                create,
-                deadline=deadline,
-                on_poll=on_poll,
-                stall_after=stall_after,
-                to_file=to_file,
-            )
-        check_wait_args(deadline)
-        job_id, carried = w._started(await create(w._idempotency_key()))
-        waits: dict[str, Any] = {"events": events, "deadline": deadline}
-        waits.update(on_poll=on_poll, stall_after=stall_after, carried=carried)
-        if w._has_result:
-            return await self.wait_for_result(job_id, to_file=to_file, **waits)
-        return await self.wait_for_job(job_id, **waits)
+        return await self._with(events).create_and_wait(
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+            to_file=to_file,
+        )
 
-    async def _run(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
-        w = self.waiter
+
+async def _listen_async(
+    events: WebhookReceiver[Any],
+    core: WaitCore,
+    read: Callable[[], Awaitable[Poll]],
+) -> Finished:
+    """The async twin of `_listen`."""
+    import asyncio
+
+    _slow(core, events)
+    loop = asyncio.get_running_loop()
+    wake = asyncio.Event()
+
+    def from_any_thread() -> None:
         try:
-            return await self._listen(core, events)
-        except JobTimeout as error:
-            if not w._cancels_on(error) or not await w._cancel_quietly(core):
-                raise
-            raise w._canceled(core, error) from None
+            loop.call_soon_threadsafe(wake.set)
+        except RuntimeError:  # the loop has closed: nobody is waiting any more
+            pass
 
-    async def _listen(self, core: WaitCore, events: WebhookReceiver[Any]) -> Finished:
-        import asyncio
-
-        _slow(core, events)
-        loop = asyncio.get_running_loop()
-        wake = asyncio.Event()
-
-        def from_any_thread() -> None:
+    stop = events.watch(core.job_id, from_any_thread)
+    try:
+        listened = False
+        while True:
+            wake.clear()
             try:
-                loop.call_soon_threadsafe(wake.set)
-            except RuntimeError:  # the loop has closed: nobody is waiting any more
-                pass
+                step = _delivered(core, events.take(core.job_id))
+                if step is None and not listened:
+                    listened = True
+                    await _pause_async(core, wake, _first_listen(core))
+                    continue
+                if step is None:
+                    if core.time_left() <= 0:
+                        raise core.timeout_error()
+                    step = core.step(await read())
+            except JobTimeout:
+                # The next poll does not fit before the deadline: listen until then.
+                if core.time_left() <= 0:
+                    raise
+                await _pause_async(core, wake, core.time_left())
+                continue
+            if isinstance(step, Finished):
+                return step
+            await _pause_async(core, wake, step.delay)
+    finally:
+        stop()
 
-        stop = events.watch(core.job_id, from_any_thread)
-        try:
-            with wait_span(self.waiter.spec.name, core.job_id):
-                listened = False
-                while True:
-                    wake.clear()
-                    try:
-                        step = _delivered(core, events.take(core.job_id))
-                        if step is None and not listened:
-                            listened = True
-                            await self._pause(wake, _first_listen(core))
-                            continue
-                        if step is None:
-                            if core.time_left() <= 0:
-                                raise core.timeout_error()
-                            step = core.step(await self.waiter._read(core))
-                    except JobTimeout:
-                        # The next poll does not fit before the deadline: listen until then.
-                        if core.time_left() <= 0:
-                            raise
-                        await self._pause(wake, core.time_left())
-                        continue
-                    if isinstance(step, Finished):
-                        return step
-                    await self._pause(wake, step.delay)
-        finally:
-            stop()
 
-    async def _pause(self, wake: asyncio.Event, delay: float) -> None:
-        import asyncio
+async def _pause_async(core: WaitCore, wake: asyncio.Event, delay: float) -> None:
+    import asyncio
 
-        sleeper = asyncio.ensure_future(self.waiter.config.async_sleep(delay))
-        woken = asyncio.ensure_future(wake.wait())
-        try:
-            await asyncio.wait({sleeper, woken}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (sleeper, woken):
-                task.cancel()
-            await asyncio.gather(sleeper, woken, return_exceptions=True)
+    sleeper = asyncio.ensure_future(core.config.async_sleep(delay))
+    woken = asyncio.ensure_future(wake.wait())
+    try:
+        await asyncio.wait({sleeper, woken}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (sleeper, woken):
+            task.cancel()
+        await asyncio.gather(sleeper, woken, return_exceptions=True)

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from .serde import Unset
+from .scalars import Unset
 from .serde import encode as _encode
 
 __all__ = [

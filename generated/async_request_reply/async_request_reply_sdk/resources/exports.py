@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import functools
 import typing as _t
 
 import httpx
@@ -162,14 +163,16 @@ class Exports:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> ExportsWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return ExportsWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> ExportsWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return ExportsWithStreamingResponse(self._http)
 
     def create(
@@ -479,14 +482,16 @@ class AsyncExports:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AsyncExportsWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AsyncExportsWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AsyncExportsWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AsyncExportsWithStreamingResponse(self._http)
 
     async def create(

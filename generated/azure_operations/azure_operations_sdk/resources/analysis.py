@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import functools
 import typing as _t
 import uuid
 
@@ -169,14 +170,16 @@ class Analysis:
             limiter=http.status_limiter,
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AnalysisWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AnalysisWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AnalysisWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AnalysisWithStreamingResponse(self._http)
 
     def start(
@@ -503,14 +506,16 @@ class AsyncAnalysis:
             limiter=http.status_limiter,
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AsyncAnalysisWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AsyncAnalysisWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AsyncAnalysisWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AsyncAnalysisWithStreamingResponse(self._http)
 
     async def start(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, final
 
 import httpx
 
-from .base import BaseHTTP
+from .base import BaseHTTP, PreparedRequest
 from .bounded import (
     POOL_LIMITS,
     Gate,
@@ -135,6 +135,18 @@ class SyncHTTP(BaseHTTP):
             response.close()
             request = follow
         return self.check(response, options.redirects)
+
+    def send_prepared(
+        self, prepared: PreparedRequest, time_left: float
+    ) -> httpx.Response:
+        """Send a request of ``prepare`` once, no retries, bounded as a whole by
+        ``time_left``; it follows no redirect."""
+        request = prepared.reused(self._client.cookies, time_left)
+        if request is None:
+            built = self.build_request(self._client, prepared.options, time_left)
+            request = prepared.keep(built)
+        response = self._send(request, time_left, False, None)
+        return self.check(response, prepared.redirects)
 
     def _send(
         self,
@@ -313,6 +325,23 @@ class AsyncHTTP(BaseHTTP):
             await response.aclose()
             request = follow
         return self.check(response, options.redirects)
+
+    async def send_prepared(
+        self, prepared: PreparedRequest, time_left: float
+    ) -> httpx.Response:
+        """The async twin of ``SyncHTTP.send_prepared``."""
+        request = prepared.reused(self._client.cookies, time_left)
+        if request is None:
+            resolved = None
+            if prepared.fresh:
+                resolved = await ask_providers(
+                    self._providers, prepared.options.security
+                )
+            options = prepared.options
+            built = self.build_request(self._client, options, time_left, resolved)
+            request = prepared.keep(built)
+        response = await self._send(request, time_left, False, None)
+        return self.check(response, prepared.redirects)
 
     async def _send(
         self,

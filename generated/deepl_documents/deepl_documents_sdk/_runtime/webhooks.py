@@ -38,8 +38,8 @@ import attrs
 import httpx
 
 from .errors import SDKError
+from .records import dig, pointer
 from .serde import lenient
-from .waitcore import dig, pointer
 
 __all__ = [
     "DuplicateWebhook",

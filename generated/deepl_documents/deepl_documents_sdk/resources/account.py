@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import functools
 
 import httpx
 
@@ -49,14 +50,16 @@ class Account:
     def __init__(self, http: _http.SyncHTTP) -> None:
         self._http = http
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AccountWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AccountWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AccountWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AccountWithStreamingResponse(self._http)
 
     def get_usage(
@@ -88,14 +91,16 @@ class AsyncAccount:
     def __init__(self, http: _http.AsyncHTTP) -> None:
         self._http = http
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AsyncAccountWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AsyncAccountWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AsyncAccountWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AsyncAccountWithStreamingResponse(self._http)
 
     async def get_usage(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import functools
 import typing as _t
 
 import httpx
@@ -160,14 +161,16 @@ class Documents:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> DocumentsWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return DocumentsWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> DocumentsWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return DocumentsWithStreamingResponse(self._http)
 
     def translate(
@@ -512,14 +515,16 @@ class AsyncDocuments:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AsyncDocumentsWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AsyncDocumentsWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AsyncDocumentsWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AsyncDocumentsWithStreamingResponse(self._http)
 
     async def translate(

@@ -23,9 +23,10 @@ import httpx
 from .carry import Carried, PathLike, check_carried
 from .errors import InvalidResumeToken
 from .opurl import is_url
+from .records import Poll
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
 from .waitbase import check_wait_args, job_ref
-from .waitcore import Finished, Poll, WaitCore
+from .waitcore import Finished, WaitCore
 from .waitspec import PollEvent
 
 if TYPE_CHECKING:

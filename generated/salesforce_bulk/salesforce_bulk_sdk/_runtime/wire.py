@@ -14,7 +14,7 @@ import attrs
 import httpx
 
 from .errors import DecodeError
-from .serde import FileContent, FileInput, Unset
+from .scalars import FileContent, FileInput, Unset
 from .serde import encode as _encode
 from .styles import Style, form_items, path_param, query_items, scalar
 

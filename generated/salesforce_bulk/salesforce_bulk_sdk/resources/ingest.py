@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import functools
 import typing as _t
 
 import httpx
@@ -286,14 +287,16 @@ class Ingest:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> IngestWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return IngestWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> IngestWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return IngestWithStreamingResponse(self._http)
 
     def get_all_jobs(
@@ -743,14 +746,16 @@ class AsyncIngest:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AsyncIngestWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AsyncIngestWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AsyncIngestWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AsyncIngestWithStreamingResponse(self._http)
 
     def get_all_jobs(

@@ -47,8 +47,8 @@ from typing import Any
 
 from .errors import JobTimeout, SDKError, StatusUnavailable
 from .handle import AsyncJobHandle, JobHandle
+from .records import MISSING, dig
 from .resume import decode_resume_token
-from .waitcore import _MISSING, dig
 from .waiter import SyncJobWaiter
 
 __all__ = ["CeleryWaits", "RedisRateLimiter"]
@@ -472,4 +472,4 @@ def _record(waiter: SyncJobWaiter[Any, Any], typed: object, raw: object) -> obje
     if raw is None:
         return None
     record = dig(raw, waiter.spec.record_path)
-    return raw if record is _MISSING else record
+    return raw if record is MISSING else record

@@ -9,6 +9,9 @@ reports ``$.pets[3].name``.
 Inside ``with lenient():`` a field, list item or map value that does not match its
 schema is kept as received (the raw JSON value) instead of raising, and a missing
 required field becomes ``None``: decoding never fails below the top-level object.
+
+The decoders of single values (``as_str``, ``as_datetime``...) and ``UNSET`` are in
+`scalars`; generated code reaches them here, with the rest.
 """
 
 from __future__ import annotations
@@ -21,10 +24,27 @@ import operator
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from os import PathLike
-from typing import IO, Any, Literal, TypeVar, Union, cast, final, overload
+from typing import Any, TypeVar, Union, cast, overload
 
 from .errors import DecodeError
+from .scalars import (
+    UNSET,
+    FileContent,
+    FileInput,
+    Unset,
+    any_value,
+    as_binary,
+    as_bool,
+    as_date,
+    as_datetime,
+    as_float,
+    as_int,
+    as_object,
+    as_str,
+    as_uuid,
+    kind_of,
+    mismatch,
+)
 
 __all__ = [
     "UNSET",
@@ -60,53 +80,6 @@ __all__ = [
 
 T = TypeVar("T")
 Decoder = Callable[[object, str], T]
-#: What a file upload takes: bytes, a path, or a binary file object.
-FileContent = Union[bytes, PathLike[str], IO[bytes]]
-#: A multipart file: its content, or (filename, content) / (filename, content, type).
-FileInput = Union[FileContent, tuple[str, FileContent], tuple[str, FileContent, str]]
-
-
-@final
-class Unset:
-    """The type of :data:`UNSET`: a field the payload did not carry (distinct from ``None``)."""
-
-    __slots__ = ()
-    _instance: Unset | None = None
-
-    def __new__(cls) -> Unset:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-    def __bool__(self) -> Literal[False]:
-        """Falsy, like None: ``record.eta or 0.0`` reads an optional field."""
-        return False
-
-    def __reduce__(self) -> str:
-        return "UNSET"
-
-
-UNSET = Unset()
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
-
 
 _LENIENT: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "jobgen_lenient_decoding", default=False
@@ -133,98 +106,10 @@ def _kept(decoder: Decoder[T], value: object, path: str) -> T:
         raise
 
 
-def _fail(expected: str, value: object, path: str) -> DecodeError:
-    return DecodeError(f"expected {expected}, got {_kind(value)}", path=path)
-
-
-def any_value(value: object, path: str) -> Any:
-    return value
-
-
-def as_str(value: object, path: str) -> str:
-    if isinstance(value, str):
-        return value
-    raise _fail("a string", value, path)
-
-
-def as_binary(value: object, path: str) -> FileInput | str:
-    """A binary field read from JSON: its text (a request may give it a file)."""
-    return as_str(value, path)
-
-
-def as_int(value: object, path: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    raise _fail("an integer", value, path)
-
-
-def as_float(value: object, path: str) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    raise _fail("a number", value, path)
-
-
-def as_bool(value: object, path: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise _fail("a boolean", value, path)
-
-
-_FRACTION = re.compile(r"\.(\d+)")
-
-
-def _iso(text: str) -> str:
-    # Python < 3.11 accepts neither "Z" nor fractions that are not 3 or 6 digits.
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    return _FRACTION.sub(lambda m: "." + (m.group(1) + "000000")[:6], text, count=1)
-
-
-def as_datetime(value: object, path: str) -> _dt.datetime:
-    if isinstance(value, str):
-        try:
-            return _dt.datetime.fromisoformat(_iso(value.strip()))
-        except ValueError:
-            raise DecodeError(
-                f"expected an ISO 8601 date-time, got {value[:40]!r}", path=path
-            ) from None
-    raise _fail("a date-time string", value, path)
-
-
-def as_date(value: object, path: str) -> _dt.date:
-    if isinstance(value, str):
-        try:
-            return _dt.date.fromisoformat(value.strip())
-        except ValueError:
-            raise DecodeError(
-                f"expected an ISO 8601 date, got {value[:40]!r}", path=path
-            ) from None
-    raise _fail("a date string", value, path)
-
-
-def as_uuid(value: object, path: str) -> uuid.UUID:
-    if isinstance(value, str):
-        try:
-            return uuid.UUID(value)
-        except ValueError:
-            raise DecodeError(
-                f"expected a UUID, got {value[:40]!r}", path=path
-            ) from None
-    raise _fail("a UUID string", value, path)
-
-
-def as_object(value: object, path: str) -> Mapping[str, Any]:
-    if isinstance(value, Mapping):
-        return value
-    raise _fail("an object", value, path)
-
-
 def list_of(item: Decoder[T]) -> Decoder[list[T]]:
     def decode(value: object, path: str) -> list[T]:
         if not isinstance(value, list):
-            raise _fail("an array", value, path)
+            raise mismatch("an array", value, path)
         return [_kept(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
 
     return decode
@@ -289,7 +174,7 @@ def const(expected: object) -> Decoder[Any]:
     def decode(value: object, path: str) -> Any:
         if value == expected and type(value) is type(expected):
             return value
-        raise DecodeError(f"expected {expected!r}, got {_kind(value)}", path=path)
+        raise DecodeError(f"expected {expected!r}, got {kind_of(value)}", path=path)
 
     return decode
 

@@ -8,6 +8,7 @@ errors, and reading the new job's id from a create response.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import math
 import threading
@@ -32,16 +33,19 @@ from .errors import (
 )
 from .opurl import display_url, is_url
 from .ratelimit import RateLimiter, StatusLimiter
+from .records import Poll, dig, ensure_success, pointer
 from .resume import decode_resume_token
 from .serde import lenient
-from .waitcore import Finished, WaitCore, dig, ensure_success, pointer
+from .waitcore import Finished, WaitCore
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
+    "AsyncDrive",
     "AsyncReadOnce",
     "AsyncReadStatus",
     "BaseJobWaiter",
+    "Drive",
     "FetchResult",
     "JobCall",
     "PrepareStatus",
@@ -58,6 +62,7 @@ CANCEL_ON_TIMEOUT_SECONDS = 1.0
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
 T_co = TypeVar("T_co", covariant=True)
+_W = TypeVar("_W", bound="BaseJobWaiter[Any, Any]")
 
 
 class ReadStatus(Protocol):
@@ -88,6 +93,13 @@ class AsyncReadOnce(Protocol):
     """The async twin of `ReadOnce`."""
 
     def __call__(self, timeout: float) -> Awaitable[httpx.Response]: ...
+
+
+#: What drives a wait instead of the polling loop (`BaseJobWaiter.driven_by`; `hybrid`
+#: also listens for webhook deliveries): given the wait's core and its status read
+#: (retried, rate-limited), it returns the terminal step.
+Drive = Callable[[WaitCore, Callable[[], Poll]], Finished]
+AsyncDrive = Callable[[WaitCore, Callable[[], Awaitable[Poll]]], Awaitable[Finished]]
 
 
 class PrepareStatus(Protocol[T_co]):
@@ -143,6 +155,15 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self._has_cancel = has_cancel
         self._read_status: Any = None
         self._prepare_status: Any = None
+        self._drive: Drive | AsyncDrive | None = None
+
+    def driven_by(self: _W, drive: Drive | AsyncDrive) -> _W:  # noqa: PYI019 (3.9)
+        """This waiter, its waits driven by ``drive`` (see `Drive`; an async waiter's
+        by an `AsyncDrive`) instead of the polling loop; all else (cores, errors,
+        results) stays the waiter's own."""
+        driven = copy.copy(self)
+        driven._drive = drive
+        return driven
 
     def _status_reads(self, read_status: object, prepare_status: object) -> None:
         """Keep how the status is read: `read_status` called on every poll, or

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import functools
 import typing as _t
 
 import httpx
@@ -183,14 +184,16 @@ class Reporting:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> ReportingWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return ReportingWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> ReportingWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return ReportingWithStreamingResponse(self._http)
 
     def get_report_runs(
@@ -482,14 +485,16 @@ class AsyncReporting:
             )
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AsyncReportingWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AsyncReportingWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AsyncReportingWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AsyncReportingWithStreamingResponse(self._http)
 
     def get_report_runs(

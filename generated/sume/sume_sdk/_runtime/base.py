@@ -7,6 +7,7 @@ redirects are followed."""
 from __future__ import annotations
 
 import copy as _copy
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
@@ -23,7 +24,7 @@ from .credentials import (
 from .logs import configure, log_response
 from .ratelimit import RateLimiter, StatusLimiter
 from .retry import RetryPolicy
-from .serde import Unset
+from .scalars import Unset
 from .statuses import status_error_for
 from .styles import header
 from .waitspec import WaitConfig
@@ -35,7 +36,7 @@ from .wire import (
     with_extra_body,
 )
 
-__all__ = ["DEFAULT_TIMEOUT", "BaseHTTP"]
+__all__ = ["DEFAULT_TIMEOUT", "BaseHTTP", "PreparedRequest"]
 
 _H = TypeVar("_H", bound="BaseHTTP")
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
@@ -177,6 +178,16 @@ class BaseHTTP:
         )
         return masked_headers(request, self._masked)
 
+    def prepare(
+        self, options: RequestOptions, redirects: tuple[int, ...] = ()
+    ) -> PreparedRequest:
+        """A request to send again and again (`send_prepared`), built on its first
+        send; it follows no redirect, and returns a response whose status is in
+        ``redirects`` (a success always)."""
+        fresh = any(c.scheme in options.security for c in self._providers)
+        bound = functools.partial(self.timeout_within, options.timeout)
+        return PreparedRequest(options, redirects, fresh, bound)
+
     def retry_policy(
         self, options: RequestOptions, idempotency_header: str | None = None
     ) -> RetryPolicy:
@@ -273,6 +284,66 @@ class BaseHTTP:
             request.method, url, headers=headers, extensions=request.extensions
         )
         return masked_headers(follow, self._masked)
+
+
+class PreparedRequest:
+    """A request built once and sent again (`SyncHTTP.send_prepared`), such as the
+    status read of one wait, which is the same on every poll.
+
+    Each send renews only its timeout (the request's own timeouts, each bounded by
+    the time left). The request is built anew for every send when it could go
+    stale: a credential whose value a provider gives (a token that refreshes) or
+    cookies the client holds (the server may change them). A prepared request
+    follows no redirect: a response whose status is in `redirects` is returned.
+    """
+
+    __slots__ = (
+        "_bound",
+        "_request",
+        "_timeouts",
+        "_top",
+        "fresh",
+        "options",
+        "redirects",
+    )
+
+    def __init__(
+        self,
+        options: RequestOptions,
+        redirects: tuple[int, ...],
+        fresh: bool,
+        bound: Callable[[float | None], float | httpx.Timeout],
+    ) -> None:
+        self.options = options
+        self.redirects = redirects
+        #: Whether every send needs a request of its own (a provider's credential).
+        self.fresh = fresh
+        self._request: httpx.Request | None = None
+        #: The timeout of a send with less time left than the request's own timeouts.
+        self._bound = bound
+        #: The request's own timeouts, used while the time left is longer than each.
+        self._timeouts = httpx.Timeout(bound(None)).as_dict()
+        known = [t for t in self._timeouts.values() if t is not None]
+        self._top = max(known) if len(known) == len(self._timeouts) else float("inf")
+
+    def reused(self, cookies: httpx.Cookies, time_left: float) -> httpx.Request | None:
+        """The request built before, its timeout renewed, if it may be sent again."""
+        request = self._request
+        if request is None or cookies:
+            return None
+        if time_left >= self._top:
+            request.extensions["timeout"] = self._timeouts
+        else:
+            request.extensions["timeout"] = httpx.Timeout(
+                self._bound(time_left)
+            ).as_dict()
+        return request
+
+    def keep(self, request: httpx.Request) -> httpx.Request:
+        """`request`, kept for the next sends unless each needs its own."""
+        if not self.fresh:
+            self._request = request
+        return request
 
 
 def _bounded(value: float | None, limit: float) -> float:

@@ -24,11 +24,14 @@ from .carry import Carried, PathLike, check_carried, no_file
 from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
+from .records import Poll
 from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
+    AsyncDrive,
     AsyncReadOnce,
     AsyncReadStatus,
     BaseJobWaiter,
+    Drive,
     FetchResult,
     JobCall,
     PrepareStatus,
@@ -36,7 +39,7 @@ from .waitbase import (
     ReadStatus,
     check_wait_args,
 )
-from .waitcore import Finished, Poll, WaitCore, wait_span
+from .waitcore import Finished, WaitCore, wait_span
 from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
@@ -60,6 +63,8 @@ ResultT = TypeVar("ResultT")
 
 class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type, blocking the calling thread."""
+
+    _drive: Drive | None
 
     def __init__(
         self,
@@ -179,8 +184,11 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     def _run(self, core: WaitCore) -> Finished:
+        drive = self._drive
         with wait_span(self.spec.name, core.job_id):
             try:
+                if drive is not None:
+                    return drive(core, functools.partial(self._read, core))
                 while True:
                     step = core.step(self._read(core))
                     if isinstance(step, Finished):
@@ -272,6 +280,8 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type in asyncio; cancelling a wait leaves nothing running."""
+
+    _drive: AsyncDrive | None
 
     def __init__(
         self,
@@ -392,8 +402,11 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     async def _run(self, core: WaitCore) -> Finished:
+        drive = self._drive
         with wait_span(self.spec.name, core.job_id):
             try:
+                if drive is not None:
+                    return await drive(core, functools.partial(self._read, core))
                 while True:
                     step = core.step(await self._read(core))
                     if isinstance(step, Finished):

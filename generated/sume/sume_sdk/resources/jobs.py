@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections.abc as _abc
+import functools
 import typing as _t
 
 import httpx
@@ -219,14 +220,16 @@ class Jobs:
             _hybrid.SyncEventWaits(self._job_waiter)
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> JobsWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return JobsWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> JobsWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return JobsWithStreamingResponse(self._http)
 
     def create(
@@ -654,14 +657,16 @@ class AsyncJobs:
             _hybrid.AsyncEventWaits(self._job_waiter)
         )
 
-    @property
+    @functools.cached_property
     def with_raw_response(self) -> AsyncJobsWithRawResponse:
-        """The same operations, returning the status, headers and request id too."""
+        """The same operations, returning the status, headers and request id too
+        (built on first use, then kept)."""
         return AsyncJobsWithRawResponse(self._http)
 
-    @property
+    @functools.cached_property
     def with_streaming_response(self) -> AsyncJobsWithStreamingResponse:
-        """The same operations, as context managers that leave the body unread."""
+        """The same operations, as context managers that leave the body unread
+        (built on first use, then kept)."""
         return AsyncJobsWithStreamingResponse(self._http)
 
     async def create(
