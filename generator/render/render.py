@@ -29,6 +29,7 @@ from .escape import (
 from .layout import layout
 from .manifest import MANIFEST
 from .output import GENERATED_MARK
+from .shipping import Features, closure, imported, runtime_init
 from .views import (
     alias_view,
     client_view,
@@ -82,6 +83,10 @@ def _errors() -> tuple[str, ...]:
             names = ast.literal_eval(node.value)
             return tuple(name for name in names if name[:1].isupper())
     raise LookupError("generator/runtime/errors.py has no __all__")
+
+
+_HANDLE_NAMES = ("AsyncJobHandle", "JobHandle", "PollDecision")
+_EVENT_NAMES = ("AsyncEventStream", "EventStream", "ServerSentEvent")
 
 
 class UnescapedText(TypeError):
@@ -466,6 +471,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         "options": options,
         "paging": paging,
         "has_cancel": any(job["cancel"] for job in jobs),
+        "oauth2": Features(sdk).oauth2,
         "has_progress": any(
             job.progress_path is not None or job.progress_done_path is not None for job in sdk.jobs
         ),
@@ -506,6 +512,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         text = env.get_template(template).render(ctx=ctx, **values)
         files[path] = layout(text) if path.endswith(".py") else text
 
+    features = Features(sdk)
+    ctx["jobs"] = features.jobs
     code = TypeCode(sdk.schemas)
     exports = []
     for schema in sdk.schemas.values():
@@ -556,7 +564,11 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     # The HTTP layer loads with the first client, not on `import <sdk>`.
     checking = Imports()
     checking.add("._runtime", "http", "_http")
-    checking.add("._runtime", "waitspec", "_ws")
+    client["jobs"] = bool(sdk.jobs)
+    if sdk.jobs:
+        checking.add("._runtime", "waitspec", "_ws")
+    else:
+        checking.add("._runtime", "timing", "_timing")
     if sdk.resources:
         imports.add("functools")
         for res in client["resources"]:
@@ -588,39 +600,45 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         imports=_model_imports(code, sdk),
     )
     errors = [ident(name) for name in sorted([*_errors(), *own], key=member_key)]
-    top = [
-        "API_VERSION",
-        "AsyncClient",
-        "AsyncClientCredentials",
-        "AsyncEventStream",
-        "AsyncJobHandle",
-        "Client",
-        "ClientCredentials",
-        "EventStream",
-        "JobHandle",
-        "JobOutcome",
-        "PollDecision",
-        "PollEvent",
-        "ProgressDisplay",
-        "ServerSentEvent",
-        "UNSET",
-        "Unset",
-        "WaitConfig",
-        "__version__",
-    ]
+    # Names loaded on first use, each from its module: only those of features the SDK has.
+    lazy = [] if features.jobs else [("Timing", "._runtime.timing")]
+    if features.jobs:
+        lazy += [(name, "._runtime.handle") for name in _HANDLE_NAMES]
+        lazy += [(name, "._runtime.waitspec") for name in ("JobOutcome", "PollEvent", "WaitConfig")]
+        lazy.append(("ProgressDisplay", "._runtime.display"))
+    if features.events:
+        lazy += [(name, "._runtime.events") for name in _EVENT_NAMES]
+    if features.oauth2:
+        home = "._client" if client["token_url"] else "._runtime.oauth2"
+        lazy += [(name, home) for name in ("AsyncClientCredentials", "ClientCredentials")]
+    top = ["API_VERSION", "AsyncClient", "Client", "UNSET", "Unset", "__version__"]
+    top += [name for name, _ in lazy]
     put(
         f"{pkg}/__init__.py",
         "package/__init__.py.jinja",
-        token_url=client["token_url"] is not None,
         errors=errors,
         exports=[ident(name) for name in sorted(top + list(_errors()) + own, key=all_key)],
+        lazy_imports=[
+            {"name": Code(name), "module": Code(module)}
+            for name, module in sorted(lazy, key=lambda item: (item[1], member_key(item[0])))
+        ],
+        lazy=[
+            {"name": Code(name), "module": Code(module)}
+            for name, module in sorted(lazy, key=lambda item: item[0])
+        ],
     )
-    put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
+    if features.jobs:
+        put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
     files[f"{pkg}/py.typed"] = ""
     put("pyproject.toml", "pyproject.toml.jinja")
     put("README.md", "README.md.jinja", readme=_readme(sdk, views))
 
+    # The runtime modules the generated code imports, and theirs: nothing else ships.
+    shipped = closure(imported(files, RUNTIME_DIR), RUNTIME_DIR)
     marker = ctx["header"] + "\n"
-    for source in sorted(RUNTIME_DIR.glob("*.py")):
-        files[f"{pkg}/_runtime/{source.name}"] = marker + source.read_text(encoding="utf-8")
+    for name in sorted(shipped):
+        source = (RUNTIME_DIR / f"{name}.py").read_text(encoding="utf-8")
+        if name == "__init__":
+            source = runtime_init(source, shipped)
+        files[f"{pkg}/_runtime/{name}.py"] = marker + source
     return files
