@@ -513,7 +513,6 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         files[path] = layout(text) if path.endswith(".py") else text
 
     features = Features(sdk)
-    ctx["jobs"] = features.jobs
     code = TypeCode(sdk.schemas)
     exports = []
     for schema in sdk.schemas.values():
@@ -630,7 +629,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     if features.jobs:
         put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
     files[f"{pkg}/py.typed"] = ""
-    put("pyproject.toml", "pyproject.toml.jinja")
+    put("pyproject.toml", "pyproject.toml.jinja", jobs=features.jobs)
     put("README.md", "README.md.jinja", readme=_readme(sdk, views))
 
     # The runtime modules the generated code imports, and theirs: nothing else ships.

@@ -45,9 +45,9 @@ class Recorder:
 
 def client(sdk: ModuleType, handler: Handler, **kwargs: Any) -> Any:
     sleeps: list[float] = []
-    config = sdk.WaitConfig(sleep=sleeps.append, rng=lambda: 0.5)
+    timing = sdk.Timing(sleep=sleeps.append, rng=lambda: 0.5)
     return sdk.Client(
-        **SECRETS, transport=httpx.MockTransport(handler), wait_config=config, **kwargs
+        **SECRETS, transport=httpx.MockTransport(handler), timing=timing, **kwargs
     )
 
 
