@@ -3,8 +3,8 @@
 The features of the intermediate model (jobs, webhooks, event streams, carried values,
 pagination, OAuth 2, ...) decide what the templates write, and so which runtime modules
 the generated modules import. The SDK ships the closure of those over the runtime's own
-relative imports, read from its source with ``ast``: every one, at module level, inside
-functions and under ``TYPE_CHECKING`` (the SDK is type-checked too). No module is listed
+relative imports, each import statement read with ``ast``: every one, at module level,
+inside functions and under ``TYPE_CHECKING`` (the SDK is type-checked too). No module is listed
 by hand, so a module added to or split off the runtime is picked up as it is imported.
 The runtime package's ``__init__`` is rewritten to name only what ships.
 """
@@ -42,12 +42,21 @@ def _modules(runtime: Path) -> frozenset[str]:
     return frozenset(path.stem for path in runtime.glob("*.py"))
 
 
+# A relative import statement of the runtime (formatted by ruff: one per line, or names in
+# parentheses), at any indentation: in a function, under ``if TYPE_CHECKING:``.
+_RELATIVE = re.compile(r"^[ \t]*from \.[\w.]* import[ \t]+(?:\([^)]*\)|[^\n]*)", re.MULTILINE)
+
+
 @functools.cache
 def _imports_of(source: Path) -> frozenset[str]:
-    """The runtime modules ``source`` (a runtime module) imports, wherever it does."""
-    tree = ast.parse(source.read_text(encoding="utf-8"), str(source))
+    """The runtime modules ``source`` (a runtime module) imports, wherever it does.
+
+    Each import statement is parsed with ``ast``; only those statements are (parsing whole
+    modules cost more than the rest of a small SDK's rendering). A docstring line that
+    reads like an import could only add a module, never drop one."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for match in _RELATIVE.finditer(source.read_text(encoding="utf-8")):
+        node = ast.parse(match.group().strip()).body[0]
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             if node.module:
                 found.add(node.module.split(".")[0])
