@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..model import ir
 
-__all__ = ["Features", "closure", "imported", "runtime_init"]
+__all__ = ["Features", "closure", "imported", "names_from", "runtime_init"]
 
 # ``from ._runtime.x import ...`` / ``from .._runtime import x as _x, y`` in a generated module.
 _IMPORT = re.compile(
@@ -48,20 +48,22 @@ _RELATIVE = re.compile(r"^[ \t]*from \.[\w.]* import[ \t]+(?:\([^)]*\)|[^\n]*)",
 
 
 @functools.cache
-def _imports_of(source: Path) -> frozenset[str]:
-    """The runtime modules ``source`` (a runtime module) imports, wherever it does.
+def _imports_of(source: Path) -> frozenset[tuple[str, str]]:
+    """What ``source`` (a runtime module) imports from the others, wherever it does: pairs
+    of module and name (``from .m import n``; ``from . import m`` is ``(m, "")``).
 
     Each import statement is parsed with ``ast``; only those statements are (parsing whole
     modules cost more than the rest of a small SDK's rendering). A docstring line that
     reads like an import could only add a module, never drop one."""
-    found: set[str] = set()
+    found: set[tuple[str, str]] = set()
     for match in _RELATIVE.finditer(source.read_text(encoding="utf-8")):
         node = ast.parse(match.group().strip()).body[0]
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             if node.module:
-                found.add(node.module.split(".")[0])
+                module = node.module.split(".")[0]
+                found.update((module, alias.name) for alias in node.names)
             else:
-                found.update(alias.name for alias in node.names)
+                found.update((alias.name, "") for alias in node.names)
     return frozenset(found)
 
 
@@ -90,8 +92,18 @@ def closure(roots: Iterable[str], runtime: Path) -> frozenset[str]:
         if name in seen or name not in known:
             continue
         seen.add(name)
-        todo.extend(_imports_of(runtime / f"{name}.py"))
+        todo.extend(module for module, _ in _imports_of(runtime / f"{name}.py"))
     return frozenset(seen)
+
+
+def names_from(module: str, shipped: frozenset[str], runtime: Path) -> set[str]:
+    """The names the other shipped modules import from ``module``."""
+    return {
+        name
+        for other in shipped - {module}
+        for imported_from, name in _imports_of(runtime / f"{other}.py")
+        if imported_from == module
+    }
 
 
 def _assigned(tree: ast.Module, name: str) -> tuple[ast.stmt, object]:
@@ -114,7 +126,8 @@ def runtime_init(source: str, shipped: frozenset[str]) -> str:
     tree = ast.parse(source)
     homes_node, homes = _assigned(tree, "_HOMES")
     all_node, names = _assigned(tree, "__all__")
-    assert isinstance(homes, dict) and isinstance(names, list)
+    if not isinstance(homes, dict) or not isinstance(names, list):
+        raise TypeError("the runtime's __init__.py: _HOMES must be a dict, __all__ a list")
     kept = {name: home for name, home in homes.items() if home in shipped}
     edits = [
         (all_node, ["__all__ = [\n", *(f'    "{n}",\n' for n in names if n in kept), "]\n"]),

@@ -157,7 +157,11 @@ def test_a_plain_sdk_exports_no_job_names_and_says_so(tmp_path: Path) -> None:
     seen = check_sdk(out)
     assert shipped(out).isdisjoint(NOT_IN_A_PLAIN_SDK)
     names = {"WaitConfig", "JobHandle", "PollEvent", "JobOutcome", "ProgressDisplay"}
+    names |= {"JobTimeout", "WaitError", "MissingJobId", "ClientCredentials", "TokenError"}
     assert names.isdisjoint(seen["all"]) and "Timing" in seen["all"]
+    assert {"SDKError", "APIStatusError", "NotFoundError", "DecodeError"} <= set(seen["all"])
+    errors_doc = (package_dir(out) / "errors.py").read_text()
+    assert "WaitError" not in errors_doc and "MissingCredentials\n" in errors_doc
     assert seen["absent"]["WaitConfig"] == "module 'plain_sdk' has no attribute 'WaitConfig'"
     runtime = (package_dir(out) / "_runtime" / "__init__.py").read_text()
     assert '"SyncJobWaiter"' not in runtime and '"RetryPolicy": "retry"' in runtime

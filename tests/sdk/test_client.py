@@ -46,9 +46,7 @@ class Recorder:
 def client(sdk: ModuleType, handler: Handler, **kwargs: Any) -> Any:
     sleeps: list[float] = []
     timing = sdk.Timing(sleep=sleeps.append, rng=lambda: 0.5)
-    return sdk.Client(
-        **SECRETS, transport=httpx.MockTransport(handler), timing=timing, **kwargs
-    )
+    return sdk.Client(**SECRETS, transport=httpx.MockTransport(handler), timing=timing, **kwargs)
 
 
 def ok(body: Any = None, status: int = 200, **headers: str) -> httpx.Response:
