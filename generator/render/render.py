@@ -72,11 +72,16 @@ _ERROR_TREE = """SDKError
 
 
 @functools.cache
+def _errors_module() -> ast.Module:
+    """The runtime's errors module, read from its source: importing it would import
+    httpx, which generation never needs."""
+    return ast.parse((RUNTIME_DIR / "errors.py").read_text(encoding="utf-8"))
+
+
+@functools.cache
 def _errors() -> tuple[str, ...]:
-    """The runtime's exception classes (its ``__all__``, helpers aside), read from its
-    source: importing it would import httpx, which generation never needs."""
-    tree = ast.parse((RUNTIME_DIR / "errors.py").read_text(encoding="utf-8"))
-    for node in tree.body:
+    """The runtime's exception classes (its ``__all__``, helpers aside)."""
+    for node in _errors_module().body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
         ):
@@ -92,10 +97,9 @@ _EVENT_NAMES = ("AsyncEventStream", "EventStream", "ServerSentEvent")
 @functools.cache
 def _error_bases() -> dict[str, tuple[str, ...]]:
     """Each exception class of the runtime's errors module, and the classes it derives from."""
-    tree = ast.parse((RUNTIME_DIR / "errors.py").read_text(encoding="utf-8"))
     return {
         node.name: tuple(base.id for base in node.bases if isinstance(base, ast.Name))
-        for node in tree.body
+        for node in _errors_module().body
         if isinstance(node, ast.ClassDef)
     }
 

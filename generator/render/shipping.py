@@ -38,6 +38,7 @@ class Features:
         self.oauth2 = any(isinstance(auth, ir.BearerAuth) for auth in sdk.auths)
 
 
+@functools.cache
 def _modules(runtime: Path) -> frozenset[str]:
     return frozenset(path.stem for path in runtime.glob("*.py"))
 
@@ -52,12 +53,12 @@ def _imports_of(source: Path) -> frozenset[tuple[str, str]]:
     """What ``source`` (a runtime module) imports from the others, wherever it does: pairs
     of module and name (``from .m import n``; ``from . import m`` is ``(m, "")``).
 
-    Each import statement is parsed with ``ast``; only those statements are (parsing whole
-    modules cost more than the rest of a small SDK's rendering). A docstring line that
+    The import statements are parsed with ``ast``, only they (parsing whole modules cost
+    more than the rest of a small SDK's rendering). A docstring line that
     reads like an import could only add a module, never drop one."""
+    statements = _RELATIVE.findall(source.read_text(encoding="utf-8"))
     found: set[tuple[str, str]] = set()
-    for match in _RELATIVE.finditer(source.read_text(encoding="utf-8")):
-        node = ast.parse(match.group().strip()).body[0]
+    for node in ast.parse("\n".join(line.strip() for line in statements)).body:
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             if node.module:
                 module = node.module.split(".")[0]
