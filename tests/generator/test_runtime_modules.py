@@ -87,12 +87,14 @@ for owner in (pkg, runtime):
         except Exception as exc:
             failed.append(f"{owner.__name__}.{name}: {exc!r}")
 absent = {}
-for name in ("WaitConfig", "JobHandle", "ProgressDisplay", "EventStream"):
+for owner, name in [(pkg, "WaitConfig"), (pkg, "JobHandle"), (pkg, "ProgressDisplay"),
+                    (pkg, "EventStream"), (runtime, "SyncJobWaiter")]:
     try:
-        getattr(pkg, name)
+        getattr(owner, name)
     except AttributeError as exc:
         absent[name] = str(exc)
-print(json.dumps({"failed": failed, "all": pkg.__all__, "absent": absent}))
+print(json.dumps({"failed": failed, "all": pkg.__all__, "runtime_all": runtime.__all__,
+                  "absent": absent}))
 """
 
 
@@ -145,7 +147,13 @@ def test_sdks_of_published_specs_import_only_what_they_ship(
     if jobs is None:
         assert shipped(out).isdisjoint(NOT_IN_A_PLAIN_SDK)
         assert not (package_dir(out) / "fleet.py").exists()
-        assert set(seen["absent"]) == {"WaitConfig", "JobHandle", "ProgressDisplay", "EventStream"}
+        assert set(seen["absent"]) == {
+            "WaitConfig",
+            "JobHandle",
+            "ProgressDisplay",
+            "EventStream",
+            "SyncJobWaiter",
+        }
     else:
         assert JOB_MODULES <= shipped(out)
         assert "WaitConfig" in seen["all"] and set(seen["absent"]) == {"EventStream"}
@@ -163,6 +171,10 @@ def test_a_plain_sdk_exports_no_job_names_and_says_so(tmp_path: Path) -> None:
     errors_doc = (package_dir(out) / "errors.py").read_text()
     assert "WaitError" not in errors_doc and "MissingCredentials\n" in errors_doc
     assert seen["absent"]["WaitConfig"] == "module 'plain_sdk' has no attribute 'WaitConfig'"
+    # The runtime's own table names only shipped modules: the waiter's names are not there.
+    assert "SyncJobWaiter" not in seen["runtime_all"] and "RetryPolicy" in seen["runtime_all"]
+    absent = "module 'plain_sdk._runtime' has no attribute 'SyncJobWaiter'"
+    assert seen["absent"]["SyncJobWaiter"] == absent
     runtime = (package_dir(out) / "_runtime" / "__init__.py").read_text()
     assert '"SyncJobWaiter"' not in runtime and '"RetryPolicy": "retry"' in runtime
     pyproject = (out / "pyproject.toml").read_text()
