@@ -11,6 +11,7 @@ import httpx
 from .._runtime import carry as _carry
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import statusread as _statusread
@@ -202,7 +203,7 @@ def _decode_job_event(raw: object) -> JobEnvelope:
 class Jobs:
     """Operations of the Jobs resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         self._job_waiter: _waiter.SyncJobWaiter[Job, JobResultEnvelope] = (
             _waiter.SyncJobWaiter(
@@ -637,7 +638,7 @@ class Jobs:
 class AsyncJobs:
     """Asynchronous operations of the Jobs resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         self._job_waiter: _waiter.AsyncJobWaiter[Job, JobResultEnvelope] = (
             _waiter.AsyncJobWaiter(
@@ -1078,7 +1079,7 @@ class AsyncJobs:
 class JobsWithRawResponse:
     """Operations of the Jobs resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         ops = Jobs(http.view("raw"))
         self.create = _resp.as_raw(ops.create)
@@ -1109,7 +1110,7 @@ class JobsWithRawResponse:
 class AsyncJobsWithRawResponse:
     """Asynchronous operations of the Jobs resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         ops = AsyncJobs(http.view("raw"))
         self.create = _resp.as_async_raw(ops.create)
@@ -1140,7 +1141,7 @@ class AsyncJobsWithRawResponse:
 class JobsWithStreamingResponse:
     """Operations of the Jobs resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         ops = Jobs(http.view("streaming"))
         self.create = _resp.as_streaming(ops.create)
@@ -1171,7 +1172,7 @@ class JobsWithStreamingResponse:
 class AsyncJobsWithStreamingResponse:
     """Asynchronous operations of the Jobs resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         ops = AsyncJobs(http.view("streaming"))
         self.create = _resp.as_async_streaming(ops.create)
