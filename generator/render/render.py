@@ -29,6 +29,7 @@ from .escape import (
 from .layout import layout
 from .manifest import MANIFEST
 from .output import GENERATED_MARK
+from .shipping import Features, closure, imported, names_from, runtime_init
 from .views import (
     alias_view,
     client_view,
@@ -71,17 +72,66 @@ _ERROR_TREE = """SDKError
 
 
 @functools.cache
+def _errors_module() -> ast.Module:
+    """The runtime's errors module, read from its source: importing it would import
+    httpx, which generation never needs."""
+    return ast.parse((RUNTIME_DIR / "errors.py").read_text(encoding="utf-8"))
+
+
+@functools.cache
 def _errors() -> tuple[str, ...]:
-    """The runtime's exception classes (its ``__all__``, helpers aside), read from its
-    source: importing it would import httpx, which generation never needs."""
-    tree = ast.parse((RUNTIME_DIR / "errors.py").read_text(encoding="utf-8"))
-    for node in tree.body:
+    """The runtime's exception classes (its ``__all__``, helpers aside)."""
+    for node in _errors_module().body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
         ):
             names = ast.literal_eval(node.value)
             return tuple(name for name in names if name[:1].isupper())
     raise LookupError("generator/runtime/errors.py has no __all__")
+
+
+_HANDLE_NAMES = ("AsyncJobHandle", "JobHandle", "PollDecision")
+_EVENT_NAMES = ("AsyncEventStream", "EventStream", "ServerSentEvent")
+
+
+@functools.cache
+def _error_bases() -> dict[str, tuple[str, ...]]:
+    """Each exception class of the runtime's errors module, and the classes it derives from."""
+    return {
+        node.name: tuple(base.id for base in node.bases if isinstance(base, ast.Name))
+        for node in _errors_module().body
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def _bases(names: set[str]) -> set[str]:
+    """The public error classes among ``names``, with every class they derive from."""
+    bases = _error_bases()
+    found: set[str] = set()
+    todo = [name for name in names if name in _errors()]
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo.extend(base for base in bases.get(name, ()) if base in _errors())
+    return found
+
+
+_CLASS_NAME = re.compile(r"\b[A-Z][A-Za-z]+\b")
+
+
+def _error_tree(public: set[str]) -> Code:
+    """The error tree of the errors module's docstring, with only the ``public`` classes."""
+    lines = []
+    for line in _ERROR_TREE.splitlines():
+        names = _CLASS_NAME.findall(line)
+        shown = [name for name in names if name in public]
+        if not shown:
+            continue
+        if shown != names:  # a list of siblings: the absent ones go
+            line = line[: line.index(names[0])] + ", ".join(shown)
+        lines.append(line)
+    return Code("\n".join(lines))
 
 
 class UnescapedText(TypeError):
@@ -211,7 +261,7 @@ def _model_imports(code: TypeCode, sdk: ir.Sdk) -> tuple[list[Code], list[Code]]
     return modules.lines(), models.lines()
 
 
-def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
+def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dict[str, Any]:
     auth_args = []
     for auth in sdk.auths:
         if isinstance(auth, ir.BasicAuth):
@@ -466,6 +516,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]]) -> dict[str, Any]:
         "options": options,
         "paging": paging,
         "has_cancel": any(job["cancel"] for job in jobs),
+        "oauth2": features.oauth2,
         "has_progress": any(
             job.progress_path is not None or job.progress_done_path is not None for job in sdk.jobs
         ),
@@ -506,6 +557,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         text = env.get_template(template).render(ctx=ctx, **values)
         files[path] = layout(text) if path.endswith(".py") else text
 
+    features = Features(sdk)
     code = TypeCode(sdk.schemas)
     exports = []
     for schema in sdk.schemas.values():
@@ -556,7 +608,11 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     # The HTTP layer loads with the first client, not on `import <sdk>`.
     checking = Imports()
     checking.add("._runtime", "http", "_http")
-    checking.add("._runtime", "waitspec", "_ws")
+    client["jobs"] = features.jobs
+    if features.jobs:
+        checking.add("._runtime", "waitspec", "_ws")
+    else:
+        checking.add("._runtime", "timing", "_timing")
     if sdk.resources:
         imports.add("functools")
         for res in client["resources"]:
@@ -575,52 +631,63 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     client["base_url_doc"] = doc_text(sdk.base_url)
     put(f"{pkg}/_client.py", "package/_client.py.jinja", c=client)
     put(f"{pkg}/_version.py", "package/_version.py.jinja")
-    errors = [ident(name) for name in sorted(_errors(), key=member_key)]
+    # Names loaded on first use, each from its module: only those of features the SDK has.
+    if features.jobs:
+        lazy = [(name, "._runtime.handle") for name in _HANDLE_NAMES]
+        lazy += [(name, "._runtime.waitspec") for name in ("JobOutcome", "PollEvent", "WaitConfig")]
+        lazy.append(("ProgressDisplay", "._runtime.display"))
+    else:
+        lazy = [("Timing", "._runtime.timing")]  # a client's retries, for tests
+    if features.events:
+        lazy += [(name, "._runtime.events") for name in _EVENT_NAMES]
+    if features.oauth2:
+        home = "._client" if client["token_url"] else "._runtime.oauth2"
+        lazy += [(name, home) for name in ("AsyncClientCredentials", "ClientCredentials")]
+    if features.jobs:
+        put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
+    files[f"{pkg}/py.typed"] = ""
+    put("pyproject.toml", "pyproject.toml.jinja", jobs=features.jobs)
+    put("README.md", "README.md.jinja", readme=_readme(sdk, views, features))
+
+    # What ships: the runtime modules the generated code imports, and theirs. The package
+    # __init__ and errors.py, written last, import errors, serde and the lazy names' modules.
+    roots = imported(files, RUNTIME_DIR) | {"errors", "serde"}
+    roots |= {module[len("._runtime.") :] for _, module in lazy if module.startswith("._runtime.")}
+    shipped = closure(roots, RUNTIME_DIR)
+    # The errors the SDK names: those its runtime modules use, and their bases.
+    public = _bases(names_from("errors", shipped, RUNTIME_DIR))
     job_errors = _job_errors(code, sdk, classes)
     own = [str(name) for job in job_errors for name in (job["failed"], job["canceled"])]
     put(
         f"{pkg}/errors.py",
         "package/errors.py.jinja",
-        errors=errors,
-        exports=[ident(name) for name in sorted([*_errors(), *own], key=all_key)],
-        tree=Code(_ERROR_TREE),
+        errors=[ident(name) for name in sorted(public, key=member_key)],
+        exports=[ident(name) for name in sorted([*public, *own], key=all_key)],
+        tree=_error_tree(public),
         jobs=job_errors,
         imports=_model_imports(code, sdk),
     )
-    errors = [ident(name) for name in sorted([*_errors(), *own], key=member_key)]
-    top = [
-        "API_VERSION",
-        "AsyncClient",
-        "AsyncClientCredentials",
-        "AsyncEventStream",
-        "AsyncJobHandle",
-        "Client",
-        "ClientCredentials",
-        "EventStream",
-        "JobHandle",
-        "JobOutcome",
-        "PollDecision",
-        "PollEvent",
-        "ProgressDisplay",
-        "ServerSentEvent",
-        "UNSET",
-        "Unset",
-        "WaitConfig",
-        "__version__",
-    ]
+    top = ["API_VERSION", "AsyncClient", "Client", "UNSET", "Unset", "__version__"]
+    top += [name for name, _ in lazy]
     put(
         f"{pkg}/__init__.py",
         "package/__init__.py.jinja",
-        token_url=client["token_url"] is not None,
-        errors=errors,
-        exports=[ident(name) for name in sorted(top + list(_errors()) + own, key=all_key)],
+        errors=[ident(name) for name in sorted([*public, *own], key=member_key)],
+        exports=[ident(name) for name in sorted(top + [*public, *own], key=all_key)],
+        lazy_imports=[
+            {"name": Code(name), "module": Code(module)}
+            for name, module in sorted(lazy, key=lambda item: (item[1], member_key(item[0])))
+        ],
+        lazy=[
+            {"name": Code(name), "module": Code(module)}
+            for name, module in sorted(lazy, key=lambda item: item[0])
+        ],
     )
-    put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
-    files[f"{pkg}/py.typed"] = ""
-    put("pyproject.toml", "pyproject.toml.jinja")
-    put("README.md", "README.md.jinja", readme=_readme(sdk, views))
-
+    shipped = closure(imported(files, RUNTIME_DIR), RUNTIME_DIR)
     marker = ctx["header"] + "\n"
-    for source in sorted(RUNTIME_DIR.glob("*.py")):
-        files[f"{pkg}/_runtime/{source.name}"] = marker + source.read_text(encoding="utf-8")
+    for name in sorted(shipped):
+        source = (RUNTIME_DIR / f"{name}.py").read_text(encoding="utf-8")
+        if name == "__init__":
+            source = runtime_init(source, shipped)
+        files[f"{pkg}/_runtime/{name}.py"] = marker + source
     return files

@@ -891,7 +891,7 @@ def job_view(
 _LAZY_RUNTIME = (("events", "_events"), ("handle", "_handle"), ("webhooks", "_wh"))
 _RESOURCE_STATIC = "_http httpx _resp functools"
 _OPERATION_STATIC = "_http httpx"
-_JOB_STATIC = "_abc _ws _waiter _handle _statusread"
+_JOB_STATIC = "_abc _ws _waiter _handle _statusread _jobhttp"
 
 
 def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str:
@@ -984,6 +984,7 @@ def resource_view(
         ("hybrid", "_hybrid"),
         ("opurl", "_opurl"),
         ("statusread", "_statusread"),
+        ("jobhttp", "_jobhttp"),
     ]:
         imports.add(".._runtime", name, alias)
     # Handles, event streams and webhook receivers load when a method asks for one
@@ -1016,6 +1017,12 @@ def resource_view(
         "operations": ops,
         "jobs": jobs,
         "refs": refs,
+        # A resource with jobs takes the HTTP layer that carries the client's waits.
+        "http_types": (
+            (Code("_jobhttp.SyncJobHTTP"), Code("_jobhttp.AsyncJobHTTP"))
+            if jobs
+            else (Code("_http.SyncHTTP"), Code("_http.AsyncHTTP"))
+        ),
         "imports": imports.used(used).lines(),
         "type_imports": type_imports,
         "all_names": join(

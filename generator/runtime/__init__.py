@@ -1,9 +1,10 @@
-"""Hand-written runtime shared by every generated SDK: errors, retries and waiters.
+"""Hand-written runtime of the generated SDKs: errors, retries and waiters.
 
-The modules here are copied verbatim into each SDK as its `_runtime` package, so they
-import one another relatively and depend only on the standard library, httpx, attrs
-and tenacity. Generated code imports from the submodules; the names below are the
-public surface.
+The modules an SDK uses (those its generated code imports, and theirs) are copied
+verbatim into it as its `_runtime` package, so they import one another relatively and
+depend only on the standard library, httpx, attrs and tenacity. Generated code imports
+from the submodules; the names below are the public surface. An SDK's copy of this
+table names only the modules it ships: any other name is an AttributeError.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ __all__ = [
     "StatusUnavailable",
     "SyncEventWaits",
     "SyncJobWaiter",
+    "Timing",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -120,6 +122,7 @@ _HOMES = {
     "StatusUnavailable": "errors",
     "SyncEventWaits": "hybrid",
     "SyncJobWaiter": "waiter",
+    "Timing": "timing",
     "UnknownJobState": "errors",
     "UnprocessableEntityError": "errors",
     "UnreadableStatus": "errors",

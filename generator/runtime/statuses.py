@@ -6,6 +6,7 @@ import json
 
 import httpx
 
+from .credentials import display_url
 from .errors import (
     APIStatusError,
     AuthenticationError,
@@ -18,7 +19,6 @@ from .errors import (
     UnprocessableEntityError,
     _summary,
 )
-from .opurl import display_url
 
 __all__ = ["status_error_for"]
 

@@ -91,7 +91,6 @@ def test_url_options_keep_the_query_and_the_credentials_scheme() -> None:
         headers=None,
         user_agent="t",
         max_retries=0,
-        wait_config=None,
     )
     options = url_options(http, BASE + "/operations/1?api-version=2024&x=1&x=2", ("key",))
     request = http.build_request(httpx.Client(), options)

@@ -45,10 +45,8 @@ class Recorder:
 
 def client(sdk: ModuleType, handler: Handler, **kwargs: Any) -> Any:
     sleeps: list[float] = []
-    config = sdk.WaitConfig(sleep=sleeps.append, rng=lambda: 0.5)
-    return sdk.Client(
-        **SECRETS, transport=httpx.MockTransport(handler), wait_config=config, **kwargs
-    )
+    timing = sdk.Timing(sleep=sleeps.append, rng=lambda: 0.5)
+    return sdk.Client(**SECRETS, transport=httpx.MockTransport(handler), timing=timing, **kwargs)
 
 
 def ok(body: Any = None, status: int = 200, **headers: str) -> httpx.Response:

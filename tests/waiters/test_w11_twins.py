@@ -263,7 +263,8 @@ def test_raw_and_streaming_variants_take_each_operations_own_parameters(sdks, fl
     """``with_raw_response`` and ``with_streaming_response`` hold every operation, with
     its exact parameters, and nothing else: no job method, no event-stream twin."""
     sdk = sdks[flavour.package]
-    runtime = importlib.import_module(f"{sdk.__name__}._runtime.http")
+    # The examples have jobs: their resources take the HTTP layer with the wait settings.
+    runtime = importlib.import_module(f"{sdk.__name__}._runtime.jobhttp")
     settings: dict[str, Any] = {
         "base_url": "https://api.test",
         "credentials": (),
@@ -283,7 +284,7 @@ def test_raw_and_streaming_variants_take_each_operations_own_parameters(sdks, fl
             for name, value in vars(module).items()
             if name.endswith("_request") and inspect.isfunction(value)
         }
-        for cls, transport in ((sync_cls, runtime.SyncHTTP), (async_cls, runtime.AsyncHTTP)):
+        for cls, transport in ((sync_cls, runtime.SyncJobHTTP), (async_cls, runtime.AsyncJobHTTP)):
             resource = cls(transport(**settings))
             for variant in (resource.with_raw_response, resource.with_streaming_response):
                 names = {n for n in dir(variant) if not n.startswith("_")}

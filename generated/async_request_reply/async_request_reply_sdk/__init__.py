@@ -54,9 +54,6 @@ if _t.TYPE_CHECKING:
     from . import models as models
     from . import resources as resources
     from ._runtime.display import ProgressDisplay as ProgressDisplay
-    from ._runtime.events import AsyncEventStream as AsyncEventStream
-    from ._runtime.events import EventStream as EventStream
-    from ._runtime.events import ServerSentEvent as ServerSentEvent
     from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
     from ._runtime.handle import JobHandle as JobHandle
     from ._runtime.handle import PollDecision as PollDecision
@@ -74,7 +71,6 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncClientCredentials",
-    "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
@@ -82,7 +78,6 @@ __all__ = [
     "ClientCredentials",
     "ConflictError",
     "DecodeError",
-    "EventStream",
     "ExportCanceled",
     "ExportFailed",
     "InternalServerError",
@@ -106,7 +101,6 @@ __all__ = [
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",
-    "ServerSentEvent",
     "StatusUnavailable",
     "TokenError",
     "UnknownJobState",
@@ -121,16 +115,13 @@ __all__ = [
 # Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
     "AsyncClientCredentials": "._runtime.oauth2",
-    "AsyncEventStream": "._runtime.events",
     "AsyncJobHandle": "._runtime.handle",
     "ClientCredentials": "._runtime.oauth2",
-    "EventStream": "._runtime.events",
     "JobHandle": "._runtime.handle",
     "JobOutcome": "._runtime.waitspec",
     "PollDecision": "._runtime.handle",
     "PollEvent": "._runtime.waitspec",
     "ProgressDisplay": "._runtime.display",
-    "ServerSentEvent": "._runtime.events",
     "WaitConfig": "._runtime.waitspec",
 }
 

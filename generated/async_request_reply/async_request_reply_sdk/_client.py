@@ -71,9 +71,9 @@ class Client:
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        from ._runtime import http as _http
+        from ._runtime import jobhttp as _jobhttp
 
-        self._http = _http.SyncHTTP(
+        self._http = _jobhttp.SyncJobHTTP(
             base_url=base_url,
             credentials=_credentials(token),
             timeout=timeout,
@@ -163,9 +163,9 @@ class AsyncClient:
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        from ._runtime import http as _http
+        from ._runtime import jobhttp as _jobhttp
 
-        self._http = _http.AsyncHTTP(
+        self._http = _jobhttp.AsyncJobHTTP(
             base_url=base_url,
             credentials=_credentials(token),
             timeout=timeout,

@@ -44,7 +44,6 @@ from .errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
-    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -55,14 +54,9 @@ if _t.TYPE_CHECKING:
     from . import models as models
     from . import resources as resources
     from ._runtime.display import ProgressDisplay as ProgressDisplay
-    from ._runtime.events import AsyncEventStream as AsyncEventStream
-    from ._runtime.events import EventStream as EventStream
-    from ._runtime.events import ServerSentEvent as ServerSentEvent
     from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
     from ._runtime.handle import JobHandle as JobHandle
     from ._runtime.handle import PollDecision as PollDecision
-    from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
-    from ._runtime.oauth2 import ClientCredentials as ClientCredentials
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
     from ._runtime.waitspec import WaitConfig as WaitConfig
@@ -76,16 +70,12 @@ __all__ = [
     "AnalysisCanceled",
     "AnalysisFailed",
     "AsyncClient",
-    "AsyncClientCredentials",
-    "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
-    "ClientCredentials",
     "ConflictError",
     "DecodeError",
-    "EventStream",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -107,9 +97,7 @@ __all__ = [
     "RateLimitError",
     "RecordDecodeError",
     "SDKError",
-    "ServerSentEvent",
     "StatusUnavailable",
-    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -121,17 +109,12 @@ __all__ = [
 
 # Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
-    "AsyncClientCredentials": "._runtime.oauth2",
-    "AsyncEventStream": "._runtime.events",
     "AsyncJobHandle": "._runtime.handle",
-    "ClientCredentials": "._runtime.oauth2",
-    "EventStream": "._runtime.events",
     "JobHandle": "._runtime.handle",
     "JobOutcome": "._runtime.waitspec",
     "PollDecision": "._runtime.handle",
     "PollEvent": "._runtime.waitspec",
     "ProgressDisplay": "._runtime.display",
-    "ServerSentEvent": "._runtime.events",
     "WaitConfig": "._runtime.waitspec",
 }
 

@@ -10,7 +10,7 @@ SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
- +-- MissingCredentials, TokenError
+ +-- MissingCredentials
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
       +-- JobTimeout (elapsed, deadline, resume_token, canceled)
@@ -49,7 +49,6 @@ from ._runtime.errors import (
     RecordDecodeError,
     SDKError,
     StatusUnavailable,
-    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -84,7 +83,6 @@ __all__ = [
     "RecordDecodeError",
     "SDKError",
     "StatusUnavailable",
-    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",

@@ -42,7 +42,6 @@ from .errors import (
     StatusUnavailable,
     SumeJobCanceled,
     SumeJobFailed,
-    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -59,8 +58,6 @@ if _t.TYPE_CHECKING:
     from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
     from ._runtime.handle import JobHandle as JobHandle
     from ._runtime.handle import PollDecision as PollDecision
-    from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
-    from ._runtime.oauth2 import ClientCredentials as ClientCredentials
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
     from ._runtime.waitspec import WaitConfig as WaitConfig
@@ -72,13 +69,11 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
-    "AsyncClientCredentials",
     "AsyncEventStream",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
-    "ClientCredentials",
     "ConflictError",
     "DecodeError",
     "EventStream",
@@ -107,7 +102,6 @@ __all__ = [
     "StatusUnavailable",
     "SumeJobCanceled",
     "SumeJobFailed",
-    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -119,10 +113,8 @@ __all__ = [
 
 # Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
-    "AsyncClientCredentials": "._runtime.oauth2",
     "AsyncEventStream": "._runtime.events",
     "AsyncJobHandle": "._runtime.handle",
-    "ClientCredentials": "._runtime.oauth2",
     "EventStream": "._runtime.events",
     "JobHandle": "._runtime.handle",
     "JobOutcome": "._runtime.waitspec",

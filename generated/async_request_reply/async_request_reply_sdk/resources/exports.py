@@ -11,6 +11,7 @@ import httpx
 
 from .._runtime import carry as _carry
 from .._runtime import http as _http
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -150,7 +151,7 @@ def _decode_export_record(raw: object) -> ExportStatus:
 class Exports:
     """Operations of the Exports resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         self._export_waiter: _waiter.SyncJobWaiter[ExportStatus, Export] = (
             _waiter.SyncJobWaiter(
@@ -469,7 +470,7 @@ class Exports:
 class AsyncExports:
     """Asynchronous operations of the Exports resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         self._export_waiter: _waiter.AsyncJobWaiter[ExportStatus, Export] = (
             _waiter.AsyncJobWaiter(
@@ -788,7 +789,7 @@ class AsyncExports:
 class ExportsWithRawResponse:
     """Operations of the Exports resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Exports(http.view("raw"))
         self.create = _resp.as_raw(ops.create)
         self.get_status = _resp.as_raw(ops.get_status)
@@ -798,7 +799,7 @@ class ExportsWithRawResponse:
 class AsyncExportsWithRawResponse:
     """Asynchronous operations of the Exports resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncExports(http.view("raw"))
         self.create = _resp.as_async_raw(ops.create)
         self.get_status = _resp.as_async_raw(ops.get_status)
@@ -808,7 +809,7 @@ class AsyncExportsWithRawResponse:
 class ExportsWithStreamingResponse:
     """Operations of the Exports resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Exports(http.view("streaming"))
         self.create = _resp.as_streaming(ops.create)
         self.get_status = _resp.as_streaming(ops.get_status)
@@ -818,7 +819,7 @@ class ExportsWithStreamingResponse:
 class AsyncExportsWithStreamingResponse:
     """Asynchronous operations of the Exports resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncExports(http.view("streaming"))
         self.create = _resp.as_async_streaming(ops.create)
         self.get_status = _resp.as_async_streaming(ops.get_status)

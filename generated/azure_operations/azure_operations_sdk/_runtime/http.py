@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, cast, final
+from typing import Any, TypeVar, cast
 
 import httpx
 
@@ -55,9 +55,6 @@ from .wire import (
     with_idempotency_key,
 )
 
-if TYPE_CHECKING:
-    from .pagination import AsyncPager, Paging, SyncPager
-
 __all__ = [
     "NO_OPTIONS",
     "ApiKey",
@@ -78,7 +75,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-Item = TypeVar("Item")
 #: Redirects a GET follows before the last 3xx is raised.
 MAX_REDIRECTS = 10
 
@@ -93,7 +89,6 @@ def _transport_error(
     return APIConnectionError(message, request=request)
 
 
-@final
 class SyncHTTP(BaseHTTP):
     """Sends requests with an ``httpx.Client``."""
 
@@ -185,7 +180,7 @@ class SyncHTTP(BaseHTTP):
     ) -> httpx.Response:
         """Send with the retry policy; retries and timeouts stay within ``time_left``
         (a retry's body replaces an earlier one's in ``sink``)."""
-        config = self.wait_config
+        config = self.timing
         left = self.time_left_from(time_left)
         options = with_idempotency_key(options, idempotency_header)
         return call_with_retries(
@@ -248,32 +243,11 @@ class SyncHTTP(BaseHTTP):
             )
         )
 
-    def pages(
-        self,
-        paging: Paging,
-        options: RequestOptions,
-        item: Callable[[Any, str], Item],
-        decode: Callable[[httpx.Response], object],
-    ) -> SyncPager[Item]:
-        """A list operation's pager; over a ``view``, its first page's response."""
-        if self.mode:
-            return cast("SyncPager[Item]", self.call(options, decode))
-        # Imported here: only list operations need it.
-        from .pagination import SyncPager
-
-        return SyncPager(
-            paging,
-            dict(options.params),
-            lambda page: self.request(page_options(options, page)),
-            item,
-            self.base_url,
-        )
-
     def close(self) -> None:
         if self._owns_client:
             self._client.close()
 
-    def __enter__(self) -> SyncHTTP:
+    def __enter__(self) -> SyncHTTP:  # noqa: PYI034 - typing.Self is not in 3.9
         return self
 
     def __exit__(
@@ -285,7 +259,6 @@ class SyncHTTP(BaseHTTP):
         self.close()
 
 
-@final
 class AsyncHTTP(BaseHTTP):
     """Sends requests with an ``httpx.AsyncClient``."""
 
@@ -382,7 +355,7 @@ class AsyncHTTP(BaseHTTP):
     ) -> httpx.Response:
         """Send with the retry policy; retries and timeouts stay within ``time_left``
         (a retry's body replaces an earlier one's in ``sink``)."""
-        config = self.wait_config
+        config = self.timing
         left = self.time_left_from(time_left)
         options = with_idempotency_key(options, idempotency_header)
         return await async_call_with_retries(
@@ -448,33 +421,11 @@ class AsyncHTTP(BaseHTTP):
             )
         )
 
-    def pages(
-        self,
-        paging: Paging,
-        options: RequestOptions,
-        item: Callable[[Any, str], Item],
-        decode: Callable[[httpx.Response], object],
-    ) -> AsyncPager[Item]:
-        """A list operation's pager; over a ``view``, (a coroutine of) its first
-        page's response."""
-        if self.mode:
-            return cast("AsyncPager[Item]", self.call(options, decode))
-        # Imported here: only list operations need it.
-        from .pagination import AsyncPager
-
-        return AsyncPager(
-            paging,
-            dict(options.params),
-            lambda page: self.request(page_options(options, page)),
-            item,
-            self.base_url,
-        )
-
     async def aclose(self) -> None:
         if self._owns_client:
             await self._client.aclose()
 
-    async def __aenter__(self) -> AsyncHTTP:
+    async def __aenter__(self) -> AsyncHTTP:  # noqa: PYI034 - as __enter__
         return self
 
     async def __aexit__(

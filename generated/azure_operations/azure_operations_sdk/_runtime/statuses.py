@@ -7,6 +7,7 @@ import json
 
 import httpx
 
+from .credentials import display_url
 from .errors import (
     APIStatusError,
     AuthenticationError,
@@ -19,7 +20,6 @@ from .errors import (
     UnprocessableEntityError,
     _summary,
 )
-from .opurl import display_url
 
 __all__ = ["status_error_for"]
 

@@ -11,6 +11,7 @@ import uuid
 import httpx
 
 from .._runtime import http as _http
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import opurl as _opurl
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -157,7 +158,7 @@ def _decode_analysis_record(raw: object) -> OperationStatus:
 class Analysis:
     """Operations of the Analysis resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         self._analysis_waiter: _waiter.SyncJobWaiter[
             OperationStatus,
@@ -493,7 +494,7 @@ class Analysis:
 class AsyncAnalysis:
     """Asynchronous operations of the Analysis resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         self._analysis_waiter: _waiter.AsyncJobWaiter[
             OperationStatus,
@@ -829,7 +830,7 @@ class AsyncAnalysis:
 class AnalysisWithRawResponse:
     """Operations of the Analysis resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Analysis(http.view("raw"))
         self.start = _resp.as_raw(ops.start)
         self.get_operation_status = _resp.as_raw(ops.get_operation_status)
@@ -839,7 +840,7 @@ class AnalysisWithRawResponse:
 class AsyncAnalysisWithRawResponse:
     """Asynchronous operations of the Analysis resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncAnalysis(http.view("raw"))
         self.start = _resp.as_async_raw(ops.start)
         self.get_operation_status = _resp.as_async_raw(ops.get_operation_status)
@@ -849,7 +850,7 @@ class AsyncAnalysisWithRawResponse:
 class AnalysisWithStreamingResponse:
     """Operations of the Analysis resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Analysis(http.view("streaming"))
         self.start = _resp.as_streaming(ops.start)
         self.get_operation_status = _resp.as_streaming(ops.get_operation_status)
@@ -859,7 +860,7 @@ class AnalysisWithStreamingResponse:
 class AsyncAnalysisWithStreamingResponse:
     """Asynchronous operations of the Analysis resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncAnalysis(http.view("streaming"))
         self.start = _resp.as_async_streaming(ops.start)
         self.get_operation_status = _resp.as_async_streaming(ops.get_operation_status)

@@ -8,9 +8,7 @@ callers tune a wait with `WaitConfig` and observe it through `PollEvent`s.
 from __future__ import annotations
 
 import math
-import random
-import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -18,10 +16,10 @@ import attrs
 from .carry import CarriedValue
 from .errors import JobCanceled, JobFailed, SDKError
 from .opurl import StatusRule
-from .policy import async_sleep
 from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
+from .timing import Timing
 
 __all__ = [
     "DEFAULT_STATUS_RETRY",
@@ -214,22 +212,10 @@ def _decoding(_: object, attribute: attrs.Attribute[str], value: str) -> None:
         )
 
 
-def _async_twin(sleep: Callable[[float], None]) -> Callable[[float], Awaitable[None]]:
-    """`asyncio.sleep` (loaded on first use); or, once `sleep` is injected, `sleep` itself followed by one
-    turn of the event loop, so that no async wait runs on the loop's real timers."""
-    if sleep is time.sleep:
-        return async_sleep
-
-    async def injected(seconds: float) -> None:
-        sleep(seconds)
-        await async_sleep(0)
-
-    return injected
-
-
 @attrs.frozen(kw_only=True)
-class WaitConfig:
-    """How waits run: schedule overrides, status retries, clocks and hooks.
+class WaitConfig(Timing):
+    """How waits run: schedule overrides, status retries, clocks and hooks (a `Timing`
+    with the waits' settings added).
 
     `first`, `floor` and `cap` override the spec's when set. `clock` is monotonic and
     measures deadlines; `wall_clock` (epoch seconds) reads HTTP-dates and resume tokens.
@@ -249,13 +235,6 @@ class WaitConfig:
     floor: float | None = attrs.field(default=None, validator=_optional_seconds)
     cap: float | None = attrs.field(default=None, validator=_optional_seconds)
     status_retry: RetryPolicy = DEFAULT_STATUS_RETRY
-    clock: Callable[[], float] = time.monotonic
-    wall_clock: Callable[[], float] = time.time
-    sleep: Callable[[float], None] = time.sleep
-    async_sleep: Callable[[float], Awaitable[None]] = attrs.field(
-        default=attrs.Factory(lambda self: _async_twin(self.sleep), takes_self=True)
-    )
-    rng: Callable[[], float] = random.random
     on_poll: Callable[[PollEvent[Any]], None] | None = None
     max_status_reads_per_second: float | None = attrs.field(
         default=None, validator=_optional_seconds

@@ -11,6 +11,7 @@ import httpx
 
 from .._runtime import carry as _carry
 from .._runtime import http as _http
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import statusread as _statusread
@@ -148,7 +149,7 @@ def _decode_document_record(raw: object) -> DocumentStatus:
 class Documents:
     """Operations of the Documents resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         self._document_waiter: _waiter.SyncJobWaiter[DocumentStatus, bytes] = (
             _waiter.SyncJobWaiter(
@@ -502,7 +503,7 @@ class Documents:
 class AsyncDocuments:
     """Asynchronous operations of the Documents resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         self._document_waiter: _waiter.AsyncJobWaiter[DocumentStatus, bytes] = (
             _waiter.AsyncJobWaiter(
@@ -856,7 +857,7 @@ class AsyncDocuments:
 class DocumentsWithRawResponse:
     """Operations of the Documents resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Documents(http.view("raw"))
         self.translate = _resp.as_raw(ops.translate)
         self.get_status = _resp.as_raw(ops.get_status)
@@ -866,7 +867,7 @@ class DocumentsWithRawResponse:
 class AsyncDocumentsWithRawResponse:
     """Asynchronous operations of the Documents resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncDocuments(http.view("raw"))
         self.translate = _resp.as_async_raw(ops.translate)
         self.get_status = _resp.as_async_raw(ops.get_status)
@@ -876,7 +877,7 @@ class AsyncDocumentsWithRawResponse:
 class DocumentsWithStreamingResponse:
     """Operations of the Documents resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Documents(http.view("streaming"))
         self.translate = _resp.as_streaming(ops.translate)
         self.get_status = _resp.as_streaming(ops.get_status)
@@ -886,7 +887,7 @@ class DocumentsWithStreamingResponse:
 class AsyncDocumentsWithStreamingResponse:
     """Asynchronous operations of the Documents resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncDocuments(http.view("streaming"))
         self.translate = _resp.as_async_streaming(ops.translate)
         self.get_status = _resp.as_async_streaming(ops.get_status)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import httpx
 
+from .credentials import display_url
 from .errors import OperationUrlRefused
 from .wire import RequestOptions
 
@@ -115,15 +116,6 @@ def _origin_text(url: httpx.URL) -> str:
 def is_url(job_id: str) -> bool:
     """Whether `job_id` is an operation URL (else the id of the status operation)."""
     return "://" in job_id
-
-
-def display_url(url: str) -> str:
-    """`url` as messages show it: without its query string, fragment or userinfo."""
-    try:
-        parsed = httpx.URL(url)
-        return str(parsed.copy_with(query=None, fragment=None, userinfo=b""))
-    except (httpx.InvalidURL, TypeError):
-        return url.split("?", 1)[0].split("#", 1)[0]
 
 
 def check_origin(url: str, base_url: str, allowed: Sequence[str]) -> httpx.URL:

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import Any, Generic, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union, cast
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import attrs
 import httpx
 
 from .errors import DecodeError
+from .wire import RequestOptions, page_options
+
+if TYPE_CHECKING:
+    from .http import AsyncHTTP, SyncHTTP
 
 __all__ = [
     "AsyncPage",
@@ -24,6 +28,8 @@ __all__ = [
     "Page",
     "Paging",
     "SyncPager",
+    "async_pages",
+    "sync_pages",
 ]
 
 T = TypeVar("T")
@@ -330,3 +336,42 @@ class AsyncPager(Generic[T]):
         async for page in self.pages():
             for item in page.items:
                 yield item
+
+
+def sync_pages(
+    http: SyncHTTP,
+    paging: Paging,
+    options: RequestOptions,
+    item: Callable[[Any, str], T],
+    decode: Callable[[httpx.Response], object],
+) -> SyncPager[T]:
+    """A list operation's pager; over a ``view`` of ``http``, its first page's response."""
+    if http.mode:
+        return cast("SyncPager[T]", http.call(options, decode))
+    return SyncPager(
+        paging,
+        dict(options.params),
+        lambda page: http.request(page_options(options, page)),
+        item,
+        http.base_url,
+    )
+
+
+def async_pages(
+    http: AsyncHTTP,
+    paging: Paging,
+    options: RequestOptions,
+    item: Callable[[Any, str], T],
+    decode: Callable[[httpx.Response], object],
+) -> AsyncPager[T]:
+    """The async twin of `sync_pages`; over a ``view``, (a coroutine of) the first
+    page's response."""
+    if http.mode:
+        return cast("AsyncPager[T]", http.call(options, decode))
+    return AsyncPager(
+        paging,
+        dict(options.params),
+        lambda page: http.request(page_options(options, page)),
+        item,
+        http.base_url,
+    )

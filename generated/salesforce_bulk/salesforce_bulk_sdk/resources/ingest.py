@@ -11,6 +11,7 @@ import httpx
 
 from .._runtime import carry as _carry
 from .._runtime import http as _http
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -274,7 +275,7 @@ def _decode_ingest_job_record(raw: object) -> IngestJobInfoFull:
 class Ingest:
     """Operations of the Ingest resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         self._ingest_job_waiter: _waiter.SyncJobWaiter[IngestJobInfoFull, str] = (
             _waiter.SyncJobWaiter(
@@ -321,7 +322,8 @@ class Ingest:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        return self._http.pages(
+        return _pages.sync_pages(
+            self._http,
             _GET_ALL_JOBS_PAGING,
             _get_all_jobs_request(
                 is_pk_chunking_enabled=is_pk_chunking_enabled,
@@ -733,7 +735,7 @@ class Ingest:
 class AsyncIngest:
     """Asynchronous operations of the Ingest resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         self._ingest_job_waiter: _waiter.AsyncJobWaiter[IngestJobInfoFull, str] = (
             _waiter.AsyncJobWaiter(
@@ -780,7 +782,8 @@ class AsyncIngest:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /services/data/v60.0/jobs/ingest`` (operationId ``getAllIngestJobs``)."""
-        return self._http.pages(
+        return _pages.async_pages(
+            self._http,
             _GET_ALL_JOBS_PAGING,
             _get_all_jobs_request(
                 is_pk_chunking_enabled=is_pk_chunking_enabled,
@@ -1192,7 +1195,7 @@ class AsyncIngest:
 class IngestWithRawResponse:
     """Operations of the Ingest resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Ingest(http.view("raw"))
         self.get_all_jobs = _resp.as_raw(ops.get_all_jobs, _get_all_jobs_response)
         self.create_job = _resp.as_raw(ops.create_job)
@@ -1211,7 +1214,7 @@ class IngestWithRawResponse:
 class AsyncIngestWithRawResponse:
     """Asynchronous operations of the Ingest resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncIngest(http.view("raw"))
         self.get_all_jobs = _resp.as_async_raw(ops.get_all_jobs, _get_all_jobs_response)
         self.create_job = _resp.as_async_raw(ops.create_job)
@@ -1230,7 +1233,7 @@ class AsyncIngestWithRawResponse:
 class IngestWithStreamingResponse:
     """Operations of the Ingest resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Ingest(http.view("streaming"))
         self.get_all_jobs = _resp.as_streaming(ops.get_all_jobs, _get_all_jobs_response)
         self.create_job = _resp.as_streaming(ops.create_job)
@@ -1249,7 +1252,7 @@ class IngestWithStreamingResponse:
 class AsyncIngestWithStreamingResponse:
     """Asynchronous operations of the Ingest resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncIngest(http.view("streaming"))
         self.get_all_jobs = _resp.as_async_streaming(
             ops.get_all_jobs,

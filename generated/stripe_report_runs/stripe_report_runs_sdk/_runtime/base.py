@@ -22,12 +22,11 @@ from .credentials import (
     split_userinfo,
 )
 from .logs import configure, log_response
-from .ratelimit import RateLimiter, StatusLimiter
 from .retry import RetryPolicy
 from .scalars import Unset
 from .statuses import status_error_for
 from .styles import header
-from .waitspec import WaitConfig
+from .timing import Timing
 from .wire import (
     RequestOptions,
     form_items,
@@ -60,7 +59,7 @@ class BaseHTTP:
         headers: Mapping[str, str] | None,
         user_agent: str,
         max_retries: int,
-        wait_config: WaitConfig | None,
+        timing: Timing | None = None,
         spec_url: str | None = None,
         operation_hosts: Sequence[str] = (),
     ) -> None:
@@ -87,12 +86,9 @@ class BaseHTTP:
         self.headers.update(headers or {})
         self.max_retries = max_retries
         self.operation_hosts = tuple(operation_hosts)
-        self.wait_config = wait_config or WaitConfig()
+        #: Clocks, sleeps and randomness of retries (an SDK with jobs: its WaitConfig).
+        self.timing = timing or Timing()
         configure()
-        rate = self.wait_config.max_status_reads_per_second
-        self.status_limiter: StatusLimiter | None = self.wait_config.status_limiter or (
-            RateLimiter(rate, clock=self.wait_config.clock) if rate else None
-        )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={self.base_url!r}>"
@@ -229,7 +225,7 @@ class BaseHTTP:
         """A countdown of ``seconds`` on the configured clock (None: no limit)."""
         if seconds is None:
             return None
-        clock = self.wait_config.clock
+        clock = self.timing.clock
         end = clock() + seconds
         return lambda: end - clock()
 

@@ -10,6 +10,7 @@ import typing as _t
 import httpx
 
 from .._runtime import http as _http
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import pagination as _pages
 from .._runtime import response as _resp
 from .._runtime import serde as _s
@@ -172,7 +173,7 @@ def _decode_report_run_record(raw: object) -> ReportingReportRun:
 class Reporting:
     """Operations of the Reporting resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         self._report_run_waiter: _waiter.SyncJobWaiter[ReportingReportRun, None] = (
             _waiter.SyncJobWaiter(
@@ -221,7 +222,8 @@ class Reporting:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /v1/reporting/report_runs`` (operationId ``GetReportingReportRuns``)."""
-        return self._http.pages(
+        return _pages.sync_pages(
+            self._http,
             _GET_REPORT_RUNS_PAGING,
             _get_report_runs_request(
                 limit=limit,
@@ -473,7 +475,7 @@ class Reporting:
 class AsyncReporting:
     """Asynchronous operations of the Reporting resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         self._report_run_waiter: _waiter.AsyncJobWaiter[ReportingReportRun, None] = (
             _waiter.AsyncJobWaiter(
@@ -522,7 +524,8 @@ class AsyncReporting:
         first page (``.items``, ``.has_next()``, ``.next_page()``).
 
         ``GET /v1/reporting/report_runs`` (operationId ``GetReportingReportRuns``)."""
-        return self._http.pages(
+        return _pages.async_pages(
+            self._http,
             _GET_REPORT_RUNS_PAGING,
             _get_report_runs_request(
                 limit=limit,
@@ -774,7 +777,7 @@ class AsyncReporting:
 class ReportingWithRawResponse:
     """Operations of the Reporting resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Reporting(http.view("raw"))
         self.get_report_runs = _resp.as_raw(
             ops.get_report_runs,
@@ -787,7 +790,7 @@ class ReportingWithRawResponse:
 class AsyncReportingWithRawResponse:
     """Asynchronous operations of the Reporting resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncReporting(http.view("raw"))
         self.get_report_runs = _resp.as_async_raw(
             ops.get_report_runs,
@@ -802,7 +805,7 @@ class AsyncReportingWithRawResponse:
 class ReportingWithStreamingResponse:
     """Operations of the Reporting resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Reporting(http.view("streaming"))
         self.get_report_runs = _resp.as_streaming(
             ops.get_report_runs,
@@ -817,7 +820,7 @@ class ReportingWithStreamingResponse:
 class AsyncReportingWithStreamingResponse:
     """Asynchronous operations of the Reporting resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncReporting(http.view("streaming"))
         self.get_report_runs = _resp.as_async_streaming(
             ops.get_report_runs,

@@ -37,6 +37,7 @@ __all__ = [
     "SecretSource",
     "ask_providers",
     "authorization",
+    "display_url",
     "masked_headers",
     "split_userinfo",
 ]
@@ -211,3 +212,12 @@ def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Reque
     headers.__class__, url.__class__ = MaskedHeaders, MaskedURL
     headers.masked = url.masked = names  # type: ignore[attr-defined]
     return request
+
+
+def display_url(url: str) -> str:
+    """`url` as messages show it: without its query string, fragment or userinfo."""
+    try:
+        parsed = httpx.URL(url)
+        return str(parsed.copy_with(query=None, fragment=None, userinfo=b""))
+    except (httpx.InvalidURL, TypeError):
+        return url.split("?", 1)[0].split("#", 1)[0]

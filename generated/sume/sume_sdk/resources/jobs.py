@@ -12,6 +12,7 @@ import httpx
 from .._runtime import carry as _carry
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import response as _resp
 from .._runtime import serde as _s
 from .._runtime import statusread as _statusread
@@ -203,7 +204,7 @@ def _decode_job_event(raw: object) -> JobEnvelope:
 class Jobs:
     """Operations of the Jobs resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         self._job_waiter: _waiter.SyncJobWaiter[Job, JobResultEnvelope] = (
             _waiter.SyncJobWaiter(
@@ -640,7 +641,7 @@ class Jobs:
 class AsyncJobs:
     """Asynchronous operations of the Jobs resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         self._job_waiter: _waiter.AsyncJobWaiter[Job, JobResultEnvelope] = (
             _waiter.AsyncJobWaiter(
@@ -1083,7 +1084,7 @@ class AsyncJobs:
 class JobsWithRawResponse:
     """Operations of the Jobs resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         ops = Jobs(http.view("raw"))
         self.create = _resp.as_raw(ops.create)
@@ -1114,7 +1115,7 @@ class JobsWithRawResponse:
 class AsyncJobsWithRawResponse:
     """Asynchronous operations of the Jobs resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         ops = AsyncJobs(http.view("raw"))
         self.create = _resp.as_async_raw(ops.create)
@@ -1145,7 +1146,7 @@ class AsyncJobsWithRawResponse:
 class JobsWithStreamingResponse:
     """Operations of the Jobs resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
         ops = Jobs(http.view("streaming"))
         self.create = _resp.as_streaming(ops.create)
@@ -1176,7 +1177,7 @@ class JobsWithStreamingResponse:
 class AsyncJobsWithStreamingResponse:
     """Asynchronous operations of the Jobs resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
         ops = AsyncJobs(http.view("streaming"))
         self.create = _resp.as_async_streaming(ops.create)

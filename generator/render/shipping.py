@@ -1,0 +1,140 @@
+"""Which runtime modules an SDK ships: those its generated code imports, and theirs.
+
+The features of the intermediate model (jobs, webhooks, event streams, carried values,
+pagination, OAuth 2, ...) decide what the templates write, and so which runtime modules
+the generated modules import. The SDK ships the closure of those over the runtime's own
+relative imports, each import statement read with ``ast``: every one, at module level,
+inside functions and under ``TYPE_CHECKING`` (the SDK is type-checked too). No module is listed
+by hand, so a module added to or split off the runtime is picked up as it is imported.
+The runtime package's ``__init__`` is rewritten to name only what ships.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..model import ir
+
+__all__ = ["Features", "closure", "imported", "names_from", "runtime_init"]
+
+# ``from ._runtime.x import ...`` / ``from .._runtime import x as _x, y`` in a generated module.
+_IMPORT = re.compile(
+    r"^[ \t]*from \.+_runtime(?:\.(\w+))? import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE
+)
+_NAME = re.compile(r"(\w+)(?:\s+as\s+\w+)?")
+
+
+class Features:
+    """What an SDK's public surface offers beyond plain calls, from its model."""
+
+    def __init__(self, sdk: ir.Sdk) -> None:
+        ops = [op for resource in sdk.resources for op in resource.operations]
+        self.jobs = bool(sdk.jobs)
+        self.events = any(op.response.kind == "events" or op.stream_name for op in ops)
+        self.oauth2 = any(isinstance(auth, ir.BearerAuth) for auth in sdk.auths)
+
+
+@functools.cache
+def _modules(runtime: Path) -> frozenset[str]:
+    return frozenset(path.stem for path in runtime.glob("*.py"))
+
+
+# A relative import statement of the runtime (formatted by ruff: one per line, or names in
+# parentheses), at any indentation: in a function, under ``if TYPE_CHECKING:``.
+_RELATIVE = re.compile(r"^[ \t]*from \.[\w.]* import[ \t]+(?:\([^)]*\)|[^\n]*)", re.MULTILINE)
+
+
+@functools.cache
+def _imports_of(source: Path) -> frozenset[tuple[str, str]]:
+    """What ``source`` (a runtime module) imports from the others, wherever it does: pairs
+    of module and name (``from .m import n``; ``from . import m`` is ``(m, "")``).
+
+    The import statements are parsed with ``ast``, only they (parsing whole modules cost
+    more than the rest of a small SDK's rendering). A docstring line that
+    reads like an import could only add a module, never drop one."""
+    statements = _RELATIVE.findall(source.read_text(encoding="utf-8"))
+    found: set[tuple[str, str]] = set()
+    for node in ast.parse("\n".join(line.strip() for line in statements)).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                module = node.module.split(".")[0]
+                found.update((module, alias.name) for alias in node.names)
+            else:
+                found.update((alias.name, "") for alias in node.names)
+    return frozenset(found)
+
+
+def imported(files: Mapping[str, str], runtime: Path) -> set[str]:
+    """The runtime modules the generated (non-runtime) ``.py`` files import."""
+    known = _modules(runtime)
+    found: set[str] = set()
+    for path, text in files.items():
+        if not path.endswith(".py") or "/_runtime/" in path or "_runtime" not in text:
+            continue
+        for match in _IMPORT.finditer(text):
+            if match.group(1):
+                found.add(match.group(1))
+            else:
+                found.update(_NAME.findall(match.group(2).strip("()")))
+    return found & known
+
+
+def closure(roots: Iterable[str], runtime: Path) -> frozenset[str]:
+    """``roots``, the package ``__init__`` and every runtime module they import, transitively."""
+    known = _modules(runtime)
+    todo = [*roots, "__init__"]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in known:
+            continue
+        seen.add(name)
+        todo.extend(module for module, _ in _imports_of(runtime / f"{name}.py"))
+    return frozenset(seen)
+
+
+def names_from(module: str, shipped: frozenset[str], runtime: Path) -> set[str]:
+    """The names the other shipped modules import from ``module``."""
+    return {
+        name
+        for other in shipped - {module}
+        for imported_from, name in _imports_of(runtime / f"{other}.py")
+        if imported_from == module
+    }
+
+
+def _assigned(tree: ast.Module, name: str) -> tuple[ast.stmt, object]:
+    """The module-level statement assigning ``name``, and its (literal) value."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == name:
+            return node, ast.literal_eval(value)
+    raise LookupError(f"the runtime's __init__.py assigns no {name}")
+
+
+def runtime_init(source: str, shipped: frozenset[str]) -> str:
+    """The runtime's ``__init__`` with its name table (``_HOMES``) and ``__all__`` cut to
+    the names whose module ships: any other name raises ``AttributeError``."""
+    tree = ast.parse(source)
+    homes_node, homes = _assigned(tree, "_HOMES")
+    all_node, names = _assigned(tree, "__all__")
+    if not isinstance(homes, dict) or not isinstance(names, list):
+        raise TypeError("the runtime's __init__.py: _HOMES must be a dict, __all__ a list")
+    kept = {name: home for name, home in homes.items() if home in shipped}
+    edits = [
+        (all_node, ["__all__ = [\n", *(f'    "{n}",\n' for n in names if n in kept), "]\n"]),
+        (homes_node, ["_HOMES = {\n", *(f'    "{n}": "{h}",\n' for n, h in kept.items()), "}\n"]),
+    ]
+    lines = source.splitlines(keepends=True)
+    for node, text in sorted(edits, key=lambda edit: -edit[0].lineno):
+        lines[node.lineno - 1 : node.end_lineno] = text
+    return "".join(lines)
