@@ -31,7 +31,7 @@ def carry_spec_args(job: ir.Job) -> dict[str, Code]:
                 else f"path={_tuple([py_str(t) for t in c.source or ()])}"
             )
             values.append(f"_carry.CarriedValue({py_str(c.name)}, {where}, kind={_KINDS[c.kind]})")
-        args["carry"] = Code(_tuple(values))
+        args["carry"] = Code(f"_carry.Carry({_tuple(values)})")
     if job.result_once:
         args["result_once"] = Code("True")
     return args

@@ -915,8 +915,8 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
             parts += ["_wh _hybrid _t", *hooks["args"].values(), hooks["event_annotation"]]
             parts.append(hooks["event_decoder"] or "")
         if job["result"]:
-            # every result fetch takes to_file (a _carry.PathLike)
-            parts += [job["result"]["options"], job["result"]["response"], "_carry"]
+            # every result fetch takes to_file (a _dl.PathLike)
+            parts += [job["result"]["options"], job["result"]["response"], "_dl"]
         if job["cancel"]:
             parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
             parts.append(job["cancel"]["call"])
@@ -980,6 +980,7 @@ def resource_view(
         ("waiter", "_waiter"),
         ("waitspec", "_ws"),
         ("carry", "_carry"),
+        ("download", "_dl"),
         ("styles", "_styles"),
         ("hybrid", "_hybrid"),
         ("opurl", "_opurl"),

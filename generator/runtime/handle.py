@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import attrs
 import httpx
 
-from .carry import Carried, PathLike, check_carried
+from .download import PathLike
 from .errors import InvalidResumeToken
 from .opurl import is_url
 from .records import Poll
 from .resume import ResumeToken, decode_resume_token, encode_resume_token
 from .waitbase import check_wait_args, job_ref
 from .waitcore import Finished, WaitCore
-from .waitspec import PollEvent
+from .waitspec import Carried, PollEvent
 
 if TYPE_CHECKING:
     from .waitbase import BaseJobWaiter
@@ -97,7 +97,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         if not isinstance(job_id, str) or not job_id:
             raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
         #: The values of the create response every call of the job sends (`carry`).
-        self.carried = check_carried(waiter.spec.carry, carried)
+        self.carried = waiter.spec.carried(carried)
         if target is None:
             job_id, target = job_ref(waiter.spec, job_id)
         #: What the status read is given: the job id, or its operation URL.

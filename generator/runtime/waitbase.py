@@ -17,7 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike, carried_from, check_carried
+from .download import PathLike
 from .errors import (
     DecodeError,
     InvalidResumeToken,
@@ -36,7 +36,7 @@ from .records import Poll, dig, ensure_success, pointer
 from .resume import decode_resume_token
 from .serde import lenient
 from .waitcore import Finished, WaitCore
-from .waitspec import JobSpec, PollEvent, WaitConfig
+from .waitspec import Carried, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
@@ -219,7 +219,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 want_result=want_result,
                 abandon=abandon,
                 stall_after=stall_after,
-                carried=check_carried(self.spec.carry, carried),
+                carried=self.spec.carried(carried),
                 target=token.url,
             )
         if not isinstance(job_id, str) or not job_id:
@@ -236,7 +236,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             want_result=want_result,
             abandon=abandon,
             stall_after=stall_after,
-            carried=check_carried(self.spec.carry, carried),
+            carried=self.spec.carried(carried),
         )
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
@@ -403,7 +403,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
     def _started(self, response: httpx.Response) -> tuple[str, dict[str, object]]:
         """The new job's id and carried values, from its create response."""
         job_id = self._job_id_from(response)
-        return job_id, carried_from(self.spec.carry, response, self.spec.name)
+        return job_id, self.spec.carried_from(response)
 
     def _job_id_from(self, response: httpx.Response) -> str:
         """The new job's id from a create response (`id_path` or `id_header`)."""

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike, check_carried, no_file
+from .download import PathLike, no_file
 from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
@@ -39,7 +39,7 @@ from .waitbase import (
     check_wait_args,
 )
 from .waitcore import Finished, WaitCore, wait_span
-from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+from .waitspec import Carried, HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "AsyncJobOutcomes",
@@ -217,7 +217,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
-        values = check_carried(self.spec.carry, carried)
+        values = self.spec.carried(carried)
         try:
             cancel(job_id, timeout, **values)
         except SDKError as error:
@@ -435,7 +435,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
-        values = check_carried(self.spec.carry, carried)
+        values = self.spec.carried(carried)
         try:
             await cancel(job_id, timeout, **values)
         except SDKError as error:

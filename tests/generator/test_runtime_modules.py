@@ -128,6 +128,9 @@ def test_every_committed_sdk_imports_only_what_it_ships(target: Target) -> None:
     assert {"WaitConfig", "JobHandle", "ProgressDisplay", "PollEvent"} <= set(seen["all"])
     assert (package_dir(out) / "fleet.py").is_file()
     assert JOB_MODULES <= shipped(out)
+    # Carried values are machinery of their own: they ship exactly when a job declares some.
+    jobs = yaml.safe_load((ROOT / target.spec).read_text(encoding="utf-8"))["x-jobgen"]["jobs"]
+    assert ("carry" in shipped(out)) == any("carry" in job for job in jobs.values())
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +169,7 @@ def test_a_plain_sdk_exports_no_job_names_and_says_so(tmp_path: Path) -> None:
     assert shipped(out).isdisjoint(NOT_IN_A_PLAIN_SDK)
     names = {"WaitConfig", "JobHandle", "PollEvent", "JobOutcome", "ProgressDisplay"}
     names |= {"JobTimeout", "WaitError", "MissingJobId", "ClientCredentials", "TokenError"}
+    names.add("UnreadableStatus")
     assert names.isdisjoint(seen["all"]) and "Timing" in seen["all"]
     assert {"SDKError", "APIStatusError", "NotFoundError", "DecodeError"} <= set(seen["all"])
     errors_doc = (package_dir(out) / "errors.py").read_text()
@@ -286,8 +290,23 @@ def test_job_modules_ship_with_jobs_only(tmp_path: Path) -> None:
     without = shipped(_generated(tmp_path, _without_jobs(spec), "nojobs"))
     assert JOB_MODULES <= with_jobs
     assert without.isdisjoint(JOB_MODULES)
-    # Carried values and one-shot downloads belong to the waits: they come with jobs.
-    assert "carry" in with_jobs and "carry" not in without
+    # Result downloads belong to the waits: they come with jobs; this job carries no
+    # values, so the machinery of carried values stays out.
+    assert "download" in with_jobs and "download" not in without
+    assert "carry" not in with_jobs | without
+
+
+def test_carry_ships_exactly_when_a_job_declares_carry(tmp_path: Path) -> None:
+    spec = _spec("deepl_documents.yaml")
+    carried = _generated(tmp_path, spec, "carried")
+    assert "carry" in shipped(carried)
+    sume = _spec("sume.yaml")
+    assert not any("carry" in job for job in sume["x-jobgen"]["jobs"].values())
+    plain = _generated(tmp_path, sume, "uncarried")
+    assert JOB_MODULES <= shipped(plain) and "carry" not in shipped(plain)
+    # Nothing of the SDK without carried values imports the module, even for type checks.
+    assert unresolved(plain) == []
+    check_sdk(plain)
 
 
 def test_webhook_modules_ship_with_declared_webhooks_only(tmp_path: Path) -> None:

@@ -12,15 +12,8 @@ import attrs
 import httpx
 import pytest
 
-from generator.runtime.carry import (
-    ONCE_ATTEMPTS,
-    CarriedValue,
-    async_fetch_once,
-    carried_from,
-    check_carried,
-    download,
-    fetch_once,
-)
+from generator.runtime.carry import CarriedValue, Carry, check_carried
+from generator.runtime.download import ONCE_ATTEMPTS, async_fetch_once, download, fetch_once
 from generator.runtime.errors import (
     APIConnectionError,
     InvalidResumeToken,
@@ -34,15 +27,15 @@ from generator.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
 
 from .fakes import DEMO, REQUEST, FakeClock, job, response
 
+KEY = Carry((CarriedValue("document_key", path=("document_key",)),))
+REGION = Carry(
+    (CarriedValue("region", header="x-region"), CarriedValue("n", header="x-n", kind=int))
+)
 KEYED = attrs.evolve(
     DEMO,
     id_path=("id",),
-    carry=(CarriedValue("document_key", path=("document_key",)),),
+    carry=KEY,
     result_once=True,
-)
-HEADERED = attrs.evolve(
-    DEMO,
-    carry=(CarriedValue("region", header="x-region"), CarriedValue("n", header="x-n", kind=int)),
 )
 
 
@@ -202,12 +195,12 @@ def test_a_handle_keeps_the_values_in_its_token(mode: str) -> None:
 
 def test_values_come_from_the_body_or_headers_and_are_typed() -> None:
     ok = httpx.Response(200, json={}, headers={"x-region": "eu", "x-n": "42"}, request=REQUEST)
-    assert carried_from(HEADERED.carry, ok, "job") == {"region": "eu", "n": 42}
+    assert REGION.read(ok, "job") == {"region": "eu", "n": 42}
     bad = httpx.Response(200, json={}, headers={"x-region": "eu", "x-n": "many"}, request=REQUEST)
     with pytest.raises(MissingJobId, match="cannot find the new job job's n: no x-n header"):
-        carried_from(HEADERED.carry, bad, "job")
+        REGION.read(bad, "job")
     with pytest.raises(MissingJobId, match="nothing at /document_key"):
-        carried_from(KEYED.carry, response(200, {"id": "d"}), "document")
+        KEY.read(response(200, {"id": "d"}), "document")
     assert check_carried((), None) == {}
 
 
