@@ -181,9 +181,11 @@ def test_sync_wait_for_jobs_closed_early_stops_its_threads() -> None:
 # -- cancellation (W11) ----------------------------------------------------------------
 
 
-def never_finishing(gate: asyncio.Event) -> Any:
-    async def read(job_id: str, timeout: float) -> httpx.Response:
-        return job("running")
+async def running(job_id: str, timeout: float) -> httpx.Response:
+    return job("running")
+
+
+def never_finishing(gate: asyncio.Event, read: Any = running) -> Any:
 
     async def sleep(seconds: float) -> None:
         await gate.wait()  # suspended until cancelled
@@ -228,13 +230,10 @@ def test_cancelling_wait_for_jobs_cancels_every_wait() -> None:
 
 def test_breaking_out_of_wait_for_jobs_cancels_the_rest() -> None:
     async def main() -> None:
-        gate = asyncio.Event()
-        base = never_finishing(gate)
-
         async def read(job_id: str, timeout: float) -> httpx.Response:
             return job("succeeded" if job_id == "fast" else "running")
 
-        base._read_status = read
+        base = never_finishing(asyncio.Event(), read)
         async with base.wait_for_jobs(["fast", "slow1", "slow2"]) as outcomes:
             async for outcome in outcomes:
                 assert outcome.job_id == "fast"
