@@ -12,7 +12,7 @@ import math
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, Protocol, TypeVar, Union
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 import httpx
@@ -104,7 +104,7 @@ class Begun:
 class Polled(Generic[RecordT]):
     """One poll decided: the core's step and the record read, typed."""
 
-    step: Union[Finished, Sleep]  # noqa: UP007 (3.9)
+    step: Finished | Sleep
     record: RecordT
 
 

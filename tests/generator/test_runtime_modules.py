@@ -26,7 +26,16 @@ from tests.helpers import REAL_SPECS, ROOT, SPECS, TEST_SPECS, imported_sdk, wri
 
 TARGETS = load_targets(ROOT / "pyproject.toml")
 # What only an SDK with jobs needs: waits, handles, fleets, webhooks, event streams.
-JOB_MODULES = {"waiter", "waitcore", "waitspec", "waitbase", "handle", "jobhttp", "fleet"}
+JOB_MODULES = {
+    "waiter",
+    "waitcore",
+    "waitspec",
+    "waitbase",
+    "waitread",
+    "handle",
+    "jobhttp",
+    "fleet",
+}
 NOT_IN_A_PLAIN_SDK = JOB_MODULES | {"webhooks", "hybrid", "events", "pagination", "oauth2"}
 REAL = [
     ("petstore", "petstore-3.0.yaml", None),
