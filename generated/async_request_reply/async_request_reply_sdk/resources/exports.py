@@ -9,7 +9,7 @@ import typing as _t
 
 import httpx
 
-from .._runtime import carry as _carry
+from .._runtime import download as _dl
 from .._runtime import http as _http
 from .._runtime import jobhttp as _jobhttp
 from .._runtime import opurl as _opurl
@@ -263,10 +263,10 @@ class Exports:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> Export:
-        _carry.no_file(to_file)
+        _dl.no_file(to_file)
         response = self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,
@@ -582,10 +582,10 @@ class AsyncExports:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> Export:
-        _carry.no_file(to_file)
+        _dl.no_file(to_file)
         response = await self._http.request(
             _opurl.url_options(self._http, job_id, ("bearerAuth",)),
             time_left=time_left,

@@ -113,6 +113,8 @@ class SDKError(Exception):
 
     #: The job this error concerns, when it was raised while waiting for one.
     job_id: str | None = None
+    #: Whether the request that raised it is retried like a transport fault.
+    transient = False
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -281,6 +283,8 @@ class UnreadableStatus(DecodeError):
     fault of the path to the server, retried on the status read's budget like a 5xx;
     when that runs out it is the `last_error` of `StatusUnavailable`.
     """
+
+    transient = True
 
 
 class MissingJobId(SDKError, ValueError):

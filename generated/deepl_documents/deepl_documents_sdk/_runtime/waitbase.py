@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import functools
 import math
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar
 
+import attrs
 import httpx
 
-from .carry import Carried, PathLike, carried_from, check_carried
+from .download import PathLike
 from .errors import (
     DecodeError,
     InvalidResumeToken,
@@ -36,21 +36,18 @@ from .ratelimit import RateLimiter, StatusLimiter
 from .records import Poll, dig, ensure_success, pointer
 from .resume import decode_resume_token
 from .serde import lenient
-from .waitcore import Finished, WaitCore
-from .waitspec import JobSpec, PollEvent, WaitConfig
+from .waitcore import Finished, Sleep, WaitCore
+from .waitspec import Carried, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
     "AsyncDrive",
-    "AsyncReadOnce",
-    "AsyncReadStatus",
     "BaseJobWaiter",
+    "Begun",
     "Drive",
     "FetchResult",
     "JobCall",
-    "PrepareStatus",
-    "ReadOnce",
-    "ReadStatus",
+    "Polled",
     "check_wait_args",
     "job_ref",
 ]
@@ -65,48 +62,11 @@ T_co = TypeVar("T_co", covariant=True)
 _W = TypeVar("_W", bound="BaseJobWaiter[Any, Any]")
 
 
-class ReadStatus(Protocol):
-    """Reads the job's status once; raises `errors` exceptions for failures.
-
-    `carried` are the job's carried values (see `carry`), as keyword arguments."""
-
-    def __call__(
-        self, job_id: str, timeout: float, **carried: object
-    ) -> httpx.Response: ...
-
-
-class AsyncReadStatus(Protocol):
-    """The async twin of `ReadStatus`."""
-
-    def __call__(
-        self, job_id: str, timeout: float, **carried: object
-    ) -> Awaitable[httpx.Response]: ...
-
-
-class ReadOnce(Protocol):
-    """One wait's status read, sent once per call, within `timeout` seconds."""
-
-    def __call__(self, timeout: float) -> httpx.Response: ...
-
-
-class AsyncReadOnce(Protocol):
-    """The async twin of `ReadOnce`."""
-
-    def __call__(self, timeout: float) -> Awaitable[httpx.Response]: ...
-
-
 #: What drives a wait instead of the polling loop (`BaseJobWaiter.driven_by`; `hybrid`
 #: also listens for webhook deliveries): given the wait's core and its status read
 #: (retried, rate-limited), it returns the terminal step.
 Drive = Callable[[WaitCore, Callable[[], Poll]], Finished]
 AsyncDrive = Callable[[WaitCore, Callable[[], Awaitable[Poll]]], Awaitable[Finished]]
-
-
-class PrepareStatus(Protocol[T_co]):
-    """Prepares a wait's status read once (job id or URL, carried values): what
-    does not change between its polls is built here, not on every read."""
-
-    def __call__(self, job_id: str, **carried: object) -> T_co: ...
 
 
 class JobCall(Protocol[T_co]):
@@ -129,8 +89,33 @@ class FetchResult(Protocol[T_co]):
     ) -> T_co: ...
 
 
+@attrs.frozen
+class Begun:
+    """Where a wait or a handle begins: the job as shown and as its status read takes
+    it, the poll count and deadline of a resume token, and the carried values, checked."""
+
+    job_id: str
+    target: str
+    attempt: int = 0
+    deadline_at: float | None = None
+    carried: dict[str, object] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Polled(Generic[RecordT]):
+    """One poll decided: the core's step and the record read, typed."""
+
+    step: Finished | Sleep
+    record: RecordT
+
+
 class BaseJobWaiter(Generic[RecordT, ResultT]):
-    """What both twins share: everything but the I/O."""
+    """What both twins share: everything but the I/O.
+
+    Handles (`handle`) follow a job through this interface, the waits' own:
+    `has_result`, `begin`, `new_core`, `terminal_record` and `check_result` here,
+    `poll_core`, `run_core`, `core_result` and `start_job` in each twin.
+    """
 
     def __init__(
         self,
@@ -151,10 +136,9 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             )
         self.limiter = limiter
         self._decode_record = decode_record
-        self._has_result = has_result or spec.final_from == "operation-url"
+        #: Whether the job has a result to wait for (`wait_for_result`).
+        self.has_result = has_result or spec.final_from == "operation-url"
         self._has_cancel = has_cancel
-        self._read_status: Any = None
-        self._prepare_status: Any = None
         self._drive: Drive | AsyncDrive | None = None
 
     def driven_by(self: _W, drive: Drive | AsyncDrive) -> _W:  # noqa: PYI019 (3.9)
@@ -165,25 +149,62 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         driven._drive = drive
         return driven
 
-    def _status_reads(self, read_status: object, prepare_status: object) -> None:
-        """Keep how the status is read: `read_status` called on every poll, or
-        `prepare_status` asked once per wait for its read (exactly one of them)."""
-        if (read_status is None) == (prepare_status is None):
-            raise TypeError("give exactly one of read_status and prepare_status")
-        self._read_status = read_status
-        self._prepare_status = prepare_status
-
-    def _read_once(self, core: WaitCore) -> Any:
-        """The status read of `core`'s wait, prepared on its first poll."""
-        prepare = self._prepare_status
-        if prepare is not None:
-            read_once = prepare(core.target, **core.carried)
-        else:
-            read_once = functools.partial(
-                self._read_status, core.target, **core.carried
+    def begin(
+        self, job_id: str | None, resume: str | None = None, carried: Carried = None
+    ) -> Begun:
+        """Where a wait or a handle of `job_id` (or of a resume token) begins; a
+        resumed one keeps the token's carried values unless `carried` gives others."""
+        spec = self.spec
+        if resume is None:
+            if not isinstance(job_id, str) or not job_id:
+                raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+            shown, target = job_ref(spec, job_id)
+            return Begun(shown, target, carried=spec.carried(carried))
+        token = decode_resume_token(resume, spec.name)
+        if job_id is not None and job_ref(spec, job_id)[0] != token.job_id:
+            raise InvalidResumeToken(
+                f"resume token is for job {token.job_id}, not job {job_id}"
             )
-        core.read_once = read_once
-        return read_once
+        given = {k: v for k, v in (carried or {}).items() if v is not None}
+        shown, target = job_ref(spec, token.job_id)
+        return Begun(
+            shown,
+            target if token.url is None else token.url,
+            token.attempt,
+            token.deadline_at,
+            spec.carried({**token.carried, **given}),
+        )
+
+    def new_core(
+        self,
+        begun: Begun,
+        deadline: float,
+        *,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        want_result: bool = False,
+        stall_after: float | None = None,
+        abandon: threading.Event | None = None,
+        deadline_at: float | None = None,
+        request_cap: float | None = None,
+    ) -> WaitCore:
+        """The core of a wait (or of a handle's poll) that begins at `begun`, with
+        `deadline` seconds left (ending at epoch `deadline_at` when given)."""
+        return WaitCore(
+            self.spec,
+            self.config,
+            begun.job_id,
+            target=begun.target,
+            deadline=deadline,
+            attempt=begun.attempt,
+            deadline_at=deadline_at,
+            on_poll=on_poll,
+            event_record=self._lenient_record,
+            want_result=want_result,
+            abandon=abandon,
+            request_cap=request_cap,
+            stall_after=stall_after,
+            carried=begun.carried,
+        )
 
     def _core(
         self,
@@ -197,47 +218,15 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         want_result: bool = False,
         abandon: threading.Event | None = None,
     ) -> WaitCore:
-        if resume is not None:
-            token = decode_resume_token(resume, self.spec.name)
-            if job_id is not None and job_ref(self.spec, job_id)[0] != token.job_id:
-                raise InvalidResumeToken(
-                    f"resume token is for job {token.job_id}, not job {job_id}"
-                )
-            carried = {
-                **token.carried,
-                **{k: v for k, v in (carried or {}).items() if v is not None},
-            }
-            # The schedule continues where the timed-out wait left off; the resumed
-            # wait gets its own deadline (the old one is usually what ran out).
-            return WaitCore(
-                self.spec,
-                self.config,
-                token.job_id,
-                deadline=deadline,
-                attempt=token.attempt,
-                on_poll=on_poll,
-                event_record=self._lenient_record,
-                want_result=want_result,
-                abandon=abandon,
-                stall_after=stall_after,
-                carried=check_carried(self.spec.carry, carried),
-                target=token.url,
-            )
-        if not isinstance(job_id, str) or not job_id:
-            raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
-        shown, target = job_ref(self.spec, job_id)
-        return WaitCore(
-            self.spec,
-            self.config,
-            shown,
-            target=target,
-            deadline=deadline,
+        # A resumed wait's schedule continues where the timed-out one left off; it
+        # gets its own deadline (the old one is usually what ran out).
+        return self.new_core(
+            self.begin(job_id, resume, carried),
+            deadline,
             on_poll=on_poll,
-            event_record=self._lenient_record,
             want_result=want_result,
-            abandon=abandon,
             stall_after=stall_after,
-            carried=check_carried(self.spec.carry, carried),
+            abandon=abandon,
         )
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
@@ -251,11 +240,21 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         with lenient():
             return self._decode_record(raw)
 
-    def _decode(self, core: WaitCore, finished: Finished) -> RecordT:
+    def terminal_record(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
         return self._decode_raw(
             core, finished.record, finished.state, finished.outcome, finished.ruled
         )
+
+    def _polled(self, core: WaitCore, poll: Poll) -> Polled[RecordT]:
+        """`poll` stepped by `core`, with its record typed (`terminal_record` once
+        finished; before, decoded as the waits' poll events see it)."""
+        step = core.step(poll)
+        if isinstance(step, Finished):
+            return Polled(step, self.terminal_record(core, step))
+        ruled = poll.state is not None
+        record = self._decode_raw(core, poll.record, core.last_state, None, ruled)
+        return Polled(step, record)
 
     def _decode_raw(
         self,
@@ -314,8 +313,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         carried: Carried,
     ) -> WaitCore:
         """The core of a wait for the result; NoResultOperation when there is none."""
-        if not self._has_result:
-            raise self._no_result_operation()
+        self.check_result()
         check_wait_args(deadline)
         return self._core(
             job_id,
@@ -368,11 +366,13 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             canceled=True,
         )
 
-    def _no_result_operation(self) -> NoResultOperation:
-        return NoResultOperation(
-            f"{self.spec.name} jobs have no result operation: "
-            "use wait_for_job(), which returns the terminal record"
-        )
+    def check_result(self) -> None:
+        """Raise NoResultOperation unless the job has a result to wait for."""
+        if not self.has_result:
+            raise NoResultOperation(
+                f"{self.spec.name} jobs have no result operation: "
+                "use wait_for_job(), which returns the terminal record"
+            )
 
     def _success_target(self, core: WaitCore, finished: Finished) -> str | None:
         """Raise JobFailed / JobCanceled unless the job succeeded; then where its
@@ -401,10 +401,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
 
-    def _started(self, response: httpx.Response) -> tuple[str, dict[str, object]]:
+    def _created(self, response: httpx.Response) -> tuple[str, dict[str, object]]:
         """The new job's id and carried values, from its create response."""
         job_id = self._job_id_from(response)
-        return job_id, carried_from(self.spec.carry, response, self.spec.name)
+        return job_id, self.spec.carried_from(response)
 
     def _job_id_from(self, response: httpx.Response) -> str:
         """The new job's id from a create response (`id_path` or `id_header`)."""

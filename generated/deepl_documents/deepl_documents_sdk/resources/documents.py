@@ -10,6 +10,7 @@ import typing as _t
 import httpx
 
 from .._runtime import carry as _carry
+from .._runtime import download as _dl
 from .._runtime import http as _http
 from .._runtime import jobhttp as _jobhttp
 from .._runtime import response as _resp
@@ -61,7 +62,9 @@ _DOCUMENT_SPEC = _ws.JobSpec(
     progress_done_path=None,
     progress_total_path=None,
     stall_after=None,
-    carry=(_carry.CarriedValue("document_key", path=("document_key",), kind=str),),
+    carry=_carry.Carry(
+        (_carry.CarriedValue("document_key", path=("document_key",), kind=str),),
+    ),
     result_once=True,
     failed_error=DocumentFailed,
     canceled_error=DocumentCanceled,
@@ -266,7 +269,7 @@ class Documents:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> bytes:
         # Served once, then gone: never sent again once the server may have received it.
@@ -276,9 +279,9 @@ class Documents:
         )
         config = self._http.wait_config
         # With to_file, the body is streamed to it: whole or no file.
-        response = _carry.download(
+        response = _dl.download(
             to_file,
-            lambda sink: _carry.fetch_once(
+            lambda sink: _dl.fetch_once(
                 lambda left: self._http.send_once(options, time_left=left, sink=sink),
                 time_left,
                 config.clock,
@@ -333,7 +336,7 @@ class Documents:
         on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
         stall_after: float | None = None,
         document_key: str,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
     ) -> bytes:
         """Wait for the document job to succeed, then fetch its result once.
 
@@ -620,7 +623,7 @@ class AsyncDocuments:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> bytes:
         # Served once, then gone: never sent again once the server may have received it.
@@ -630,9 +633,9 @@ class AsyncDocuments:
         )
         config = self._http.wait_config
         # With to_file, the body is streamed to it: whole or no file.
-        response = await _carry.async_download(
+        response = await _dl.async_download(
             to_file,
-            lambda sink: _carry.async_fetch_once(
+            lambda sink: _dl.async_fetch_once(
                 lambda left: self._http.send_once(options, time_left=left, sink=sink),
                 time_left,
                 config.clock,
@@ -687,7 +690,7 @@ class AsyncDocuments:
         on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
         stall_after: float | None = None,
         document_key: str,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
     ) -> bytes:
         """Wait for the document job to succeed, then fetch its result once.
 

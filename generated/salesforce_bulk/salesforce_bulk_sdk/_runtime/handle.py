@@ -20,14 +20,10 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import attrs
 import httpx
 
-from .carry import Carried, PathLike, check_carried
-from .errors import InvalidResumeToken
-from .opurl import is_url
-from .records import Poll
-from .resume import ResumeToken, decode_resume_token, encode_resume_token
-from .waitbase import check_wait_args, job_ref
+from .download import PathLike
+from .waitbase import Polled, check_wait_args
 from .waitcore import Finished, WaitCore
-from .waitspec import PollEvent
+from .waitspec import Carried, PollEvent
 
 if TYPE_CHECKING:
     from .waitbase import BaseJobWaiter
@@ -81,28 +77,14 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         check_wait_args(poll_timeout)
         if deadline is not None:
             check_wait_args(deadline)
-        attempt, target = 0, None
-        config = waiter.config
-        deadline_at = None if deadline is None else config.wall_clock() + deadline
-        if resume is not None:
-            token = decode_resume_token(resume, waiter.spec.name)
-            if job_id is not None and job_ref(waiter.spec, job_id)[0] != token.job_id:
-                raise InvalidResumeToken(
-                    f"resume token is for job {token.job_id}, not job {job_id}"
-                )
-            job_id, attempt, target = token.job_id, token.attempt, token.url
-            if deadline is None and token.deadline_at is not None:
-                deadline_at = token.deadline_at
-            given = {k: v for k, v in (carried or {}).items() if v is not None}
-            carried = {**token.carried, **given}
-        if not isinstance(job_id, str) or not job_id:
-            raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
+        begun = waiter.begin(job_id, resume, carried)
+        # Without a deadline of its own, a resumed handle keeps its token's.
+        deadline_at = begun.deadline_at
+        if deadline is not None:
+            deadline_at = waiter.config.wall_clock() + deadline
         #: The values of the create response every call of the job sends (`carry`).
-        self.carried = check_carried(waiter.spec.carry, carried)
-        if target is None:
-            job_id, target = job_ref(waiter.spec, job_id)
-        #: What the status read is given: the job id, or its operation URL.
-        self._target = target
+        self.carried = begun.carried
+        self._begun = begun
         self._waiter = waiter
         self._deadline_at = deadline_at
         self._poll_timeout = poll_timeout
@@ -110,7 +92,7 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         self._stall_after = stall_after
         self._finished: Finished | None = None
         self._result: tuple[ResultT] | None = None
-        self._core = self._new_core(job_id, attempt, want_result=waiter._has_result)
+        self._core = self._core_for(want_result=waiter.has_result)
 
     @property
     def job_id(self) -> str:
@@ -122,76 +104,58 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         """Versioned JSON (job id, deadline, poll count, carried values) that
         `handle(resume=...)` and `wait_for_job(resume=...)` accept in another process.
         No credentials, but a job's carried values (such as a document key)."""
-        token = ResumeToken(
-            self._core.job_id,
-            self._deadline_at,
-            self._core.attempt,
-            self._waiter.spec.name,
-            self.carried,
-            url=self._target if is_url(self._target) else None,
-        )
-        return encode_resume_token(token)
+        return self._core.resume_token()
 
     def _time_left(self) -> float:
         if self._deadline_at is None:
             return math.inf
         return self._deadline_at - self._waiter.config.wall_clock()
 
-    def _new_core(
-        self,
-        job_id: str,
-        attempt: int,
-        *,
-        want_result: bool,
-        deadline: float | None = None,
+    def _core_for(
+        self, *, want_result: bool, deadline: float | None = None
     ) -> WaitCore:
-        left = self._time_left() if deadline is None else deadline
-        deadline_at = self._deadline_at if deadline is None else None
-        return WaitCore(
-            self._waiter.spec,
-            self._waiter.config,
-            job_id,
-            deadline=left,
-            attempt=attempt,
-            deadline_at=deadline_at,
+        """A core for the next poll (the handle's deadline, each request capped) or,
+        given `deadline`, for a blocking wait."""
+        return self._waiter.new_core(
+            self._begun,
+            self._time_left() if deadline is None else deadline,
             on_poll=self._on_poll,
             want_result=want_result,
-            request_cap=self._poll_timeout,
             stall_after=self._stall_after,
-            carried=self.carried,
-            target=self._target,
+            deadline_at=self._deadline_at if deadline is None else None,
+            request_cap=self._poll_timeout if deadline is None else None,
         )
+
+    def _new_core(
+        self, *, want_result: bool, deadline: float | None = None
+    ) -> WaitCore:
+        """`_core_for`, continuing the handle's last core (its schedule, its record)."""
+        core = self._core_for(want_result=want_result, deadline=deadline)
+        core.follow(self._core)
+        return core
 
     def _fresh_core(self) -> WaitCore:
         """A core for the next poll: the schedule continues, the clock is re-read."""
-        core = self._new_core(
-            self._core.job_id, self._core.attempt, want_result=self._waiter._has_result
-        )
-        _carry(self._core, core)
-        self._core = core
-        return core
+        self._core = self._new_core(want_result=self._waiter.has_result)
+        return self._core
 
-    def _decide(self, core: WaitCore, poll: Poll) -> PollDecision[RecordT]:
-        step = core.step(poll)
+    def _decide(self, core: WaitCore, polled: Polled[RecordT]) -> PollDecision[RecordT]:
+        step = polled.step
         if isinstance(step, Finished):
             self._finished = step
-            record = self._waiter._decode(core, step)
             return PollDecision(
                 job_id=core.job_id,
                 done=True,
                 state=step.state,
-                record=record,
+                record=polled.record,
                 outcome=step.outcome,
                 resume_token=self.resume_token,
             )
-        typed = self._waiter._decode_raw(
-            core, poll.record, core.last_state, None, poll.state is not None
-        )
         return PollDecision(
             job_id=core.job_id,
             done=False,
             state=core.last_state,
-            record=typed,
+            record=polled.record,
             delay=step.delay,
             source=step.source,
             resume_token=self.resume_token,
@@ -199,33 +163,18 @@ class _BaseHandle(Generic[RecordT, ResultT]):
 
     def _wait_core(self, timeout: float, *, want_result: bool) -> WaitCore:
         check_wait_args(timeout)
-        left = min(timeout, self._time_left())
-        core = self._new_core(
-            self._core.job_id,
-            self._core.attempt,
-            want_result=want_result,
-            deadline=left,
+        return self._new_core(
+            want_result=want_result, deadline=min(timeout, self._time_left())
         )
-        core.request_cap = None
-        _carry(self._core, core)
-        return core
 
     def _after_wait(self, core: WaitCore, finished: Finished) -> None:
-        self._core.attempt = core.attempt
-        _carry(core, self._core)
-        if core.want_result or not self._waiter._has_result:
+        self._core.follow(core)
+        if core.want_result or not self._waiter.has_result:
             self._finished = finished
 
     def __repr__(self) -> str:
         name = type(self).__name__
         return f"{name}(job={self._waiter.spec.name!r}, job_id={self.job_id!r})"
-
-
-def _carry(old: WaitCore, new: WaitCore) -> None:
-    """What a handle's next core keeps of the last one: the last record and, for
-    stalls, what it was and since when (the poll count is passed in)."""
-    new.last_state, new.last_record = old.last_state, old.last_record
-    new.progress, new.mark, new.changed_at = old.progress, old.mark, old.changed_at
 
 
 class JobHandle(_BaseHandle[RecordT, ResultT]):
@@ -251,7 +200,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> JobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id, carried = waiter._started(create(waiter._idempotency_key()))
+        job_id, carried = waiter.start_job(create)
         return cls(
             waiter,
             job_id,
@@ -269,7 +218,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         does not document, and `StatusUnavailable` when the status read keeps failing.
         """
         core = self._fresh_core()
-        return self._decide(core, self._waiter._read(core))
+        return self._decide(core, self._waiter.poll_core(core))
 
     def status(self) -> RecordT:
         """The job's typed record, read now (one `poll()`)."""
@@ -292,9 +241,9 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         """Block until the job is terminal (at most `timeout` seconds) and return its
         record, whatever the terminal state; `JobTimeout` carries a resume token."""
         core = self._wait_core(timeout, want_result=False)
-        finished = self._finished or self._waiter._run(core)
+        finished = self._finished or self._waiter.run_core(core)
         self._after_wait(core, finished)
-        return self._waiter._decode(core, finished)
+        return self._waiter.terminal_record(core, finished)
 
     def result(
         self, timeout: float = 600.0, *, to_file: PathLike | None = None
@@ -308,12 +257,11 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         """
         if self._result is not None:
             return self._result[0]
-        if not self._waiter._has_result:
-            raise self._waiter._no_result_operation()
+        self._waiter.check_result()
         core = self._wait_core(timeout, want_result=True)
-        finished = self._finished or self._waiter._run(core)
+        finished = self._finished or self._waiter.run_core(core)
         self._after_wait(core, finished)
-        result = self._waiter._final_result(core, finished, to_file)
+        result = self._waiter.core_result(core, finished, to_file)
         self._result = (result,)
         return result
 
@@ -334,7 +282,7 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> AsyncJobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id, carried = waiter._started(await create(waiter._idempotency_key()))
+        job_id, carried = await waiter.start_job(create)
         return cls(
             waiter,
             job_id,
@@ -347,7 +295,7 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
     async def poll(self) -> PollDecision[RecordT]:
         """Read the status once and return the decision (see `JobHandle.poll`)."""
         core = self._fresh_core()
-        return self._decide(core, await self._waiter._read(core))
+        return self._decide(core, await self._waiter.poll_core(core))
 
     async def status(self) -> RecordT:
         """The job's typed record, read now (one `poll()`)."""
@@ -366,9 +314,9 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
     async def wait(self, timeout: float = 600.0) -> RecordT:
         """Wait until the job is terminal (see `JobHandle.wait`)."""
         core = self._wait_core(timeout, want_result=False)
-        finished = self._finished or await self._waiter._run(core)
+        finished = self._finished or await self._waiter.run_core(core)
         self._after_wait(core, finished)
-        return self._waiter._decode(core, finished)
+        return self._waiter.terminal_record(core, finished)
 
     async def result(
         self, timeout: float = 600.0, *, to_file: PathLike | None = None
@@ -376,11 +324,10 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         """Wait for the result and fetch it once (see `JobHandle.result`)."""
         if self._result is not None:
             return self._result[0]
-        if not self._waiter._has_result:
-            raise self._waiter._no_result_operation()
+        self._waiter.check_result()
         core = self._wait_core(timeout, want_result=True)
-        finished = self._finished or await self._waiter._run(core)
+        finished = self._finished or await self._waiter.run_core(core)
         self._after_wait(core, finished)
-        result = await self._waiter._final_result(core, finished, to_file)
+        result = await self._waiter.core_result(core, finished, to_file)
         self._result = (result,)
         return result

@@ -5,8 +5,9 @@ One place decides what is retried and for how long, used by the waiter's status 
 and by the base client for idempotent requests and POSTs that carry an idempotency key:
 
 - retried: `APIConnectionError` (timeouts included), raw `httpx.TransportError`,
-  `APIStatusError` with status 408, 429, 500, 502, 503 or 504, and `UnreadableStatus`
-  (a 2xx status body that is not a record); anything else (400, 401, 403, 404, 409,
+  `APIStatusError` with status 408, 429, 500, 502, 503 or 504, and an `SDKError`
+  marked `transient` (the waits' `UnreadableStatus`: a 2xx status body that is not a
+  record); anything else (400, 401, 403, 404, 409,
   422...) propagates at once; a response's `x-should-retry: true|false` overrides
   its status either way;
 - the wait before a retry is the response's `Retry-After` (or `retry-after-ms`) when it
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 import attrs
 import httpx
 
-from .errors import APIConnectionError, APIStatusError, UnreadableStatus
+from .errors import APIConnectionError, APIStatusError, SDKError
 from .policy import async_sleep, backoff
 from .retry_after import parse_retry_after
 
@@ -110,9 +111,9 @@ def is_retryable(error: BaseException) -> bool:
         if override in ("true", "false"):
             return override == "true"
         return error.status_code in RETRYABLE_STATUS
-    return isinstance(
-        error, (APIConnectionError, httpx.TransportError, UnreadableStatus)
-    )
+    if isinstance(error, SDKError):
+        return error.transient or isinstance(error, APIConnectionError)
+    return isinstance(error, httpx.TransportError)
 
 
 def retry_after_of(error: BaseException, now: float) -> float | None:

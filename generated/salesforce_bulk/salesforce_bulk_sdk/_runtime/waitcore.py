@@ -142,6 +142,17 @@ class WaitCore:
         #: The status read of this wait, prepared on its first poll (see `waitbase`).
         self.read_once: Any = None
 
+    def follow(self, last: WaitCore) -> None:
+        """Continue from `last`, a core of the same job: its poll count, last record
+        and, for stalls, what it was and since when."""
+        self.attempt = last.attempt
+        self.last_state, self.last_record = last.last_state, last.last_record
+        self.progress, self.mark, self.changed_at = (
+            last.progress,
+            last.mark,
+            last.changed_at,
+        )
+
     def elapsed(self) -> float:
         return self.config.clock() - self.started
 

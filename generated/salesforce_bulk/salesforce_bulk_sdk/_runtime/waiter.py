@@ -20,27 +20,30 @@ from typing import Any, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike, check_carried, no_file
-from .errors import APIStatusError, JobTimeout, SDKError, attach_job_id
+from .download import PathLike, no_file
+from .errors import JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
-from .records import Poll
-from .retry import RetryStats, async_call_with_retries, call_with_retries
 from .waitbase import (
     AsyncDrive,
-    AsyncReadOnce,
-    AsyncReadStatus,
     BaseJobWaiter,
     Drive,
     FetchResult,
     JobCall,
-    PrepareStatus,
-    ReadOnce,
-    ReadStatus,
+    Polled,
     check_wait_args,
 )
 from .waitcore import Finished, WaitCore, wait_span
-from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+from .waitread import (
+    AsyncReadOnce,
+    AsyncReadStatus,
+    AsyncStatusReads,
+    PrepareStatus,
+    ReadOnce,
+    ReadStatus,
+    StatusReads,
+)
+from .waitspec import Carried, HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "AsyncJobOutcomes",
@@ -80,7 +83,9 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> None:
         has = (fetch_result is not None, cancel is not None)
         super().__init__(spec, decode_record, config, limiter, *has)
-        self._status_reads(read_status, prepare_status)
+        self._reads = StatusReads(
+            read_status, prepare_status, self.config, self.limiter
+        )
         self._fetch_result = fetch_result
         self._cancel = cancel
 
@@ -103,7 +108,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """
         check_wait_args(deadline)
         core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
-        return self._decode(core, self._run(core))
+        return self.terminal_record(core, self.run_core(core))
 
     def wait_for_result(
         self,
@@ -119,9 +124,9 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         (`to_file`: also stream a bytes or text result to that file, whole or not
         at all, within the deadline)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        return self._final_result(core, self._run(core), to_file)
+        return self.core_result(core, self.run_core(core), to_file)
 
-    def _final_result(
+    def core_result(
         self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
     ) -> ResultT:
         """The result of a finished wait (JobFailed / JobCanceled unless it
@@ -129,7 +134,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
-            return self._decode(core, finished)  # type: ignore[return-value]
+            return self.terminal_record(core, finished)  # type: ignore[return-value]
         return self._fetch(core, to_file, target)
 
     def create_and_wait(
@@ -143,10 +148,10 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id, carried = self._started(create(self._idempotency_key()))
+        job_id, carried = self.start_job(create)
         waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
         waits.update(stall_after=stall_after, carried=carried)
-        if self._has_result:
+        if self.has_result:
             return self.wait_for_result(job_id, to_file=to_file, **waits)
         return self.wait_for_job(job_id, **waits)
 
@@ -179,18 +184,20 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         try:
             left = end - self.config.clock()
             core = start(job_id, left, abandon=abandon, carried=carried)
-            return JobOutcome(job_id=job_id, record=self._decode(core, self._run(core)))
+            return JobOutcome(
+                job_id=job_id, record=self.terminal_record(core, self.run_core(core))
+            )
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
-    def _run(self, core: WaitCore) -> Finished:
+    def run_core(self, core: WaitCore) -> Finished:
         drive = self._drive
         with wait_span(self.spec.name, core.job_id):
             try:
                 if drive is not None:
-                    return drive(core, functools.partial(self._read, core))
+                    return drive(core, functools.partial(self._reads.read, core))
                 while True:
-                    step = core.step(self._read(core))
+                    step = core.step(self._reads.read(core))
                     if isinstance(step, Finished):
                         return step
                     self.config.sleep(step.delay)
@@ -198,6 +205,17 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 if not self._cancels_on(error) or not self._cancel_quietly(core):
                     raise
                 raise self._canceled(core, error) from None
+
+    def poll_core(self, core: WaitCore) -> Polled[RecordT]:
+        """One status read of `core`'s wait (retried, rate-limited), decided."""
+        return self._polled(core, self._reads.read(core))
+
+    def start_job(
+        self, create: Callable[[str | None], httpx.Response]
+    ) -> tuple[str, dict[str, object]]:
+        """Create a job (with one idempotency key, where the API takes one): the new
+        job's id and carried values."""
+        return self._created(create(self._idempotency_key()))
 
     def _cancel_quietly(self, core: WaitCore) -> bool:
         """Send the cancel of a timed-out wait; a failure is logged, not raised."""
@@ -218,7 +236,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
-        values = check_carried(self.spec.carry, carried)
+        values = self.spec.carried(carried)
         try:
             cancel(job_id, timeout, **values)
         except SDKError as error:
@@ -237,45 +255,6 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 return fetch(where, core.time_left(), to_file, **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
-
-    def _read(self, core: WaitCore) -> Poll:
-        """One status read, retried apart from the job's schedule (W6); the retry
-        machinery starts only once the first attempt, made here, has failed."""
-        config = self.config
-        started = config.clock()
-        try:
-            return self._attempt(core)
-        except Exception as error:  # noqa: BLE001 - the retries decide
-            failed = (error, started)
-        stats = RetryStats()
-        try:
-            return call_with_retries(
-                functools.partial(self._attempt, core),
-                config.status_retry,
-                sleep=config.sleep,
-                clock=config.clock,
-                rng=config.rng,
-                wall_clock=config.wall_clock,
-                time_left=core.time_left,
-                stats=stats,
-                failed=failed,
-            )
-        except Exception as error:  # noqa: BLE001 - read_failed re-raises or maps it
-            core.read_failed(error, stats)
-
-    def _attempt(self, core: WaitCore) -> Poll:
-        read_once: ReadOnce = core.read_once or self._read_once(core)
-        core.before_read()
-        limiter = self.limiter
-        if limiter is not None and not limiter.acquire(
-            self.config.sleep, timeout=core.time_left()
-        ):
-            raise core.timeout_error()
-        try:
-            response = read_once(core.request_timeout())
-        except APIStatusError as error:
-            response = core.ruled(error)
-        return core.read(response)
 
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
@@ -297,7 +276,9 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> None:
         has = (fetch_result is not None, cancel is not None)
         super().__init__(spec, decode_record, config, limiter, *has)
-        self._status_reads(read_status, prepare_status)
+        self._reads = AsyncStatusReads(
+            read_status, prepare_status, self.config, self.limiter
+        )
         self._fetch_result = fetch_result
         self._cancel = cancel
 
@@ -320,7 +301,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """
         check_wait_args(deadline)
         core = self._core(job_id, deadline, on_poll, resume, stall_after, carried)
-        return self._decode(core, await self._run(core))
+        return self.terminal_record(core, await self.run_core(core))
 
     async def wait_for_result(
         self,
@@ -336,16 +317,16 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         (`to_file`: also stream a bytes or text result to that file, whole or not
         at all, within the deadline)."""
         core = self._result_core(job_id, deadline, on_poll, stall_after, carried)
-        return await self._final_result(core, await self._run(core), to_file)
+        return await self.core_result(core, await self.run_core(core), to_file)
 
-    async def _final_result(
+    async def core_result(
         self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
     ) -> ResultT:
-        """The async twin of `SyncJobWaiter._final_result`."""
+        """The async twin of `SyncJobWaiter.core_result`."""
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
-            return self._decode(core, finished)  # type: ignore[return-value]
+            return self.terminal_record(core, finished)  # type: ignore[return-value]
         return await self._fetch(core, to_file, target)
 
     async def create_and_wait(
@@ -359,10 +340,10 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     ) -> ResultT | RecordT:
         """Create a job with one idempotency key, then wait for its result or record."""
         check_wait_args(deadline)
-        job_id, carried = self._started(await create(self._idempotency_key()))
+        job_id, carried = await self.start_job(create)
         waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
         waits.update(stall_after=stall_after, carried=carried)
-        if self._has_result:
+        if self.has_result:
             return await self.wait_for_result(job_id, to_file=to_file, **waits)
         return await self.wait_for_job(job_id, **waits)
 
@@ -396,19 +377,20 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         try:
             core = start(job_id, end - self.config.clock(), carried=carried)
             return JobOutcome(
-                job_id=job_id, record=self._decode(core, await self._run(core))
+                job_id=job_id,
+                record=self.terminal_record(core, await self.run_core(core)),
             )
         except SDKError as error:
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
-    async def _run(self, core: WaitCore) -> Finished:
+    async def run_core(self, core: WaitCore) -> Finished:
         drive = self._drive
         with wait_span(self.spec.name, core.job_id):
             try:
                 if drive is not None:
-                    return await drive(core, functools.partial(self._read, core))
+                    return await drive(core, functools.partial(self._reads.read, core))
                 while True:
-                    step = core.step(await self._read(core))
+                    step = core.step(await self._reads.read(core))
                     if isinstance(step, Finished):
                         return step
                     await self.config.async_sleep(step.delay)
@@ -416,6 +398,16 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 if not self._cancels_on(error) or not await self._cancel_quietly(core):
                     raise
                 raise self._canceled(core, error) from None
+
+    async def poll_core(self, core: WaitCore) -> Polled[RecordT]:
+        """The async twin of `SyncJobWaiter.poll_core`."""
+        return self._polled(core, await self._reads.read(core))
+
+    async def start_job(
+        self, create: Callable[[str | None], Awaitable[httpx.Response]]
+    ) -> tuple[str, dict[str, object]]:
+        """The async twin of `SyncJobWaiter.start_job`."""
+        return self._created(await create(self._idempotency_key()))
 
     async def _cancel_quietly(self, core: WaitCore) -> bool:
         """Send the cancel of a timed-out wait; a failure is logged, not raised."""
@@ -436,7 +428,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         cancel = self._cancel
         if cancel is None:
             raise self._no_cancel_operation()
-        values = check_carried(self.spec.carry, carried)
+        values = self.spec.carried(carried)
         try:
             await cancel(job_id, timeout, **values)
         except SDKError as error:
@@ -455,41 +447,3 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
                 return await fetch(where, core.time_left(), to_file, **core.carried)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
-
-    async def _read(self, core: WaitCore) -> Poll:
-        """The async twin of `SyncJobWaiter._read`."""
-        config = self.config
-        started = config.clock()
-        try:
-            return await self._attempt(core)
-        except Exception as error:  # noqa: BLE001 - the retries decide
-            failed = (error, started)
-        stats = RetryStats()
-        try:
-            return await async_call_with_retries(
-                functools.partial(self._attempt, core),
-                config.status_retry,
-                sleep=config.async_sleep,
-                clock=config.clock,
-                rng=config.rng,
-                wall_clock=config.wall_clock,
-                time_left=core.time_left,
-                stats=stats,
-                failed=failed,
-            )
-        except Exception as error:  # noqa: BLE001 - read_failed re-raises or maps it
-            core.read_failed(error, stats)
-
-    async def _attempt(self, core: WaitCore) -> Poll:
-        read_once: AsyncReadOnce = core.read_once or self._read_once(core)
-        core.before_read()
-        limiter = self.limiter
-        if limiter is not None and not await limiter.acquire_async(
-            self.config.async_sleep, timeout=core.time_left()
-        ):
-            raise core.timeout_error()
-        try:
-            response = await read_once(core.request_timeout())
-        except APIStatusError as error:
-            response = core.ruled(error)
-        return core.read(response)

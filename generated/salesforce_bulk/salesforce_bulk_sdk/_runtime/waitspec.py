@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Optional, Protocol, TypeVar
 
 import attrs
 
-from .carry import CarriedValue
 from .errors import JobCanceled, JobFailed, SDKError
 from .opurl import StatusRule
 from .ratelimit import StatusLimiter
@@ -21,8 +20,13 @@ from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
 from .timing import Timing
 
+if TYPE_CHECKING:
+    import httpx
+
 __all__ = [
     "DEFAULT_STATUS_RETRY",
+    "Carried",
+    "Carries",
     "HeaderHint",
     "JobOutcome",
     "JobSpec",
@@ -32,6 +36,20 @@ __all__ = [
 ]
 
 RecordT = TypeVar("RecordT")
+
+#: Carried values as a wait or a handle takes them: by name, or none.
+Carried = Optional[Mapping[str, object]]
+
+
+class Carries(Protocol):
+    """The values a job carries from its create response into every later call, as
+    the waits use them (`carry.Carry`, given by the code of a job that declares some)."""
+
+    def check(self, given: Carried) -> dict[str, object]:
+        """`given` checked: every value there and typed, no others."""
+
+    def read(self, response: httpx.Response, job: str) -> dict[str, object]:
+        """The values of a create response (MissingJobId names one it lacks)."""
 
 
 def _format(_: object, attribute: attrs.Attribute[str], value: str) -> None:
@@ -108,8 +126,8 @@ class JobSpec:
     Progress is a percentage at `progress_path`, or `progress_done_path` out of
     `progress_total_path`; `stall_after` (seconds without a change of state or
     progress) makes a wait raise `JobStalled`.
-    `carry` lists the values of the create response that every later call of the job
-    sends (see `carry`); `result_once` marks a result the server serves only once.
+    `carry` holds the values of the create response that every later call of the job
+    sends (a `carry.Carry`; None when there are none); `result_once` marks a result the server serves only once.
     `header_hints` defaults to `Retry-After` alone; pass `()` to ignore every header.
     A job that fails raises `failed_error`, one canceled `canceled_error` (the job's
     own subclasses), whose `error` is the JSON at `error_path` decoded by
@@ -165,7 +183,7 @@ class JobSpec:
         default=None, converter=_optional_path
     )
     stall_after: float | None = attrs.field(default=None, validator=_optional_seconds)
-    carry: tuple[CarriedValue, ...] = ()
+    carry: Carries | None = None
     result_once: bool = False
     failed_error: type[JobFailed[Any, Any]] = JobFailed
     canceled_error: type[JobCanceled[Any, Any]] = JobCanceled
@@ -199,6 +217,21 @@ class JobSpec:
     def documented_states(self) -> frozenset[str]:
         """Every state the API documents for this job."""
         return self.success | self.failure | self.canceled | self.pending
+
+    def carried(self, given: Carried) -> dict[str, object]:
+        """`given` checked against the values the job carries (without `carry`, none)."""
+        if self.carry is not None:
+            return self.carry.check(given)
+        if given:
+            name = min(given)
+            raise ValueError(
+                f"unexpected carried value {name!r}: this job carries none"
+            )
+        return {}
+
+    def carried_from(self, response: httpx.Response) -> dict[str, object]:
+        """The carried values of a create response (none without `carry`)."""
+        return {} if self.carry is None else self.carry.read(response, self.name)
 
 
 #: The status read's own retry budget, apart from the job deadline.

@@ -9,7 +9,7 @@ import typing as _t
 
 import httpx
 
-from .._runtime import carry as _carry
+from .._runtime import download as _dl
 from .._runtime import http as _http
 from .._runtime import jobhttp as _jobhttp
 from .._runtime import pagination as _pages
@@ -523,12 +523,12 @@ class Ingest:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> str:
         options = _get_job_successful_record_results_request(job_id)
         # With to_file, the body is streamed to it: whole or no file.
-        response = _carry.download(
+        response = _dl.download(
             to_file,
             lambda sink: self._http.request(options, time_left=time_left, sink=sink),
         )
@@ -575,7 +575,7 @@ class Ingest:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         stall_after: float | None = None,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
     ) -> str:
         """Wait for the ingest job to succeed, then fetch its result once.
 
@@ -983,12 +983,12 @@ class AsyncIngest:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> str:
         options = _get_job_successful_record_results_request(job_id)
         # With to_file, the body is streamed to it: whole or no file.
-        response = await _carry.async_download(
+        response = await _dl.async_download(
             to_file,
             lambda sink: self._http.request(options, time_left=time_left, sink=sink),
         )
@@ -1035,7 +1035,7 @@ class AsyncIngest:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         stall_after: float | None = None,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
     ) -> str:
         """Wait for the ingest job to succeed, then fetch its result once.
 

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
-from .carry import Carried, PathLike
+from .download import PathLike
 from .errors import JobTimeout
 from .records import Poll
 from .waitcore import Finished, Sleep, WaitCore
 from .waiter import AsyncJobWaiter, SyncJobWaiter
-from .waitspec import PollEvent
+from .waitspec import Carried, PollEvent
 
 if TYPE_CHECKING:  # asyncio loads with the first async wait, not on import
     import asyncio

@@ -9,7 +9,7 @@ import typing as _t
 
 import httpx
 
-from .._runtime import carry as _carry
+from .._runtime import download as _dl
 from .._runtime import http as _http
 from .._runtime import hybrid as _hybrid
 from .._runtime import jobhttp as _jobhttp
@@ -379,10 +379,10 @@ class Jobs:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> JobResultEnvelope:
-        _carry.no_file(to_file)
+        _dl.no_file(to_file)
         response = self._http.request(_get_result_request(job_id), time_left=time_left)
         return _get_result_response(response)
 
@@ -816,10 +816,10 @@ class AsyncJobs:
         self,
         job_id: str,
         time_left: float,
-        to_file: _carry.PathLike | None = None,
+        to_file: _dl.PathLike | None = None,
         **carried: object,
     ) -> JobResultEnvelope:
-        _carry.no_file(to_file)
+        _dl.no_file(to_file)
         response = await self._http.request(
             _get_result_request(job_id),
             time_left=time_left,
