@@ -141,8 +141,9 @@ class TypeCode:
         return self.resolve(t, seen)
 
     def references(self, types: Iterable[ir.TypeRef]) -> list[ir.NamedSchema]:
-        """Named schemas (not aliases) that code for ``types`` mentions, sorted by module."""
-        found: dict[str, ir.NamedSchema] = {}
+        """Named schemas (not aliases) that code for ``types`` mentions, sorted by module
+        (a module may hold more than one: a model and the enums only it uses)."""
+        found: dict[tuple[str, str], ir.NamedSchema] = {}
         stack = list(types)
         seen: set[str] = set()
         while stack:
@@ -155,7 +156,7 @@ class TypeCode:
                 if isinstance(named, ir.AliasSchema):
                     stack.append(named.target)
                 else:
-                    found[named.module] = named
+                    found[named.module, named.name] = named
             elif isinstance(t, ir.ListType):
                 stack.append(t.item)
             elif isinstance(t, ir.MapType):

@@ -508,12 +508,21 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
 
     code = TypeCode(sdk.schemas)
     exports = []
+    # An enum in a model's module (one only that model uses) is written with the model.
+    hosted: dict[str, list[ir.EnumSchema]] = {
+        s.module: [] for s in sdk.schemas.values() if isinstance(s, ir.Model)
+    }
+    for schema in sdk.schemas.values():
+        if isinstance(schema, ir.EnumSchema) and schema.module in hosted:
+            hosted[schema.module].append(schema)
     for schema in sdk.schemas.values():
         path = f"{pkg}/models/{schema.module}.py"
         if isinstance(schema, ir.Model):
-            put(path, "package/models/model.py.jinja", m=model_view(code, schema))
+            view = model_view(code, schema, hosted[schema.module])
+            put(path, "package/models/model.py.jinja", m=view)
         elif isinstance(schema, ir.EnumSchema):
-            put(path, "package/models/enum.py.jinja", e=enum_view(schema))
+            if schema.module not in hosted:
+                put(path, "package/models/enum.py.jinja", e=enum_view(schema))
         elif isinstance(schema, ir.UnionSchema):
             put(path, "package/models/union.py.jinja", u=union_view(code, schema))
         else:

@@ -86,8 +86,11 @@ def _module_imports(code: TypeCode, types: list[ir.TypeRef]) -> Imports:
     return imports
 
 
-def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
-    """A model: its attrs fields, and the field table ``serde.Model`` decodes and encodes by."""
+def model_view(
+    code: TypeCode, model: ir.Model, own_enums: Iterable[ir.EnumSchema] = ()
+) -> dict[str, Any]:
+    """A model: its attrs fields, and the field table ``serde.Model`` decodes and encodes by;
+    ``own_enums`` are the enumerations its module defines too (those only it uses)."""
     types = [f.type for f in model.fields] + ([model.additional] if model.additional else [])
     refs = _ref_items(code, types, exclude=model.module)
     # Enums have no imports of their own, so a model imports them eagerly (its enum
@@ -137,8 +140,12 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
             checking.add("." + ref["module"], ref["name"])
         lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
         lines += [Code("    " + line if line else "") for line in checking.lines(4)]
+    hosted = sorted(own_enums, key=lambda e: all_key(e.name))
+    names = sorted([model.name, *(e.name for e in hosted)], key=all_key)
     return {
         "name": ident(model.name),
+        "all_names": join(", ", [py_str(n) for n in names]),
+        "enums": [enum_view(e) for e in hosted],
         "doc": docstring(model.description or f"{model.name} object.", indent=4),
         "fields": fields,
         "additional": additional,

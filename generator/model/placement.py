@@ -1,0 +1,72 @@
+"""Which module each named schema lives in.
+
+Every schema gets a module of its own, except an enumeration that exactly one model
+mentions: it is defined in that model's module. A large API has more than a thousand
+such enums (OpenAI: 1,283 of 1,501), and a module costs its import far more than the
+class: importing every model of such an SDK is a tenth faster with them hosted.
+``sdk.models.Name`` reaches every schema wherever it lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+from . import ir
+
+__all__ = ["host_enums"]
+
+
+def _mentions(schemas: dict[str, ir.NamedSchema], types: Iterable[ir.TypeRef]) -> set[str]:
+    """Keys of the named schemas that code for ``types`` names (aliases see through)."""
+    found: set[str] = set()
+    stack = list(types)
+    seen: set[str] = set()
+    while stack:
+        t = stack.pop()
+        if isinstance(t, ir.Ref):
+            if t.key in seen:
+                continue
+            seen.add(t.key)
+            named = schemas[t.key]
+            found.add(t.key)
+            if isinstance(named, ir.AliasSchema):
+                stack.append(named.target)
+        elif isinstance(t, ir.ListType):
+            stack.append(t.item)
+        elif isinstance(t, ir.MapType):
+            stack.append(t.value)
+        elif isinstance(t, ir.Nullable):
+            stack.append(t.inner)
+        elif isinstance(t, ir.InlineUnion):
+            stack.extend(t.variants)
+    return found
+
+
+def _types(schema: ir.NamedSchema) -> list[ir.TypeRef]:
+    if isinstance(schema, ir.Model):
+        return [f.type for f in schema.fields] + ([schema.additional] if schema.additional else [])
+    if isinstance(schema, ir.UnionSchema):
+        return [*schema.variants, *(ir.Ref(key) for _, key in schema.mapping)]
+    if isinstance(schema, ir.AliasSchema):
+        return [schema.target]
+    return []
+
+
+def host_enums(schemas: dict[str, ir.NamedSchema]) -> dict[str, ir.NamedSchema]:
+    """``schemas`` with each enum that one model alone mentions moved into its module
+    (operations may use it too: they import it from there)."""
+    users: dict[str, set[str]] = {}
+    for key, schema in schemas.items():
+        for used in _mentions(schemas, _types(schema)):
+            users.setdefault(used, set()).add(key)
+    placed = dict(schemas)
+    for key, schema in schemas.items():
+        found = users.get(key, set())
+        if not isinstance(schema, ir.EnumSchema) or len(found) != 1:
+            continue
+        host = schemas[next(iter(found))]
+        if isinstance(host, ir.Model):
+            placed[key] = attrs.evolve(schema, module=host.module)
+    return placed
