@@ -1,10 +1,10 @@
 """Which module each named schema lives in.
 
-Every schema gets a module of its own, except an enumeration that exactly one model
-mentions: it is defined in that model's module. A large API has more than a thousand
-such enums (OpenAI: 1,283 of 1,501), and a module costs its import far more than the
-class: importing every model of such an SDK is a tenth faster with them hosted.
-``sdk.models.Name`` reaches every schema wherever it lives.
+Every schema gets a module of its own, except an enumeration or a union that exactly one
+model mentions: it is defined in that model's module. A large API has more than a
+thousand of them (OpenAI: 1,283 of 1,501 enums, 256 of 323 unions), and a module costs
+its import more than the class it holds. ``sdk.models.Name`` reaches every schema
+wherever it lives.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import attrs
 
 from . import ir
 
-__all__ = ["host_enums"]
+__all__ = ["host_in_models"]
 
 
 def _mentions(schemas: dict[str, ir.NamedSchema], types: Iterable[ir.TypeRef]) -> set[str]:
@@ -54,9 +54,10 @@ def _types(schema: ir.NamedSchema) -> list[ir.TypeRef]:
     return []
 
 
-def host_enums(schemas: dict[str, ir.NamedSchema]) -> dict[str, ir.NamedSchema]:
-    """``schemas`` with each enum that one model alone mentions moved into its module
-    (operations may use it too: they import it from there)."""
+def host_in_models(schemas: dict[str, ir.NamedSchema]) -> dict[str, ir.NamedSchema]:
+    """``schemas`` with each enum and union that one model alone mentions moved into its
+    module (operations may use it too: they import it from there). A union keeps its own
+    module's name as its ``stem``: its decoder stays ``decode_<stem>``."""
     users: dict[str, set[str]] = {}
     for key, schema in schemas.items():
         for used in _mentions(schemas, _types(schema)):
@@ -64,9 +65,13 @@ def host_enums(schemas: dict[str, ir.NamedSchema]) -> dict[str, ir.NamedSchema]:
     placed = dict(schemas)
     for key, schema in schemas.items():
         found = users.get(key, set())
-        if not isinstance(schema, ir.EnumSchema) or len(found) != 1:
+        if len(found) != 1:
             continue
         host = schemas[next(iter(found))]
-        if isinstance(host, ir.Model):
+        if not isinstance(host, ir.Model):
+            continue
+        if isinstance(schema, ir.EnumSchema):
             placed[key] = attrs.evolve(schema, module=host.module)
+        elif isinstance(schema, ir.UnionSchema):
+            placed[key] = attrs.evolve(schema, module=host.module, stem=schema.module)
     return placed
