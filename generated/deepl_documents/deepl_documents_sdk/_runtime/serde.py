@@ -25,6 +25,7 @@ from os import PathLike
 from typing import IO, Any, Literal, TypeVar, Union, cast, final, overload
 
 from .errors import DecodeError
+from .fieldwise import Fieldwise
 
 __all__ = [
     "UNSET",
@@ -320,7 +321,7 @@ _TABLES: dict[type, _Table] = {}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
-class Model:
+class Model(Fieldwise):
     """The base of generated models: ``from_dict``/``to_dict`` read the field table
     ``_fields()`` on first use (it imports the models it names). A field is required when
     its attribute has no default; an ``additional_properties`` entry decodes the
