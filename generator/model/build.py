@@ -16,6 +16,7 @@ from .jobs import build_jobs
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources, server_url
 from .pagination import paginate
+from .placement import host_in_models
 from .schemas import SchemaBuilder
 from .webhooks import WebhookOperations
 
@@ -208,7 +209,7 @@ def build_sdk(
         description=info.get("description") if isinstance(info.get("description"), str) else "",
         package=package,
         base_url=_base_url(root),
-        schemas=schemas.schemas,
+        schemas=host_in_models(schemas.schemas),
         resources=group_resources(paged, jobs, frozenset(s.name for s in schemas.schemas.values())),
         auths=auths,
         jobs=jobs,

@@ -148,6 +148,13 @@ class UnionSchema:
     mapping: tuple[tuple[str, str], ...] = ()
     description: str = ""
     location: Location | None = None
+    stem: str = ""
+    """The name of its own module, which names its decoder ``decode_<stem>`` also when it
+    is defined in the module of the one model that uses it (``module``); empty: ``module``."""
+
+    @property
+    def decoder(self) -> str:
+        return f"decode_{self.stem or self.module}"
 
 
 @attrs.frozen

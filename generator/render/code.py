@@ -135,14 +135,15 @@ class TypeCode:
             return f"{named.name}.from_dict"
         if isinstance(named, ir.EnumSchema):
             return f"{named.name}.decode"
-        return f"decode_{named.module}"
+        return named.decoder
 
     def _step(self, t: ir.TypeRef, seen: frozenset[str]) -> ir.TypeRef:
         return self.resolve(t, seen)
 
     def references(self, types: Iterable[ir.TypeRef]) -> list[ir.NamedSchema]:
-        """Named schemas (not aliases) that code for ``types`` mentions, sorted by module."""
-        found: dict[str, ir.NamedSchema] = {}
+        """Named schemas (not aliases) that code for ``types`` mentions, sorted by module
+        (a module may hold more than one: a model and the enums only it uses)."""
+        found: dict[tuple[str, str], ir.NamedSchema] = {}
         stack = list(types)
         seen: set[str] = set()
         while stack:
@@ -155,7 +156,7 @@ class TypeCode:
                 if isinstance(named, ir.AliasSchema):
                     stack.append(named.target)
                 else:
-                    found[named.module] = named
+                    found[named.module, named.name] = named
             elif isinstance(t, ir.ListType):
                 stack.append(t.item)
             elif isinstance(t, ir.MapType):
@@ -267,6 +268,23 @@ class Imports:
         out._plain = {m for m in self._plain if MODULE_ALIASES.get(m, m.split(".")[0]) in code}
         for module, names in self._from.items():
             kept = {(n, a) for n, a in names if (a or n) in code}
+            if kept:
+                out._from[module] = kept
+        return out
+
+    def merge(self, other: Imports) -> None:
+        """Add the imports of ``other``."""
+        self._plain |= other._plain
+        for module, names in other._from.items():
+            self._from.setdefault(module, set()).update(names)
+
+    def without(self, other: Imports) -> Imports:
+        """These imports but those of ``other`` (names a module imports at run time need
+        no import for type checkers)."""
+        out = Imports()
+        out._plain = self._plain - other._plain
+        for module, names in self._from.items():
+            kept = names - other._from.get(module, set())
             if kept:
                 out._from[module] = kept
         return out

@@ -560,10 +560,20 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     features = Features(sdk)
     code = TypeCode(sdk.schemas)
     exports = []
+    # An enum or union in a model's module (one only that model uses) is written with it.
+    hosted: dict[str, list[ir.NamedSchema]] = {
+        s.module: [] for s in sdk.schemas.values() if isinstance(s, ir.Model)
+    }
+    for schema in sdk.schemas.values():
+        if not isinstance(schema, ir.Model) and schema.module in hosted:
+            hosted[schema.module].append(schema)
     for schema in sdk.schemas.values():
         path = f"{pkg}/models/{schema.module}.py"
         if isinstance(schema, ir.Model):
-            put(path, "package/models/model.py.jinja", m=model_view(code, schema))
+            view = model_view(code, schema, hosted[schema.module])
+            put(path, "package/models/model.py.jinja", m=view)
+        elif schema.module in hosted:
+            pass  # written with its model
         elif isinstance(schema, ir.EnumSchema):
             put(path, "package/models/enum.py.jinja", e=enum_view(schema))
         elif isinstance(schema, ir.UnionSchema):

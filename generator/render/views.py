@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -11,7 +12,7 @@ import attrs
 from ..model import ir
 from ..model.names import pascal, snake, words
 from .carry_view import carry_call, carry_spec_args, carry_view
-from .code import ANY, Imports, TypeCode, all_key, from_line, names_in
+from .code import ANY, LINE_LENGTH, Imports, TypeCode, all_key, from_line, names_in
 from .escape import Code, doc_text, docstring, ident, join, py_literal, py_str
 
 __all__ = ["alias_view", "client_view", "enum_view", "model_view", "resource_view", "union_view"]
@@ -26,9 +27,7 @@ def _ref_items(code: TypeCode, types: list[ir.TypeRef], exclude: str = "") -> li
         if named.module == exclude:
             continue
         runtime = (
-            f"{named.name}, decode_{named.module}"
-            if isinstance(named, ir.UnionSchema)
-            else named.name
+            f"{named.name}, {named.decoder}" if isinstance(named, ir.UnionSchema) else named.name
         )
         items.append(
             {"module": ident(named.module), "name": ident(named.name), "runtime": Code(runtime)}
@@ -86,8 +85,11 @@ def _module_imports(code: TypeCode, types: list[ir.TypeRef]) -> Imports:
     return imports
 
 
-def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
-    """A model: its attrs fields, and the field table ``serde.Model`` decodes and encodes by."""
+def model_view(
+    code: TypeCode, model: ir.Model, own: Iterable[ir.NamedSchema] = ()
+) -> dict[str, Any]:
+    """A model: its attrs fields, and the field table ``serde.Model`` decodes and encodes by;
+    ``own`` are the enums and unions its module defines too (those only it uses)."""
     types = [f.type for f in model.fields] + ([model.additional] if model.additional else [])
     refs = _ref_items(code, types, exclude=model.module)
     # Enums have no imports of their own, so a model imports them eagerly (its enum
@@ -130,15 +132,32 @@ def model_view(code: TypeCode, model: ir.Model) -> dict[str, Any]:
     imports.add(".._runtime", "serde", "_s")
     for ref in enums:
         imports.add("." + ref["module"], ref["name"])
+    checking = Imports()
+    for ref in lazy:
+        checking.add("." + ref["module"], ref["name"])
+    names = [model.name]
+    own_enums, own_unions = [], []
+    for schema in sorted(own, key=lambda s: all_key(s.name)):
+        names.append(schema.name)
+        if isinstance(schema, ir.EnumSchema):
+            own_enums.append(enum_view(schema))
+        elif isinstance(schema, ir.UnionSchema):
+            bound = {str(ref["name"]) for ref in enums}
+            union, union_imports, union_checking = _union_parts(code, schema, bound)
+            own_unions.append(union)
+            names.append(schema.decoder)
+            imports.merge(union_imports)
+            checking.merge(union_checking)
     lines = imports.lines()
-    if lazy:
-        checking = Imports()
-        for ref in lazy:
-            checking.add("." + ref["module"], ref["name"])
+    checking = checking.without(imports)
+    if checking:
         lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
         lines += [Code("    " + line if line else "") for line in checking.lines(4)]
     return {
         "name": ident(model.name),
+        "all_names": join(", ", [py_str(n) for n in sorted(names, key=all_key)]),
+        "enums": own_enums,
+        "unions": own_unions,
         "doc": docstring(model.description or f"{model.name} object.", indent=4),
         "fields": fields,
         "additional": additional,
@@ -202,6 +221,16 @@ def _pinned_value(code: TypeCode, variant: ir.Ref, prop: str) -> str | None:
 
 
 def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
+    """A union in a module of its own."""
+    view, imports, checking = _union_parts(code, union)
+    return {**view, "imports": imports.lines(), "type_imports": checking.lines(4)}
+
+
+def _union_parts(
+    code: TypeCode, union: ir.UnionSchema, bound: set[str] | None = None
+) -> tuple[dict[str, Any], Imports, Imports]:
+    """A union's code, and what its module imports, at run time and for type checkers;
+    ``bound``: names its module imports at run time anyway (not imported again)."""
     refs = _ref_items(code, list(union.variants), exclude=union.module)
     cases = []
     if union.discriminator:
@@ -234,9 +263,16 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
         checking.add("." + ref["module"], ref["name"])
     checking = checking.used(names_in(*annotations))
     local_code = " ".join(decoders + [c["decoder"] for c in cases])
-    return {
+    # In a model's module, its variants function is named after it (a module may hold
+    # two), or by a digest of its name where that would not fit on the line.
+    variants_fn = f"_{union.stem}_variants" if union.stem else "_variants"
+    returns = "Tagged" if union.discriminator else "Variants"
+    if len(f"def {variants_fn}() -> _s.{returns}:") > LINE_LENGTH:
+        variants_fn = f"_variants_{hashlib.sha256(union.stem.encode()).hexdigest()[:8]}"
+    view = {
         "name": ident(union.name),
-        "module": ident(union.module),
+        "decoder": ident(union.decoder),
+        "variants_fn": ident(variants_fn),
         "doc": docstring(union.description or f"One of the {union.name} variants."),
         "variants": [py_str(a) for a in annotations],
         "decoders": decoders,
@@ -246,10 +282,11 @@ def union_view(code: TypeCode, union: ir.UnionSchema) -> dict[str, Any]:
             "{" + join(", ", [Code(f"{c['value']}: {c['decoder']}") for c in cases]) + "}"
         ),
         "tried": Code("(" + join(", ", decoders) + ("," if len(decoders) == 1 else "") + ")"),
-        "imports": imports.lines(),
-        "type_imports": checking.lines(4),
-        "local_imports": _local_imports(refs, local_code, 4),
+        "local_imports": _local_imports(
+            [r for r in refs if r["name"] not in (bound or set())], local_code, 4
+        ),
     }
+    return view, imports, checking
 
 
 def _unique_strings(items: Iterable[str]) -> list[str]:

@@ -273,7 +273,12 @@ class Decoders:
         self.package = package
         self.serde = importlib.import_module(f"{package.__name__}._runtime.serde")
         self.modules = {s.name: s.module for s in sdk.schemas.values()}
-        self.modules.update({f"decode_{s.module}": s.module for s in sdk.schemas.values()})
+        self.modules.update(
+            {
+                s.decoder if isinstance(s, ir.UnionSchema) else f"decode_{s.module}": s.module
+                for s in sdk.schemas.values()
+            }
+        )
 
     def decoder(self, t: ir.TypeRef) -> Any:
         expression = self.code.decoder(t)

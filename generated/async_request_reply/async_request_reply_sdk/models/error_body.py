@@ -15,7 +15,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["ErrorBody"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ErrorBody(_s.Model):
     """An error answer."""
 

@@ -8,9 +8,15 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .export_request_format import ExportRequestFormat
 
-__all__ = ["ExportRequest"]
+__all__ = ["ExportRequest", "ExportRequestFormat"]
+
+
+class ExportRequestFormat(_s.OpenStrEnum):
+    """Values of ExportRequestFormat."""
+
+    CSV = "csv"
+    PARQUET = "parquet"
 
 
 def _convert_format(
@@ -19,7 +25,7 @@ def _convert_format(
     return _s.enum_member(ExportRequestFormat, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ExportRequest(_s.Model):
     """What to export."""
 

@@ -8,12 +8,19 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .export_status_status import ExportStatusStatus
 
 if _t.TYPE_CHECKING:
     from .error_detail import ErrorDetail
 
-__all__ = ["ExportStatus"]
+__all__ = ["ExportStatus", "ExportStatusStatus"]
+
+
+class ExportStatusStatus(_s.OpenStrEnum):
+    """Values of ExportStatusStatus."""
+
+    ACCEPTED = "Accepted"
+    RUNNING = "Running"
+    FAILED = "Failed"
 
 
 def _convert_status(
@@ -22,7 +29,7 @@ def _convert_status(
     return _s.enum_member(ExportStatusStatus, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ExportStatus(_s.Model):
     """The status monitor of an export while it runs, or after it failed."""
 

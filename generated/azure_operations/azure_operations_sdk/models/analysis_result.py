@@ -16,7 +16,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["AnalysisResult"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class AnalysisResult(_s.Model):
     """The result of a succeeded analysis."""
 

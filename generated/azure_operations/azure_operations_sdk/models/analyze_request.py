@@ -8,15 +8,49 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .analyze_request_features_item import AnalyzeRequestFeaturesItem
 
 if _t.TYPE_CHECKING:
-    from .analysis_source import AnalysisSource
+    from .inline_text_source import InlineTextSource
+    from .url_source import UrlSource
 
-__all__ = ["AnalyzeRequest"]
+__all__ = [
+    "AnalysisSource",
+    "AnalyzeRequest",
+    "AnalyzeRequestFeaturesItem",
+    "decode_analysis_source",
+]
 
 
-@attrs.frozen(kw_only=True)
+class AnalyzeRequestFeaturesItem(_s.OpenStrEnum):
+    """Values of AnalyzeRequestFeaturesItem."""
+
+    KEY_PHRASES = "keyPhrases"
+    ENTITIES = "entities"
+    SENTIMENT = "sentiment"
+    SUMMARY = "summary"
+
+
+AnalysisSource = _t.Union["InlineTextSource", "UrlSource"]
+"""One document, inline or fetched from a URL."""
+
+
+def decode_analysis_source(value: object, path: str = "$") -> AnalysisSource:
+    """Decode one of the variants, chosen by kind."""
+    result: AnalysisSource = _s.union(_analysis_source_variants, value, path, "kind")
+    return result
+
+
+def _analysis_source_variants() -> _s.Tagged:
+    from .inline_text_source import InlineTextSource
+    from .url_source import UrlSource
+
+    return (
+        {"inline": InlineTextSource.from_dict, "url": UrlSource.from_dict},
+        (InlineTextSource.from_dict, UrlSource.from_dict),
+    )
+
+
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class AnalyzeRequest(_s.Model):
     """The documents to analyse and what to extract from them."""
 
@@ -31,8 +65,6 @@ class AnalyzeRequest(_s.Model):
 
     @staticmethod
     def _fields() -> _s.Fields:
-        from .analysis_source import decode_analysis_source
-
         return (
             ("documents", _s.list_of(decode_analysis_source)),
             ("features", _s.list_of(AnalyzeRequestFeaturesItem.decode)),

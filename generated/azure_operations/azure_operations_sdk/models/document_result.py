@@ -8,13 +8,21 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .document_result_sentiment import DocumentResultSentiment
 
 if _t.TYPE_CHECKING:
     from .entity import Entity
     from .error_detail import ErrorDetail
 
-__all__ = ["DocumentResult"]
+__all__ = ["DocumentResult", "DocumentResultSentiment"]
+
+
+class DocumentResultSentiment(_s.OpenStrEnum):
+    """Values of DocumentResultSentiment."""
+
+    POSITIVE = "positive"
+    NEUTRAL = "neutral"
+    NEGATIVE = "negative"
+    MIXED = "mixed"
 
 
 def _convert_sentiment(
@@ -26,7 +34,7 @@ def _convert_sentiment(
     return _s.enum_member(DocumentResultSentiment, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class DocumentResult(_s.Model):
     """What was found in one document."""
 

@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["Entity"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class Entity(_s.Model):
     """A named entity found in a document."""
 

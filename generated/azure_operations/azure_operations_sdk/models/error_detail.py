@@ -15,7 +15,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["ErrorDetail"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ErrorDetail(_s.Model):
     """An Azure error; `details` nests further errors of the same shape."""
 

@@ -15,7 +15,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["ErrorResponse"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ErrorResponse(_s.Model):
     """The body of an error answer."""
 

@@ -8,9 +8,14 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .inline_text_source_kind import InlineTextSourceKind
 
-__all__ = ["InlineTextSource"]
+__all__ = ["InlineTextSource", "InlineTextSourceKind"]
+
+
+class InlineTextSourceKind(_s.OpenStrEnum):
+    """Values of InlineTextSourceKind."""
+
+    INLINE = "inline"
 
 
 def _convert_kind(
@@ -19,7 +24,7 @@ def _convert_kind(
     return _s.enum_member(InlineTextSourceKind, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class InlineTextSource(_s.Model):
     """A document given inline."""
 

@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["InnerError"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class InnerError(_s.Model):
     """A more specific error, nesting further inner errors."""
 

@@ -10,13 +10,22 @@ import uuid
 import attrs
 
 from .._runtime import serde as _s
-from .operation_state import OperationState
 
 if _t.TYPE_CHECKING:
     from .analysis_result import AnalysisResult
     from .error_detail import ErrorDetail
 
-__all__ = ["OperationStatus"]
+__all__ = ["OperationState", "OperationStatus"]
+
+
+class OperationState(_s.OpenStrEnum):
+    """The state of a long-running operation, per the Azure REST API guidelines."""
+
+    NOT_STARTED = "NotStarted"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    CANCELED = "Canceled"
 
 
 def _convert_status(
@@ -26,7 +35,7 @@ def _convert_status(
     return _s.enum_member(OperationState, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class OperationStatus(_s.Model):
     """The status monitor of an analysis."""
 

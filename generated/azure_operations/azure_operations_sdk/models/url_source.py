@@ -8,16 +8,21 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .url_source_kind import UrlSourceKind
 
-__all__ = ["UrlSource"]
+__all__ = ["UrlSource", "UrlSourceKind"]
+
+
+class UrlSourceKind(_s.OpenStrEnum):
+    """Values of UrlSourceKind."""
+
+    URL = "url"
 
 
 def _convert_kind(value: UrlSourceKind | _t.Literal["url"]) -> UrlSourceKind:
     return _s.enum_member(UrlSourceKind, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class UrlSource(_s.Model):
     """A document fetched from a URL."""
 

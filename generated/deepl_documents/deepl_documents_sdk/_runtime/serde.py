@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, Union, cast, overload
 
 from .errors import DecodeError
+from .fieldwise import Fieldwise
 from .scalars import (
     UNSET,
     FileContent,
@@ -205,7 +206,7 @@ _TABLES: dict[type, _Table] = {}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
-class Model:
+class Model(Fieldwise):
     """The base of generated models: ``from_dict``/``to_dict`` read the field table
     ``_fields()`` on first use (it imports the models it names). A field is required when
     its attribute has no default; an ``additional_properties`` entry decodes the

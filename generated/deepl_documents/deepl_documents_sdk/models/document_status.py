@@ -8,9 +8,18 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .document_status_status import DocumentStatusStatus
 
-__all__ = ["DocumentStatus"]
+__all__ = ["DocumentStatus", "DocumentStatusStatus"]
+
+
+class DocumentStatusStatus(_s.OpenStrEnum):
+    """`queued`: waiting to be translated; `translating`: being translated; `done`:
+    translated, ready to download; `error`: the translation failed."""
+
+    QUEUED = "queued"
+    TRANSLATING = "translating"
+    DONE = "done"
+    ERROR = "error"
 
 
 def _convert_status(
@@ -19,7 +28,7 @@ def _convert_status(
     return _s.enum_member(DocumentStatusStatus, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class DocumentStatus(_s.Model):
     """DocumentStatus object."""
 

@@ -8,9 +8,18 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .document_upload_formality import DocumentUploadFormality
 
-__all__ = ["DocumentUpload"]
+__all__ = ["DocumentUpload", "DocumentUploadFormality"]
+
+
+class DocumentUploadFormality(_s.OpenStrEnum):
+    """Whether the translation leans towards formal or informal language."""
+
+    DEFAULT = "default"
+    MORE = "more"
+    LESS = "less"
+    PREFER_MORE = "prefer_more"
+    PREFER_LESS = "prefer_less"
 
 
 def _convert_formality(
@@ -21,7 +30,7 @@ def _convert_formality(
     return _s.enum_member(DocumentUploadFormality, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class DocumentUpload(_s.Model):
     """DocumentUpload object."""
 

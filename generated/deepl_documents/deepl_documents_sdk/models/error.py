@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["Error"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class Error(_s.Model):
     """Error object."""
 

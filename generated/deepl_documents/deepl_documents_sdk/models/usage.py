@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["Usage"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class Usage(_s.Model):
     """Usage object."""
 

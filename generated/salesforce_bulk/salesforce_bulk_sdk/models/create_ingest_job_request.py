@@ -9,11 +9,16 @@ import attrs
 
 from .._runtime import serde as _s
 from .column_delimiter import ColumnDelimiter
-from .create_ingest_job_request_content_type import CreateIngestJobRequestContentType
 from .line_ending import LineEnding
 from .operation import Operation
 
-__all__ = ["CreateIngestJobRequest"]
+__all__ = ["CreateIngestJobRequest", "CreateIngestJobRequestContentType"]
+
+
+class CreateIngestJobRequestContentType(_s.OpenStrEnum):
+    """Values of CreateIngestJobRequestContentType."""
+
+    CSV = "CSV"
 
 
 def _convert_operation(
@@ -42,7 +47,7 @@ def _convert_column_delimiter(
     return _s.enum_member(ColumnDelimiter, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class CreateIngestJobRequest(_s.Model):
     """The job to create."""
 

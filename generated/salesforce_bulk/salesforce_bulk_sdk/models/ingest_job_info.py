@@ -65,7 +65,7 @@ def _convert_column_delimiter(
     return _s.enum_member(ColumnDelimiter, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class IngestJobInfo(_s.Model):
     """An ingest job, as returned by create, close and abort."""
 

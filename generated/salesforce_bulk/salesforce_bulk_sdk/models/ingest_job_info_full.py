@@ -12,12 +12,19 @@ from .._runtime import serde as _s
 from .column_delimiter import ColumnDelimiter
 from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
 from .ingest_job_info_content_type import IngestJobInfoContentType
-from .ingest_job_info_full_job_type import IngestJobInfoFullJobType
 from .job_state import JobState
 from .line_ending import LineEnding
 from .operation import Operation
 
-__all__ = ["IngestJobInfoFull"]
+__all__ = ["IngestJobInfoFull", "IngestJobInfoFullJobType"]
+
+
+class IngestJobInfoFullJobType(_s.OpenStrEnum):
+    """Values of IngestJobInfoFullJobType."""
+
+    BIG_OBJECT_INGEST = "BigObjectIngest"
+    CLASSIC = "Classic"
+    V2_INGEST = "V2Ingest"
 
 
 def _convert_operation(
@@ -74,7 +81,7 @@ def _convert_job_type(
     return _s.enum_member(IngestJobInfoFullJobType, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class IngestJobInfoFull(_s.Model):
     """An ingest job with its processing statistics, as returned by getIngestJobInfo."""
 

@@ -15,7 +15,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["IngestJobList"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class IngestJobList(_s.Model):
     """A page of ingest jobs."""
 

@@ -8,9 +8,15 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .ingest_job_state_update_state import IngestJobStateUpdateState
 
-__all__ = ["IngestJobStateUpdate"]
+__all__ = ["IngestJobStateUpdate", "IngestJobStateUpdateState"]
+
+
+class IngestJobStateUpdateState(_s.OpenStrEnum):
+    """Values of IngestJobStateUpdateState."""
+
+    UPLOAD_COMPLETE = "UploadComplete"
+    ABORTED = "Aborted"
 
 
 def _convert_state(
@@ -19,7 +25,7 @@ def _convert_state(
     return _s.enum_member(IngestJobStateUpdateState, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class IngestJobStateUpdate(_s.Model):
     """The state change requested by closeOrAbortJob."""
 

@@ -8,9 +8,17 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .api_errors_type import ApiErrorsType
 
-__all__ = ["ApiErrors"]
+__all__ = ["ApiErrors", "ApiErrorsType"]
+
+
+class ApiErrorsType(_s.OpenStrEnum):
+    """The type of error returned."""
+
+    API_ERROR = "api_error"
+    CARD_ERROR = "card_error"
+    IDEMPOTENCY_ERROR = "idempotency_error"
+    INVALID_REQUEST_ERROR = "invalid_request_error"
 
 
 def _convert_type(
@@ -25,7 +33,7 @@ def _convert_type(
     return _s.enum_member(ApiErrorsType, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ApiErrors(_s.Model):
     """The error detail."""
 

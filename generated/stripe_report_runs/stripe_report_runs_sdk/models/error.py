@@ -15,7 +15,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["Error"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class Error(_s.Model):
     """An error response from the Stripe API."""
 

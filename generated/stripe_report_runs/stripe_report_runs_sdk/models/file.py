@@ -8,10 +8,36 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .file_object import FileObject
-from .file_purpose import FilePurpose
 
-__all__ = ["File"]
+__all__ = ["File", "FileObject", "FilePurpose"]
+
+
+class FileObject(_s.OpenStrEnum):
+    """Values of FileObject."""
+
+    FILE = "file"
+
+
+class FilePurpose(_s.OpenStrEnum):
+    """The purpose of the uploaded file."""
+
+    ACCOUNT_REQUIREMENT = "account_requirement"
+    ADDITIONAL_VERIFICATION = "additional_verification"
+    BUSINESS_ICON = "business_icon"
+    BUSINESS_LOGO = "business_logo"
+    CUSTOMER_SIGNATURE = "customer_signature"
+    DISPUTE_EVIDENCE = "dispute_evidence"
+    DOCUMENT_PROVIDER_IDENTITY_DOCUMENT = "document_provider_identity_document"
+    FINANCE_REPORT_RUN = "finance_report_run"
+    FINANCIAL_ACCOUNT_STATEMENT = "financial_account_statement"
+    IDENTITY_DOCUMENT = "identity_document"
+    IDENTITY_DOCUMENT_DOWNLOADABLE = "identity_document_downloadable"
+    ISSUING_REGULATORY_REPORTING = "issuing_regulatory_reporting"
+    PCI_DOCUMENT = "pci_document"
+    SELFIE = "selfie"
+    SIGMA_SCHEDULED_QUERY = "sigma_scheduled_query"
+    TAX_DOCUMENT_USER_UPLOAD = "tax_document_user_upload"
+    TERMINAL_READER_SPLASHSCREEN = "terminal_reader_splashscreen"
 
 
 def _convert_object(value: FileObject | _t.Literal["file"]) -> FileObject:
@@ -43,7 +69,7 @@ def _convert_purpose(
     return _s.enum_member(FilePurpose, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class File(_s.Model):
     """A file hosted on Stripe's servers; here, the generated report."""
 

@@ -17,7 +17,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["PostReportingReportRunsRequest"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class PostReportingReportRunsRequest(_s.Model):
     """Form body of a report run creation."""
 

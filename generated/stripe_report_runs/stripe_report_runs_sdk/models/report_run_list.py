@@ -8,12 +8,17 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .report_run_list_object import ReportRunListObject
 
 if _t.TYPE_CHECKING:
     from .reporting_report_run import ReportingReportRun
 
-__all__ = ["ReportRunList"]
+__all__ = ["ReportRunList", "ReportRunListObject"]
+
+
+class ReportRunListObject(_s.OpenStrEnum):
+    """Values of ReportRunListObject."""
+
+    LIST = "list"
 
 
 def _convert_object(
@@ -22,7 +27,7 @@ def _convert_object(
     return _s.enum_member(ReportRunListObject, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ReportRunList(_s.Model):
     """A page of report runs."""
 

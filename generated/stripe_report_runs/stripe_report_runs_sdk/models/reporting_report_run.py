@@ -8,7 +8,6 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .reporting_report_run_object import ReportingReportRunObject
 
 if _t.TYPE_CHECKING:
     from .file import File
@@ -16,7 +15,13 @@ if _t.TYPE_CHECKING:
         FinancialReportingFinanceReportRunRunParameters,
     )
 
-__all__ = ["ReportingReportRun"]
+__all__ = ["ReportingReportRun", "ReportingReportRunObject"]
+
+
+class ReportingReportRunObject(_s.OpenStrEnum):
+    """String representing the object's type."""
+
+    REPORTING_REPORT_RUN = "reporting.report_run"
 
 
 def _convert_object(
@@ -25,7 +30,7 @@ def _convert_object(
     return _s.enum_member(ReportingReportRunObject, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ReportingReportRun(_s.Model):
     """The Report Run object represents an instance of a report type generated with
     specific

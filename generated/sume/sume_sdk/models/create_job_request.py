@@ -8,12 +8,40 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .create_job_request_mode import CreateJobRequestMode
 
 if _t.TYPE_CHECKING:
-    from .job_input import JobInput
+    from .text_input import TextInput
+    from .url_input import UrlInput
 
-__all__ = ["CreateJobRequest"]
+__all__ = ["CreateJobRequest", "CreateJobRequestMode", "JobInput", "decode_job_input"]
+
+
+class CreateJobRequestMode(_s.OpenStrEnum):
+    """`webhook` delivers the terminal record to `webhook_url`; `polling` relies on status
+    reads."""
+
+    POLLING = "polling"
+    WEBHOOK = "webhook"
+
+
+JobInput = _t.Union["TextInput", "UrlInput"]
+"""The content to summarise, either inline text or a URL to fetch."""
+
+
+def decode_job_input(value: object, path: str = "$") -> JobInput:
+    """Decode one of the variants, chosen by type."""
+    result: JobInput = _s.union(_job_input_variants, value, path, "type")
+    return result
+
+
+def _job_input_variants() -> _s.Tagged:
+    from .text_input import TextInput
+    from .url_input import UrlInput
+
+    return (
+        {"text": TextInput.from_dict, "url": UrlInput.from_dict},
+        (TextInput.from_dict, UrlInput.from_dict),
+    )
 
 
 def _convert_mode(
@@ -22,7 +50,7 @@ def _convert_mode(
     return _s.enum_member(CreateJobRequestMode, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class CreateJobRequest(_s.Model):
     """What to summarise and how to be told about the outcome."""
 
@@ -45,8 +73,6 @@ class CreateJobRequest(_s.Model):
 
     @staticmethod
     def _fields() -> _s.Fields:
-        from .job_input import decode_job_input
-
         return (
             ("input", decode_job_input),
             ("mode", CreateJobRequestMode.decode),

@@ -9,14 +9,29 @@ import typing as _t
 import attrs
 
 from .._runtime import serde as _s
-from .job_mode import JobMode
-from .job_status import JobStatus
 
 if _t.TYPE_CHECKING:
     from .job_error import JobError
     from .job_progress import JobProgress
 
-__all__ = ["Job"]
+__all__ = ["Job", "JobMode", "JobStatus"]
+
+
+class JobMode(_s.OpenStrEnum):
+    """Values of JobMode."""
+
+    POLLING = "polling"
+    WEBHOOK = "webhook"
+
+
+class JobStatus(_s.OpenStrEnum):
+    """The job's state. `completed`, `failed` and `canceled` are terminal."""
+
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELED = "canceled"
 
 
 def _convert_status(
@@ -32,7 +47,7 @@ def _convert_mode(
     return _s.enum_member(JobMode, value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class Job(_s.Model):
     """A summarisation job."""
 

@@ -15,7 +15,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["JobEnvelope"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class JobEnvelope(_s.Model):
     """The envelope every job answer comes in."""
 

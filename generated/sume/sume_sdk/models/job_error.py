@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["JobError"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class JobError(_s.Model):
     """The payload of a failed job."""
 

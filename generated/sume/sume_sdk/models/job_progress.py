@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["JobProgress"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class JobProgress(_s.Model):
     """Progress of a running job."""
 

@@ -17,7 +17,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["JobResult"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class JobResult(_s.Model):
     """The summary produced by a completed job."""
 

@@ -15,7 +15,7 @@ if _t.TYPE_CHECKING:
 __all__ = ["JobResultEnvelope"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class JobResultEnvelope(_s.Model):
     """The envelope of a job result."""
 

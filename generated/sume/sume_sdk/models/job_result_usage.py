@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["JobResultUsage"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class JobResultUsage(_s.Model):
     """Units counted against the member's quota."""
 

@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["ResultSection"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ResultSection(_s.Model):
     """One titled part of the summary."""
 

@@ -12,7 +12,7 @@ from .._runtime import serde as _s
 __all__ = ["UrlInput"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class UrlInput(_s.Model):
     """A public URL Sume fetches."""
 
