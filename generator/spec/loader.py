@@ -416,21 +416,52 @@ class SpecSet:
 
     root: Document
     documents: dict[Path, Document] = attrs.field(factory=dict)
+    # Lookups a large multi-file spec repeats thousands of times: a document by its name,
+    # and a relative ``$ref`` target resolved from a folder (a realpath per call otherwise).
+    _by_name: dict[str, Document] = attrs.field(factory=dict, init=False, repr=False)
+    _paths: dict[tuple[Path, str], tuple[Path, bool] | Exception] = attrs.field(
+        factory=dict, init=False, repr=False
+    )
 
     @property
     def folder(self) -> Path:
         return self.root.path.parent
 
     def document_at(self, location: Location) -> Document:
-        for document in self.documents.values():
-            if document.name == location.file:
-                return document
-        raise KeyError(location.file)
+        document = self._by_name.get(location.file)
+        if document is None or self.documents.get(document.path) is not document:
+            for document in self.documents.values():
+                if document.name == location.file:
+                    break
+            else:
+                raise KeyError(location.file)
+            self._by_name[location.file] = document
+        return document
+
+    def add(self, document: Document) -> Document:
+        """Record a loaded document (the first of a name is the one ``document_at`` finds)."""
+        self.documents[document.path] = document
+        self._by_name.setdefault(document.name, document)
+        return document
+
+    def _target_path(self, folder: Path, target: str) -> tuple[Path, bool]:
+        """The file a relative ``$ref`` names, and whether it is inside the spec's folder."""
+        key = (folder, target)
+        found = self._paths.get(key)
+        if found is None:
+            try:
+                path = (folder / unquote(target)).resolve()
+                found = (path, path.is_relative_to(self.folder))
+            except (OSError, ValueError, RuntimeError) as exc:
+                found = exc
+            self._paths[key] = found
+        if isinstance(found, Exception):
+            raise found
+        return found
 
     def _load_relative(self, base: Document, target: str, at: Location) -> Document:
         try:
-            path = (base.path.parent / unquote(target)).resolve()
-            inside = path.is_relative_to(self.folder)
+            path, inside = self._target_path(base.path.parent, target)
         except (OSError, ValueError, RuntimeError) as exc:
             raise SpecError.at(at, f"$ref '{target}' is not a usable file path: {exc}") from None
         if not inside:
@@ -447,7 +478,7 @@ class SpecSet:
                 ) from None
             if not stat.S_ISREG(mode):
                 raise SpecError.at(at, f"$ref '{target}': {name} is not a regular file")
-            self.documents[path] = load_document(path, name)
+            return self.add(load_document(path, name))
         return self.documents[path]
 
     def resolve(self, ref: object, at: Location) -> tuple[Any, Location]:
@@ -484,5 +515,5 @@ def load_spec(path: Path, name: str | None = None) -> SpecSet:
         raise SpecError.at(Location(label), f"cannot be read: {exc}") from None
     root = load_document(resolved, label)
     spec = SpecSet(root=root)
-    spec.documents[root.path] = root
+    spec.add(root)
     return spec
