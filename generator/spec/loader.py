@@ -417,11 +417,9 @@ class SpecSet:
     root: Document
     documents: dict[Path, Document] = attrs.field(factory=dict)
     # Lookups a large multi-file spec repeats thousands of times: a document by its name,
-    # and a relative ``$ref`` target resolved from a folder (a realpath per call otherwise).
+    # and the document a relative ``$ref`` names from another (a realpath per call otherwise).
     _by_name: dict[str, Document] = attrs.field(factory=dict, init=False, repr=False)
-    _paths: dict[tuple[Path, str], tuple[Path, bool] | Exception] = attrs.field(
-        factory=dict, init=False, repr=False
-    )
+    _relative: dict[tuple[str, str], Document] = attrs.field(factory=dict, init=False, repr=False)
 
     @property
     def folder(self) -> Path:
@@ -444,24 +442,14 @@ class SpecSet:
         self._by_name.setdefault(document.name, document)
         return document
 
-    def _target_path(self, folder: Path, target: str) -> tuple[Path, bool]:
-        """The file a relative ``$ref`` names, and whether it is inside the spec's folder."""
-        key = (folder, target)
-        found = self._paths.get(key)
-        if found is None:
-            try:
-                path = (folder / unquote(target)).resolve()
-                found = (path, path.is_relative_to(self.folder))
-            except (OSError, ValueError, RuntimeError) as exc:
-                found = exc
-            self._paths[key] = found
-        if isinstance(found, Exception):
-            raise found
-        return found
-
     def _load_relative(self, base: Document, target: str, at: Location) -> Document:
+        key = (base.name, target)  # a name is one file, so one folder to resolve against
+        found = self._relative.get(key)
+        if found is not None:
+            return found
         try:
-            path, inside = self._target_path(base.path.parent, target)
+            path = (base.path.parent / unquote(target)).resolve()
+            inside = path.is_relative_to(self.folder)
         except (OSError, ValueError, RuntimeError) as exc:
             raise SpecError.at(at, f"$ref '{target}' is not a usable file path: {exc}") from None
         if not inside:
@@ -478,8 +466,9 @@ class SpecSet:
                 ) from None
             if not stat.S_ISREG(mode):
                 raise SpecError.at(at, f"$ref '{target}': {name} is not a regular file")
-            return self.add(load_document(path, name))
-        return self.documents[path]
+            self.add(load_document(path, name))
+        found = self._relative[key] = self.documents[path]
+        return found
 
     def resolve(self, ref: object, at: Location) -> tuple[Any, Location]:
         """Follow one ``$ref`` found at ``at``; returns the target and its location."""
