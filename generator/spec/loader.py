@@ -417,7 +417,7 @@ class SpecSet:
     root: Document
     documents: dict[Path, Document] = attrs.field(factory=dict)
     # Lookups a large multi-file spec repeats thousands of times: a document by its name,
-    # and the document a relative ``$ref`` names from another (a realpath per call otherwise).
+    # and the document a relative ``$ref`` names from a folder (a realpath per call otherwise).
     _by_name: dict[str, Document] = attrs.field(factory=dict, init=False, repr=False)
     _relative: dict[tuple[str, str], Document] = attrs.field(factory=dict, init=False, repr=False)
 
@@ -443,7 +443,8 @@ class SpecSet:
         return document
 
     def _load_relative(self, base: Document, target: str, at: Location) -> Document:
-        key = (base.name, target)  # a name is one file, so one folder to resolve against
+        # Documents of one folder share their targets: ``../models/x.yml`` from each.
+        key = (os.path.dirname(base.path), target)
         found = self._relative.get(key)
         if found is not None:
             return found
