@@ -13,6 +13,7 @@ other fragments; nothing else should construct it from spec text.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import math
 import re
@@ -124,6 +125,7 @@ def _docstring_line(line: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=8192)  # descriptions repeat: the twins, a field in many models
 def docstring(*parts: str, indent: int = 0, width: int = 88) -> Code:
     """The body of a triple-double-quoted docstring holding ``parts`` as paragraphs.
 

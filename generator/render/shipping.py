@@ -21,10 +21,9 @@ from ..model import ir
 
 __all__ = ["Features", "closure", "imported", "names_from", "runtime_init"]
 
-# ``from ._runtime.x import ...`` / ``from .._runtime import x as _x, y`` in a generated module.
-_IMPORT = re.compile(
-    r"^[ \t]*from \.+_runtime(?:\.(\w+))? import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE
-)
+# ``from ._runtime.x import ...`` / ``from .._runtime import x as _x, y`` in a generated module
+# (found by its literal start, which is fast; ``imported`` checks it begins its line).
+_IMPORT = re.compile(r"from \.+_runtime(?:\.(\w+))? import[ \t]+(\([^)]*\)|[^\n]*)")
 _NAME = re.compile(r"(\w+)(?:\s+as\s+\w+)?")
 
 
@@ -75,7 +74,13 @@ def imported(files: Mapping[str, str], runtime: Path) -> set[str]:
     for path, text in files.items():
         if not path.endswith(".py") or "/_runtime/" in path or "_runtime" not in text:
             continue
-        for match in _IMPORT.finditer(text):
+        at = 0
+        while match := _IMPORT.search(text, at):
+            start = match.start()
+            if text[text.rfind("\n", 0, start) + 1 : start].strip(" \t"):
+                at = start + 1  # not at the start of its line: look on from there
+                continue
+            at = match.end()
             if match.group(1):
                 found.add(match.group(1))
             else:

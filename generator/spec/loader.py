@@ -416,18 +416,38 @@ class SpecSet:
 
     root: Document
     documents: dict[Path, Document] = attrs.field(factory=dict)
+    # Lookups a large multi-file spec repeats thousands of times: a document by its name,
+    # and the document a relative ``$ref`` names from a folder (a realpath per call otherwise).
+    _by_name: dict[str, Document] = attrs.field(factory=dict, init=False, repr=False)
+    _relative: dict[tuple[str, str], Document] = attrs.field(factory=dict, init=False, repr=False)
 
     @property
     def folder(self) -> Path:
         return self.root.path.parent
 
     def document_at(self, location: Location) -> Document:
-        for document in self.documents.values():
-            if document.name == location.file:
-                return document
-        raise KeyError(location.file)
+        document = self._by_name.get(location.file)
+        if document is None or self.documents.get(document.path) is not document:
+            for document in self.documents.values():
+                if document.name == location.file:
+                    break
+            else:
+                raise KeyError(location.file)
+            self._by_name[location.file] = document
+        return document
+
+    def add(self, document: Document) -> Document:
+        """Record a loaded document (the first of a name is the one ``document_at`` finds)."""
+        self.documents[document.path] = document
+        self._by_name.setdefault(document.name, document)
+        return document
 
     def _load_relative(self, base: Document, target: str, at: Location) -> Document:
+        # Documents of one folder share their targets: ``../models/x.yml`` from each.
+        key = (os.path.dirname(base.path), target)
+        found = self._relative.get(key)
+        if found is not None:
+            return found
         try:
             path = (base.path.parent / unquote(target)).resolve()
             inside = path.is_relative_to(self.folder)
@@ -447,8 +467,9 @@ class SpecSet:
                 ) from None
             if not stat.S_ISREG(mode):
                 raise SpecError.at(at, f"$ref '{target}': {name} is not a regular file")
-            self.documents[path] = load_document(path, name)
-        return self.documents[path]
+            self.add(load_document(path, name))
+        found = self._relative[key] = self.documents[path]
+        return found
 
     def resolve(self, ref: object, at: Location) -> tuple[Any, Location]:
         """Follow one ``$ref`` found at ``at``; returns the target and its location."""
@@ -484,5 +505,5 @@ def load_spec(path: Path, name: str | None = None) -> SpecSet:
         raise SpecError.at(Location(label), f"cannot be read: {exc}") from None
     root = load_document(resolved, label)
     spec = SpecSet(root=root)
-    spec.documents[root.path] = root
+    spec.add(root)
     return spec

@@ -153,8 +153,16 @@ class _YamlBuilder:
                 kind = type(event)
                 if kind is scalar:
                     top = frames[-1] if frames else None
-                    if top is not None and top.key is _NO_KEY and isinstance(top.items, dict):
-                        self._key(top, event)
+                    if top is not None and top.key is _NO_KEY and type(top.items) is dict:
+                        text = event.value
+                        if event.tag is None and event.anchor is None and text != "<<":
+                            # The common key, inline (``_key`` does the rest).
+                            if not text.isascii():
+                                _check_text(text)
+                            top.key = text
+                            self.count += 1
+                        else:
+                            self._key(top, event)
                         continue
                     tag = event.tag
                     if tag is None or tag == "!":
@@ -166,7 +174,10 @@ class _YamlBuilder:
                     self.count += 1
                     if event.anchor is not None:
                         self.anchors[event.anchor] = _Anchor(value, 1, 0, event.value)
-                    self._add(value, 0)
+                    if top is not None and type(top.items) is list:
+                        top.items.append(value)  # ``_add`` of a scalar to a list, inline
+                    else:
+                        self._add(value, 0)
                 elif kind is mapping_start or kind is sequence_start:
                     self._open(event, {} if kind is mapping_start else [])
                 elif kind in collection_end:

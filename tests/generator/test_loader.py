@@ -45,6 +45,49 @@ def test_relative_file_refs_and_cycles(tmp_path: Path) -> None:
     assert names == ["Node", "Peer"]
 
 
+def test_one_relative_ref_from_two_folders_names_two_files(tmp_path: Path) -> None:
+    # ``common.yaml`` next to the spec and ``models/common.yaml`` are different files: the
+    # same $ref text resolves against the folder of the document that holds it, however
+    # often it is followed.
+    write(tmp_path / "common.yaml", "Top: {type: string}\n")
+    write(tmp_path / "models" / "common.yaml", "Inner: {type: integer}\n")
+    write(
+        tmp_path / "models" / "thing.yaml",
+        "Thing:\n  type: object\n  properties:\n"
+        "    a: {$ref: 'common.yaml#/Inner'}\n    b: {$ref: 'common.yaml#/Inner'}\n",
+    )
+    spec = write(
+        tmp_path / "spec.yaml",
+        MINIMAL + "    Holder:\n      type: object\n      properties:\n"
+        "        top: {$ref: 'common.yaml#/Top'}\n"
+        "        again: {$ref: 'common.yaml#/Top'}\n"
+        "        thing: {$ref: 'models/thing.yaml#/Thing'}\n",
+    )
+    schemas = {s.name: s for s in load_and_build(spec).schemas.values()}
+    assert sorted(schemas) == ["Holder", "Inner", "Thing", "Top"]
+    assert {s.location.file for s in schemas.values()} == {
+        str(spec),
+        str(tmp_path / "common.yaml"),
+        str(tmp_path / "models" / "common.yaml"),
+        str(tmp_path / "models" / "thing.yaml"),
+    }
+
+
+def test_every_ref_outside_the_folder_is_refused(tmp_path: Path) -> None:
+    write(tmp_path / "secret.yaml", "A: {type: string}\n")
+    spec = write(
+        tmp_path / "api" / "spec.yaml",
+        MINIMAL + "    A: {$ref: '../secret.yaml#/A'}\n    B: {$ref: '../secret.yaml#/A'}\n",
+    )
+    problems = problems_of(spec)
+    assert len(problems) == 2
+    assert all("points outside the spec's folder" in p for p in problems)
+    assert {p.split("#", 1)[1].split(":", 1)[0] for p in problems} == {
+        "/components/schemas/A/$ref",
+        "/components/schemas/B/$ref",
+    }
+
+
 def test_broken_local_ref_names_file_and_pointer(tmp_path: Path) -> None:
     spec = write(
         tmp_path / "spec.yaml",
