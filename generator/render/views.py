@@ -108,6 +108,10 @@ def model_view(
         if converter is not None:
             converters.append(converter)
         decoder = code.decoder(f.type)
+        const = code.resolve(f.type)
+        # A required field of a single value has it as its default: the caller may leave
+        # it out, encoding writes it, decoding refuses any other value.
+        default = py_literal(const.value) if f.required and isinstance(const, ir.ConstType) else None
         wire = "" if f.wire == f.name else f", {py_str(f.wire)}"
         entries.append(Code(f"({py_str(f.name)}, {decoder}{wire})"))
         fields.append(
@@ -117,6 +121,7 @@ def model_view(
                 "required": f.required,
                 "doc": docstring(f.description, indent=4),
                 "converter": converter["name"] if converter else None,
+                "default": default,
             }
         )
     additional: dict[str, Code] | None = None
