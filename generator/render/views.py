@@ -111,7 +111,9 @@ def model_view(
         const = code.resolve(f.type)
         # A required field of a single value has it as its default: the caller may leave
         # it out, encoding writes it, decoding refuses any other value.
-        default = py_literal(const.value) if f.required and isinstance(const, ir.ConstType) else None
+        default = (
+            py_literal(const.value) if f.required and isinstance(const, ir.ConstType) else None
+        )
         wire = "" if f.wire == f.name else f", {py_str(f.wire)}"
         entries.append(Code(f"({py_str(f.name)}, {decoder}{wire})"))
         fields.append(
