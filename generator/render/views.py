@@ -313,10 +313,13 @@ def _id_annotation(code: TypeCode, p: ir.Parameter) -> str:
 
 
 def _default(code: TypeCode, p: ir.Parameter) -> str | None:
-    """The spec's default as an expression of the parameter's type, if it has one that fits."""
+    """The spec's default as an expression of the parameter's type, if it has one that fits;
+    a required parameter of a single value has that value (as a model's field has)."""
+    value, target = p.default, code.resolve(p.type)
+    if p.required and isinstance(target, ir.ConstType):
+        return py_literal(target.value)
     if not p.has_default:
         return None
-    value, target = p.default, code.resolve(p.type)
     if isinstance(target, ir.Nullable):
         target = code.resolve(target.inner)
     if isinstance(target, ir.Primitive):

@@ -87,10 +87,12 @@ from kennel.models import Breed, Cat, Dog, Pet
 cat: Pet = Cat(name="Tom", sound="meow", owner=None, tags=["tabby"], breed="mixed")
 dog = Dog(kind="dog", name="Rex")
 with Client(base_url="https://kennel.example") as client:
-    made: Pet = client.pets.create(mode="fast", body=dog)
+    made: Pet = client.pets.create(body=dog)
+    again: Pet = client.pets.create(body=cat, mode="fast")
 named: Breed = Breed.MIXED
 wrong = Dog(kind="cat", name="Rex")  # error
 quiet = Cat(name="Tom", sound="purr")  # error
+slow = Client().pets.create(body=dog, mode="slow")  # error
 """
 
 
@@ -161,7 +163,8 @@ def test_one_value_fields_decode_encode_and_refuse_other_values(tmp_path: Path) 
 
         transport = httpx.MockTransport(answer)
         with sdk.Client(base_url="https://kennel.example", transport=transport) as client:
-            assert client.pets.create(mode="fast", body=m.Dog(name="Rex")) == m.Cat(name="Tom")
+            # A required parameter of one value defaults to it, as a field does.
+            assert client.pets.create(body=m.Dog(name="Rex")) == m.Cat(name="Tom")
         assert sent[0].url.params["mode"] == "fast"
         assert json.loads(sent[0].content) == {"kind": "dog", "name": "Rex"}
 
