@@ -210,7 +210,8 @@ class Context:
 
     def widens(self, a: ir.TypeRef, b: ir.TypeRef) -> bool:
         """Whether every value of old type ``a`` is still a value of new type ``b``:
-        integer -> number, a value -> a union or optional holding it, a literal -> its type."""
+        integer -> number, a value -> a union or optional holding it, a literal -> its type
+        or an enum holding it."""
         if self.same(a, b):
             return True
         a, b = self._unalias(self.old, a), self._unalias(self.new, b)
@@ -224,6 +225,12 @@ class Context:
             kinds = {bool: "bool", int: "int", float: "float", str: "str"}
             kind = kinds.get(type(a.value))
             return kind == b.kind or (kind == "int" and b.kind == "float")
+        if isinstance(a, ir.ConstType) and isinstance(b, ir.Ref):
+            # A single value that becomes an enum holding it (a one-value enum grown).
+            enum = self.new.schemas.get(b.key)
+            return isinstance(enum, ir.EnumSchema) and any(
+                type(m.value) is type(a.value) and m.value == a.value for m in enum.members
+            )
         if isinstance(a, ir.ListType) and isinstance(b, ir.ListType):
             return self.widens(a.item, b.item)
         if isinstance(a, ir.MapType) and isinstance(b, ir.MapType):

@@ -228,6 +228,9 @@ class SchemaBuilder:
             return single if single is not None else self.named(node, location, hint)
         if "const" in node:
             return ir.ConstType(node["const"]) if _json_scalar(node["const"]) else ir.AnyType()
+        only = _only_value(node, types)
+        if only is not None:  # inline: a named one-value enum stays a class users may name
+            return ir.ConstType(only)
         if _enum_kind(node) is not None:
             return self.named(node, location, hint)
         if len(types) > 1:
@@ -498,6 +501,25 @@ def _enum_kind(node: dict[str, Any]) -> Literal["str", "int"] | None:
     if types == ["string"] and any(isinstance(v, str) for v in values):
         return "str"
     return None
+
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _only_value(node: dict[str, Any], types: list[str]) -> str | int | float | bool | None:
+    """The value of an ``enum`` with exactly one non-null scalar value that fits the
+    schema's ``type``: such a schema is typed as that value, like ``const``."""
+    enum = node.get("enum")
+    if not isinstance(enum, list):
+        return None
+    values = [v for v in enum if v is not None]
+    if len(values) != 1 or type(values[0]) not in _JSON_TYPES:
+        return None
+    value: str | int | float | bool = values[0]
+    kind = _JSON_TYPES[type(value)]
+    if types and kind not in types and not (kind == "integer" and "number" in types):
+        return None
+    return value
 
 
 _STRUCTURE = frozenset(

@@ -96,7 +96,9 @@ class TypeCode:
         if isinstance(t, ir.AnyType):
             return ANY
         if isinstance(t, ir.ConstType):
-            return "None" if t.value is None else type(t.value).__name__
+            if t.value is None or isinstance(t.value, float):  # Literal takes no float
+                return "None" if t.value is None else "float"
+            return f"_t.Literal[{py_literal(t.value)}]"
         if isinstance(t, ir.ListType):
             return f"{self._builtin('list')}[{self._annotation(t.item, seen)}]"
         if isinstance(t, ir.MapType):
@@ -179,7 +181,9 @@ class TypeCode:
                     out.add("datetime")
                 elif t.kind == "uuid":
                     out.add("uuid")
-            elif isinstance(t, ir.AnyType):
+            elif isinstance(t, ir.AnyType) or (
+                isinstance(t, ir.ConstType) and isinstance(t.value, (str, int))
+            ):
                 out.add("typing")
             elif isinstance(t, ir.Ref):
                 named = self.schemas[t.key]

@@ -127,14 +127,16 @@ def _split(line: str, nested: bool) -> list[str]:
         if value is not None and width(pad + body[: pairs[-1][0] + 1]) > LINE_LENGTH:
             # ``target = call(`` does not fit: the value goes in parentheses, if that fits.
             target = body[: len(body) - len(value)]
-            # (ruff does not do it for a subscript such as ``Union[...]``).
+            # A subscript such as ``Union[...]`` only where every line then fits.
             inside = pad + "    " + value
-            if (
-                width(pad + target + "(") <= LINE_LENGTH
-                and body[pairs[-1][0]] == "("
-                and width(inside[: len(inside) - (len(body) - pairs[-1][0]) + 1]) <= LINE_LENGTH
-            ):
-                return [pad + target + "(", *_split(inside, False), pad + ")"]
+            if width(pad + target + "(") <= LINE_LENGTH:
+                if body[pairs[-1][0]] == "(" and (
+                    width(inside[: len(inside) - (len(body) - pairs[-1][0]) + 1]) <= LINE_LENGTH
+                ):
+                    return [pad + target + "(", *_split(inside, False), pad + ")"]
+                wrapped = [pad + target + "(", *_split(inside, False), pad + ")"]
+                if all(width(w) <= LINE_LENGTH for w in wrapped):
+                    return wrapped
             annotation = assignment.group(2)
             hint = annotation[2:] if annotation is not None else ""
             if (

@@ -108,6 +108,12 @@ def model_view(
         if converter is not None:
             converters.append(converter)
         decoder = code.decoder(f.type)
+        const = code.resolve(f.type)
+        # A required field of a single value has it as its default: the caller may leave
+        # it out, encoding writes it, decoding refuses any other value.
+        default = (
+            py_literal(const.value) if f.required and isinstance(const, ir.ConstType) else None
+        )
         wire = "" if f.wire == f.name else f", {py_str(f.wire)}"
         entries.append(Code(f"({py_str(f.name)}, {decoder}{wire})"))
         fields.append(
@@ -117,6 +123,7 @@ def model_view(
                 "required": f.required,
                 "doc": docstring(f.description, indent=4),
                 "converter": converter["name"] if converter else None,
+                "default": default,
             }
         )
     additional: dict[str, Code] | None = None
@@ -306,10 +313,13 @@ def _id_annotation(code: TypeCode, p: ir.Parameter) -> str:
 
 
 def _default(code: TypeCode, p: ir.Parameter) -> str | None:
-    """The spec's default as an expression of the parameter's type, if it has one that fits."""
+    """The spec's default as an expression of the parameter's type, if it has one that fits;
+    a required parameter of a single value has that value (as a model's field has)."""
+    value, target = p.default, code.resolve(p.type)
+    if p.required and isinstance(target, ir.ConstType):
+        return py_literal(target.value)
     if not p.has_default:
         return None
-    value, target = p.default, code.resolve(p.type)
     if isinstance(target, ir.Nullable):
         target = code.resolve(target.inner)
     if isinstance(target, ir.Primitive):

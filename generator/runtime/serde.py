@@ -207,9 +207,10 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 class Model(Fieldwise):
     """The base of generated models: ``from_dict``/``to_dict`` read the field table
-    ``_fields()`` on first use (it imports the models it names). A field is required when
-    its attribute has no default; an ``additional_properties`` entry decodes the
-    properties the schema does not name (else kept as received)."""
+    ``_fields()`` on first use (it imports the models it names). A field is optional when
+    its default is ``UNSET`` (a required field of a single value has that value as its
+    default); an ``additional_properties`` entry decodes the properties the schema does
+    not name (else kept as received)."""
 
     __slots__ = ()
 
@@ -260,7 +261,7 @@ def _table(cls: type[Model]) -> _Table:
     import attrs  # a dependency of every SDK; only models need it here
 
     attributes = attrs.fields(cast(Any, cls))
-    required = {a.name: a.default is attrs.NOTHING for a in attributes}
+    required = {a.name: a.default is not UNSET for a in attributes}
     extra: Decoder[Any] | None = None
     if "additional_properties" in required:
         extra = any_value

@@ -247,6 +247,18 @@ def drop_mode_webhook(spec: Spec) -> None:
     props(spec, "Job")["mode"]["enum"] = ["polling"]
 
 
+def add_mode_email(spec: Spec) -> None:
+    props(spec, "Job")["mode"]["enum"].append("email")
+
+
+def drop_mode_email(spec: Spec) -> None:
+    props(spec, "Job")["mode"]["enum"].remove("email")
+
+
+def one_request_mode(spec: Spec) -> None:
+    props(spec, "CreateJobRequest")["mode"]["enum"] = ["polling"]
+
+
 def add_request_mode(spec: Spec) -> None:
     props(spec, "CreateJobRequest")["mode"]["enum"].append("email")
 
@@ -677,7 +689,25 @@ CASES: dict[str, Case] = {
         base=with_alias,
     ),
     # enums and unions
-    "enum value removed": Case(drop_mode_webhook, {("enum.value_removed", True)}, "major"),
+    "enum value removed": Case(
+        drop_mode_email, {("enum.value_removed", True)}, "major", base=add_mode_email
+    ),
+    # An inline enum of one value is typed as that value (a Literal), not as an enum class.
+    "inline enum narrowed to one value": Case(
+        drop_mode_webhook, {("field.type_changed", True), ("schema.removed", True)}, "major"
+    ),
+    "request field of one value grown to an enum": Case(
+        add_request_mode,
+        {("field.type_changed", False), ("schema.added", False)},
+        "minor",
+        base=one_request_mode,
+    ),
+    "response field of one value grown to an enum": Case(
+        set_prop("Job", "mode", enum=["polling", "webhook"]),
+        {("field.type_changed", True), ("schema.added", False)},
+        "major",
+        base=set_prop("Job", "mode", enum=["polling"]),
+    ),
     "enum value added": Case(add_request_mode, {("enum.value_added", False)}, "minor"),
     "union variant added": Case(
         add_file_input, {("union.variant_added", False), ("schema.added", False)}, "minor"

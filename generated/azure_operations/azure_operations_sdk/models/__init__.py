@@ -23,12 +23,10 @@ if _t.TYPE_CHECKING:
     from .error_detail import ErrorDetail as ErrorDetail
     from .error_response import ErrorResponse as ErrorResponse
     from .inline_text_source import InlineTextSource as InlineTextSource
-    from .inline_text_source import InlineTextSourceKind as InlineTextSourceKind
     from .inner_error import InnerError as InnerError
     from .operation_status import OperationState as OperationState
     from .operation_status import OperationStatus as OperationStatus
     from .url_source import UrlSource as UrlSource
-    from .url_source import UrlSourceKind as UrlSourceKind
 
 __all__ = [
     "AnalysisResult",
@@ -41,12 +39,10 @@ __all__ = [
     "ErrorDetail",
     "ErrorResponse",
     "InlineTextSource",
-    "InlineTextSourceKind",
     "InnerError",
     "OperationState",
     "OperationStatus",
     "UrlSource",
-    "UrlSourceKind",
 ]
 
 _MODULES: dict[str, str] = {
@@ -60,12 +56,10 @@ _MODULES: dict[str, str] = {
     "ErrorDetail": "error_detail",
     "ErrorResponse": "error_response",
     "InlineTextSource": "inline_text_source",
-    "InlineTextSourceKind": "inline_text_source",
     "InnerError": "inner_error",
     "OperationState": "operation_status",
     "OperationStatus": "operation_status",
     "UrlSource": "url_source",
-    "UrlSourceKind": "url_source",
 }
 
 

@@ -9,26 +9,14 @@ import attrs
 
 from .._runtime import serde as _s
 
-__all__ = ["InlineTextSource", "InlineTextSourceKind"]
-
-
-class InlineTextSourceKind(_s.OpenStrEnum):
-    """Values of InlineTextSourceKind."""
-
-    INLINE = "inline"
-
-
-def _convert_kind(
-    value: InlineTextSourceKind | _t.Literal["inline"],
-) -> InlineTextSourceKind:
-    return _s.enum_member(InlineTextSourceKind, value)
+__all__ = ["InlineTextSource"]
 
 
 @attrs.frozen(kw_only=True, eq=False, repr=False)
 class InlineTextSource(_s.Model):
     """A document given inline."""
 
-    kind: InlineTextSourceKind = attrs.field(converter=_convert_kind)
+    kind: _t.Literal["inline"] = "inline"
     id: str
     text: str
     language: str | None | _s.Unset = _s.UNSET
@@ -39,7 +27,7 @@ class InlineTextSource(_s.Model):
     @staticmethod
     def _fields() -> _s.Fields:
         return (
-            ("kind", InlineTextSourceKind.decode),
+            ("kind", _s.const("inline")),
             ("id", _s.as_str),
             ("text", _s.as_str),
             ("language", _s.nullable(_s.as_str)),

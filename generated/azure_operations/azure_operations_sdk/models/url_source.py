@@ -9,24 +9,14 @@ import attrs
 
 from .._runtime import serde as _s
 
-__all__ = ["UrlSource", "UrlSourceKind"]
-
-
-class UrlSourceKind(_s.OpenStrEnum):
-    """Values of UrlSourceKind."""
-
-    URL = "url"
-
-
-def _convert_kind(value: UrlSourceKind | _t.Literal["url"]) -> UrlSourceKind:
-    return _s.enum_member(UrlSourceKind, value)
+__all__ = ["UrlSource"]
 
 
 @attrs.frozen(kw_only=True, eq=False, repr=False)
 class UrlSource(_s.Model):
     """A document fetched from a URL."""
 
-    kind: UrlSourceKind = attrs.field(converter=_convert_kind)
+    kind: _t.Literal["url"] = "url"
     id: str
     url: str
 
@@ -36,7 +26,7 @@ class UrlSource(_s.Model):
     @staticmethod
     def _fields() -> _s.Fields:
         return (
-            ("kind", UrlSourceKind.decode),
+            ("kind", _s.const("url")),
             ("id", _s.as_str),
             ("url", _s.as_str),
         )

@@ -15,21 +15,12 @@ if _t.TYPE_CHECKING:
     from .create_ingest_job_request import (
         CreateIngestJobRequest as CreateIngestJobRequest,
     )
-    from .create_ingest_job_request import (
-        CreateIngestJobRequestContentType as CreateIngestJobRequestContentType,
-    )
     from .error import Error as Error
     from .error_list import ErrorList as ErrorList
     from .get_all_ingest_jobs_job_type import (
         GetAllIngestJobsJobType as GetAllIngestJobsJobType,
     )
     from .ingest_job_info import IngestJobInfo as IngestJobInfo
-    from .ingest_job_info_concurrency_mode import (
-        IngestJobInfoConcurrencyMode as IngestJobInfoConcurrencyMode,
-    )
-    from .ingest_job_info_content_type import (
-        IngestJobInfoContentType as IngestJobInfoContentType,
-    )
     from .ingest_job_info_full import IngestJobInfoFull as IngestJobInfoFull
     from .ingest_job_info_full import (
         IngestJobInfoFullJobType as IngestJobInfoFullJobType,
@@ -46,13 +37,10 @@ if _t.TYPE_CHECKING:
 __all__ = [
     "ColumnDelimiter",
     "CreateIngestJobRequest",
-    "CreateIngestJobRequestContentType",
     "Error",
     "ErrorList",
     "GetAllIngestJobsJobType",
     "IngestJobInfo",
-    "IngestJobInfoConcurrencyMode",
-    "IngestJobInfoContentType",
     "IngestJobInfoFull",
     "IngestJobInfoFullJobType",
     "IngestJobList",
@@ -66,13 +54,10 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "ColumnDelimiter": "column_delimiter",
     "CreateIngestJobRequest": "create_ingest_job_request",
-    "CreateIngestJobRequestContentType": "create_ingest_job_request",
     "Error": "error",
     "ErrorList": "error_list",
     "GetAllIngestJobsJobType": "get_all_ingest_jobs_job_type",
     "IngestJobInfo": "ingest_job_info",
-    "IngestJobInfoConcurrencyMode": "ingest_job_info_concurrency_mode",
-    "IngestJobInfoContentType": "ingest_job_info_content_type",
     "IngestJobInfoFull": "ingest_job_info_full",
     "IngestJobInfoFullJobType": "ingest_job_info_full",
     "IngestJobList": "ingest_job_list",

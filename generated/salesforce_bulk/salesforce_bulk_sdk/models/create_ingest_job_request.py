@@ -12,25 +12,13 @@ from .column_delimiter import ColumnDelimiter
 from .line_ending import LineEnding
 from .operation import Operation
 
-__all__ = ["CreateIngestJobRequest", "CreateIngestJobRequestContentType"]
-
-
-class CreateIngestJobRequestContentType(_s.OpenStrEnum):
-    """Values of CreateIngestJobRequestContentType."""
-
-    CSV = "CSV"
+__all__ = ["CreateIngestJobRequest"]
 
 
 def _convert_operation(
     value: Operation | _t.Literal["insert", "update", "upsert", "delete", "hardDelete"],
 ) -> Operation:
     return _s.enum_member(Operation, value)
-
-
-def _convert_content_type(
-    value: CreateIngestJobRequestContentType | _t.Literal["CSV"] | _s.Unset,
-) -> CreateIngestJobRequestContentType | _s.Unset:
-    return _s.enum_member(CreateIngestJobRequestContentType, value)
 
 
 def _convert_line_ending(
@@ -58,10 +46,7 @@ class CreateIngestJobRequest(_s.Model):
     external_id_field_name: str | _s.Unset = _s.UNSET
     """The external id field used to match records; required for `upsert`."""
 
-    content_type: CreateIngestJobRequestContentType | _s.Unset = attrs.field(
-        default=_s.UNSET,
-        converter=_convert_content_type,
-    )
+    content_type: _t.Literal["CSV"] | _s.Unset = _s.UNSET
     line_ending: LineEnding | _s.Unset = attrs.field(
         default=_s.UNSET,
         converter=_convert_line_ending,
@@ -82,7 +67,7 @@ class CreateIngestJobRequest(_s.Model):
             ("object", _s.as_str),
             ("operation", Operation.decode),
             ("external_id_field_name", _s.as_str, "externalIdFieldName"),
-            ("content_type", CreateIngestJobRequestContentType.decode, "contentType"),
+            ("content_type", _s.const("CSV"), "contentType"),
             ("line_ending", LineEnding.decode, "lineEnding"),
             ("column_delimiter", ColumnDelimiter.decode, "columnDelimiter"),
             ("assignment_rule_id", _s.as_str, "assignmentRuleId"),

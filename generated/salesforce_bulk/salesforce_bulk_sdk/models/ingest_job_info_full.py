@@ -10,8 +10,6 @@ import attrs
 
 from .._runtime import serde as _s
 from .column_delimiter import ColumnDelimiter
-from .ingest_job_info_concurrency_mode import IngestJobInfoConcurrencyMode
-from .ingest_job_info_content_type import IngestJobInfoContentType
 from .job_state import JobState
 from .line_ending import LineEnding
 from .operation import Operation
@@ -45,18 +43,6 @@ def _convert_state(
     ],
 ) -> JobState:
     return _s.enum_member(JobState, value)
-
-
-def _convert_concurrency_mode(
-    value: IngestJobInfoConcurrencyMode | _t.Literal["Parallel"] | _s.Unset,
-) -> IngestJobInfoConcurrencyMode | _s.Unset:
-    return _s.enum_member(IngestJobInfoConcurrencyMode, value)
-
-
-def _convert_content_type(
-    value: IngestJobInfoContentType | _t.Literal["CSV"] | _s.Unset,
-) -> IngestJobInfoContentType | _s.Unset:
-    return _s.enum_member(IngestJobInfoContentType, value)
 
 
 def _convert_line_ending(
@@ -95,14 +81,8 @@ class IngestJobInfoFull(_s.Model):
     created_date: datetime.datetime | _s.Unset = _s.UNSET
     system_modstamp: datetime.datetime | _s.Unset = _s.UNSET
     external_id_field_name: str | None | _s.Unset = _s.UNSET
-    concurrency_mode: IngestJobInfoConcurrencyMode | _s.Unset = attrs.field(
-        default=_s.UNSET,
-        converter=_convert_concurrency_mode,
-    )
-    content_type: IngestJobInfoContentType | _s.Unset = attrs.field(
-        default=_s.UNSET,
-        converter=_convert_content_type,
-    )
+    concurrency_mode: _t.Literal["Parallel"] | _s.Unset = _s.UNSET
+    content_type: _t.Literal["CSV"] | _s.Unset = _s.UNSET
     api_version: float | _s.Unset = _s.UNSET
     content_url: str | _s.Unset = _s.UNSET
     """The URL to upload data to, e.g. `services/data/v60.0/jobs/ingest/{jobId}/batches`."""
@@ -146,12 +126,8 @@ class IngestJobInfoFull(_s.Model):
             ("created_date", _s.as_datetime, "createdDate"),
             ("system_modstamp", _s.as_datetime, "systemModstamp"),
             ("external_id_field_name", _s.nullable(_s.as_str), "externalIdFieldName"),
-            (
-                "concurrency_mode",
-                IngestJobInfoConcurrencyMode.decode,
-                "concurrencyMode",
-            ),
-            ("content_type", IngestJobInfoContentType.decode, "contentType"),
+            ("concurrency_mode", _s.const("Parallel"), "concurrencyMode"),
+            ("content_type", _s.const("CSV"), "contentType"),
             ("api_version", _s.as_float, "apiVersion"),
             ("content_url", _s.as_str, "contentUrl"),
             ("line_ending", LineEnding.decode, "lineEnding"),

@@ -15,7 +15,6 @@ if _t.TYPE_CHECKING:
     from .api_errors import ApiErrorsType as ApiErrorsType
     from .error import Error as Error
     from .file import File as File
-    from .file import FileObject as FileObject
     from .file import FilePurpose as FilePurpose
     from .financial_reporting_finance_report_run_run_parameters import (
         FinancialReportingFinanceReportRunRunParameters as FinancialReportingFinanceReportRunRunParameters,
@@ -24,25 +23,18 @@ if _t.TYPE_CHECKING:
         PostReportingReportRunsRequest as PostReportingReportRunsRequest,
     )
     from .report_run_list import ReportRunList as ReportRunList
-    from .report_run_list import ReportRunListObject as ReportRunListObject
     from .reporting_report_run import ReportingReportRun as ReportingReportRun
-    from .reporting_report_run import (
-        ReportingReportRunObject as ReportingReportRunObject,
-    )
 
 __all__ = [
     "ApiErrors",
     "ApiErrorsType",
     "Error",
     "File",
-    "FileObject",
     "FilePurpose",
     "FinancialReportingFinanceReportRunRunParameters",
     "PostReportingReportRunsRequest",
     "ReportRunList",
-    "ReportRunListObject",
     "ReportingReportRun",
-    "ReportingReportRunObject",
 ]
 
 _MODULES: dict[str, str] = {
@@ -50,14 +42,11 @@ _MODULES: dict[str, str] = {
     "ApiErrorsType": "api_errors",
     "Error": "error",
     "File": "file",
-    "FileObject": "file",
     "FilePurpose": "file",
     "FinancialReportingFinanceReportRunRunParameters": "financial_reporting_finance_report_run_run_parameters",
     "PostReportingReportRunsRequest": "post_reporting_report_runs_request",
     "ReportRunList": "report_run_list",
-    "ReportRunListObject": "report_run_list",
     "ReportingReportRun": "reporting_report_run",
-    "ReportingReportRunObject": "reporting_report_run",
 }
 
 

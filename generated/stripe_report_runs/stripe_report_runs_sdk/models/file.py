@@ -9,13 +9,7 @@ import attrs
 
 from .._runtime import serde as _s
 
-__all__ = ["File", "FileObject", "FilePurpose"]
-
-
-class FileObject(_s.OpenStrEnum):
-    """Values of FileObject."""
-
-    FILE = "file"
+__all__ = ["File", "FilePurpose"]
 
 
 class FilePurpose(_s.OpenStrEnum):
@@ -38,10 +32,6 @@ class FilePurpose(_s.OpenStrEnum):
     SIGMA_SCHEDULED_QUERY = "sigma_scheduled_query"
     TAX_DOCUMENT_USER_UPLOAD = "tax_document_user_upload"
     TERMINAL_READER_SPLASHSCREEN = "terminal_reader_splashscreen"
-
-
-def _convert_object(value: FileObject | _t.Literal["file"]) -> FileObject:
-    return _s.enum_member(FileObject, value)
 
 
 def _convert_purpose(
@@ -76,7 +66,7 @@ class File(_s.Model):
     id: str
     """Unique identifier for the object."""
 
-    object: FileObject = attrs.field(converter=_convert_object)
+    object: _t.Literal["file"] = "file"
     created: int
     purpose: FilePurpose = attrs.field(converter=_convert_purpose)
     """The purpose of the uploaded file."""
@@ -106,7 +96,7 @@ class File(_s.Model):
     def _fields() -> _s.Fields:
         return (
             ("id", _s.as_str),
-            ("object", FileObject.decode),
+            ("object", _s.const("file")),
             ("created", _s.as_int),
             ("purpose", FilePurpose.decode),
             ("size", _s.as_int),

@@ -12,26 +12,14 @@ from .._runtime import serde as _s
 if _t.TYPE_CHECKING:
     from .reporting_report_run import ReportingReportRun
 
-__all__ = ["ReportRunList", "ReportRunListObject"]
-
-
-class ReportRunListObject(_s.OpenStrEnum):
-    """Values of ReportRunListObject."""
-
-    LIST = "list"
-
-
-def _convert_object(
-    value: ReportRunListObject | _t.Literal["list"],
-) -> ReportRunListObject:
-    return _s.enum_member(ReportRunListObject, value)
+__all__ = ["ReportRunList"]
 
 
 @attrs.frozen(kw_only=True, eq=False, repr=False)
 class ReportRunList(_s.Model):
     """A page of report runs."""
 
-    object: ReportRunListObject = attrs.field(converter=_convert_object)
+    object: _t.Literal["list"] = "list"
     data: list[ReportingReportRun]
     has_more: bool
     """True if this list has another page of items after this one that can be fetched."""
@@ -47,7 +35,7 @@ class ReportRunList(_s.Model):
         from .reporting_report_run import ReportingReportRun
 
         return (
-            ("object", ReportRunListObject.decode),
+            ("object", _s.const("list")),
             ("data", _s.list_of(ReportingReportRun.from_dict)),
             ("has_more", _s.as_bool),
             ("url", _s.as_str),

@@ -15,19 +15,7 @@ if _t.TYPE_CHECKING:
         FinancialReportingFinanceReportRunRunParameters,
     )
 
-__all__ = ["ReportingReportRun", "ReportingReportRunObject"]
-
-
-class ReportingReportRunObject(_s.OpenStrEnum):
-    """String representing the object's type."""
-
-    REPORTING_REPORT_RUN = "reporting.report_run"
-
-
-def _convert_object(
-    value: ReportingReportRunObject | _t.Literal["reporting.report_run"],
-) -> ReportingReportRunObject:
-    return _s.enum_member(ReportingReportRunObject, value)
+__all__ = ["ReportingReportRun"]
 
 
 @attrs.frozen(kw_only=True, eq=False, repr=False)
@@ -39,7 +27,7 @@ class ReportingReportRun(_s.Model):
     id: str
     """Unique identifier for the object."""
 
-    object: ReportingReportRunObject = attrs.field(converter=_convert_object)
+    object: _t.Literal["reporting.report_run"] = "reporting.report_run"
     """String representing the object's type."""
 
     created: int
@@ -84,7 +72,7 @@ class ReportingReportRun(_s.Model):
 
         return (
             ("id", _s.as_str),
-            ("object", ReportingReportRunObject.decode),
+            ("object", _s.const("reporting.report_run")),
             ("created", _s.as_int),
             ("livemode", _s.as_bool),
             ("parameters", FinancialReportingFinanceReportRunRunParameters.from_dict),

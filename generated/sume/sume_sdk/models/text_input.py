@@ -16,7 +16,7 @@ __all__ = ["TextInput"]
 class TextInput(_s.Model):
     """Inline text input."""
 
-    type: str
+    type: _t.Literal["text"] = "text"
     text: str
 
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)

@@ -16,7 +16,7 @@ __all__ = ["UrlInput"]
 class UrlInput(_s.Model):
     """A public URL Sume fetches."""
 
-    type: str
+    type: _t.Literal["url"] = "url"
     url: str
 
     additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
