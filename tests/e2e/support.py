@@ -195,6 +195,37 @@ APIS = {
 BY_ID = sorted(name for name, api in APIS.items() if api.operation_url is None)
 
 
+class _Sends(httpx.BaseTransport):
+    """A loopback transport that notes when the client hands it each request
+    (monotonic seconds, method, path): when a request starts, by the client's clock."""
+
+    def __init__(self, sent: list[tuple[float, str, str]]) -> None:
+        self._inner = httpx.HTTPTransport(verify=False)
+        self._sent = sent
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self._sent.append((time.monotonic(), request.method, request.url.path))
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class _AsyncSends(httpx.AsyncBaseTransport):
+    """The async twin of `_Sends`."""
+
+    def __init__(self, sent: list[tuple[float, str, str]]) -> None:
+        self._inner = httpx.AsyncHTTPTransport(verify=False)
+        self._sent = sent
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self._sent.append((time.monotonic(), request.method, request.url.path))
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 class E2E:
     """One spec's SDK and server, driven through `Client` or `AsyncClient`."""
 
@@ -204,9 +235,12 @@ class E2E:
         self.server = server
         self.mode = mode
         #: When the last `run` called the SDK (monotonic, the server's clock too), and
-        #: the seconds it spent there (client setup excluded).
+        #: the seconds it spent there (client setup and the resource's import excluded).
         self.started = 0.0
         self.duration = 0.0
+        #: The requests the last `run` handed to its transport: (monotonic time, method,
+        #: path), so a test can tell when a request started without the server's lag.
+        self.sent: list[tuple[float, str, str]] = []
 
     @property
     def is_async(self) -> bool:
@@ -240,20 +274,23 @@ class E2E:
             **(client_options or {}),
         }
         # Plain HTTP on loopback: transports without a CA bundle to load keep clients cheap.
+        self.sent = []
         if not self.is_async:
-            with self.sdk.Client(transport=httpx.HTTPTransport(verify=False), **options) as client:
+            with self.sdk.Client(transport=_Sends(self.sent), **options) as client:
+                resource = getattr(client, self.api.resource)  # imported on first use
                 self.started = time.monotonic()
                 try:
-                    return call(getattr(client, self.api.resource))
+                    return call(resource)
                 finally:
                     self.duration = time.monotonic() - self.started
 
         async def main() -> Any:
-            transport = httpx.AsyncHTTPTransport(verify=False)
+            transport = _AsyncSends(self.sent)
             async with self.sdk.AsyncClient(transport=transport, **options) as client:
+                resource = getattr(client, self.api.resource)
                 self.started = time.monotonic()
                 try:
-                    outcome = call(getattr(client, self.api.resource))
+                    outcome = call(resource)
                     if inspect.isawaitable(outcome):
                         outcome = await outcome
                     return outcome

@@ -16,7 +16,7 @@ from tests.e2e.support import APIS, BY_ID, E2E, KEY, OTHER_KEY
 DEADLINE = 0.2
 #: Room for the last request in flight and the client's own bookkeeping.
 TOLERANCE = 0.1
-#: Between a request leaving the client and the server's thread logging it.
+#: Between the waiter's last look at the clock and its transport taking the request.
 SLACK = 0.05
 
 
@@ -35,8 +35,12 @@ def test_a_job_that_never_finishes_times_out_within_the_deadline(e2e: E2E) -> No
     time.sleep(max(0.0, DEADLINE - error.elapsed) + 0.03)
     reads = e2e.reads(job_id)
     assert len(reads) >= 5  # it kept polling on the fast schedule until the end
-    # No request started past the deadline (the server shares the test's monotonic clock).
-    assert reads[-1].time <= e2e.started + DEADLINE + SLACK
+    # No request started past the deadline, by the client's clock at its transport (the
+    # server's log can lag behind on a loaded machine, and a read the deadline cut short
+    # may never reach it).
+    sent = [at for at, method, _ in e2e.sent if method == "GET"]
+    assert len(sent) >= len(reads)
+    assert max(sent) <= e2e.started + DEADLINE + SLACK
     token = json.loads(error.resume_token)
     assert token["job_id"] == job_id
     assert len(reads) - 1 <= token["attempt"] <= len(reads)
