@@ -46,6 +46,7 @@ __all__ = [
     "Sdk",
     "TypeRef",
     "UnionSchema",
+    "contained",
 ]
 
 PrimitiveKind = Literal["str", "int", "float", "bool", "datetime", "date", "uuid", "bytes"]
@@ -98,6 +99,20 @@ class InlineUnion:
 
 
 TypeRef = Primitive | AnyType | ConstType | ListType | MapType | Ref | Nullable | InlineUnion
+
+
+def contained(t: TypeRef) -> tuple[TypeRef, ...]:
+    """The types written inside ``t`` (a list's item, a map's value, the inner type of a
+    nullable, a union's variants); none for a named schema's :class:`Ref` or a leaf."""
+    if isinstance(t, ListType):
+        return (t.item,)
+    if isinstance(t, MapType):
+        return (t.value,)
+    if isinstance(t, Nullable):
+        return (t.inner,)
+    if isinstance(t, InlineUnion):
+        return t.variants
+    return ()
 
 
 @attrs.frozen

@@ -33,14 +33,8 @@ def _mentions(schemas: dict[str, ir.NamedSchema], types: Iterable[ir.TypeRef]) -
             found.add(t.key)
             if isinstance(named, ir.AliasSchema):
                 stack.append(named.target)
-        elif isinstance(t, ir.ListType):
-            stack.append(t.item)
-        elif isinstance(t, ir.MapType):
-            stack.append(t.value)
-        elif isinstance(t, ir.Nullable):
-            stack.append(t.inner)
-        elif isinstance(t, ir.InlineUnion):
-            stack.extend(t.variants)
+        else:
+            stack.extend(ir.contained(t))
     return found
 
 

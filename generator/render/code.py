@@ -159,14 +159,8 @@ class TypeCode:
                     stack.append(named.target)
                 else:
                     found[named.module, named.name] = named
-            elif isinstance(t, ir.ListType):
-                stack.append(t.item)
-            elif isinstance(t, ir.MapType):
-                stack.append(t.value)
-            elif isinstance(t, ir.Nullable):
-                stack.append(t.inner)
-            elif isinstance(t, ir.InlineUnion):
-                stack.extend(t.variants)
+            else:
+                stack.extend(ir.contained(t))
         return [found[k] for k in sorted(found)]
 
     def needs(self, types: Iterable[ir.TypeRef]) -> set[str]:
@@ -190,14 +184,8 @@ class TypeCode:
                 if isinstance(named, ir.AliasSchema) and t.key not in seen | self.opaque:
                     seen.add(t.key)
                     stack.append(named.target)
-            elif isinstance(t, ir.ListType):
-                stack.append(t.item)
-            elif isinstance(t, ir.MapType):
-                stack.append(t.value)
-            elif isinstance(t, ir.Nullable):
-                stack.append(t.inner)
-            elif isinstance(t, ir.InlineUnion):
-                stack.extend(t.variants)
+            else:
+                stack.extend(ir.contained(t))
         return out
 
 
