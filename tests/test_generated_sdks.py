@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,19 +92,25 @@ print(json.dumps({"loaded": loaded, "runtime": runtime, "operations": operations
 """
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=IDS)
-def test_a_plain_import_loads_no_asyncio_tenacity_or_http_layer(target: object) -> None:
+def _probe(target: object, script: str) -> tuple[str, Any]:
+    """Run ``script`` with the committed SDK's package name in a fresh interpreter: the
+    package name and the JSON the script printed."""
     out = ROOT / target.output  # type: ignore[attr-defined]
     package = next(p.name for p in out.iterdir() if (p / "__init__.py").is_file())
     proc = subprocess.run(
-        [sys.executable, "-c", _IMPORT_PROBE, package],
+        [sys.executable, "-c", script, package],
         cwd=out,
         capture_output=True,
         text=True,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    seen = json.loads(proc.stdout)
+    return package, json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=IDS)
+def test_a_plain_import_loads_no_asyncio_tenacity_or_http_layer(target: object) -> None:
+    package, seen = _probe(target, _IMPORT_PROBE)
     assert seen["loaded"] == [], f"`import {package}` loaded {seen['loaded']}"
     # The HTTP layer and the waiter load with the first client or wait, not on import.
     assert seen["runtime"] == [], f"`import {package}` loaded _runtime.{seen['runtime']}"
@@ -132,17 +139,7 @@ print(json.dumps({
 def test_models_and_resources_are_reachable_from_the_package(target: object) -> None:
     """`import sdk; sdk.models.Job` works without importing sdk.models first, and a plain
     import still loads no resource module."""
-    out = ROOT / target.output  # type: ignore[attr-defined]
-    package = next(p.name for p in out.iterdir() if (p / "__init__.py").is_file())
-    proc = subprocess.run(
-        [sys.executable, "-c", _SUBPACKAGES_PROBE, package],
-        cwd=out,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    seen = json.loads(proc.stdout)
+    package, seen = _probe(target, _SUBPACKAGES_PROBE)
     assert seen["before"] == []
     assert seen["models"] == f"{package}.models"
     assert seen["resources"] == f"{package}.resources"
