@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .base import BaseHTTP
 from .http import AsyncHTTP, SyncHTTP
 from .ratelimit import RateLimiter, StatusLimiter
 from .waitspec import WaitConfig
@@ -27,25 +28,21 @@ def status_limiter(config: WaitConfig) -> StatusLimiter | None:
     )
 
 
-class SyncJobHTTP(SyncHTTP):
+class _Waits(BaseHTTP):
+    """What the job twins add to their HTTP class: the client's wait settings."""
+
+    def __init__(
+        self, *, wait_config: WaitConfig | None = None, **settings: Any
+    ) -> None:
+        config = wait_config or WaitConfig()
+        super().__init__(timing=config, **settings)
+        self.wait_config = config
+        self.status_limiter = status_limiter(config)
+
+
+class SyncJobHTTP(_Waits, SyncHTTP):
     """`SyncHTTP` with the client's wait settings."""
 
-    def __init__(
-        self, *, wait_config: WaitConfig | None = None, **settings: Any
-    ) -> None:
-        config = wait_config or WaitConfig()
-        super().__init__(timing=config, **settings)
-        self.wait_config = config
-        self.status_limiter = status_limiter(config)
 
-
-class AsyncJobHTTP(AsyncHTTP):
+class AsyncJobHTTP(_Waits, AsyncHTTP):
     """`AsyncHTTP` with the client's wait settings."""
-
-    def __init__(
-        self, *, wait_config: WaitConfig | None = None, **settings: Any
-    ) -> None:
-        config = wait_config or WaitConfig()
-        super().__init__(timing=config, **settings)
-        self.wait_config = config
-        self.status_limiter = status_limiter(config)
