@@ -111,6 +111,15 @@ def _check_root(root: Any, name: str, problems: list[Problem]) -> bool:
         )
         return False
     version = root.get("openapi")
+    if version is None and "jobs" in root:
+        problems.append(
+            Problem(
+                at,
+                "this looks like a job side file (it has 'jobs' and no 'openapi'): "
+                "pass it with --jobs beside the OpenAPI spec",
+            )
+        )
+        return False
     if not isinstance(version, str) or not _VERSION.match(version):
         problems.append(
             Problem(at.child("openapi"), f"expected OpenAPI 3.0.x or 3.1.x, found {version!r}")

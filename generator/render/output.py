@@ -349,7 +349,7 @@ class Drift:
     extra: tuple[str, ...]
     """Files jobgen wrote that it would now delete (files it did not write are not listed)."""
     diffs: Mapping[str, tuple[str, ...]]
-    """A unified diff per stale or missing file (committed -> generated), lines with ends."""
+    """A unified diff per stale or missing file (on disk -> generated), lines with ends."""
     manifest: str | None
     """What changed in the manifest, in one line; None when it is current."""
     label: str = ""
@@ -374,7 +374,7 @@ class Drift:
             what = f"{count} {differ} only in the generated-by header line (first: {first})"
             entries.append((None, what))
         if self.manifest:
-            entries.append((MANIFEST, f"stale ({self.manifest})"))
+            entries.append((MANIFEST, f"stale: {self.manifest}"))
         return entries
 
     def diff_text(self, per_file: int = 60, total: int = 1000) -> str:
@@ -427,7 +427,7 @@ def compare(files: dict[str, str], out: Path, label: str, keep: Sequence[str] = 
                 difflib.unified_diff(
                     current.splitlines(keepends=True),
                     files[rel].splitlines(keepends=True),
-                    f"{label}/{rel} (committed)",
+                    f"{label}/{rel} (on disk)",
                     f"{label}/{rel} (generated)",
                 )
             )

@@ -130,6 +130,10 @@ def test_pure_ref_cycle_is_an_error(tmp_path: Path) -> None:
         (b"swagger: '1.2'\ninfo: {title: x, version: '1'}\n", "Swagger 1.2 is not supported"),
         (b"openapi: 4.0.0\ninfo: {title: x, version: '1'}\n", "expected OpenAPI 3.0.x or 3.1.x"),
         (b"- just\n- a list\n", "must be a mapping at the top level"),
+        (
+            b"jobs:\n  job: {status: getJob}\n",
+            "this looks like a job side file (it has 'jobs' and no 'openapi'): pass it with --jobs",
+        ),
         (b"openapi: 3.1.0\ninfo: {version: '1'}\n", "'info.title' is required"),
     ],
 )

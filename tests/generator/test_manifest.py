@@ -110,7 +110,7 @@ def test_a_changed_ref_file_makes_the_sdk_stale(
     assert main(["generate", "--check"]) == 1
     out = capsys.readouterr().out
     assert "out/sume: up to date" in out
-    assert f"out/salesforce/{MANIFEST}: stale (spec common/errors.yaml)" in out
+    assert f"out/salesforce/{MANIFEST}: stale: spec common/errors.yaml" in out
     assert "---" not in out, "no file but the manifest changed"
 
 
@@ -129,10 +129,10 @@ def test_one_changed_schema_changes_one_model_file_and_the_manifest(
     capsys.readouterr()
     assert main(["generate", "--check"]) == 1
     report = capsys.readouterr().out.splitlines()
-    assert report[0] == "--- out/sume/sume_sdk/models/result_section.py (committed)"
+    assert report[0] == "--- out/sume/sume_sdk/models/result_section.py (on disk)"
     assert any(line.startswith("+") and "level" in line for line in report[:30])
     assert "out/sume/sume_sdk/models/result_section.py: stale" in report
-    assert f"out/sume/{MANIFEST}: stale (spec sume.yaml; 1 file hash)" in report
+    assert f"out/sume/{MANIFEST}: stale: spec sume.yaml; 1 file hash" in report
 
     assert main(["generate"]) == 0
     after = snapshot(out)
