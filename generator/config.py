@@ -25,7 +25,7 @@ from typing import Any
 
 from .model.build import package_problem, version_problem
 from .pipeline import Target
-from .problems import Location, Problem, SpecError
+from .problems import Location, Problem, SpecError, did_you_mean
 from .render.manifest import MANIFEST
 
 __all__ = ["find_config", "keep_problem", "load_targets"]
@@ -82,7 +82,12 @@ def load_targets(path: Path) -> list[Target]:
             at.child("sdk"), "expected a list of [[sdk]] tables, each with 'spec' and 'output'"
         )
     problems: list[Problem] = [
-        Problem(at.child(key), f"unknown key '{key}' (known: sdk)") for key in table if key != "sdk"
+        Problem(
+            at.child(key),
+            f"unknown key '{key}'{did_you_mean(str(key), ['sdk']) or ' (known: sdk)'}",
+        )
+        for key in table
+        if key != "sdk"
     ]
     targets: list[Target] = []
     for index, entry in enumerate(table["sdk"]):
@@ -101,9 +106,8 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
     count = len(problems)
     for key, value in entry.items():
         if key not in _KEYS:
-            problems.append(
-                Problem(at.child(key), f"unknown key '{key}' (known: {', '.join(_KEYS)})")
-            )
+            hint = did_you_mean(str(key), _KEYS) or f" (known: {', '.join(_KEYS)})"
+            problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
         elif key == "keep":
             if not isinstance(value, list):
                 problems.append(

@@ -10,7 +10,9 @@ __all__ = [
     "Location",
     "Problem",
     "SpecError",
+    "closest",
     "counted",
+    "did_you_mean",
     "pointer_join",
     "printable",
     "split_location",
@@ -24,6 +26,20 @@ def _escape(token: str) -> str:
 def counted(n: int, noun: str) -> str:
     """``1 job``, ``2 jobs``, ``0 files``: a count and its noun, pluralised."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def closest(value: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` a misspelt ``value`` most likely meant, or None."""
+    import difflib  # only a misspelt value needs it
+
+    close = difflib.get_close_matches(value, sorted(choices), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` when one of ``choices`` is close to ``value``, else ``""``."""
+    close = closest(value, choices)
+    return f" (did you mean '{printable(close)}'?)" if close is not None else ""
 
 
 def printable(text: str) -> str:

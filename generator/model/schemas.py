@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from ..problems import Location, Problem, SpecError
+from ..problems import Location, Problem, SpecError, did_you_mean
 from ..spec.loader import SpecSet
 from . import ir
 from .names import NameSet, constant, file_stem, pascal, snake
@@ -30,6 +30,7 @@ _SCALARS: dict[str, ir.PrimitiveKind] = {
     "number": "float",
     "boolean": "bool",
 }
+_TYPE_NAMES = (*_SCALARS, "object", "array", "null")
 # Names a model's class body uses: a field must not shadow them.
 _MODEL_RESERVED = frozenset(
     {
@@ -258,7 +259,8 @@ class SchemaBuilder:
                 return ir.Primitive(_FORMATS.get(fmt, "str") if isinstance(fmt, str) else "str")
             return ir.Primitive(_SCALARS[kind])
         if kind is not None and kind not in ("object", "array"):
-            self.problems.append(Problem(location.child("type"), f"unknown type '{kind}'"))
+            hint = did_you_mean(str(kind), _TYPE_NAMES)
+            self.problems.append(Problem(location.child("type"), f"unknown type '{kind}'{hint}"))
         return ir.AnyType()
 
     def _build_named(

@@ -30,7 +30,7 @@ from urllib.parse import unquote
 
 import attrs
 
-from ..problems import Location, SpecError, pointer_join
+from ..problems import Location, SpecError, closest, pointer_join
 from . import swagger2
 
 __all__ = [
@@ -394,7 +394,7 @@ def _walk_pointer(data: Any, pointer: str, location: Location) -> Any:
     if not pointer.startswith("/"):
         raise SpecError.at(location, f"'{pointer}' is not a JSON pointer")
     node = data
-    for raw in pointer[1:].split("/"):
+    for index, raw in enumerate(pointer[1:].split("/")):
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and token in node:
             node = node[token]
@@ -406,8 +406,25 @@ def _walk_pointer(data: Any, pointer: str, location: Location) -> Any:
         ):
             node = node[int(token)]
         else:
-            raise SpecError.at(location, f"$ref target '{pointer}' does not exist")
+            raise SpecError.at(
+                location,
+                f"$ref target '{pointer}' does not exist{_near_target(node, pointer, index)}",
+            )
     return node
+
+
+def _near_target(node: Any, pointer: str, failed: int) -> str:
+    """`` (did you mean '/a/b'?)`` when the token that failed (the ``failed``-th) is close
+    to a key of the node it was looked up in."""
+    if not isinstance(node, dict):
+        return ""
+    tokens = pointer[1:].split("/")
+    token = tokens[failed].replace("~1", "/").replace("~0", "~")
+    near = closest(token, (str(key) for key in node))
+    if near is None:
+        return ""
+    tokens[failed] = near.replace("~", "~0").replace("/", "~1")
+    return f" (did you mean '/{'/'.join(tokens[: failed + 1])}'?)"
 
 
 @attrs.define

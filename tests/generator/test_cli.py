@@ -211,10 +211,14 @@ def test_config_lists_several_sdks(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_bad_config_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = write(tmp_path / "jobgen.toml", '[[sdk]]\nspec = "x.yaml"\nouptut = "o"\n')
+    config = write(
+        tmp_path / "jobgen.toml", '[[sdk]]\nspec = "x.yaml"\nouptut = "o"\nkep = ["x"]\n'
+    )
     assert main(["generate", "--config", str(config)]) == 2
     err = capsys.readouterr().err
-    assert "#/sdk/0/ouptut: unknown key" in err and "#/sdk/0/output: is required" in err
+    assert "#/sdk/0/ouptut: unknown key 'ouptut' (did you mean 'output'?)" in err
+    assert "#/sdk/0/kep: unknown key 'kep' (did you mean 'keep'?)" in err
+    assert "#/sdk/0/output: is required" in err
 
 
 def test_generate_without_spec_or_config(

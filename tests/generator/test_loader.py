@@ -99,6 +99,30 @@ def test_broken_local_ref_names_file_and_pointer(tmp_path: Path) -> None:
     assert "'/components/schemas/Missing' does not exist" in problem
 
 
+def test_a_misspelt_ref_or_type_suggests_the_name_meant(tmp_path: Path) -> None:
+    spec = write(
+        tmp_path / "spec.yaml",
+        MINIMAL
+        + "    Request:\n      type: object\n      properties:\n"
+        + "        n: {type: integr}\n"
+        + "        b: {$ref: '#/components/schemas/Requst'}\n"
+        + "        c: {$ref: '#/componets/schemas/Request'}\n"
+        + "        d: {$ref: '#/components/schemas/Zzzzzz'}\n",
+    )
+    found = problems_of(spec)
+    at = f"{spec}#/components/schemas/Request/properties"
+    assert f"{at}/n/type: unknown type 'integr' (did you mean 'integer'?)" in found
+    assert (
+        f"{at}/b/$ref: $ref target '/components/schemas/Requst' does not exist"
+        " (did you mean '/components/schemas/Request'?)"
+    ) in found
+    assert (
+        f"{at}/c/$ref: $ref target '/componets/schemas/Request' does not exist"
+        " (did you mean '/components'?)"
+    ) in found
+    assert f"{at}/d/$ref: $ref target '/components/schemas/Zzzzzz' does not exist" in found
+
+
 def test_missing_referenced_file(tmp_path: Path) -> None:
     spec = write(tmp_path / "spec.yaml", MINIMAL + "    A: {$ref: './nowhere.yaml#/A'}\n")
     (problem,) = problems_of(spec)
