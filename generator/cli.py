@@ -21,7 +21,7 @@ from pathlib import Path
 from . import __version__
 from .model.build import load_and_build, package_problem, version_problem
 from .pipeline import Target, check_all, generate_all
-from .problems import SpecError, counted, printable
+from .problems import NoJobs, SpecError, counted, printable
 from .render.output import Drift
 
 __all__ = ["main"]
@@ -233,7 +233,15 @@ def _generate(args: argparse.Namespace) -> int:
             f"{counted(len(done.sdk.schemas), 'schema')}, {counted(operations, 'operation')}, "
             f"{counted(len(done.sdk.jobs), 'job')} ({done.seconds:.2f} s)"
         )
+        if not done.sdk.jobs:
+            _print_no_jobs(target.spec, target.jobs)
     return 0
+
+
+def _print_no_jobs(spec: Path, jobs: Path | None) -> None:
+    from .config import no_jobs_hint
+
+    print(f"note: {spec} declares no jobs: {no_jobs_hint(spec, jobs)}", file=sys.stderr)
 
 
 def _print_drift(out: str, drift: Drift) -> None:
@@ -260,6 +268,8 @@ def _validate(args: argparse.Namespace) -> int:
         f"{args.spec}: valid ({counted(len(sdk.schemas), 'schema')}, "
         f"{counted(operations, 'operation')}, {counted(len(sdk.jobs), 'job')}{warned})"
     )
+    if not sdk.jobs:
+        _print_no_jobs(args.spec, args.jobs)
     return 0
 
 
@@ -276,15 +286,21 @@ def _serve(args: argparse.Namespace) -> int:
     url = args.webhook_url
     if url is not None and not url.startswith(("http://", "https://")):
         raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
-    return serve(
-        args.spec,
-        jobs=args.jobs,
-        host=args.host,
-        port=args.port,
-        limits=limits,
-        webhook_url=url,
-        webhook_secret=args.webhook_secret,
-    )
+    try:
+        return serve(
+            args.spec,
+            jobs=args.jobs,
+            host=args.host,
+            port=args.port,
+            limits=limits,
+            webhook_url=url,
+            webhook_secret=args.webhook_secret,
+        )
+    except NoJobs as exc:
+        from .config import no_jobs_hint
+
+        exc.add_note(no_jobs_hint(args.spec, args.jobs))
+        raise
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -312,6 +328,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         writes = args.command == "generate" and not args.check
         summary = counted(len(exc.problems), "problem")
         print(f"{summary}; nothing was written" if writes else summary, file=sys.stderr)
+        for note in getattr(exc, "__notes__", ()):
+            print(f"note: {note}", file=sys.stderr)
         return EXIT_INPUT
     except _Usage as exc:
         print(f"jobgen: {exc}", file=sys.stderr)

@@ -28,7 +28,7 @@ from .pipeline import Target
 from .problems import Location, Problem, SpecError, did_you_mean
 from .render.manifest import MANIFEST
 
-__all__ = ["find_config", "keep_problem", "load_targets"]
+__all__ = ["find_config", "keep_problem", "load_targets", "no_jobs_hint"]
 
 _KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep")
 _VERSION_FROM = ("spec",)
@@ -188,3 +188,68 @@ def _relative(base: Path, value: str) -> Path:
         return (base / path).relative_to(Path.cwd())
     except ValueError:
         return base / path
+
+
+_SIDE_FILE_SUFFIXES = (".jobs.yaml", ".jobs.yml", ".jobs.json")
+
+
+def no_jobs_hint(spec: Path, jobs: Path | None) -> str:
+    """What to tell someone whose spec (with side file ``jobs``, if any) declared no job:
+    the side file they most likely forgot, else how jobs are declared."""
+    if jobs is None:
+        config = find_config(Path.cwd())
+        named = _side_file_in_config(config, spec) if config is not None else None
+        if config is not None and named is not None:
+            if config.is_relative_to(Path.cwd()):
+                config = config.relative_to(Path.cwd())
+            return (
+                f"{config} names {named} as its side file: pass it with --jobs {named}, "
+                "or run `jobgen generate` with no SPEC to use the config"
+            )
+        beside = _side_file_beside(spec)
+        if beside is not None:
+            return (
+                f"{beside} sits beside the spec: pass it with --jobs {beside}"
+                " (or set jobs = ... for this spec in [tool.jobgen])"
+            )
+    return (
+        "the SDK is a plain client without waiters; declare the jobs with an x-jobgen "
+        "mapping in the spec or a side file passed with --jobs (docs/job-extension.md)"
+    )
+
+
+def _side_file_in_config(config: Path, spec: Path) -> Path | None:
+    """The side file ``config`` lists for ``spec``, if any."""
+    try:
+        targets = load_targets(config)
+    except SpecError:
+        return None
+    for target in targets:
+        if target.jobs is not None and _same_file(target.spec, spec):
+            return target.jobs
+    return None
+
+
+_SIDE_FILE_SUFFIXES = (".jobs.yaml", ".jobs.yml", ".jobs.json")
+
+
+def _side_file_beside(spec: Path) -> Path | None:
+    """A side file in the spec's folder: ``<spec stem>.jobs.yaml`` first, else any."""
+    try:
+        beside = sorted(
+            child
+            for child in spec.parent.iterdir()
+            if child.name.endswith(_SIDE_FILE_SUFFIXES) and child.is_file()
+        )
+    except OSError:
+        return None
+    stem = spec.name.split(".")[0] + "."
+    beside.sort(key=lambda child: not child.name.startswith(stem))
+    return beside[0] if beside else None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False

@@ -8,6 +8,7 @@ import attrs
 
 __all__ = [
     "Location",
+    "NoJobs",
     "Problem",
     "SpecError",
     "closest",
@@ -98,3 +99,7 @@ class SpecError(Exception):
     @classmethod
     def at(cls, location: Location, message: str) -> SpecError:
         return cls([Problem(location, message)])
+
+
+class NoJobs(SpecError):
+    """The spec declares no job where one is needed (``jobgen serve``)."""

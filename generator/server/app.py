@@ -25,7 +25,7 @@ import attrs
 
 from ..model import ir
 from ..model.build import load_and_build
-from ..problems import Location, SpecError
+from ..problems import Location, NoJobs
 from .auth import Credentials, read_credential
 from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, handle_control
 from .errors import ErrorShapes
@@ -99,7 +99,7 @@ class JobApp:
         webhook_secret: str | None = None,
     ) -> None:
         if not sdk.jobs:
-            raise SpecError.at(
+            raise NoJobs.at(
                 Location(str(spec_path) if spec_path else sdk.title, "/x-jobgen"),
                 "declares no jobs: there is nothing to simulate",
             )

@@ -303,3 +303,66 @@ def test_a_yaml_spec_loads_yaml_and_a_given_version_loads_packaging(tmp_path: Pa
     loaded = _modules_loaded(tmp_path, *args, "--sdk-version", "1.2.3")
     assert {"yaml", "packaging.version"} <= loaded
     assert "tomllib" not in loaded
+
+
+PLAIN_SPEC = (
+    "openapi: 3.0.3\ninfo: {title: Transcoder, version: '1'}\npaths:\n  /jobs/{id}:\n"
+    "    get:\n      operationId: getJob\n      parameters:\n"
+    "        - {name: id, in: path, required: true, schema: {type: string}}\n"
+    "      responses:\n        '200': {description: ok}\n"
+)
+
+
+def test_a_forgotten_side_file_beside_the_spec_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = write(tmp_path / "transcoder.yaml", PLAIN_SPEC)
+    write(tmp_path / "other.jobs.yaml", "jobs: {}\n")
+    side = write(tmp_path / "transcoder.jobs.yaml", "jobs: {}\n")
+    hint = f"{side} sits beside the spec: pass it with --jobs {side}"
+
+    assert main(["generate", str(spec), "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert f"note: {spec} declares no jobs: {hint}" in err
+    assert main(["validate", str(spec)]) == 0
+    assert hint in capsys.readouterr().err
+    assert main(["serve", str(spec), "--port", "0"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].endswith("declares no jobs: there is nothing to simulate")
+    assert lines[1:] == [
+        "1 problem",
+        f"note: {hint} (or set jobs = ... for this spec in [tool.jobgen])",
+    ]
+
+
+def test_a_side_file_the_config_names_for_the_spec_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "api" / "transcoder.yaml", PLAIN_SPEC)
+    write(
+        tmp_path / "jobgen.toml",
+        '[[sdk]]\nspec = "api/transcoder.yaml"\noutput = "out"\njobs = "decl/t.yaml"\n',
+    )
+    assert main(["validate", "api/transcoder.yaml"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "note: api/transcoder.yaml declares no jobs: jobgen.toml names decl/t.yaml as its "
+        "side file: pass it with --jobs decl/t.yaml, or run `jobgen generate` with no SPEC "
+        "to use the config"
+    ) in err
+
+
+def test_a_spec_without_jobs_says_how_to_declare_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = write(tmp_path / "transcoder.yaml", PLAIN_SPEC)
+    assert main(["generate", str(spec), "-o", str(tmp_path / "out")]) == 0
+    out, err = capsys.readouterr()
+    assert "1 operation, 0 jobs" in out
+    assert (
+        f"note: {spec} declares no jobs: the SDK is a plain client without waiters; declare "
+        "the jobs with an x-jobgen mapping in the spec or a side file passed with --jobs"
+    ) in err
