@@ -150,8 +150,8 @@ class RunningServer:
 
 def run_server(
     spec: Path | str | ir.Sdk,
+    jobs: Path | str | None = None,
     *,
-    jobs: Path | None = None,
     clock: Callable[[], float] = time.monotonic,
     job_ttl: float | None = DEFAULT_JOB_TTL,
     max_jobs: int | None = DEFAULT_MAX_JOBS,

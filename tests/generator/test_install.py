@@ -154,6 +154,43 @@ def test_the_wheel_splits_run_together_names_with_its_own_word_counts(
 
 
 @pytest.mark.slow
+def test_a_users_test_importing_the_server_type_checks_strictly(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """jobgen ships py.typed, and run_server takes its arguments as docs/serve.md shows."""
+    user = write(
+        tmp_path / "test_app.py",
+        "from generator.server import run_server\n\n\n"
+        "def test_jobs() -> None:\n"
+        '    with run_server("specs/sume.yaml", "specs/sume.jobs.yaml") as server:\n'
+        "        job_id: str = server.create_job(credential='key-1')\n"
+        "        assert server.base_url.startswith('http://') and job_id\n"
+        "    with run_server(\n"
+        '        "specs/sume.yaml", webhook_url="http://127.0.0.1:9/hook", webhook_secret="s"\n'
+        "    ):\n"
+        "        pass\n",
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--python-executable",
+            str(installed.venv / "bin" / "python"),
+            str(user),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
 def test_serve_without_its_extra_says_how_to_install_it(installed: Installed) -> None:
     proc = installed.run("jobgen", "serve", "specs/sume.yaml")
     assert proc.returncode == 2
