@@ -6,16 +6,24 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The demo needs only jobgen, its server and the live display, not the test toolchain.
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: demo test test-all generate check lint clean
 
-$(STAMP): pyproject.toml
+$(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[serve,test,progress]'
-	touch $(STAMP)
 
-demo: $(STAMP)
+$(STAMP): pyproject.toml $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[serve,test,progress]'
+	touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP): pyproject.toml $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[serve,progress]'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/python -m generator.demo
 
 # One pytest worker per core; the tests that share the real-spec SDKs run on one worker.

@@ -7,8 +7,10 @@ import functools
 import importlib
 import io
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -106,3 +108,16 @@ def test_the_demo_shows_a_progress_bar_on_a_terminal_only(terminal: bool) -> Non
     assert ("next check in 2.0s (floor)" in shown) is terminal
     if not terminal:
         assert out.getvalue() == ""
+
+
+def test_make_demo_on_a_fresh_clone_installs_only_what_the_demo_runs(tmp_path: Path) -> None:
+    """``make demo`` installs jobgen with its server and live display, not the test
+    toolchain (mypy, pyright, celery, ...) that ``make test`` needs."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    planned = subprocess.run(
+        ["make", "-n", "demo"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    installs = [line for line in planned.splitlines() if "pip install" in line and "-e" in line]
+    assert installs == [".venv/bin/python -m pip install --quiet -e '.[serve,progress]'"]
+    assert "python -m generator.demo" in planned.splitlines()[-1]
