@@ -117,7 +117,12 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("old", metavar="OLD_SPEC", help="a file, or git:REV:path")
     diff.add_argument("new", metavar="NEW_SPEC", help="a file, or git:REV:path")
     diff.add_argument(
-        "--jobs", metavar="OLD_SIDE", help="side file of OLD_SPEC (and of NEW_SPEC, by default)"
+        "--jobs",
+        "--old-jobs",
+        dest="jobs",
+        metavar="OLD_SIDE",
+        help="side file of OLD_SPEC (and of NEW_SPEC, by default); without it and --new-jobs, "
+        "the side files the config lists for the specs",
     )
     diff.add_argument("--new-jobs", metavar="NEW_SIDE", help="side file of NEW_SPEC")
     diff.add_argument("--format", choices=("text", "json"), default="text")
@@ -304,10 +309,29 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from .diff import diff_sdks, load_sdk, render_json, render_text
+    from .diff import config_side_files, diff_sdks, load_sdk, render_json, render_text
 
-    old = load_sdk(args.old, args.jobs)
-    new = load_sdk(args.new, args.new_jobs if args.new_jobs is not None else args.jobs)
+    old_jobs = args.jobs
+    new_jobs = args.new_jobs if args.new_jobs is not None else args.jobs
+    if args.jobs is None and args.new_jobs is None:
+        found = config_side_files(args.old, args.new)
+        if found is not None:
+            old_jobs, new_jobs, config = found
+            print(
+                f"side files from {config}: {old_jobs or 'none'} (old), {new_jobs or 'none'} (new)",
+                file=sys.stderr,
+            )
+    try:
+        old = load_sdk(args.old, old_jobs)
+    except SpecError as exc:
+        if old_jobs is not None:
+            exc.add_note(
+                f"these problems are in the old spec {args.old} read with the side file "
+                f"{old_jobs}; if that side file describes the new spec only, give the old "
+                "spec's with --old-jobs OLD_SIDE and the new one's with --new-jobs NEW_SIDE"
+            )
+        raise
+    new = load_sdk(args.new, new_jobs)
     report = diff_sdks(old, new)
     render = render_json if args.format == "json" else render_text
     print(render(report), end="")

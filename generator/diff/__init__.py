@@ -2,6 +2,15 @@
 
 from .compare import KINDS, Change, Report, diff_sdks
 from .report import render_json, render_text
-from .sources import load_sdk
+from .sources import config_side_files, load_sdk
 
-__all__ = ["KINDS", "Change", "Report", "diff_sdks", "load_sdk", "render_json", "render_text"]
+__all__ = [
+    "KINDS",
+    "Change",
+    "Report",
+    "config_side_files",
+    "diff_sdks",
+    "load_sdk",
+    "render_json",
+    "render_text",
+]

@@ -7,6 +7,7 @@ that revision. Problems are reported as SpecErrors naming the ``git:REV:path`` s
 
 from __future__ import annotations
 
+import os
 import posixpath
 import subprocess
 import tempfile
@@ -21,7 +22,7 @@ from ..model.build import build_sdk, load_and_build
 from ..problems import Location, SpecError
 from ..spec.loader import load_spec
 
-__all__ = ["GitSource", "load_sdk", "materialise", "parse_source"]
+__all__ = ["GitSource", "config_side_files", "load_sdk", "materialise", "parse_source"]
 
 PREFIX = "git:"
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -115,6 +116,50 @@ def _write_blobs(top: Path, blobs: list[tuple[str, str]], into: Path, source: Gi
         target = into.joinpath(*PurePosixPath(path).parts)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(body)
+
+
+def config_side_files(old: str, new: str) -> tuple[str | None, str | None, Path] | None:
+    """The side files the nearest config (found as ``jobgen generate`` finds it) gives
+    the two specs of a diff, and that config; None when it lists neither spec.
+
+    A spec at a git revision gets its side file as it was at that revision (none, when
+    the file did not exist then)."""
+    from ..config import find_config, load_targets  # tomllib, only for a diff without --jobs
+
+    config = find_config(Path.cwd())
+    if config is None:
+        return None
+    try:
+        targets = load_targets(config)
+    except SpecError:
+        return None
+    sides = {_resolved(t.spec): t.jobs for t in targets if t.jobs is not None}
+    found = [_side_of(parse_source(text), sides) for text in (old, new)]
+    if found == [None, None]:
+        return None
+    return found[0], found[1], config
+
+
+def _resolved(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _side_of(source: Path | GitSource, sides: dict[Path, Path]) -> str | None:
+    if isinstance(source, Path):
+        side = sides.get(_resolved(source))
+        return str(side) if side is not None else None
+    try:
+        top, path = _repo_path(source)
+    except SpecError:
+        return None
+    side = sides.get(_resolved(top / path))
+    if side is None:
+        return None
+    relative = Path(os.path.relpath(_resolved(side), _resolved(top))).as_posix()
+    if relative.startswith("../"):
+        return None
+    exists = any(p == relative for _, p in _blobs(top, source.rev, relative, source))
+    return str(GitSource(source.rev, relative)) if exists else None
 
 
 @contextmanager

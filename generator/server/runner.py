@@ -168,7 +168,7 @@ def run_server(
     limits = Limits(job_ttl=job_ttl, max_jobs=max_jobs, max_log=max_log)
     return RunningServer(
         spec,
-        jobs=jobs,
+        jobs=Path(jobs) if isinstance(jobs, str) else jobs,
         clock=clock,
         limits=limits,
         webhook_url=webhook_url,

@@ -271,3 +271,63 @@ def test_git_revisions_compare_constraints_in_referenced_files(
     assert main(["diff", "git:HEAD~1:spec.yaml", "git:HEAD:spec.yaml"]) == 0
     out = capsys.readouterr().out
     assert "schema JobError.message: maxLength (none) -> 100 [constraint.tightened]" in out
+
+
+@pytest.fixture
+def side_file_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project whose config lists the spec with its side file; the second commit adds
+    a terminal state to both, as a spec change does."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for version, change in (("one", lambda s: s), ("two", terminal_state_added)):
+        spec = change(sume())
+        dump(repo / "api" / "spec.yaml", {k: v for k, v in spec.items() if k != "x-jobgen"})
+        dump(repo / "api" / "spec.jobs.yaml", {"jobs": spec["x-jobgen"]["jobs"]})
+        write(
+            repo / "pyproject.toml",
+            '[[tool.jobgen.sdk]]\nspec = "api/spec.yaml"\noutput = "sdk"\n'
+            'jobs = "api/spec.jobs.yaml"\n',
+        )
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", version)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+@needs_git
+def test_diff_reads_the_side_files_the_config_lists(
+    side_file_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --jobs, each spec gets the side file the config names for it, a revision's
+    as it was at that revision: the new terminal state is seen and breaks."""
+    assert main(["diff", "git:HEAD~1:api/spec.yaml", "api/spec.yaml"]) == 1
+    out, err = capsys.readouterr()
+    assert "[job.terminal_state_added]" in out
+    assert err.splitlines() == [
+        f"side files from {side_file_repo / 'pyproject.toml'}: "
+        "git:HEAD~1:api/spec.jobs.yaml (old), api/spec.jobs.yaml (new)"
+    ]
+
+
+@needs_git
+def test_an_old_spec_refused_by_the_new_side_file_says_which_revision_and_what_to_pass(
+    side_file_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new_side = side_file_repo / "api" / "spec.jobs.yaml"
+    text = new_side.read_text().replace("status: getJob", "status: getJobV2")
+    spec = side_file_repo / "api" / "spec.yaml"
+    write(spec, spec.read_text().replace("operationId: getJob\n", "operationId: getJobV2\n"))
+    write(new_side, text)
+    assert main(["diff", "git:HEAD:api/spec.yaml", "api/spec.yaml", "--jobs", str(new_side)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown operationId 'getJobV2'" in err
+    assert err.rstrip().splitlines()[-1] == (
+        f"note: these problems are in the old spec git:HEAD:api/spec.yaml read with the side "
+        f"file {new_side}; if that side file describes the new spec only, give the old spec's "
+        "with --old-jobs OLD_SIDE and the new one's with --new-jobs NEW_SIDE"
+    )
+    old_side = "git:HEAD:api/spec.jobs.yaml"
+    args = ["diff", "git:HEAD:api/spec.yaml", "api/spec.yaml", "--old-jobs", old_side]
+    assert main([*args, "--new-jobs", str(new_side)]) == 1
+    assert "[operation.renamed]" in capsys.readouterr().out
