@@ -285,11 +285,93 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"error: {error}", file=sys.stderr)
     if any(r.errors for r in results):
         return EXIT_INPUT
-    if any(r.stale for r in results) or (
-        not args.allow_breaking and any(r.breaking for r in results)
-    ):
-        return EXIT_FAILED
-    return 0
+    pinned = _pinned_at_base(config, base) if base is not None else {}
+    failed = False
+    for result in results:
+        for line in _verdict(result, args.allow_breaking, config, pinned):
+            failed = failed or line.startswith("error:")
+            print(line, file=sys.stderr)
+    return EXIT_FAILED if failed else 0
+
+
+def _verdict(
+    result: SdkResult, allow_breaking: bool, config: Path, pinned: dict[str, str]
+) -> list[str]:
+    """The last lines of a run for one SDK: why it fails, and what lets it through."""
+    out = str(result.target.output)
+    lines = []
+    if result.stale:
+        lines.append(f"error: {out} is stale: run `jobgen generate` and commit the result")
+    if not result.breaking or result.report is None:
+        return lines
+    count = counted(len(result.report.breaking), "change")
+    version = result.target.version
+    bump = _next_major(version) if version is not None else None
+    if version is None:
+        where = "the spec's info.version, which the SDK's version follows"
+    else:
+        where = f'version = "{bump}" for {out} in {config.name}'
+    if not allow_breaking:
+        lines.append(
+            f"error: {result.target.spec}: {count} break SDK callers "
+            f"(suggested bump: {result.report.bump})"
+        )
+        lines.append(
+            f"  to release them, bump the major version ({where}) and let the check "
+            "through with --allow-breaking (the Action's allow-breaking input, e.g. from a "
+            "'breaking-change' label: docs/ci.md)"
+        )
+    if version is not None and pinned.get(_key(result.target.output, config)) == version:
+        lines.append(
+            f'warning: {out} keeps version = "{version}" from the base revision in '
+            f"{config.name} although {count} break callers: set {where}"
+        )
+    return lines
+
+
+def _next_major(version: str) -> str:
+    """The next version that announces a breaking change (0.x: the next minor)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return version
+    if parsed.major == 0:
+        return f"0.{parsed.minor + 1}.0"
+    return f"{parsed.major + 1}.0.0"
+
+
+def _key(output: Path, config: Path) -> str:
+    """An SDK's output folder as its config writes it, whatever folder the config is in."""
+    try:
+        return output.resolve().relative_to(config.parent.resolve()).as_posix()
+    except ValueError:
+        return output.as_posix()
+
+
+def _pinned_at_base(config: Path, base: str) -> dict[str, str]:
+    """Each SDK's pinned ``version`` in the config as it was at ``base``, by output."""
+    import tempfile
+
+    try:
+        top = _top()
+        relative = _at_base(base, top, config)
+    except (_Stop, ValueError):
+        return {}
+    if relative is None:
+        return {}
+    shown = _git("show", f"{base}:{relative}")
+    if shown.returncode != 0:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="jobgen-ci-") as tmp:
+        old = Path(tmp) / config.name
+        old.write_text(shown.stdout, encoding="utf-8")
+        try:
+            targets = load_targets(old)
+        except SpecError:
+            return {}
+        return {_key(t.output, old): t.version for t in targets if t.version is not None}
 
 
 if __name__ == "__main__":

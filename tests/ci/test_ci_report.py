@@ -70,9 +70,36 @@ def test_breaking_change_fails_unless_allowed(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "| up to date | 2 breaking, 0 additions, 0 other; suggested bump: major |" in summary
     assert "schema Job.mode: field mode was removed from Job [field.removed]" in summary
+    assert done.stderr.splitlines()[-2:] == [
+        "error: specs/sume.yaml: 2 changes break SDK callers (suggested bump: major)",
+        "  to release them, bump the major version (the spec's info.version, which the SDK's "
+        "version follows) and let the check through with --allow-breaking (the Action's "
+        "allow-breaking input, e.g. from a 'breaking-change' label: docs/ci.md)",
+    ]
     allowed, again = ci(repo, "--base", "HEAD~1", "--allow-breaking")
     assert allowed.returncode == 0
     assert again == summary
+    assert "error:" not in allowed.stderr
+
+
+def test_a_pinned_version_kept_across_a_breaking_change_is_named(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", config=CONFIG + 'version = "1.4.0"\n')
+    spec = sume()
+    del spec["components"]["schemas"]["Job"]["properties"]["mode"]
+    spec["info"]["version"] = "2.0.0"
+    write_spec(repo, spec)
+    generate(repo)
+    commit(repo, "Drop Job.mode")
+    done, _ = ci(repo, "--base", "HEAD~1", "--allow-breaking")
+    assert done.returncode == 0
+    assert done.stderr.splitlines()[-1] == (
+        'warning: generated/sume keeps version = "1.4.0" from the base revision in '
+        'pyproject.toml although 2 changes break callers: set version = "2.0.0" for '
+        "generated/sume in pyproject.toml"
+    )
+    failed, _ = ci(repo, "--base", "HEAD~1")
+    assert failed.returncode == 1
+    assert '(version = "2.0.0" for generated/sume in pyproject.toml)' in failed.stderr
 
 
 def test_stale_sdk_fails_and_names_the_file(tmp_path: Path) -> None:
