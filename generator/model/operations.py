@@ -316,25 +316,35 @@ class OperationBuilder:
         if not isinstance(node, dict) or not isinstance(node.get("content"), dict):
             self.problems.append(Problem(at, "requestBody needs a 'content' mapping"))
             return None
-        choices: dict[ir.BodyKind, tuple[str, Any]] = {}
+        structured: dict[ir.BodyKind, tuple[str, Any]] = {}
+        offered: list[tuple[str, ir.BodyKind, Any]] = []
         for media_type, media in node["content"].items():
             kind_of = _media_kind(str(media_type))
-            found: ir.BodyKind | None = "text" if kind_of == "events" else kind_of
-            if found is not None and found not in choices:
-                choices[found] = (str(media_type), media)
-        if not choices:
-            media_type, media = next(
-                iter(node["content"].items()), ("application/octet-stream", {})
+            # Any media type that is neither structured nor text goes byte for byte.
+            found: ir.BodyKind = (
+                "text" if kind_of == "events" else "binary" if kind_of is None else kind_of
             )
-            choices["binary"] = (str(media_type), media)
-        kind: ir.BodyKind = next(k for k in _BODY_PREFERENCE if k in choices)
-        media_type, media = choices[kind]
-        others = [str(m) for m in node["content"] if str(m) != media_type]
+            if found in ("text", "binary"):
+                offered.append((str(media_type), found, media))
+            elif found not in structured:
+                structured[found] = (str(media_type), media)
+        chosen = next((k for k in _BODY_PREFERENCE if k in structured), None)
+        if chosen is not None:
+            offered.insert(0, (structured[chosen][0], chosen, structured[chosen][1]))
+            offered.sort(key=lambda o: list(node["content"]).index(o[0]))
+        if not offered:
+            offered.append(("application/octet-stream", "binary", {}))
+        # The body's own kind: the structured one, else a binary one, else text.
+        media_type, kind, media = next(
+            (o for k in _BODY_PREFERENCE for o in offered if o[1] == k), offered[0]
+        )
+        sent = {o[0] for o in offered}
+        others = [str(m) for m in node["content"] if str(m) not in sent]
         if others:
             self.schemas.warn(
                 at.child("content"),
-                f"the method sends {media_type} only; the other encodings of the body "
-                f"({', '.join(others)}) are not offered",
+                f"the method sends {', '.join(o[0] for o in offered)} only; the other "
+                f"encodings of the body ({', '.join(others)}) are not offered",
             )
         schema = media.get("schema") if isinstance(media, dict) else None
         media_at = at.child("content", media_type, "schema")
@@ -355,6 +365,8 @@ class OperationBuilder:
             node.get("required") is True,
             _text(node.get("description")),
             _form_encoding(media) if kind == "form" else (),
+            tuple((o[0], o[1]) for o in offered) if len(offered) > 1 else (),
+            _part_types(media) if kind == "multipart" else (),
         )
 
     def _other_schemas(self, content: Any, at: Location, chosen: str | None, hint: str) -> None:
@@ -502,6 +514,20 @@ def _form_encoding(media: Any) -> tuple[tuple[str, str, bool], ...]:
         if (style, explode) != ("form", True):
             out.append((str(prop), str(style), explode))
     return tuple(out)
+
+
+def _part_types(media: Any) -> tuple[tuple[str, str], ...]:
+    """The ``contentType`` a multipart body declares for its properties (its ``encoding``)."""
+    encoding = media.get("encoding") if isinstance(media, dict) else None
+    if not isinstance(encoding, dict):
+        return ()
+    return tuple(
+        (str(prop), node["contentType"].split(",", 1)[0].strip())
+        for prop, node in encoding.items()
+        if isinstance(node, dict)
+        and isinstance(node.get("contentType"), str)
+        and node["contentType"].strip()
+    )
 
 
 def _security_names(raw: Any) -> tuple[str, ...] | None:

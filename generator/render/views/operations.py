@@ -108,10 +108,9 @@ def operation_view(
     required_kw = [p for p in keyword if p.required and _default(code, p) is None]
     optional_kw = [p for p in keyword if p not in required_kw]
     body_sig = None
+    media_param = _media_param(op)
     if op.body is not None:
-        annotation: str = code.annotation(op.body.type)
-        if op.body.kind == "binary":
-            annotation = "_wire.FileContent"
+        annotation = _body_annotation(code, op.body)
         body_sig = (
             f"body: {annotation}"
             if op.body.required
@@ -123,6 +122,9 @@ def operation_view(
         kw.append(f"{p.name}: {_id_annotation(code, p)}")
     if body_sig and op.body is not None and not op.body.required:
         kw.append(body_sig)
+    if media_param is not None and op.body is not None:
+        choices = ", ".join(py_literal(m) for m, _ in op.body.media)
+        kw.append(f"{media_param}: _t.Literal[{choices}] | None = None")
     for p in optional_kw:
         annotation, default = _param_annotation(code, p)
         kw.append(f"{p.name}: {annotation} = {default}")
@@ -152,6 +154,8 @@ def operation_view(
     kw += OPTION_PARAMS
     signature = ", ".join(sig + ["*"] + kw)
     call_kw = [f"{name}={name}" for name in ["body"] if op.body is not None]
+    if media_param is not None:
+        call_kw.append(f"{media_param}={media_param}")
     call_kw += [f"{p.name}={p.name}" for p in keyword]
     if synthetic_idem:
         call_kw.append(f"{_IDEMPOTENCY_KEY}={_IDEMPOTENCY_KEY}")
@@ -191,24 +195,7 @@ def operation_view(
     if op.redirects:
         body_args.append(Code(f"redirects={tuple_of([Code(str(c)) for c in op.redirects])}"))
     if op.body is not None:
-        keyword_, value = {
-            "json": ("json", "_s.encode(body)"),
-            "form": ("form", "_s.encode(body)"),
-            "multipart": ("files", "_multipart(body)"),
-            "text": ("content", "body"),
-            "binary": ("content", "_wire.binary_content(body)"),
-        }[op.body.kind]
-        if not op.body.required:
-            value = f"None if isinstance(body, _s.Unset) else {value}"
-        body_args.append(Code(f"{keyword_}={value}"))
-        if op.body.kind in ("text", "binary"):
-            body_args.append(Code(f"content_type={py_str(op.body.media_type)}"))
-        if op.body.encoding:
-            encoding = [
-                f"{py_literal(prop)}: ({py_str(style)}, {explode})"
-                for prop, style, explode in op.body.encoding
-            ]
-            body_args.append(Code("encoding={" + ", ".join(encoding) + "}"))
+        body_args += _body_args(op.body, media_param)
 
     response = op.response
     returns: str
@@ -233,6 +220,13 @@ def operation_view(
             doc_args.append(f"{p.name}: {p.description}")
     if op.body is not None and op.body.description:
         doc_args.append(f"body: {op.body.description}")
+    if media_param is not None and op.body is not None:
+        doc_args.append(
+            f"{media_param}: the media type to send the body as (default: text for a "
+            "str, application/octet-stream or another binary type for bytes, a path or "
+            "a file, the structured type for anything else; or the Content-Type of "
+            "extra_headers)."
+        )
     lines = [op.summary, op.description]
     if doc_args:
         lines.append("Args:\n" + "\n".join("    " + " ".join(a.split()) for a in doc_args))
@@ -281,6 +275,64 @@ def operation_view(
         + ([event_type] if event_type is not None else [])
         + ([op.pagination.item_type] if op.pagination is not None else []),
     }
+
+
+def _media_param(op: ir.Operation) -> str | None:
+    """The name of the argument choosing the body's media type, where there is a choice."""
+    if op.body is None or not op.body.media:
+        return None
+    taken = {p.name for p in op.parameters}
+    return "content_type" if "content_type" not in taken else "body_content_type"
+
+
+def _body_annotation(code: TypeCode, body: ir.Body) -> str:
+    """What the body argument takes: the structured type (a model), bytes or a file
+    for a binary media type, ``str`` for a text one -- each the operation declares."""
+    kinds = {kind for _, kind in body.media} or {body.kind}
+    parts: list[str] = []
+    if kinds & {"json", "form", "multipart"}:
+        parts.append(code.annotation(body.type))
+    if "binary" in kinds:
+        parts.append("_wire.FileContent")
+    if "text" in kinds and "str" not in parts:
+        parts.append("str")
+    return " | ".join(parts)
+
+
+def _body_args(body: ir.Body, media_param: str | None) -> list[Code]:
+    """The `RequestOptions` arguments that carry the body."""
+    unset = "" if body.required else "{} if isinstance(body, _s.Unset) else "
+    parts = (
+        "{" + ", ".join(f"{py_literal(k)}: {py_str(v)}" for k, v in body.part_types) + "}"
+        if body.part_types
+        else None
+    )
+    if media_param is not None:
+        media = tuple_of([py_str(m) for m, _ in body.media])
+        extra = f", {parts}" if parts else ""
+        call = f"_wire.body_fields(body, {media_param}, {media}, extra_headers{extra})"
+        return [Code(f"**({unset}{call})" if unset else f"**{call}")]
+    keyword, value = {
+        "json": ("json", "_s.encode(body)"),
+        "form": ("form", "_s.encode(body)"),
+        "multipart": ("files", f"_multipart(body, {parts})" if parts else "_multipart(body)"),
+        "text": ("content", "body"),
+        "binary": ("upload", "_wire.upload(body)"),
+    }[body.kind]
+    if not body.required:
+        value = f"None if isinstance(body, _s.Unset) else {value}"
+    args = [Code(f"{keyword}={value}")]
+    if body.kind in ("text", "binary") or (
+        body.kind == "json" and body.media_type.split(";")[0].strip() != "application/json"
+    ):
+        args.append(Code(f"content_type={py_str(body.media_type)}"))
+    if body.encoding:
+        encoding = [
+            f"{py_literal(prop)}: ({py_str(style)}, {explode})"
+            for prop, style, explode in body.encoding
+        ]
+        args.append(Code("encoding={" + ", ".join(encoding) + "}"))
+    return args
 
 
 def _paging_view(code: TypeCode, op: ir.Operation) -> dict[str, Code] | None:
