@@ -301,6 +301,8 @@ class ApiKeyAuth:
     param: str
     wire: str
     where: Literal["header", "query", "cookie"]
+    prefix: str = ""
+    """The scheme word sent before the key (``DeepL-Auth-Key``), if any."""
 
 
 @attrs.frozen

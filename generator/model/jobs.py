@@ -47,7 +47,7 @@ _STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending"})
 _POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
 _BODY_HINT_KEYS = frozenset({"field", "unit"})
 _HEADER_KEYS = frozenset({"name", "format"})
-_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec"})
+_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
 
 

@@ -13,7 +13,7 @@ from . import ir
 from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder
 
-__all__ = ["OperationBuilder", "build_auths", "group_resources", "server_url"]
+__all__ = ["OperationBuilder", "build_auths", "group_resources", "key_prefix", "server_url"]
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
@@ -287,8 +287,10 @@ class OperationBuilder:
                 )
                 style = None
             explode = param.get("explode")
-            default = schema.get("default") if isinstance(schema, dict) else None
-            has_default = isinstance(default, (str, int, float, bool)) and where != "path"
+            default = _param_default(
+                schema, wire, where, param.get("required") is True, self._api_version()
+            )
+            has_default = default is not None and where != "path"
             out.append(
                 ir.Parameter(
                     name=names.claim(snake(wire, "param")),
@@ -308,6 +310,13 @@ class OperationBuilder:
                 )
             )
         return tuple(out)
+
+    def _api_version(self) -> str | None:
+        """``info.version`` where it is an Azure-style API version (``2024-11-30``,
+        ``2024-07-31-preview``): the value such an API's ``api-version`` parameter takes."""
+        info = self.spec.root.data.get("info")
+        version = info.get("version") if isinstance(info, dict) else None
+        return version if isinstance(version, str) and _AZURE_VERSION.match(version) else None
 
     def _body(self, raw: Any, at: Location, hint: str) -> ir.Body | None:
         if raw is None:
@@ -516,6 +525,37 @@ def _form_encoding(media: Any) -> tuple[tuple[str, str, bool], ...]:
     return tuple(out)
 
 
+_AZURE_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}(-preview)?$")
+
+
+def _param_default(
+    schema: Any, wire: str, where: str, required: bool, api_version: str | None
+) -> str | int | float | bool | None:
+    """A parameter's default value: its schema's ``default``, else the one value of an
+    ``enum`` of one (a required parameter only); else, for a required ``api-version``
+    query string of an Azure-style API, the document's ``info.version``."""
+    if not isinstance(schema, dict):
+        return None
+    default = schema.get("default")
+    if isinstance(default, (str, int, float, bool)):
+        return default
+    enum = schema.get("enum")
+    if required and isinstance(enum, list) and len(enum) == 1:
+        only = enum[0]
+        return only if isinstance(only, (str, int, float, bool)) else None
+    if (
+        required
+        and api_version is not None
+        and where == "query"
+        and wire.lower() == "api-version"
+        and schema.get("type", "string") == "string"
+        and "enum" not in schema
+        and "const" not in schema
+    ):
+        return api_version
+    return None
+
+
 def _part_types(media: Any) -> tuple[tuple[str, str], ...]:
     """The ``contentType`` a multipart body declares for its properties (its ``encoding``)."""
     encoding = media.get("encoding") if isinstance(media, dict) else None
@@ -592,7 +632,8 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
                 )
                 continue
             base = "api_key" if kinds.count("apiKey") == 1 else f"{snake(scheme)}_api_key"
-            out.append(ir.ApiKeyAuth(scheme, params.claim(base), node["name"], where))
+            prefix = key_prefix(node) if where == "header" else ""
+            out.append(ir.ApiKeyAuth(scheme, params.claim(base), node["name"], where, prefix))
         elif kind == "http" and str(node.get("scheme", "")).lower() == "basic":
             out.append(ir.BasicAuth(scheme, params.claim("username"), params.claim("password")))
         elif kind in ("http", "oauth2", "openIdConnect"):
@@ -600,6 +641,34 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
             param = params.claim("token" if single else f"{snake(scheme)}_token")
             out.append(ir.BearerAuth(scheme, param, _token_url(node)))
     return tuple(out)
+
+
+# A placeholder for the key in an ``x-default`` (``$token``, ``{key}``, ``<key>``, ``[key]``).
+_PLACEHOLDER = re.compile(r"^(\$\w+|\{[^{}]*\}|<[^<>]*>|\[[^\[\]]*\])$")
+# A description naming the scheme word: "`DeepL-Auth-Key` followed by your key",
+# "the `DeepL-Auth-Key` authentication scheme".
+_DESCRIBED_PREFIX = re.compile(
+    r"`([!#$%&'*+.^_|~0-9A-Za-z-]+)`\s+(?:followed\s+by|(?:authentication|auth)\s+scheme)\b",
+    re.IGNORECASE,
+)
+
+
+def key_prefix(node: dict[str, Any]) -> str:
+    """The word a header API key is sent after, where the scheme says so: an
+    ``x-default`` of the form ``<word> <placeholder>`` (``DeepL-Auth-Key $token``), or, for
+    the ``Authorization`` header, a description that names a word in backquotes followed by
+    "followed by" or "authentication scheme"."""
+    default = node.get("x-default")
+    if isinstance(default, str):
+        words = default.split()
+        if len(words) == 2 and _PLACEHOLDER.match(words[1]) and _TOKEN.match(words[0]):
+            return words[0]
+    description = node.get("description")
+    if str(node.get("name", "")).lower() == "authorization" and isinstance(description, str):
+        found = _DESCRIBED_PREFIX.search(description)
+        if found is not None and found.group(1).lower() != "authorization":
+            return found.group(1)
+    return ""
 
 
 def _token_url(node: dict[str, Any]) -> str | None:

@@ -140,6 +140,8 @@ class BaseHTTP:
             else:
                 secret = credential.secret.reveal()
             if isinstance(credential, ApiKey):
+                if credential.prefix:
+                    secret = f"{credential.prefix} {secret}"
                 if credential.where == "header":
                     headers[credential.name] = secret
                 elif credential.where == "query":

@@ -29,11 +29,13 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                 {
                     "params": [ident(auth.param)],
                     "doc": doc_text(
-                        f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}."
+                        f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}"
+                        + (f", after {auth.prefix!r}." if auth.prefix else ".")
                     ),
                     "make": Code(
                         f"_http.ApiKey({py_str(auth.scheme)}, {py_str(auth.wire)}, "
-                        f"{py_str(auth.where)}, {ident(auth.param)})"
+                        f"{py_str(auth.where)}, {ident(auth.param)}"
+                        + (f", prefix={py_str(auth.prefix)})" if auth.prefix else ")")
                     ),
                     "check": ident(auth.param),
                     "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
