@@ -133,6 +133,7 @@ class OperationBuilder:
                 self.problems.append(Problem(item_at, "a path item must be a mapping"))
                 continue
             shared = item.get("parameters") or []
+            self._unsupported_methods(item, item_at)
             for method in METHODS:
                 if method not in item:
                     continue
@@ -165,6 +166,22 @@ class OperationBuilder:
                 self.operations.append((operation, tag))
                 self.by_id[operation.operation_id] = operation
 
+    def _unsupported_methods(self, item: dict[str, Any], at: Location) -> None:
+        """Warn of each operation a path item declares under a method no SDK method
+        sends: OpenAPI 3.2's ``query`` and its ``additionalOperations``."""
+        if "query" in item:
+            self.schemas.warn(
+                at.child("query"),
+                "the QUERY method is not supported; the operation is left out",
+            )
+        extra = item.get("additionalOperations")
+        if isinstance(extra, dict):
+            for method in extra:
+                self.schemas.warn(
+                    at.child("additionalOperations", str(method)),
+                    f"the {str(method).upper()} method is not supported; the operation is left out",
+                )
+
     def _operation(
         self,
         path: str,
@@ -186,9 +203,11 @@ class OperationBuilder:
         responses = node.get("responses")
         response = self._response(responses, at.child("responses"), hint)
         security = _security_names(node.get("security"))
+        # Declared 3xx statuses are returned, not followed: alone, as the Location;
+        # beside a success, as a `Redirect` the method may return instead of its result.
         redirects = (
             tuple(sorted(int(c) for c in responses if _is_redirect(c)))
-            if response.kind == "redirect" and isinstance(responses, dict)
+            if isinstance(responses, dict)
             else ()
         )
         return ir.Operation(

@@ -157,9 +157,6 @@ def job_view(
     name = snake(job.name, "job")
     failed, canceled = classes or ("JobFailed", "JobCanceled")
     error = error_type(job)
-    status_id_param = next(
-        p for p in job.status.parameters if p.location == "path" and p.wire == job.id_parameter
-    )
     spec_args: dict[str, Code] = {
         "name": py_str(job.name),
         "record_path": path_tuple(job.record_path),
@@ -215,10 +212,13 @@ def job_view(
             ident(f"_{job.status.name}_request"),
             job.status,
             by_id=_takes_the_id_alone(job.status, job.id_parameter),
-            call=carry_call(code, job, job.status),
+            call=(
+                carry_call(code, job, job.status)
+                if _takes_the_id_alone(job.status, job.id_parameter) or not job.operation_url
+                else _JOB_ID
+            ),
         ),
         "carry": carry_view(job),
-        "status_id_kw": ident(status_id_param.name),
         "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
         "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
         "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
@@ -244,7 +244,7 @@ def job_view(
     if job.webhooks is not None and job.webhooks.event_type is not None:
         view["types"].append(job.webhooks.event_type)
     if job.result is not None:
-        result_view = operation_view(code, job.result)
+        result_view = operation_view(code, job.result, follow=True)
         view["result"] = {
             "request": ident(f"_{job.result.name}_request"),
             "response": ident(f"_{job.result.name}_response"),
@@ -271,7 +271,7 @@ def job_view(
         view["result"] = None
     view["cancel"] = None
     if job.cancel is not None:
-        cancel_view = operation_view(code, job.cancel)
+        cancel_view = operation_view(code, job.cancel, follow=True)
         method: str | None = "cancel" if single else f"cancel_{name}"
         if method == job.cancel.name:
             method = None  # the cancel operation's own method already takes the job id
@@ -288,7 +288,7 @@ def job_view(
         }
         view["types"] += cancel_view["types"]
     if job.create is not None:
-        create_view = operation_view(code, job.create, job.idempotency_header)
+        create_view = operation_view(code, job.create, job.idempotency_header, follow=True)
         idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
         # The waiter owns the idempotency key: the caller does not pass one.
         signature = create_view["signature"]

@@ -93,8 +93,10 @@ _CALL_ARG = "call=(" + ", ".join(_OPTION_NAMES) + ")"
 
 
 def operation_view(
-    code: TypeCode, op: ir.Operation, idempotency_header: str | None = None
+    code: TypeCode, op: ir.Operation, idempotency_header: str | None = None, *, follow: bool = False
 ) -> dict[str, Any]:
+    """What the templates render of one operation; ``follow``: a 3xx it declares beside
+    its success is followed (a job's own call), not returned as a ``Redirect``."""
     path, _, fixed_query = op.path.partition("?")
     by_wire = {p.wire: p for p in op.parameters if p.location == "path"}
     positional = [p for p in op.parameters if p.location == "path"]
@@ -192,12 +194,19 @@ def operation_view(
         body_args.append(Code("styles={" + ", ".join(styles) + "}"))
     if op.server is not None:
         body_args.append(Code(f"server={py_str(op.server)}"))
-    if op.redirects:
+    response = op.response
+    # Beside a success, a declared 3xx is returned as a `Redirect` (not followed).
+    redirected = (
+        bool(op.redirects)
+        and response.kind not in ("redirect", "events")
+        and op.pagination is None
+        and not follow
+    )
+    if op.redirects and (response.kind == "redirect" or redirected):
         body_args.append(Code(f"redirects={tuple_of([Code(str(c)) for c in op.redirects])}"))
     if op.body is not None:
         body_args += _body_args(op.body, media_param)
 
-    response = op.response
     returns: str
     if response.kind == "json" and response.type is not None:
         returns = code.annotation(response.type)
@@ -213,6 +222,11 @@ def operation_view(
         returns, decode = "str", "response.text"
     else:
         returns, decode = "None", "None"
+    typed = decode.startswith("_http.decode_json(")
+    if redirected:
+        returns = f"{returns} | _resp.Redirect"
+        decode = f"_resp.redirected(response) or {decode}"
+        typed = True
 
     doc_args = []
     for p in op.parameters:
@@ -263,6 +277,8 @@ def operation_view(
         "security": tuple_of([py_str(s) for s in op.security]),
         "returns": Code(returns),
         "decode": Code(decode),
+        "typed_decode": typed,
+        "redirected": redirected,
         "doc": docstring(*lines, indent=8),
         "idempotency_header": idem,
         "idem_param": idem_param,

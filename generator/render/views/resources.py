@@ -62,13 +62,20 @@ def resource_view(
     resource: ir.Resource,
     owner: dict[str, str],
     classes: dict[str, tuple[str, str]] | None = None,
+    job_operations: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     if any(op.name == "list" for op in resource.operations):
         code = attrs.evolve(code, shadowed=frozenset({"list"}))
     keys = {
         j.create.operation_id: j.idempotency_header for j in resource.jobs if j.create is not None
     }
-    ops = [operation_view(code, op, keys.get(op.operation_id)) for op in resource.operations]
+    # A job's own calls follow a redirect beside their success, as the waiter needs.
+    ops = [
+        operation_view(
+            code, op, keys.get(op.operation_id), follow=op.operation_id in job_operations
+        )
+        for op in resource.operations
+    ]
     taken = frozenset(op.name for op in resource.operations)
     jobs = [
         job_view(code, job, len(resource.jobs) == 1, owner, taken, (classes or {}).get(job.name))
