@@ -4,10 +4,9 @@ segments, JSON decoding, and :class:`RequestOptions`, a request before any I/O."
 from __future__ import annotations
 
 import json as json_module
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from os import PathLike, fspath
+from os import SEEK_END, PathLike, fspath, fstat, stat
 from os.path import basename
 from typing import IO, Any, TypeVar, Union
 
@@ -76,13 +75,13 @@ class Upload:
         if isinstance(source, (bytes, bytearray)):
             return len(source)
         if isinstance(source, PathLike):
-            return os.stat(source).st_size
+            return stat(source).st_size
         if self.start is None:
             return None
         try:
-            size = os.fstat(source.fileno()).st_size
+            size = fstat(source.fileno()).st_size
         except (AttributeError, OSError, ValueError):
-            end = source.seek(0, os.SEEK_END)
+            end = source.seek(0, SEEK_END)
             source.seek(self.start)
             return end - self.start
         return max(size - self.start, 0)
