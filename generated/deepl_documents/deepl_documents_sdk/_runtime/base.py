@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy as _copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
@@ -141,6 +141,8 @@ class BaseHTTP:
             else:
                 secret = credential.secret.reveal()
             if isinstance(credential, ApiKey):
+                if credential.prefix:
+                    secret = f"{credential.prefix} {secret}"
                 if credential.where == "header":
                     headers[credential.name] = secret
                 elif credential.where == "query":
@@ -153,12 +155,22 @@ class BaseHTTP:
                 headers["Authorization"] = authorization(credential)
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
-        content: bytes | str | None = options.content
+        content: Any = options.content
         body, form = with_extra_body(options)
+        # A Content-Type the caller gave (extra_headers, a header parameter) is sent as
+        # given; the operation's media type fills in only where there is none.
+        typed = header_value(headers, "Content-Type") is not None
         if form is not None:
             content = str(httpx.QueryParams(form_items(form, options.encoding)))
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif options.content_type is not None and content is not None:
+            if not typed:
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif options.upload is not None:
+            content = options.upload.content(isinstance(client, httpx.AsyncClient))
+            length = options.upload.length()
+            if length is not None and header_value(headers, "Content-Length") is None:
+                headers["Content-Length"] = str(length)
+        sends = content is not None or body is not None
+        if options.content_type is not None and form is None and not typed and sends:
             headers["Content-Type"] = options.content_type
         timeout = self.timeout_within(options.timeout, time_left)
         request = client.build_request(
