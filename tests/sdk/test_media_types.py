@@ -300,3 +300,42 @@ def test_generated_code_and_typed_calls_pass_mypy_strict(
     assert ok.returncode == 0, ok.stdout + ok.stderr
     wrong = _mypy(tmp_path, package_dir, mypy_cache, "wrong_code.py")
     assert wrong.returncode == 1 and "Literal['image/gif']" in wrong.stdout, wrong.stdout
+
+
+class _Pipe(io.RawIOBase):
+    """A binary stream that cannot seek (a pipe, a socket): read once, never again."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        chunk = self._data.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def test_a_retried_upload_sends_the_same_bytes_and_a_stream_is_sent_once(
+    media: ModuleType, tmp_path: Path
+) -> None:
+    answers = iter([503, 204, 503])
+
+    def flaky(seen: Seen) -> tuple[int, dict[str, str], bytes]:
+        return next(answers), {}, b""
+
+    timing = media.Timing(sleep=lambda seconds: None, rng=lambda: 0.5)
+    with (
+        loopback(flaky) as (url, seen),
+        media.Client(base_url=url, timing=timing, max_retries=1) as client,
+    ):
+        with (tmp_path / "blob").open("wb+") as handle:
+            handle.write(BLOB)
+            handle.seek(0)
+            client.documents.put_blob(body=handle)  # PUT: retried, from the same start
+        with pytest.raises(media.InternalServerError):
+            client.documents.put_blob(body=io.BufferedReader(_Pipe(BLOB)))
+    assert [s.body for s in seen] == [BLOB, BLOB, BLOB]
+    # The stream's length is unknown: it went chunked, once, not retried.
+    assert seen[2].chunked and seen[2].header("Content-Length") is None
