@@ -70,6 +70,13 @@ class Upload:
     source: FileContent
     start: int | None = None
 
+    @property
+    def replayable(self) -> bool:
+        """Whether a second send can read the body again from its start."""
+        return self.start is not None or isinstance(
+            self.source, (bytes, bytearray, PathLike)
+        )
+
     def length(self) -> int | None:
         """The bytes to send, where known before reading them (then ``Content-Length``)."""
         source = self.source

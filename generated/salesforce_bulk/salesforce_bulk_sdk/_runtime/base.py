@@ -159,7 +159,8 @@ class BaseHTTP:
         body, form = with_extra_body(options)
         # A Content-Type the caller gave (extra_headers, a header parameter) is sent as
         # given; the operation's media type fills in only where there is none.
-        typed = header_value(headers, "Content-Type") is not None
+        given = header_value(options.headers, "Content-Type")
+        typed = given is not None and not isinstance(given, Unset)
         if form is not None:
             content = str(httpx.QueryParams(form_items(form, options.encoding)))
             if not typed:
@@ -199,7 +200,10 @@ class BaseHTTP:
     def retry_policy(
         self, options: RequestOptions, idempotency_header: str | None = None
     ) -> RetryPolicy:
-        """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
+        """Idempotent methods, and POSTs that carry an idempotency key, may be retried;
+        never a request whose body cannot be read again (a file that cannot seek)."""
+        if options.upload is not None and not options.upload.replayable:
+            return RetryPolicy.NO_RETRY
         header = idempotency_header or ""
         key = header_value(options.headers, header) if header else None
         keyed = key is not None and not isinstance(key, Unset) and key != ""
