@@ -9,6 +9,7 @@ jobs = "specs/sume.jobs.yaml"   # side file of job declarations
 version = "1.2.0"               # the SDK's own version, or:
 version_from = "spec"           # (the default) the numbers of the spec's info.version
 keep = ["README.md"]            # files (fnmatch patterns) the user owns: never written
+auth_prefix = { authHeader = "DeepL-Auth-Key" }  # apiKey scheme -> word sent before the key
 ```
 
 jobgen.toml holds the same ``[tool.jobgen]`` table, or (shorter) top-level ``[[sdk]]``
@@ -30,7 +31,7 @@ from .render.manifest import MANIFEST
 
 __all__ = ["find_config", "keep_problem", "load_targets", "no_jobs_hint"]
 
-_KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep")
+_KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep", "auth_prefix")
 _VERSION_FROM = ("spec",)
 
 
@@ -122,6 +123,15 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
                 )
                 if problem:
                     problems.append(Problem(at.child(key, index), problem))
+        elif key == "auth_prefix":
+            if not isinstance(value, dict):
+                problems.append(Problem(at.child(key), f"must be a table, not {_toml_type(value)}"))
+                continue
+            for scheme, word in value.items():
+                if not isinstance(word, str):
+                    problems.append(
+                        Problem(at.child(key, scheme), f"must be a string, not {_toml_type(word)}")
+                    )
         elif not isinstance(value, str):
             problems.append(Problem(at.child(key), f"must be a string, not {_toml_type(value)}"))
     for key in ("spec", "output"):
@@ -155,6 +165,8 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         jobs=_relative(base, jobs) if jobs is not None else None,
         version=version,
         keep=tuple(entry.get("keep", ())),
+        auth_prefix=tuple(sorted(entry.get("auth_prefix", {}).items())),
+        auth_prefix_at=at.child("auth_prefix"),
     )
 
 

@@ -42,6 +42,11 @@ class Target:
     keep: tuple[str, ...] = ()
     """Paths (fnmatch patterns, relative to the output) that the user owns: jobgen never
     writes, compares or deletes them."""
+    auth_prefix: tuple[tuple[str, str], ...] = ()
+    """The word sent before an API key, by apiKey security scheme (the config's
+    ``auth_prefix``); it overrides the one read from the spec."""
+    auth_prefix_at: Location | None = attrs.field(default=None, eq=False)
+    """Where ``auth_prefix`` is written, for its problems."""
 
 
 @attrs.frozen
@@ -56,7 +61,12 @@ class Generated:
 
 def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
     sdk = load_and_build(
-        target.spec, package=target.package, jobs_file=target.jobs, version=target.version
+        target.spec,
+        package=target.package,
+        jobs_file=target.jobs,
+        version=target.version,
+        auth_prefix=dict(target.auth_prefix),
+        auth_prefix_at=target.auth_prefix_at,
     )
     if target.package is None and (problem := package_problem(sdk.package)):
         raise SpecError.at(
@@ -68,6 +78,8 @@ def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
     options: dict[str, Any] = {"package": sdk.package, "version": sdk.sdk_version}
     if target.keep:
         options["keep"] = list(target.keep)
+    if target.auth_prefix:
+        options["auth_prefix"] = dict(target.auth_prefix)
     files[MANIFEST] = render_manifest(sdk, files, options)
     return sdk, files
 

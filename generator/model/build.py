@@ -6,8 +6,11 @@ import hashlib
 import keyword
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import Document, SpecSet, load_document, load_spec
@@ -20,6 +23,8 @@ from .placement import host_in_models
 from .schemas import SchemaBuilder
 from .webhooks import WebhookOperations
 
+_PREFIX = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+
 __all__ = [
     "build_sdk",
     "input_digests",
@@ -27,6 +32,7 @@ __all__ = [
     "package_problem",
     "sdk_version",
     "version_problem",
+    "with_prefixes",
 ]
 
 _VERSION = re.compile(r"^3\.[01]\.\d+")
@@ -168,8 +174,11 @@ def build_sdk(
     jobs_file: Path | None = None,
     jobs_name: str | None = None,
     version: str | None = None,
+    auth_prefix: Mapping[str, str] | None = None,
+    auth_prefix_at: Location | None = None,
 ) -> ir.Sdk:
-    """Build the SDK model; raises SpecError listing every problem found."""
+    """Build the SDK model; raises SpecError listing every problem found.
+    ``auth_prefix``: the scheme word of API keys by security scheme (the config's)."""
     problems: list[Problem] = []
     root = spec.root.data
     name = spec.root.name
@@ -200,6 +209,13 @@ def build_sdk(
             )
     else:
         extension, ext_at = root.get("x-jobgen"), Location(name, "/x-jobgen")
+    prefixes: list[tuple[Mapping[str, Any], Location]] = []
+    if isinstance(extension, dict) and "auth_prefix" in extension:
+        prefixes.append((extension["auth_prefix"], ext_at.child("auth_prefix")))
+    if auth_prefix:
+        prefixes.append((auth_prefix, auth_prefix_at or Location(name)))
+    for given, given_at in prefixes:
+        auths = with_prefixes(auths, given, given_at, problems)
     hooks = WebhookOperations(spec, operations, problems)
     jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems, hooks)
     listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
@@ -231,17 +247,57 @@ def build_sdk(
     )
 
 
+def with_prefixes(
+    auths: tuple[ir.Auth, ...], given: Any, at: Location, problems: list[Problem]
+) -> tuple[ir.Auth, ...]:
+    """``auths`` with the API-key prefixes ``given`` (security scheme -> word; "" for none)."""
+    if not isinstance(given, Mapping):
+        problems.append(Problem(at, "must map apiKey security schemes to the word sent first"))
+        return auths
+    keys = {a.scheme: a for a in auths if isinstance(a, ir.ApiKeyAuth)}
+    out = list(auths)
+    for scheme, word in given.items():
+        if str(scheme) not in keys:
+            known = ", ".join(sorted(keys)) or "none"
+            problems.append(
+                Problem(
+                    at.child(str(scheme)),
+                    f"no apiKey security scheme {scheme!r} (the spec's: {known})",
+                )
+            )
+        elif not isinstance(word, str) or (word and not _PREFIX.match(word)):
+            problems.append(
+                Problem(
+                    at.child(str(scheme)),
+                    'must be one word of letters, digits and !#$%&\'*+-.^_`|~, or ""',
+                )
+            )
+        else:
+            auth = keys[str(scheme)]
+            out[out.index(auth)] = attrs.evolve(auth, prefix=word)
+    return tuple(out)
+
+
 def load_and_build(
     path: Path,
     *,
     package: str | None = None,
     jobs_file: Path | None = None,
     version: str | None = None,
+    auth_prefix: Mapping[str, str] | None = None,
+    auth_prefix_at: Location | None = None,
 ) -> ir.Sdk:
     """Load the spec at ``path`` and build its SDK model."""
     spec = load_spec(path)
     try:
-        return build_sdk(spec, package=package, jobs_file=jobs_file, version=version)
+        return build_sdk(
+            spec,
+            package=package,
+            jobs_file=jobs_file,
+            version=version,
+            auth_prefix=auth_prefix,
+            auth_prefix_at=auth_prefix_at,
+        )
     except RecursionError:
         raise SpecError.at(
             Location(spec.root.name), "schemas nest too deeply to generate"

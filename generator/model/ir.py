@@ -214,6 +214,12 @@ class Body:
     description: str = ""
     encoding: tuple[tuple[str, str, bool], ...] = ()
     """A form body's declared ``(property, style, explode)``, other than ``form``/explode."""
+    media: tuple[tuple[str, BodyKind], ...] = ()
+    """Every ``(media type, kind)`` the caller may send, in the spec's order, when the
+    operation declares more than one it can send (``media_type`` is one of them): the
+    structured one (JSON, form or multipart), and every text and binary one."""
+    part_types: tuple[tuple[str, str], ...] = ()
+    """A multipart body's declared ``(property, contentType)`` (its ``encoding``)."""
 
 
 ResponseKind = Literal["json", "text", "binary", "empty", "redirect", "events"]
@@ -295,6 +301,8 @@ class ApiKeyAuth:
     param: str
     wire: str
     where: Literal["header", "query", "cookie"]
+    prefix: str = ""
+    """The scheme word sent before the key (``DeepL-Auth-Key``), if any."""
 
 
 @attrs.frozen

@@ -47,7 +47,7 @@ _STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending"})
 _POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
 _BODY_HINT_KEYS = frozenset({"field", "unit"})
 _HEADER_KEYS = frozenset({"name", "format"})
-_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec"})
+_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
 
 
@@ -200,8 +200,15 @@ class _JobReader:
             return None
 
         polling = read_polling(node, at, self.problems, has_result=result is not None)
+        # A job polled at its operation URL needs the id parameter only where a call
+        # takes the id: a result fetched by id, or a cancel.
+        by_url_only = (
+            bool(polling.operation_url)
+            and cancel is None
+            and (result is None or polling.final_from != "result")
+        )
         id_parameter = self._id_parameter(
-            node, at, status, result if polling.final_from == "result" else None
+            node, at, status, result if polling.final_from == "result" else None, by_url_only
         )
         record_path = self.pointer(node, "record", at) or ()
         body_type = status.response.type if status.response.kind == "json" else None
@@ -439,11 +446,18 @@ class _JobReader:
         return "not a number"
 
     def _id_parameter(
-        self, node: dict[str, Any], at: Location, status: ir.Operation, result: ir.Operation | None
+        self,
+        node: dict[str, Any],
+        at: Location,
+        status: ir.Operation,
+        result: ir.Operation | None,
+        optional: bool = False,
     ) -> str:
         wires = [p.wire for p in status.path_parameters]
         value = node.get("id_parameter")
         if value is None:
+            if len(wires) != 1 and optional:
+                return ""  # no call takes the id: the operation URL is the job's id
             if len(wires) != 1:
                 self.problem(
                     at,

@@ -13,7 +13,7 @@ from . import ir
 from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder
 
-__all__ = ["OperationBuilder", "build_auths", "group_resources", "server_url"]
+__all__ = ["OperationBuilder", "build_auths", "group_resources", "key_prefix", "server_url"]
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
@@ -133,6 +133,7 @@ class OperationBuilder:
                 self.problems.append(Problem(item_at, "a path item must be a mapping"))
                 continue
             shared = item.get("parameters") or []
+            self._unsupported_methods(item, item_at)
             for method in METHODS:
                 if method not in item:
                     continue
@@ -165,6 +166,22 @@ class OperationBuilder:
                 self.operations.append((operation, tag))
                 self.by_id[operation.operation_id] = operation
 
+    def _unsupported_methods(self, item: dict[str, Any], at: Location) -> None:
+        """Warn of each operation a path item declares under a method no SDK method
+        sends: OpenAPI 3.2's ``query`` and its ``additionalOperations``."""
+        if "query" in item:
+            self.schemas.warn(
+                at.child("query"),
+                "the QUERY method is not supported; the operation is left out",
+            )
+        extra = item.get("additionalOperations")
+        if isinstance(extra, dict):
+            for method in extra:
+                self.schemas.warn(
+                    at.child("additionalOperations", str(method)),
+                    f"the {str(method).upper()} method is not supported; the operation is left out",
+                )
+
     def _operation(
         self,
         path: str,
@@ -186,9 +203,11 @@ class OperationBuilder:
         responses = node.get("responses")
         response = self._response(responses, at.child("responses"), hint)
         security = _security_names(node.get("security"))
+        # Declared 3xx statuses are returned, not followed: alone, as the Location;
+        # beside a success, as a `Redirect` the method may return instead of its result.
         redirects = (
             tuple(sorted(int(c) for c in responses if _is_redirect(c)))
-            if response.kind == "redirect" and isinstance(responses, dict)
+            if isinstance(responses, dict)
             else ()
         )
         return ir.Operation(
@@ -287,8 +306,10 @@ class OperationBuilder:
                 )
                 style = None
             explode = param.get("explode")
-            default = schema.get("default") if isinstance(schema, dict) else None
-            has_default = isinstance(default, (str, int, float, bool)) and where != "path"
+            default = _param_default(
+                schema, wire, where, param.get("required") is True, self._api_version()
+            )
+            has_default = default is not None and where != "path"
             out.append(
                 ir.Parameter(
                     name=names.claim(snake(wire, "param")),
@@ -309,6 +330,13 @@ class OperationBuilder:
             )
         return tuple(out)
 
+    def _api_version(self) -> str | None:
+        """``info.version`` where it is an Azure-style API version (``2024-11-30``,
+        ``2024-07-31-preview``): the value such an API's ``api-version`` parameter takes."""
+        info = self.spec.root.data.get("info")
+        version = info.get("version") if isinstance(info, dict) else None
+        return version if isinstance(version, str) and _AZURE_VERSION.match(version) else None
+
     def _body(self, raw: Any, at: Location, hint: str) -> ir.Body | None:
         if raw is None:
             return None
@@ -316,25 +344,35 @@ class OperationBuilder:
         if not isinstance(node, dict) or not isinstance(node.get("content"), dict):
             self.problems.append(Problem(at, "requestBody needs a 'content' mapping"))
             return None
-        choices: dict[ir.BodyKind, tuple[str, Any]] = {}
+        structured: dict[ir.BodyKind, tuple[str, Any]] = {}
+        offered: list[tuple[str, ir.BodyKind, Any]] = []
         for media_type, media in node["content"].items():
             kind_of = _media_kind(str(media_type))
-            found: ir.BodyKind | None = "text" if kind_of == "events" else kind_of
-            if found is not None and found not in choices:
-                choices[found] = (str(media_type), media)
-        if not choices:
-            media_type, media = next(
-                iter(node["content"].items()), ("application/octet-stream", {})
+            # Any media type that is neither structured nor text goes byte for byte.
+            found: ir.BodyKind = (
+                "text" if kind_of == "events" else "binary" if kind_of is None else kind_of
             )
-            choices["binary"] = (str(media_type), media)
-        kind: ir.BodyKind = next(k for k in _BODY_PREFERENCE if k in choices)
-        media_type, media = choices[kind]
-        others = [str(m) for m in node["content"] if str(m) != media_type]
+            if found in ("text", "binary"):
+                offered.append((str(media_type), found, media))
+            elif found not in structured:
+                structured[found] = (str(media_type), media)
+        chosen = next((k for k in _BODY_PREFERENCE if k in structured), None)
+        if chosen is not None:
+            offered.insert(0, (structured[chosen][0], chosen, structured[chosen][1]))
+            offered.sort(key=lambda o: list(node["content"]).index(o[0]))
+        if not offered:
+            offered.append(("application/octet-stream", "binary", {}))
+        # The body's own kind: the structured one, else a binary one, else text.
+        media_type, kind, media = next(
+            (o for k in _BODY_PREFERENCE for o in offered if o[1] == k), offered[0]
+        )
+        sent = {o[0] for o in offered}
+        others = [str(m) for m in node["content"] if str(m) not in sent]
         if others:
             self.schemas.warn(
                 at.child("content"),
-                f"the method sends {media_type} only; the other encodings of the body "
-                f"({', '.join(others)}) are not offered",
+                f"the method sends {', '.join(o[0] for o in offered)} only; the other "
+                f"encodings of the body ({', '.join(others)}) are not offered",
             )
         schema = media.get("schema") if isinstance(media, dict) else None
         media_at = at.child("content", media_type, "schema")
@@ -355,6 +393,8 @@ class OperationBuilder:
             node.get("required") is True,
             _text(node.get("description")),
             _form_encoding(media) if kind == "form" else (),
+            tuple((o[0], o[1]) for o in offered) if len(offered) > 1 else (),
+            _part_types(media) if kind == "multipart" else (),
         )
 
     def _other_schemas(self, content: Any, at: Location, chosen: str | None, hint: str) -> None:
@@ -504,6 +544,51 @@ def _form_encoding(media: Any) -> tuple[tuple[str, str, bool], ...]:
     return tuple(out)
 
 
+_AZURE_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}(-preview)?$")
+
+
+def _param_default(
+    schema: Any, wire: str, where: str, required: bool, api_version: str | None
+) -> str | int | float | bool | None:
+    """A parameter's default value: its schema's ``default``, else the one value of an
+    ``enum`` of one (a required parameter only); else, for a required ``api-version``
+    query string of an Azure-style API, the document's ``info.version``."""
+    if not isinstance(schema, dict):
+        return None
+    default = schema.get("default")
+    if isinstance(default, (str, int, float, bool)):
+        return default
+    enum = schema.get("enum")
+    if required and isinstance(enum, list) and len(enum) == 1:
+        only = enum[0]
+        return only if isinstance(only, (str, int, float, bool)) else None
+    if (
+        required
+        and api_version is not None
+        and where == "query"
+        and wire.lower() == "api-version"
+        and schema.get("type", "string") == "string"
+        and "enum" not in schema
+        and "const" not in schema
+    ):
+        return api_version
+    return None
+
+
+def _part_types(media: Any) -> tuple[tuple[str, str], ...]:
+    """The ``contentType`` a multipart body declares for its properties (its ``encoding``)."""
+    encoding = media.get("encoding") if isinstance(media, dict) else None
+    if not isinstance(encoding, dict):
+        return ()
+    return tuple(
+        (str(prop), node["contentType"].split(",", 1)[0].strip())
+        for prop, node in encoding.items()
+        if isinstance(node, dict)
+        and isinstance(node.get("contentType"), str)
+        and node["contentType"].strip()
+    )
+
+
 def _security_names(raw: Any) -> tuple[str, ...] | None:
     if not isinstance(raw, list):
         return None
@@ -566,7 +651,8 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
                 )
                 continue
             base = "api_key" if kinds.count("apiKey") == 1 else f"{snake(scheme)}_api_key"
-            out.append(ir.ApiKeyAuth(scheme, params.claim(base), node["name"], where))
+            prefix = key_prefix(node) if where == "header" else ""
+            out.append(ir.ApiKeyAuth(scheme, params.claim(base), node["name"], where, prefix))
         elif kind == "http" and str(node.get("scheme", "")).lower() == "basic":
             out.append(ir.BasicAuth(scheme, params.claim("username"), params.claim("password")))
         elif kind in ("http", "oauth2", "openIdConnect"):
@@ -574,6 +660,34 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
             param = params.claim("token" if single else f"{snake(scheme)}_token")
             out.append(ir.BearerAuth(scheme, param, _token_url(node)))
     return tuple(out)
+
+
+# A placeholder for the key in an ``x-default`` (``$token``, ``{key}``, ``<key>``, ``[key]``).
+_PLACEHOLDER = re.compile(r"^(\$\w+|\{[^{}]*\}|<[^<>]*>|\[[^\[\]]*\])$")
+# A description naming the scheme word: "`DeepL-Auth-Key` followed by your key",
+# "the `DeepL-Auth-Key` authentication scheme".
+_DESCRIBED_PREFIX = re.compile(
+    r"`([!#$%&'*+.^_|~0-9A-Za-z-]+)`\s+(?:followed\s+by|(?:authentication|auth)\s+scheme)\b",
+    re.IGNORECASE,
+)
+
+
+def key_prefix(node: dict[str, Any]) -> str:
+    """The word a header API key is sent after, where the scheme says so: an
+    ``x-default`` of the form ``<word> <placeholder>`` (``DeepL-Auth-Key $token``), or, for
+    the ``Authorization`` header, a description that names a word in backquotes followed by
+    "followed by" or "authentication scheme"."""
+    default = node.get("x-default")
+    if isinstance(default, str):
+        words = default.split()
+        if len(words) == 2 and _PLACEHOLDER.match(words[1]) and _TOKEN.match(words[0]):
+            return words[0]
+    description = node.get("description")
+    if str(node.get("name", "")).lower() == "authorization" and isinstance(description, str):
+        found = _DESCRIBED_PREFIX.search(description)
+        if found is not None and found.group(1).lower() != "authorization":
+            return found.group(1)
+    return ""
 
 
 def _token_url(node: dict[str, Any]) -> str | None:

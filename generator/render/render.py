@@ -71,6 +71,16 @@ _ERROR_TREE = """SDKError
 # The SDK's public errors: the runtime's exception classes (its helpers stay private).
 
 
+def _job_operations(sdk: ir.Sdk) -> frozenset[str]:
+    """The operationIds of the jobs' own calls (create, status, result, cancel)."""
+    return frozenset(
+        op.operation_id
+        for job in sdk.jobs
+        for op in (job.create, job.status, job.result, job.cancel)
+        if op is not None
+    )
+
+
 @functools.cache
 def _errors_module() -> ast.Module:
     """The runtime's errors module, read from its source: importing it would import
@@ -601,7 +611,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     classes = error_classes(sdk, _errors())
     views = []
     for resource in sdk.resources:
-        view = resource_view(code, resource, owner, classes)
+        view = resource_view(code, resource, owner, classes, _job_operations(sdk))
         views.append(view)
         put(f"{pkg}/resources/{resource.module}.py", "package/resources/resource.py.jinja", r=view)
     put(f"{pkg}/resources/__init__.py", "package/resources/__init__.py.jinja")
@@ -650,6 +660,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         lazy = [("Timing", "._runtime.timing")]  # a client's retries, for tests
     if features.events:
         lazy += [(name, "._runtime.events") for name in _EVENT_NAMES]
+    if any(op["redirected"] for view in views for op in view["operations"]):
+        lazy.append(("Redirect", "._runtime.response"))
     if features.oauth2:
         home = "._client" if client["token_url"] else "._runtime.oauth2"
         lazy += [(name, home) for name in ("AsyncClientCredentials", "ClientCredentials")]

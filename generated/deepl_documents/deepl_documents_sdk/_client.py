@@ -32,7 +32,13 @@ def _credentials(
     credentials: list[_http.Credential] = []
     if api_key:
         credentials.append(
-            _http.ApiKey("authHeader", "Authorization", "header", api_key),
+            _http.ApiKey(
+                "authHeader",
+                "Authorization",
+                "header",
+                api_key,
+                prefix="DeepL-Auth-Key",
+            ),
         )
     if not credentials:
         raise _http.MissingCredentials(
@@ -46,7 +52,7 @@ class Client:
     """Client for the DeepL Document Translation API.
 
     Args:
-        api_key: API key sent as the header 'Authorization'.
+        api_key: API key sent as the header 'Authorization', after 'DeepL-Auth-Key'.
             Not given, each is read from the environment (DEEPL_DOCUMENTS_API_KEY).
             A key or token may be a function returning the current value.
         base_url: The API's root URL (default https://api.deepl.com).
@@ -140,7 +146,7 @@ class AsyncClient:
     """Asynchronous client for the DeepL Document Translation API.
 
     Args:
-        api_key: API key sent as the header 'Authorization'.
+        api_key: API key sent as the header 'Authorization', after 'DeepL-Auth-Key'.
             Not given, each is read from the environment (DEEPL_DOCUMENTS_API_KEY).
             A key or token may be a function returning the current value (or an awaitable).
         base_url: The API's root URL (default https://api.deepl.com).

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from os import PathLike as _PathLike
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, final, overload
 
 import httpx
 
@@ -31,12 +31,14 @@ __all__ = [
     "AsyncStreamedResponse",
     "AsyncStreaming",
     "RawResponse",
+    "Redirect",
     "StreamedResponse",
     "Streaming",
     "as_async_raw",
     "as_async_streaming",
     "as_raw",
     "as_streaming",
+    "redirected",
 ]
 
 T = TypeVar("T")
@@ -47,6 +49,33 @@ def request_id_of(headers: httpx.Headers) -> str | None:
     """The server's id for a request, from ``x-request-id`` or ``request-id``."""
     found: str | None = headers.get("x-request-id") or headers.get("request-id")
     return found
+
+
+@final
+class Redirect:
+    """A 3xx answer an operation declares beside its success, returned instead of its
+    result (not followed): the status, the ``Location`` (resolved against the request's
+    URL; "" when absent) and the headers."""
+
+    __slots__ = ("headers", "location", "status_code")
+
+    def __init__(self, status_code: int, location: str, headers: httpx.Headers) -> None:
+        self.status_code = status_code
+        self.location = location
+        self.headers = headers
+
+    def __repr__(self) -> str:
+        return f"<Redirect {self.status_code} {self.location}>"
+
+
+def redirected(response: httpx.Response) -> Redirect | None:
+    """The `Redirect` a 3xx response is, or None for any other."""
+    if not 300 <= response.status_code < 400:
+        return None
+    location = response.headers.get("location")
+    if location is not None:
+        location = str(response.request.url.join(location))
+    return Redirect(response.status_code, location or "", response.headers)
 
 
 class _Head(Generic[T]):

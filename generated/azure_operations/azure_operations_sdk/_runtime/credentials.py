@@ -95,12 +95,14 @@ class _Secret:
 
 @attrs.frozen
 class ApiKey:
-    """An API key sent in a header, query parameter or cookie."""
+    """An API key sent in a header, query parameter or cookie; with a ``prefix``, after
+    that word and a space (``Authorization: DeepL-Auth-Key <key>``)."""
 
     scheme: str
     name: str
     where: str
     secret: _Secret = attrs.field(converter=_Secret)
+    prefix: str = ""
 
 
 @attrs.frozen

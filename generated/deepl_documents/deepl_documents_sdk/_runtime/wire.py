@@ -4,11 +4,12 @@ segments, JSON decoding, and :class:`RequestOptions`, a request before any I/O."
 
 from __future__ import annotations
 
+import json as json_module
 import uuid
-from collections.abc import Callable, Mapping
-from os import PathLike, fspath
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from os import SEEK_END, PathLike, fspath, fstat, stat
 from os.path import basename
-from typing import Any, TypeVar, Union
+from typing import IO, Any, TypeVar, Union
 
 import attrs
 import httpx
@@ -25,16 +26,19 @@ __all__ = [
     "FileInput",
     "RequestOptions",
     "Style",
-    "binary_content",
+    "Upload",
+    "body_fields",
     "decode_json",
     "file_part",
     "form_items",
     "header_value",
+    "media_kind",
     "multipart",
     "page_options",
     "path_param",
     "query_items",
     "scalar",
+    "upload",
     "with_extra_body",
     "with_header",
     "with_idempotency_key",
@@ -53,6 +57,80 @@ CallOptions = tuple[
 NO_OPTIONS: CallOptions = (None, None, None, None, None)
 
 
+#: The size of the chunks a streamed upload is read in.
+CHUNK = 64 * 1024
+
+
+@attrs.frozen
+class Upload:
+    """A binary request body: bytes, or a path or binary file object read as the request
+    is sent, chunk by chunk (each send of a retried request reads it from its start:
+    a path is opened again, a seekable file sought back to where it stood)."""
+
+    source: FileContent
+    start: int | None = None
+
+    @property
+    def replayable(self) -> bool:
+        """Whether a second send can read the body again from its start."""
+        return self.start is not None or isinstance(
+            self.source, (bytes, bytearray, PathLike)
+        )
+
+    def length(self) -> int | None:
+        """The bytes to send, where known before reading them (then ``Content-Length``)."""
+        source = self.source
+        if isinstance(source, (bytes, bytearray)):
+            return len(source)
+        if isinstance(source, PathLike):
+            return stat(source).st_size
+        if self.start is None:
+            return None
+        try:
+            size = fstat(source.fileno()).st_size
+        except (AttributeError, OSError, ValueError):
+            end = source.seek(0, SEEK_END)
+            source.seek(self.start)
+            return end - self.start
+        return max(size - self.start, 0)
+
+    def content(
+        self, asynchronous: bool
+    ) -> bytes | Iterator[bytes] | AsyncIterator[bytes]:
+        """The body as httpx sends it: the bytes, or an iterator over the file's chunks."""
+        source = self.source
+        if isinstance(source, (bytes, bytearray)):
+            return bytes(source)
+        if self.start is not None and not isinstance(source, PathLike):
+            source.seek(self.start)
+        return _achunks(source) if asynchronous else _chunks(source)
+
+
+def _chunks(source: PathLike[str] | IO[bytes]) -> Iterator[bytes]:
+    if isinstance(source, PathLike):
+        with open(source, "rb") as file:
+            yield from _chunks(file)
+        return
+    while chunk := source.read(CHUNK):
+        yield chunk
+
+
+async def _achunks(source: PathLike[str] | IO[bytes]) -> AsyncIterator[bytes]:
+    for chunk in _chunks(source):
+        yield chunk
+
+
+def upload(body: FileContent) -> Upload:
+    """A binary body to send byte for byte (a file object from where it stands)."""
+    if isinstance(body, (bytes, bytearray, PathLike)):
+        return Upload(body)
+    try:
+        start = body.tell() if body.seekable() else None
+    except (AttributeError, OSError, ValueError):
+        start = None
+    return Upload(body, start)
+
+
 @attrs.frozen(kw_only=True)
 class RequestOptions:
     """One request as a generated operation describes it, before any I/O."""
@@ -69,6 +147,8 @@ class RequestOptions:
     encoding: Mapping[str, Style] = attrs.field(factory=dict)
     files: Any = None
     content: bytes | str | None = None
+    #: A binary body sent byte for byte, a path or file streamed (`upload`).
+    upload: Upload | None = None
     content_type: str | None = None
     security: tuple[str, ...] = ()
     timeout: float | httpx.Timeout | None = None
@@ -127,14 +207,13 @@ def _read(content: FileContent) -> bytes:
     return content.read()
 
 
-def binary_content(body: FileContent) -> bytes:
-    """An octet-stream body: bytes, or the bytes of a path or of a binary file object."""
-    return _read(body)
-
-
-def file_part(name: str, value: FileInput) -> tuple[str, bytes, str]:
+def file_part(
+    name: str, value: FileInput, declared: str | None = None
+) -> tuple[str, bytes | IO[bytes], str]:
     """A multipart file: ``(filename, content, content_type)`` with the real file name
-    (a path's or a file object's) where there is one, else the field's name."""
+    (a path's or a file object's) where there is one, else the field's name; its type
+    is the tuple's, else the part's declared ``contentType``, else guessed from the name.
+    A file object goes as it is (httpx streams it, from its start)."""
     import mimetypes
 
     if isinstance(value, tuple):
@@ -147,7 +226,10 @@ def file_part(name: str, value: FileInput) -> tuple[str, bytes, str]:
         if isinstance(named, int):  # a file object over a descriptor has no name
             filename = name
     guessed = mimetypes.guess_type(filename)[0]
-    return filename, _read(content), kind or guessed or "application/octet-stream"
+    data: bytes | IO[bytes] = (
+        _read(content) if isinstance(content, (bytes, bytearray, PathLike)) else content
+    )
+    return filename, data, kind or declared or guessed or "application/octet-stream"
 
 
 def _is_file(value: Any) -> bool:
@@ -156,21 +238,129 @@ def _is_file(value: Any) -> bool:
     )
 
 
-def multipart(body: Any) -> list[tuple[str, Any]]:
+def _concrete(media_type: str | None) -> str | None:
+    """A declared part type that can go on the wire (not ``image/*``)."""
+    return None if media_type is None or "*" in media_type else media_type
+
+
+def multipart(
+    body: Any, part_types: Mapping[str, str] | None = None
+) -> list[tuple[str, Any]]:
     """A multipart body: bytes, paths, file objects and ``(filename, content[,
-    content_type])`` tuples become files, everything else text fields."""
+    content_type])`` tuples become files, everything else text fields; ``part_types``:
+    the parts' declared ``contentType`` (a file part takes it, a JSON part is JSON)."""
     fields = _encode(body) if not isinstance(body, Mapping) else body
     parts: list[tuple[str, Any]] = []
     for key, value in fields.items():
+        declared = _concrete((part_types or {}).get(key))
         values = value if isinstance(value, list) else [value]
         for item in values:
             if item is None or isinstance(item, Unset):
                 continue
             if _is_file(item):
-                parts.append((key, file_part(key, item)))
+                parts.append((key, file_part(key, item, declared)))
+            elif declared is not None and media_kind(declared) == "json":
+                parts.append((key, (None, json_module.dumps(_encode(item)), declared)))
+            elif declared is not None:
+                parts.append((key, (None, scalar(item), declared)))
             else:
                 parts.append((key, (None, scalar(item))))
     return parts
+
+
+def media_kind(media_type: str) -> str:
+    """How a body of ``media_type`` is sent: ``json``, ``form``, ``multipart``,
+    ``text`` or (anything else) ``binary``, byte for byte."""
+    base = _base(media_type)
+    if base == "application/json" or base.endswith("+json"):
+        return "json"
+    if base == "application/x-www-form-urlencoded":
+        return "form"
+    if base.startswith("multipart/"):
+        return "multipart"
+    return "text" if base.startswith("text/") else "binary"
+
+
+def _base(media_type: str) -> str:
+    return media_type.split(";", 1)[0].strip().lower()
+
+
+def _is_content(body: Any) -> bool:
+    return isinstance(body, (bytes, bytearray, PathLike)) or hasattr(body, "read")
+
+
+def _default_media(body: Any, media: tuple[str, ...]) -> str:
+    """The media type a body goes as when the caller names none: a text one for a
+    string, a binary one (``application/octet-stream`` first) for bytes, a path or a
+    file, the structured one (JSON, form or multipart) for anything else."""
+    kinds = {m: media_kind(m) for m in media}
+    if isinstance(body, str):
+        wanted: tuple[str, ...] = ("text", "json")
+    elif _is_content(body):
+        if "application/octet-stream" in kinds:
+            return "application/octet-stream"
+        wanted = ("binary", "text")
+    else:
+        wanted = ("json", "form", "multipart")
+    for kind in wanted:
+        found = next((m for m in media if kinds[m] == kind), None)
+        if found is not None:
+            return found
+    raise TypeError(
+        f"a {type(body).__name__} body fits none of the media types the operation "
+        f"takes ({', '.join(media)}); pass content_type="
+    )
+
+
+def body_fields(
+    body: Any,
+    content_type: str | None,
+    media: tuple[str, ...],
+    headers: Mapping[str, Any] | None = None,
+    part_types: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The body fields of `RequestOptions` for an operation that takes several media
+    types (``media``): sent as ``content_type``, else as the ``Content-Type`` of
+    ``headers`` (the caller's ``extra_headers``) where the operation declares it, else
+    as the body's kind suggests (`_default_media`). A ``Content-Type`` in ``headers``
+    is sent as given; one contradicting ``content_type`` is refused."""
+    given = header_value(headers or {}, "Content-Type")
+    given = None if isinstance(given, Unset) else given
+    if (
+        content_type is not None
+        and given is not None
+        and _base(given) != _base(content_type)
+    ):
+        raise ValueError(
+            f"extra_headers sets Content-Type {given!r}, but content_type={content_type!r}: "
+            "give one of them, or the same media type in both"
+        )
+    chosen = content_type
+    if chosen is None and given is not None:
+        chosen = next((m for m in media if _base(m) == _base(given)), None)
+    if chosen is None:
+        chosen = _default_media(body, media)
+    if chosen not in media:
+        raise ValueError(
+            f"content_type={chosen!r} is not one the operation takes: {', '.join(media)}"
+        )
+    kind = media_kind(chosen)
+    if kind in ("binary", "text") and _is_content(body):
+        return {"upload": upload(body), "content_type": chosen}
+    if kind == "text" and isinstance(body, str):
+        return {"content": body, "content_type": chosen}
+    if kind in ("binary", "text"):
+        takes = (
+            "str, bytes, a path or a file"
+            if kind == "text"
+            else "bytes, a path or a file"
+        )
+        raise TypeError(f"a {chosen} body takes {takes}, not {type(body).__name__}")
+    if kind == "json":
+        return {"json": _encode(body), "content_type": chosen}
+    if kind == "form":
+        return {"form": _encode(body)}
+    return {"files": multipart(body, part_types)}
 
 
 def with_header(

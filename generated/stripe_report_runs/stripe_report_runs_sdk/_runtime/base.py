@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy as _copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
@@ -141,6 +141,8 @@ class BaseHTTP:
             else:
                 secret = credential.secret.reveal()
             if isinstance(credential, ApiKey):
+                if credential.prefix:
+                    secret = f"{credential.prefix} {secret}"
                 if credential.where == "header":
                     headers[credential.name] = secret
                 elif credential.where == "query":
@@ -153,12 +155,23 @@ class BaseHTTP:
                 headers["Authorization"] = authorization(credential)
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
-        content: bytes | str | None = options.content
+        content: Any = options.content
         body, form = with_extra_body(options)
+        # A Content-Type the caller gave (extra_headers, a header parameter) is sent as
+        # given; the operation's media type fills in only where there is none.
+        given = header_value(options.headers, "Content-Type")
+        typed = given is not None and not isinstance(given, Unset)
         if form is not None:
             content = str(httpx.QueryParams(form_items(form, options.encoding)))
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif options.content_type is not None and content is not None:
+            if not typed:
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif options.upload is not None:
+            content = options.upload.content(isinstance(client, httpx.AsyncClient))
+            length = options.upload.length()
+            if length is not None and header_value(headers, "Content-Length") is None:
+                headers["Content-Length"] = str(length)
+        sends = content is not None or body is not None
+        if options.content_type is not None and form is None and not typed and sends:
             headers["Content-Type"] = options.content_type
         timeout = self.timeout_within(options.timeout, time_left)
         request = client.build_request(
@@ -187,7 +200,10 @@ class BaseHTTP:
     def retry_policy(
         self, options: RequestOptions, idempotency_header: str | None = None
     ) -> RetryPolicy:
-        """Idempotent methods, and POSTs that carry an idempotency key, may be retried."""
+        """Idempotent methods, and POSTs that carry an idempotency key, may be retried;
+        never a request whose body cannot be read again (a file that cannot seek)."""
+        if options.upload is not None and not options.upload.replayable:
+            return RetryPolicy.NO_RETRY
         header = idempotency_header or ""
         key = header_value(options.headers, header) if header else None
         keyed = key is not None and not isinstance(key, Unset) and key != ""

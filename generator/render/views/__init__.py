@@ -1,0 +1,28 @@
+"""Views: the plain data each template renders, computed from the intermediate model.
+
+One module per kind of thing rendered: ``models`` (model, enum, alias and union modules),
+``operations`` (an operation's request and response -- all request building),
+``jobs`` (a job's waits, handles, result and cancel), ``resources`` (a resource module)
+and ``client`` (the client class and its credentials).
+"""
+
+from .client import client_view, env_prefix
+from .jobs import error_classes, error_type, job_phrase, job_view
+from .models import alias_view, enum_view, model_view, union_view
+from .operations import operation_view
+from .resources import resource_view
+
+__all__ = [
+    "alias_view",
+    "client_view",
+    "enum_view",
+    "env_prefix",
+    "error_classes",
+    "error_type",
+    "job_phrase",
+    "job_view",
+    "model_view",
+    "operation_view",
+    "resource_view",
+    "union_view",
+]

@@ -1,0 +1,113 @@
+"""The client view: its credentials, environment variables and resources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model import ir
+from ..code import from_line
+from ..escape import Code, doc_text, ident, py_str
+
+__all__ = ["client_view", "env_prefix"]
+
+
+_PROVIDED_SYNC = "str | _abc.Callable[[], str] | None"
+_PROVIDED_ASYNC = "str | _abc.Callable[[], str | _abc.Awaitable[str]] | None"
+
+
+def env_prefix(sdk: ir.Sdk) -> str:
+    """The prefix of the environment variables a client reads its credentials from."""
+    stem = sdk.package.upper()
+    return stem[: -len("_SDK")] if stem.endswith("_SDK") and len(stem) > 4 else stem
+
+
+def client_view(sdk: ir.Sdk) -> dict[str, Any]:
+    auths = []
+    for auth in sdk.auths:
+        if isinstance(auth, ir.ApiKeyAuth):
+            auths.append(
+                {
+                    "params": [ident(auth.param)],
+                    "doc": doc_text(
+                        f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}"
+                        + (f", after {auth.prefix!r}." if auth.prefix else ".")
+                    ),
+                    "make": Code(
+                        f"_http.ApiKey({py_str(auth.scheme)}, {py_str(auth.wire)}, "
+                        f"{py_str(auth.where)}, {ident(auth.param)}"
+                        + (f", prefix={py_str(auth.prefix)})" if auth.prefix else ")")
+                    ),
+                    "check": ident(auth.param),
+                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
+                }
+            )
+        elif isinstance(auth, ir.BearerAuth):
+            auths.append(
+                {
+                    "params": [ident(auth.param)],
+                    "doc": doc_text(
+                        f"{auth.param}: bearer token sent in the Authorization header."
+                    ),
+                    "make": Code(f"_http.Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
+                    "check": ident(auth.param),
+                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
+                }
+            )
+        else:
+            auths.append(
+                {
+                    "params": [ident(auth.username_param), ident(auth.password_param)],
+                    "doc": doc_text(
+                        f"{auth.username_param}, {auth.password_param}: HTTP basic credentials."
+                    ),
+                    "make": Code(
+                        f"_http.Basic({py_str(auth.scheme)}, {ident(auth.username_param)}, "
+                        f"{ident(auth.password_param)})"
+                    ),
+                    "check": Code(
+                        f"{ident(auth.username_param)} is not None and {ident(auth.password_param)}"
+                    ),
+                    "types": (Code("str | None"), Code("str | None")),
+                }
+            )
+    prefix = env_prefix(sdk)
+    envs = [
+        {"param": p, "name": py_str(f"{prefix}_{p.upper()}"), "doc": Code(f"{prefix}_{p.upper()}")}
+        for auth in auths
+        for p in auth["params"]
+    ]
+    ops = [op for r in sdk.resources for op in r.operations]
+    required = bool(auths) and bool(ops) and all(op.security for op in ops)
+    choices = "; or ".join(
+        "=, ".join(str(p) for p in auth["params"])
+        + "= or set "
+        + ", ".join(f"{prefix}_{str(p).upper()}" for p in auth["params"])
+        for auth in auths
+    )
+    return {
+        "operation_urls": any(j.operation_url or j.final_from == "location" for j in sdk.jobs),
+        "auths": auths,
+        "envs": envs,
+        "required": required,
+        "missing": py_str(f"no credentials: pass {choices}"),
+        "base_url": py_str(sdk.base_url) if sdk.base_url and "://" in sdk.base_url else None,
+        "token_url": next(
+            (
+                py_str(a.token_url)
+                for a in sdk.auths
+                if isinstance(a, ir.BearerAuth) and a.token_url
+            ),
+            None,
+        ),
+        "resources": [
+            {
+                "name": ident(r.name),
+                "doc_name": doc_text(r.name),
+                "attr": ident(r.attr),
+                "module": ident(r.module),
+                "import": Code(from_line(".resources." + r.module, [r.name], 8)),
+                "async_import": Code(from_line(".resources." + r.module, ["Async" + r.name], 8)),
+            }
+            for r in sdk.resources
+        ],
+    }

@@ -1,0 +1,341 @@
+"""Job views: a job's ``JobSpec``, its waits, handles, result and cancel calls."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ...model import ir
+from ...model.names import pascal, snake, words
+from ..carry_view import carry_call, carry_spec_args, carry_view
+from ..code import TypeCode
+from ..escape import Code, doc_text, ident, join, py_literal, py_str
+from .operations import OPTION_PARAMS, operation_view, path_tuple, tuple_of
+
+__all__ = ["error_classes", "error_type", "job_phrase", "job_view"]
+
+
+def job_phrase(name: str) -> tuple[str, str, str]:
+    """How docs name a job: ``report_run`` -> ("report run job", "a report run job",
+    "report run jobs"); ``job`` -> ("job", "a job", "jobs"), never "job job"."""
+    phrase = " ".join(w.lower() for w in words(name)) or "job"
+    if phrase.split()[-1] != "job":
+        phrase += " job"
+    article = "an" if phrase[0] in "aeiou" else "a"
+    return phrase, f"{article} {phrase}", phrase + "s"
+
+
+def _frozen(values: tuple[str, ...]) -> Code:
+    if not values:
+        return Code("frozenset()")
+    return Code("frozenset({" + join(", ", [py_str(v) for v in values]) + "})")
+
+
+def _polling_args(job: ir.Job) -> dict[str, Code]:
+    """The JobSpec arguments of operation URLs and status rules, where declared."""
+    args: dict[str, Code] = {}
+    if job.operation_url:
+        args["operation_url"] = tuple_of([py_str(h) for h in job.operation_url])
+    if job.status_rules:
+        rules = []
+        for rule in job.status_rules:
+            parts = [f"state={py_str(rule.state)}"]
+            if rule.status:
+                parts.append("status=frozenset({" + ", ".join(map(str, rule.status)) + "})")
+            if rule.path is not None:
+                parts.append(f"path={path_tuple(rule.path)}")
+            if rule.equals is not None:
+                parts.append(f"equals={py_str(rule.equals)}")
+            rules.append(Code("_ws.StatusRule(" + ", ".join(parts) + ")"))
+        args["status_rules"] = tuple_of(rules)
+    if job.final_from != "result":
+        args["final_from"] = py_str(job.final_from)
+    return args
+
+
+_JOB_ID = Code("job_id")
+
+
+def _target_options(
+    by_url: object,
+    request: Code,
+    op: ir.Operation,
+    *,
+    by_id: bool = False,
+    call: Code = _JOB_ID,
+) -> Code:
+    """The request options of a status read or result fetch given ``job_id``: the
+    operation's own (by id, with ``call`` as its arguments), or a GET of the absolute
+    URL ``job_id`` holds (or, when ``by_id``, the operation's own for a ``job_id``
+    that is no URL)."""
+    if not by_url:
+        return Code(f"{request}({call})")
+    security = tuple_of([py_str(s) for s in op.security])
+    url = f"_opurl.url_options(self._http, job_id, {security})"
+    if by_id:
+        return Code(f"({url} if _opurl.is_url(job_id) else {request}({call}))")
+    return Code(url)
+
+
+def _takes_the_id_alone(op: ir.Operation, id_parameter: str) -> bool:
+    """Whether ``op`` can be called with the job id and nothing else."""
+    needs = [
+        p for p in op.parameters if p.required and not p.has_default and p.wire != id_parameter
+    ]
+    has_id = any(p.wire == id_parameter for p in op.path_parameters)
+    return has_id and not needs and (op.body is None or not op.body.required)
+
+
+def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
+    """`preferred` unless an operation of the resource already has that name."""
+    return fallback if preferred in taken else preferred
+
+
+def error_classes(sdk: ir.Sdk, reserved: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Each job's own ``JobFailed`` / ``JobCanceled`` subclasses, by job name:
+    ``TranscriptFailed``, or ``SumeJobFailed`` where the plain name is taken."""
+    taken = set(reserved) | {schema.name for schema in sdk.schemas.values()}
+    prefix = pascal(sdk.package.removesuffix("_sdk"), "Api")
+    classes = {}
+    for job in sdk.jobs:
+        base = pascal(job.name, "Job")
+        pair = (f"{base}Failed", f"{base}Canceled")
+        if taken & set(pair):
+            pair = (f"{prefix}{base}Failed", f"{prefix}{base}Canceled")
+        taken.update(pair)
+        classes[job.name] = pair
+    return classes
+
+
+def error_type(job: ir.Job) -> ir.TypeRef | None:
+    """The job's error model: the type at its error field, null aside."""
+    found = job.error_type
+    return found.inner if isinstance(found, ir.Nullable) else found
+
+
+_EVENTS_PARAM = "events: _wh.WebhookReceiver[_t.Any] | None = None, "
+
+
+def _webhooks_view(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict[str, Any] | None:
+    """What the resource module declares for a job's webhook deliveries, if it has any."""
+    hooks = job.webhooks
+    if hooks is None:
+        return None
+    args: dict[str, Code] = {
+        "scheme": py_str(hooks.scheme),
+        "id_header": py_str(hooks.id_header),
+        "timestamp_header": py_str(hooks.timestamp_header),
+        "signature_header": py_str(hooks.signature_header),
+        "tolerance": py_literal(float(hooks.tolerance)),
+        "secret_env": py_str(hooks.secret_env),
+        "record_path": path_tuple(hooks.record_path),
+        "job_id_path": path_tuple(hooks.id_path),
+        "fallback_floor": py_literal(float(hooks.fallback_floor)),
+        "fallback_first": py_literal(float(hooks.fallback_first)),
+        "fallback_cap": py_literal(float(hooks.fallback_cap)),
+    }
+    event = hooks.event_type
+    return {
+        "args": {ident(k): v for k, v in args.items()},
+        "event_annotation": Code("object") if event is None else code.annotation(event),
+        "event_decoder": None if event is None else code.decoder(event),
+        "receiver": ident("webhook_receiver" if single else f"{name}_webhook_receiver"),
+        "events_attr": ident(f"_{name}_events"),
+        "secret_env": doc_text(hooks.secret_env),
+    }
+
+
+def job_view(
+    code: TypeCode,
+    job: ir.Job,
+    single: bool,
+    owner: dict[str, str],
+    taken: frozenset[str] = frozenset(),
+    classes: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    name = snake(job.name, "job")
+    failed, canceled = classes or ("JobFailed", "JobCanceled")
+    error = error_type(job)
+    spec_args: dict[str, Code] = {
+        "name": py_str(job.name),
+        "record_path": path_tuple(job.record_path),
+        "state_path": path_tuple(job.state_path),
+        "success": _frozen(job.success),
+        "failure": _frozen(job.failure),
+        "canceled": _frozen(job.canceled),
+        "pending": _frozen(job.pending),
+        "terminal_path": path_tuple(job.terminal_path),
+        "ready_path": path_tuple(job.ready_path),
+        "error_path": path_tuple(job.error_path),
+        "hint_path": path_tuple(job.hint_path),
+        "hint_scale": Code("0.001" if job.hint_unit == "milliseconds" else "1.0"),
+        "header_hints": tuple_of(
+            [
+                Code(f"_ws.HeaderHint({py_str(h.name)}, {py_str(h.format)})")
+                for h in job.header_hints
+            ]
+        ),
+        "floor": py_literal(float(job.floor)),
+        "first": py_literal(float(job.first)),
+        "cap": py_literal(float(job.cap)),
+        "id_path": path_tuple(job.id_path),
+        "id_header": py_literal(job.id_header),
+        "idempotency_header": py_literal(job.idempotency_header),
+        "progress_path": path_tuple(job.progress_path),
+        "progress_done_path": path_tuple(job.progress_done_path),
+        "progress_total_path": path_tuple(job.progress_total_path),
+        "stall_after": py_literal(None if job.stall_after is None else float(job.stall_after)),
+        **carry_spec_args(job),
+        "failed_error": ident(failed),
+        "canceled_error": ident(canceled),
+        **_polling_args(job),
+    }
+    if error is not None:
+        spec_args["decode_error"] = code.decoder(error)
+    record_path = "$" + "".join(f".{t}" for t in job.record_path)
+    view: dict[str, Any] = {
+        "name": ident(name),
+        "doc_name": doc_text(job.name),
+        "doc_phrase": doc_text(job_phrase(job.name)[0]),
+        "doc_a_phrase": doc_text(job_phrase(job.name)[1]),
+        "doc_plural": doc_text(job_phrase(job.name)[2]),
+        "spec_const": ident(f"_{name.upper()}_SPEC"),
+        "waiter_attr": ident(f"_{name}_waiter"),
+        "spec_args": {ident(k): v for k, v in spec_args.items()},
+        "record_annotation": code.annotation(job.record_type),
+        "record_decoder": code.decoder(job.record_type),
+        "record_path": py_str(record_path),
+        "status_request": ident(f"_{job.status.name}_request"),
+        "status_options": _target_options(
+            job.operation_url,
+            ident(f"_{job.status.name}_request"),
+            job.status,
+            by_id=_takes_the_id_alone(job.status, job.id_parameter),
+            call=(
+                carry_call(code, job, job.status)
+                if _takes_the_id_alone(job.status, job.id_parameter) or not job.operation_url
+                else _JOB_ID
+            ),
+        ),
+        "carry": carry_view(job),
+        "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
+        "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
+        "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
+        "wait_for_jobs": ident("wait_for_jobs" if single else f"wait_for_{name}s"),
+        "handle": ident(
+            _free_name("handle" if single else f"{name}_handle", f"{name}_job_handle", taken)
+        ),
+        "start": ident(
+            _free_name("start" if single else f"start_{name}", f"start_{name}_job", taken)
+        ),
+        "types": [job.record_type]
+        + ([error] if error is not None else [])
+        + ([job.status.body.type] if job.status.body is not None and job.carry else []),
+        "error_classes": (ident(failed), ident(canceled)),
+        "imports": [],
+    }
+    view["by_url"] = bool(job.operation_url)
+    view["status_import"] = owner.get(job.status.operation_id)
+    view["webhooks"] = _webhooks_view(code, job, name, single)
+    view["wait_target"] = ident(f"_{name}_events" if job.webhooks else f"_{name}_waiter")
+    view["events_param"] = Code(_EVENTS_PARAM if job.webhooks else "")
+    view["events_arg"] = Code(", events=events" if job.webhooks else "")
+    if job.webhooks is not None and job.webhooks.event_type is not None:
+        view["types"].append(job.webhooks.event_type)
+    if job.result is not None:
+        result_view = operation_view(code, job.result, follow=True)
+        view["result"] = {
+            "request": ident(f"_{job.result.name}_request"),
+            "response": ident(f"_{job.result.name}_response"),
+            "returns": result_view["returns"],
+            "id_kw": ident(
+                next(
+                    p.name
+                    for p in job.result.parameters
+                    if p.location == "path" and p.wire == job.id_parameter
+                )
+            ),
+            "module": owner.get(job.result.operation_id),
+            "options": _target_options(
+                job.final_from == "location",
+                ident(f"_{job.result.name}_request"),
+                job.result,
+                call=carry_call(code, job, job.result),
+            ),
+            "once": job.result_once,
+            "to_file": result_view["returns"] in ("bytes", "str"),
+        }
+        view["types"] += result_view["types"]
+    else:
+        view["result"] = None
+    view["cancel"] = None
+    if job.cancel is not None:
+        cancel_view = operation_view(code, job.cancel, follow=True)
+        method: str | None = "cancel" if single else f"cancel_{name}"
+        if method == job.cancel.name:
+            method = None  # the cancel operation's own method already takes the job id
+        elif method in taken:
+            method = f"cancel_{name}_job"
+        view["cancel"] = {
+            "request": ident(f"_{job.cancel.name}_request"),
+            "response": ident(f"_{job.cancel.name}_response"),
+            "returns": cancel_view["returns"],
+            "module": owner.get(job.cancel.operation_id),
+            "method": None if method is None else ident(method),
+            "attr": ident(f"_cancel_{name}"),
+            "call": carry_call(code, job, job.cancel),
+        }
+        view["types"] += cancel_view["types"]
+    if job.create is not None:
+        create_view = operation_view(code, job.create, job.idempotency_header, follow=True)
+        idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
+        # The waiter owns the idempotency key: the caller does not pass one.
+        signature = create_view["signature"]
+        call_args = create_view["call_args"]
+        if idem_param is not None:
+            signature = re.sub(rf", {idem_param}: [^,]*= _s\.UNSET", "", signature)
+            call_args = call_args.replace(
+                f"{idem_param}={idem_param}", f"{idem_param}=_s.UNSET if key is None else key"
+            )
+        extra = "max_retries, extra_headers,"
+        if idem_param is None and job.idempotency_header is not None:
+            call_args = call_args.replace(
+                extra,
+                "max_retries, "
+                f"_with_key(extra_headers, {py_literal(job.idempotency_header)}, key),",
+            )
+        view["create"] = {
+            "signature": Code(
+                signature.replace(
+                    OPTION_PARAMS[0] + ", ",
+                    OPTION_PARAMS[0] + ", deadline: float = 600.0, on_poll: "
+                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
+                    f"stall_after: float | None = None, {view['events_param']}",
+                )
+            ),
+            "start_signature": Code(
+                signature.replace(
+                    OPTION_PARAMS[0] + ", ",
+                    OPTION_PARAMS[0] + ", deadline: float | None = None, on_poll: "
+                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
+                    "stall_after: float | None = None, ",
+                )
+            ),
+            "call_args": Code(call_args),
+            "request": ident(f"_{job.create.name}_request"),
+            "module": owner.get(job.create.operation_id),
+            "idempotency_header": py_literal(job.idempotency_header),
+            "sends_key": job.idempotency_header is not None,
+        }
+        view["types"] += create_view["types"]
+    else:
+        view["create"] = None
+    # With final_from: operation-url, the terminal record is the result.
+    view["record_result"] = job.final_from == "operation-url"
+    record_result = view["record_annotation"] if view["record_result"] else Code("None")
+    view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
+    returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
+    view["create_returns"] = returns
+    view["create_returns_str"] = py_str(returns)
+    return view
