@@ -9,6 +9,7 @@ jobs = "specs/sume.jobs.yaml"   # side file of job declarations
 version = "1.2.0"               # the SDK's own version, or:
 version_from = "spec"           # (the default) the numbers of the spec's info.version
 keep = ["README.md"]            # files (fnmatch patterns) the user owns: never written
+ref_root = "specs"              # a folder holding the spec's own that its $refs may reach
 ```
 
 jobgen.toml holds the same ``[tool.jobgen]`` table, or (shorter) top-level ``[[sdk]]``
@@ -30,7 +31,7 @@ from .render.manifest import MANIFEST
 
 __all__ = ["find_config", "keep_problem", "load_targets"]
 
-_KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep")
+_KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep", "ref_root")
 _VERSION_FROM = ("spec",)
 
 
@@ -138,12 +139,13 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         problems.append(
             Problem(at.child("version_from"), "give either 'version' or 'version_from', not both")
         )
-    for key in ("spec", "output", "jobs"):
+    for key in ("spec", "output", "jobs", "ref_root"):
         if key in entry and not entry[key].strip():
             problems.append(Problem(at.child(key), "must not be empty"))
     if len(problems) > count:
         return None
     jobs = entry.get("jobs")
+    ref_root = entry.get("ref_root")
     return Target(
         spec=_relative(base, entry["spec"]),
         output=_relative(base, entry["output"]),
@@ -151,6 +153,7 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         jobs=_relative(base, jobs) if jobs is not None else None,
         version=version,
         keep=tuple(entry.get("keep", ())),
+        ref_root=_relative(base, ref_root) if ref_root is not None else None,
     )
 
 

@@ -42,6 +42,8 @@ class Target:
     keep: tuple[str, ...] = ()
     """Paths (fnmatch patterns, relative to the output) that the user owns: jobgen never
     writes, compares or deletes them."""
+    ref_root: Path | None = None
+    """A folder holding the spec's own that its ``$ref``s may reach into (``--ref-root``)."""
 
 
 @attrs.frozen
@@ -56,7 +58,11 @@ class Generated:
 
 def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
     sdk = load_and_build(
-        target.spec, package=target.package, jobs_file=target.jobs, version=target.version
+        target.spec,
+        package=target.package,
+        jobs_file=target.jobs,
+        version=target.version,
+        ref_root=target.ref_root,
     )
     if target.package is None and (problem := package_problem(sdk.package)):
         raise SpecError.at(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import keyword
+import os
 import re
 import sys
 from pathlib import Path
@@ -138,7 +139,11 @@ def input_digests(spec: SpecSet, side: Document | None) -> tuple[tuple[str, str]
     """
     entries = []
     for path, document in spec.documents.items():
-        rel = path.name if document is spec.root else path.relative_to(spec.folder).as_posix()
+        rel = (
+            path.name
+            if document is spec.root
+            else Path(os.path.relpath(path, spec.folder)).as_posix()
+        )
         entries.append((f"spec:{rel}", document.sha256))
     if side is not None:
         entries.append((f"jobs:{Path(side.name).name}", side.sha256))
@@ -160,7 +165,27 @@ def build_sdk(
     jobs_name: str | None = None,
     version: str | None = None,
 ) -> ir.Sdk:
-    """Build the SDK model; raises SpecError listing every problem found."""
+    """Build the SDK model; raises SpecError listing every problem found.
+
+    Problems and warnings name the documents as written: a Swagger 2.0 document's own
+    pointers, not those of its OpenAPI 3 reading.
+    """
+    try:
+        return _build_sdk(
+            spec, package=package, jobs_file=jobs_file, jobs_name=jobs_name, version=version
+        )
+    except SpecError as exc:
+        raise SpecError(spec.source(p) for p in exc.problems) from None
+
+
+def _build_sdk(
+    spec: SpecSet,
+    *,
+    package: str | None,
+    jobs_file: Path | None,
+    jobs_name: str | None,
+    version: str | None,
+) -> ir.Sdk:
     problems: list[Problem] = []
     root = spec.root.data
     name = spec.root.name
@@ -179,7 +204,7 @@ def build_sdk(
         problems.append(Problem(Location(name, "/components/schemas"), "must be a mapping"))
     operations = OperationBuilder(spec, schemas, problems)
     operations.build(root)
-    auths = build_auths(root, name, problems)
+    auths = build_auths(root, name, problems, warnings)
 
     side = None
     if jobs_file is not None:
@@ -214,7 +239,7 @@ def build_sdk(
         auths=auths,
         jobs=jobs,
         spec_hash=_digest(inputs),
-        warnings=tuple(str(w) for w in warnings),
+        warnings=tuple(str(spec.source(w)) for w in [*spec.reading_warnings(), *warnings]),
         located=schemas.located,
         inputs=inputs,
         sdk_version=sdk_version(version, api_version),
@@ -228,9 +253,10 @@ def load_and_build(
     package: str | None = None,
     jobs_file: Path | None = None,
     version: str | None = None,
+    ref_root: Path | None = None,
 ) -> ir.Sdk:
-    """Load the spec at ``path`` and build its SDK model."""
-    spec = load_spec(path)
+    """Load the spec at ``path`` and build its SDK model (``ref_root``: see ``load_spec``)."""
+    spec = load_spec(path, ref_root=ref_root)
     try:
         return build_sdk(spec, package=package, jobs_file=jobs_file, version=version)
     except RecursionError:
