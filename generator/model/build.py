@@ -239,7 +239,10 @@ def _build_sdk(
         auths=auths,
         jobs=jobs,
         spec_hash=_digest(inputs),
-        warnings=tuple(str(spec.source(w)) for w in [*spec.reading_warnings(), *warnings]),
+        # Several converted nodes may come from one 2.0 node: each warning is said once.
+        warnings=tuple(
+            dict.fromkeys(str(spec.source(w)) for w in [*spec.reading_warnings(), *warnings])
+        ),
         located=schemas.located,
         inputs=inputs,
         sdk_version=sdk_version(version, api_version),
