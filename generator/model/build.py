@@ -204,6 +204,7 @@ def _build_sdk(
         problems.append(Problem(Location(name, "/components/schemas"), "must be a mapping"))
     operations = OperationBuilder(spec, schemas, problems)
     operations.build(root)
+    schemas.check_alias_cycles()
     auths = build_auths(root, name, problems, warnings)
 
     side = None
