@@ -19,7 +19,6 @@ import yaml
 
 from generator.cli import main
 from generator.render.escape import py_str
-from tests.fuzz.support import assert_refused
 from tests.helpers import imported_sdk, write
 
 SHADOWING = ["JobSpec", "PollEvent", "RequestOptions", "Callable", "Mapping", "Any"]
