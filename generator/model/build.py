@@ -83,18 +83,32 @@ def sdk_version(version: str | None, api_version: str) -> str:
     (its first three numbers; ``0.1.0`` if it has none)."""
     if version is not None:
         return version
-    parts = re.findall(r"\d+", api_version)
-    return ".".join(str(int(p)) for p in parts[:3]) if parts else "0.1.0"
+    parts = re.findall(r"\d+", api_version)[:3]
+    return ".".join(p.lstrip("0") or "0" for p in parts) if parts else "0.1.0"
+
+
+MAX_VERSION_LENGTH = 64
+_VERSION_TEXT = re.compile(r"[0-9A-Za-z.+!_-]+\Z")
 
 
 def version_problem(version: str) -> str | None:
-    """Why ``version`` is not a usable package version (PEP 440), or None."""
+    """Why ``version`` is not a usable package version (PEP 440), or None.
+
+    The text must be the version itself: PEP 440 parsers accept surrounding whitespace
+    (``"1.0\n"``), which would end up in every request's User-Agent header. A version is at
+    most MAX_VERSION_LENGTH characters (no tool needs more; its numbers are parsed as ints).
+    """
     from packaging.version import InvalidVersion, Version  # only a given version is checked
 
+    shown = repr(version) if len(version) <= 40 else repr(version[:40]) + "..."
+    if len(version) > MAX_VERSION_LENGTH:
+        return f"{shown} is longer than {MAX_VERSION_LENGTH} characters"
+    if not _VERSION_TEXT.match(version):
+        return f"{shown} is not a valid version (PEP 440, e.g. '1.2.0'; no spaces or line breaks)"
     try:
         Version(version)
-    except InvalidVersion:
-        return f"{version!r} is not a valid version (PEP 440, e.g. '1.2.0')"
+    except (InvalidVersion, ValueError):
+        return f"{shown} is not a valid version (PEP 440, e.g. '1.2.0')"
     return None
 
 
@@ -229,6 +243,12 @@ def _build_sdk(
     if package is None:
         package = file_stem(snake(info["title"], "sdk"))
     api_version = str(info.get("version", "0.0.0"))
+    own_version = sdk_version(version, api_version)
+    if version is None and (problem := version_problem(own_version)):
+        raise SpecError.at(
+            Location(name, "/info/version"),
+            f"the SDK's version from it, {problem}: choose one with --sdk-version",
+        )
     return ir.Sdk(
         title=info["title"],
         version=api_version,
@@ -246,7 +266,7 @@ def _build_sdk(
         ),
         located=schemas.located,
         inputs=inputs,
-        sdk_version=sdk_version(version, api_version),
+        sdk_version=own_version,
         spec=spec,
     )
 

@@ -445,6 +445,8 @@ class _Converter:
     def parameterized(self, scheme: str, base_path: str) -> list[dict[str, Any]]:
         at = "/x-ms-parameterized-host"
         node = self.mapping(self.doc["x-ms-parameterized-host"], at, "x-ms-parameterized-host")
+        if not node:
+            return []
         template = node.get("hostTemplate")
         if not isinstance(template, str) or not template:
             self.problem(at + "/hostTemplate", "must be a non-empty string")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -341,3 +342,85 @@ def test_ref_root_in_the_config_is_relative_to_it(tmp_path: Path) -> None:
     assert main(["generate", "--config", str(config)]) == 0
     assert (tmp_path / "out" / "docs" / "models").is_dir()
     assert spec.is_file()
+
+
+# -- broken 2.0 structures ------------------------------------------------------------------
+
+OP = "/paths/~1backup/post"
+
+
+def _broken(doc: dict[str, Any], pointer: str, value: Any) -> dict[str, Any]:
+    out = json.loads(json.dumps(doc))
+    *parents, last = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    node = out
+    for token in parents:
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    ("pointer", "value", "message"),
+    [
+        (f"{OP}/parameters", 5, "parameters must be a list, not a number"),
+        (f"{OP}/responses", [1], "responses must be a mapping, not a list"),
+        ("/paths", [1], "paths must be a mapping, not a list"),
+        ("/consumes", 5, "must be a list of media types (strings), not a number"),
+        (
+            f"{OP}/produces",
+            "application/json",
+            "must be a list of media types (strings), not a string",
+        ),
+        ("/schemes", 5, "must be a list of schemes (http, https), not a number"),
+        ("/schemes", "http", "must be a list of schemes (http, https), not a string"),
+        ("/schemes", ["ftp"], "unknown scheme 'ftp' (known: http, https, ws, wss)"),
+        (
+            "/host",
+            {"a": 1},
+            "must be a host name with an optional port (no scheme, no path), not {'a': 1}",
+        ),
+        ("/host", 443, "must be a host name with an optional port (no scheme, no path), not 443"),
+        (
+            "/host",
+            "https://vault.example.com",
+            "must be a host name with an optional port (no scheme, no path),"
+            " not 'https://vault.example.com'",
+        ),
+        ("/basePath", "v1", "must be a path starting with '/', not 'v1'"),
+        ("/securityDefinitions/key", {"type": "oauth2", "flow": [1]}, None),
+        ("/parameters", 5, "parameters must be a mapping, not a number"),
+        ("/definitions", [1], "definitions must be a mapping, not a list"),
+        (f"{OP}/responses/202", 5, "a response must be a mapping, not a number"),
+        (f"{OP}/responses/202/headers", [1], "headers must be a mapping, not a list"),
+        (f"{OP}/parameters/0", "x", "a parameter must be a mapping, not a string"),
+        ("/x-ms-paths", 5, "x-ms-paths must be a mapping, not a number"),
+        ("/x-ms-parameterized-host", {"hostTemplate": 5}, None),
+    ],
+)
+def test_a_broken_swagger_2_structure_is_refused_at_its_pointer(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    pointer: str,
+    value: Any,
+    message: str | None,
+) -> None:
+    spec = write(tmp_path / "vault.json", json.dumps(_broken(ROOT_DOC, pointer, value)))
+    write(tmp_path / "common.json", json.dumps(COMMON))
+    out = tmp_path / "out"
+    assert main(["generate", str(spec), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    if message is None:  # the problem is inside the value
+        expected = {
+            "/securityDefinitions/key": (
+                "/securityDefinitions/key/flow: must be one of implicit, password, "
+                "application, accessCode, not [1]"
+            ),
+            "/x-ms-parameterized-host": "/x-ms-parameterized-host/hostTemplate: must be a non-empty string",
+        }[pointer]
+        assert f"error: {spec}#{expected}\n" in err
+    else:
+        assert f"error: {spec}#{pointer}: {message}\n" in err
+    assert "internal error" not in err and not out.exists()
