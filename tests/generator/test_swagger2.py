@@ -386,8 +386,10 @@ def _broken(doc: dict[str, Any], pointer: str, value: Any) -> dict[str, Any]:
         (
             "/host",
             "https://vault.example.com",
-            "must be a host name with an optional port (no scheme, no path),"
-            " not 'https://vault.example.com'",
+            (
+                "must be a host name with an optional port (no scheme, no path),"
+                " not 'https://vault.example.com'"
+            ),
         ),
         ("/basePath", "v1", "must be a path starting with '/', not 'v1'"),
         ("/securityDefinitions/key", {"type": "oauth2", "flow": [1]}, None),
