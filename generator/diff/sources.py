@@ -97,9 +97,8 @@ def ref_root_in(copy: Path, source: Path | GitSource, ref_root: Path | None) -> 
     if ref_root is None or isinstance(source, Path):
         return ref_root
     top, path = _repo_path(source)
-    depth = len(PurePosixPath(path).parts) - 1
-    base = copy.parents[depth - 1] if depth else copy.parent
-    return base / _in_repo(top, ref_root, source)
+    top_copy = copy.parents[len(PurePosixPath(path).parts) - 1]  # the copy of the repository
+    return top_copy / _in_repo(top, ref_root, source)
 
 
 def _blobs(top: Path, rev: str, pathspec: str, source: GitSource) -> list[tuple[str, str]]:

@@ -217,8 +217,8 @@ class _Converter:
         if not isinstance(resolved, dict):
             return ("", id(resolved))
         if "$ref" in resolved:
-            return ("$ref", str(resolved["$ref"]))
-        return (resolved.get("name"), resolved.get("in"))
+            return ("$ref", repr(resolved["$ref"]))
+        return (repr(resolved.get("name")), repr(resolved.get("in")))
 
     def parameter(self, node: Any) -> Any:
         if not isinstance(node, dict):
@@ -284,6 +284,8 @@ class _Converter:
             source = ref_at or at
             if isinstance(resolved, dict):
                 where, pname = resolved.get("in"), resolved.get("name")
+                where = where if isinstance(where, str) else None
+                pname = pname if isinstance(pname, str) else None
                 if where == "path" and pname in self.host_params and pname not in templated:
                     continue  # a host parameter: the client's base URL has it
                 if where == "body":
