@@ -33,6 +33,10 @@ EXIT_INTERNAL = 70
 EXIT_PIPE = 128 + signal.SIGPIPE
 FILE_DIFF_LIMIT = 60
 DIFF_LIMIT = 1000
+REF_ROOT_HELP = (
+    "a folder holding the spec's own that its $refs may reach into"
+    " (default: they stay in the spec's folder)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATTERN",
         help="a file of the output you own (fnmatch pattern, repeatable): never written",
     )
+    gen.add_argument("--ref-root", type=Path, metavar="DIR", help=REF_ROOT_HELP)
     gen.add_argument("--config", type=Path, help="jobgen.toml or pyproject.toml listing SDKs")
     gen.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if the output is stale"
@@ -73,10 +78,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     val.add_argument("spec", type=Path)
     val.add_argument("--jobs", type=Path, help="side file declaring the jobs")
+    val.add_argument("--ref-root", type=Path, metavar="DIR", help=REF_ROOT_HELP)
 
     serve = commands.add_parser("serve", help="run a simulated job API for a spec over HTTP")
     serve.add_argument("spec", type=Path)
     serve.add_argument("--jobs", type=Path, help="side file declaring the jobs")
+    serve.add_argument("--ref-root", type=Path, metavar="DIR", help=REF_ROOT_HELP)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
@@ -126,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("--new-jobs", metavar="NEW_SIDE", help="side file of NEW_SPEC")
     diff.add_argument("--format", choices=("text", "json"), default="text")
+    diff.add_argument("--ref-root", type=Path, metavar="DIR", help=REF_ROOT_HELP)
     return parser
 
 
@@ -165,6 +173,7 @@ def _targets(args: argparse.Namespace) -> list[Target]:
                 jobs=args.jobs,
                 version=args.sdk_version,
                 keep=tuple(args.keep or ()),
+                ref_root=args.ref_root,
             )
         ]
     for flag, value in (("-o/--output", args.output), *_per_spec(args)):
@@ -208,6 +217,7 @@ def _per_spec(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:
         ("--jobs", args.jobs),
         ("--sdk-version", args.sdk_version),
         ("--keep", args.keep),
+        ("--ref-root", args.ref_root),
     )
 
 
@@ -264,7 +274,7 @@ def _print_warnings(warnings: Sequence[str]) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    sdk = load_and_build(args.spec, jobs_file=args.jobs)
+    sdk = load_and_build(args.spec, jobs_file=args.jobs, ref_root=args.ref_root)
     _print_warnings(sdk.warnings)
     operations = sum(len(r.operations) for r in sdk.resources)
     count = len(sdk.warnings)
@@ -286,21 +296,23 @@ def _serve(args: argparse.Namespace) -> int:
         )
     from .server.app import serve
     from .server.store import Limits
+    from .spec.loader import default_ref_root
 
     limits = Limits(job_ttl=args.job_ttl, max_jobs=args.max_jobs, max_log=args.max_log)
     url = args.webhook_url
     if url is not None and not url.startswith(("http://", "https://")):
         raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
     try:
-        return serve(
-            args.spec,
-            jobs=args.jobs,
-            host=args.host,
-            port=args.port,
-            limits=limits,
-            webhook_url=url,
-            webhook_secret=args.webhook_secret,
-        )
+        with default_ref_root(args.ref_root):
+            return serve(
+                args.spec,
+                jobs=args.jobs,
+                host=args.host,
+                port=args.port,
+                limits=limits,
+                webhook_url=url,
+                webhook_secret=args.webhook_secret,
+            )
     except NoJobs as exc:
         from .config import no_jobs_hint
 
@@ -322,7 +334,7 @@ def _diff(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     try:
-        old = load_sdk(args.old, old_jobs)
+        old = load_sdk(args.old, old_jobs, args.ref_root)
     except SpecError as exc:
         if old_jobs is not None:
             exc.add_note(
@@ -331,7 +343,7 @@ def _diff(args: argparse.Namespace) -> int:
                 "spec's with --old-jobs OLD_SIDE and the new one's with --new-jobs NEW_SIDE"
             )
         raise
-    new = load_sdk(args.new, new_jobs)
+    new = load_sdk(args.new, new_jobs, args.ref_root)
     report = diff_sdks(old, new)
     render = render_json if args.format == "json" else render_text
     print(render(report), end="")

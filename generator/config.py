@@ -10,6 +10,7 @@ version = "1.2.0"               # the SDK's own version, or:
 version_from = "spec"           # (the default) the numbers of the spec's info.version
 keep = ["README.md"]            # files (fnmatch patterns) the user owns: never written
 auth_prefix = { authHeader = "DeepL-Auth-Key" }  # apiKey scheme -> word sent before the key
+ref_root = "specs"              # a folder holding the spec's own that its $refs may reach
 ```
 
 jobgen.toml holds the same ``[tool.jobgen]`` table, or (shorter) top-level ``[[sdk]]``
@@ -31,7 +32,17 @@ from .render.manifest import MANIFEST
 
 __all__ = ["find_config", "keep_problem", "load_targets", "no_jobs_hint"]
 
-_KEYS = ("spec", "output", "package", "jobs", "version", "version_from", "keep", "auth_prefix")
+_KEYS = (
+    "spec",
+    "output",
+    "package",
+    "jobs",
+    "version",
+    "version_from",
+    "keep",
+    "auth_prefix",
+    "ref_root",
+)
 _VERSION_FROM = ("spec",)
 
 
@@ -152,12 +163,13 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         problems.append(
             Problem(at.child("version_from"), "give either 'version' or 'version_from', not both")
         )
-    for key in ("spec", "output", "jobs"):
+    for key in ("spec", "output", "jobs", "ref_root"):
         if key in entry and not entry[key].strip():
             problems.append(Problem(at.child(key), "must not be empty"))
     if len(problems) > count:
         return None
     jobs = entry.get("jobs")
+    ref_root = entry.get("ref_root")
     return Target(
         spec=_relative(base, entry["spec"]),
         output=_relative(base, entry["output"]),
@@ -167,6 +179,7 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         keep=tuple(entry.get("keep", ())),
         auth_prefix=tuple(sorted(entry.get("auth_prefix", {}).items())),
         auth_prefix_at=at.child("auth_prefix"),
+        ref_root=_relative(base, ref_root) if ref_root is not None else None,
     )
 
 

@@ -47,6 +47,8 @@ class Target:
     ``auth_prefix``); it overrides the one read from the spec."""
     auth_prefix_at: Location | None = attrs.field(default=None, eq=False)
     """Where ``auth_prefix`` is written, for its problems."""
+    ref_root: Path | None = None
+    """A folder holding the spec's own that its ``$ref``s may reach into (``--ref-root``)."""
 
 
 @attrs.frozen
@@ -67,6 +69,7 @@ def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
         version=target.version,
         auth_prefix=dict(target.auth_prefix),
         auth_prefix_at=target.auth_prefix_at,
+        ref_root=target.ref_root,
     )
     if target.package is None and (problem := package_problem(sdk.package)):
         raise SpecError.at(

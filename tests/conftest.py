@@ -18,6 +18,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"real-spec tests skipped: {REAL_SPECS} is missing", yellow=True, bold=True
         )
+    elif not (REAL_SPECS / "azure").is_dir():
+        terminalreporter.write_line(
+            f"Azure corpus tests skipped: {REAL_SPECS / 'azure'} is missing", yellow=True, bold=True
+        )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -82,6 +82,26 @@ def _repo_path(source: GitSource) -> tuple[Path, str]:
     return top, path
 
 
+def _in_repo(top: Path, folder: Path, source: GitSource) -> str:
+    """``folder`` (a path of the working tree) relative to the repository's top."""
+    try:
+        relative = folder.resolve().relative_to(top.resolve())
+    except ValueError:
+        raise SpecError.at(
+            Location(str(folder)), f"--ref-root is outside the repository of {source}"
+        ) from None
+    return relative.as_posix() or "."
+
+
+def ref_root_in(copy: Path, source: Path | GitSource, ref_root: Path | None) -> Path | None:
+    """Where ``ref_root`` is in the temporary copy of ``source`` (``copy``: its spec)."""
+    if ref_root is None or isinstance(source, Path):
+        return ref_root
+    top, path = _repo_path(source)
+    top_copy = copy.parents[len(PurePosixPath(path).parts) - 1]  # the copy of the repository
+    return top_copy / _in_repo(top, ref_root, source)
+
+
 def _blobs(top: Path, rev: str, pathspec: str, source: GitSource) -> list[tuple[str, str]]:
     """(object id, path) of each file at ``rev`` under ``pathspec``."""
     out = _git(top, "ls-tree", "-r", "-z", "--full-tree", rev, "--", pathspec, source=source)
@@ -163,11 +183,14 @@ def _side_of(source: Path | GitSource, sides: dict[Path, Path]) -> str | None:
 
 
 @contextmanager
-def materialise(source: Path | GitSource, *, folder: bool = True) -> Iterator[Path]:
+def materialise(
+    source: Path | GitSource, *, folder: bool = True, ref_root: Path | None = None
+) -> Iterator[Path]:
     """A path on disk holding ``source``; for a revision, a temporary copy.
 
     With ``folder``, every YAML and JSON file of the source's folder (and below) at that
-    revision is copied too, so that relative ``$ref``s resolve.
+    revision is copied too, so that relative ``$ref``s resolve; with ``ref_root`` (a folder
+    of the working tree), that folder's instead (see :func:`ref_root_in`).
     """
     if isinstance(source, Path):
         yield source
@@ -178,6 +201,8 @@ def materialise(source: Path | GitSource, *, folder: bool = True) -> Iterator[Pa
         raise SpecError.at(Location(str(source)), f"no file {path} at revision {source.rev}")
     if folder:
         parent = posixpath.dirname(path) or "."
+        if ref_root is not None:
+            parent = _in_repo(top, ref_root, source)
         blobs = [
             (oid, p)
             for oid, p in _blobs(top, source.rev, parent, source)
@@ -188,20 +213,25 @@ def materialise(source: Path | GitSource, *, folder: bool = True) -> Iterator[Pa
         yield Path(tmp).joinpath(*PurePosixPath(path).parts)
 
 
-def load_sdk(spec: str, jobs: str | None = None) -> ir.Sdk:
-    """Build the SDK model of ``spec`` (a path or ``git:REV:path``) and its optional side file."""
+def load_sdk(spec: str, jobs: str | None = None, ref_root: Path | None = None) -> ir.Sdk:
+    """Build the SDK model of ``spec`` (a path or ``git:REV:path``) and its optional side
+    file; ``$ref``s may reach into ``ref_root`` (at the same revision, for a git source)."""
     spec_source = parse_source(spec)
     jobs_source = parse_source(jobs) if jobs is not None else None
     if isinstance(spec_source, Path) and not isinstance(jobs_source, GitSource):
-        return load_and_build(spec_source, jobs_file=jobs_source)
+        return load_and_build(spec_source, jobs_file=jobs_source, ref_root=ref_root)
     with ExitStack() as stack:
-        spec_path = stack.enter_context(materialise(spec_source))
+        spec_path = stack.enter_context(materialise(spec_source, ref_root=ref_root))
         jobs_path = (
             stack.enter_context(materialise(jobs_source, folder=False))
             if jobs_source is not None
             else None
         )
-        loaded = load_spec(spec_path, name=str(spec_source))
+        loaded = load_spec(
+            spec_path,
+            name=str(spec_source),
+            ref_root=ref_root_in(spec_path, spec_source, ref_root),
+        )
         try:
             return build_sdk(
                 loaded,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import keyword
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -88,18 +89,32 @@ def sdk_version(version: str | None, api_version: str) -> str:
     (its first three numbers; ``0.1.0`` if it has none)."""
     if version is not None:
         return version
-    parts = re.findall(r"\d+", api_version)
-    return ".".join(str(int(p)) for p in parts[:3]) if parts else "0.1.0"
+    parts = re.findall(r"\d+", api_version)[:3]
+    return ".".join(p.lstrip("0") or "0" for p in parts) if parts else "0.1.0"
+
+
+MAX_VERSION_LENGTH = 64
+_VERSION_TEXT = re.compile(r"[0-9A-Za-z.+!_-]+\Z")
 
 
 def version_problem(version: str) -> str | None:
-    """Why ``version`` is not a usable package version (PEP 440), or None."""
+    """Why ``version`` is not a usable package version (PEP 440), or None.
+
+    The text must be the version itself: PEP 440 parsers accept surrounding whitespace
+    (``"1.0\n"``), which would end up in every request's User-Agent header. A version is at
+    most MAX_VERSION_LENGTH characters (no tool needs more; its numbers are parsed as ints).
+    """
     from packaging.version import InvalidVersion, Version  # only a given version is checked
 
+    shown = repr(version) if len(version) <= 40 else repr(version[:40]) + "..."
+    if len(version) > MAX_VERSION_LENGTH:
+        return f"{shown} is longer than {MAX_VERSION_LENGTH} characters"
+    if not _VERSION_TEXT.match(version):
+        return f"{shown} is not a valid version (PEP 440, e.g. '1.2.0'; no spaces or line breaks)"
     try:
         Version(version)
-    except InvalidVersion:
-        return f"{version!r} is not a valid version (PEP 440, e.g. '1.2.0')"
+    except (InvalidVersion, ValueError):
+        return f"{shown} is not a valid version (PEP 440, e.g. '1.2.0')"
     return None
 
 
@@ -153,7 +168,11 @@ def input_digests(spec: SpecSet, side: Document | None) -> tuple[tuple[str, str]
     """
     entries = []
     for path, document in spec.documents.items():
-        rel = path.name if document is spec.root else path.relative_to(spec.folder).as_posix()
+        rel = (
+            path.name
+            if document is spec.root
+            else Path(os.path.relpath(path, spec.folder)).as_posix()
+        )
         entries.append((f"spec:{rel}", document.sha256))
     if side is not None:
         entries.append((f"jobs:{Path(side.name).name}", side.sha256))
@@ -178,7 +197,35 @@ def build_sdk(
     auth_prefix_at: Location | None = None,
 ) -> ir.Sdk:
     """Build the SDK model; raises SpecError listing every problem found.
-    ``auth_prefix``: the scheme word of API keys by security scheme (the config's)."""
+
+    ``auth_prefix``: the scheme word of API keys by security scheme (the config's).
+    Problems and warnings name the documents as written: a Swagger 2.0 document's own
+    pointers, not those of its OpenAPI 3 reading.
+    """
+    try:
+        return _build_sdk(
+            spec,
+            package=package,
+            jobs_file=jobs_file,
+            jobs_name=jobs_name,
+            version=version,
+            auth_prefix=auth_prefix,
+            auth_prefix_at=auth_prefix_at,
+        )
+    except SpecError as exc:
+        raise SpecError(spec.source(p) for p in exc.problems) from None
+
+
+def _build_sdk(
+    spec: SpecSet,
+    *,
+    package: str | None,
+    jobs_file: Path | None,
+    jobs_name: str | None,
+    version: str | None,
+    auth_prefix: Mapping[str, str] | None,
+    auth_prefix_at: Location | None,
+) -> ir.Sdk:
     problems: list[Problem] = []
     root = spec.root.data
     name = spec.root.name
@@ -197,7 +244,8 @@ def build_sdk(
         problems.append(Problem(Location(name, "/components/schemas"), "must be a mapping"))
     operations = OperationBuilder(spec, schemas, problems)
     operations.build(root)
-    auths = build_auths(root, name, problems)
+    schemas.check_alias_cycles()
+    auths = build_auths(root, name, problems, warnings)
 
     side = None
     if jobs_file is not None:
@@ -228,6 +276,14 @@ def build_sdk(
     if package is None:
         package = file_stem(snake(info["title"], "sdk"))
     api_version = str(info.get("version", "0.0.0"))
+    own_version = sdk_version(version, api_version)
+    # A derived version is numbers and dots, valid by construction, but may be long.
+    if version is None and len(own_version) > MAX_VERSION_LENGTH:
+        raise SpecError.at(
+            Location(name, "/info/version"),
+            f"the SDK's version from it is longer than {MAX_VERSION_LENGTH} characters: "
+            "choose one with --sdk-version",
+        )
     return ir.Sdk(
         title=info["title"],
         version=api_version,
@@ -239,10 +295,13 @@ def build_sdk(
         auths=auths,
         jobs=jobs,
         spec_hash=_digest(inputs),
-        warnings=tuple(str(w) for w in warnings),
+        # Several converted nodes may come from one 2.0 node: each warning is said once.
+        warnings=tuple(
+            dict.fromkeys(str(spec.source(w)) for w in [*spec.reading_warnings(), *warnings])
+        ),
         located=schemas.located,
         inputs=inputs,
-        sdk_version=sdk_version(version, api_version),
+        sdk_version=own_version,
         spec=spec,
     )
 
@@ -286,9 +345,10 @@ def load_and_build(
     version: str | None = None,
     auth_prefix: Mapping[str, str] | None = None,
     auth_prefix_at: Location | None = None,
+    ref_root: Path | None = None,
 ) -> ir.Sdk:
-    """Load the spec at ``path`` and build its SDK model."""
-    spec = load_spec(path)
+    """Load the spec at ``path`` and build its SDK model (``ref_root``: see ``load_spec``)."""
+    spec = load_spec(path, ref_root=ref_root)
     try:
         return build_sdk(
             spec,

@@ -46,7 +46,7 @@ _RESERVED = frozenset(
         "self",
     }
 )
-_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+_NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")  # \Z: "$" would let a final newline through
 
 
 # The helpers shared with jobs.py live there; jobs.py imports this module, so they are

@@ -9,6 +9,7 @@ import attrs
 
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet
+from ..spec.swagger2 import WIRE_PATH
 from . import ir
 from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder
@@ -134,6 +135,9 @@ class OperationBuilder:
                 continue
             shared = item.get("parameters") or []
             self._unsupported_methods(item, item_at)
+            # A converted Swagger 2.0 path may send another path than its key says.
+            wire = item.get(WIRE_PATH)
+            wire_path = wire if isinstance(wire, str) else str(path)
             for method in METHODS:
                 if method not in item:
                     continue
@@ -144,7 +148,7 @@ class OperationBuilder:
                     self.problems.append(Problem(op_at, "an operation must be a mapping"))
                     continue
                 operation = self._operation(
-                    str(path), method, node, op_at, shared, item_at, global_security
+                    wire_path, method, node, op_at, shared, item_at, global_security
                 )
                 if operation is not None and operation.server is None:
                     path_server = server_url(item.get("servers"))
@@ -610,8 +614,14 @@ def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tuple[ir.Auth, ...]:
-    """Client credentials from ``components/securitySchemes``."""
+def build_auths(
+    root: dict[str, Any], name: str, problems: list[Problem], warnings: list[Problem]
+) -> tuple[ir.Auth, ...]:
+    """Client credentials from ``components/securitySchemes``.
+
+    An API key whose header or cookie name no request can carry (App Configuration's
+    ``Connection String``) is left out with a warning, as such parameters are.
+    """
     components = root.get("components")
     schemes = components.get("securitySchemes") if isinstance(components, dict) else None
     if not isinstance(schemes, dict):
@@ -646,8 +656,11 @@ def build_auths(root: dict[str, Any], name: str, problems: list[Problem]) -> tup
                 )
                 continue
             if where in ("header", "cookie") and not _TOKEN.match(node["name"]):
-                problems.append(
-                    Problem(at.child(scheme, "name"), _token_problem(where, node["name"]))
+                warnings.append(
+                    Problem(
+                        at.child(scheme, "name"),
+                        _token_problem(where, node["name"]) + "; the scheme is left out",
+                    )
                 )
                 continue
             base = "api_key" if kinds.count("apiKey") == 1 else f"{snake(scheme)}_api_key"

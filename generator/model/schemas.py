@@ -200,6 +200,32 @@ class SchemaBuilder:
             return ir.Nullable(inner)
         return inner
 
+    def check_alias_cycles(self) -> None:
+        """Refuse schemas that are only one another (``L1: {allOf: [$ref: L2]}``,
+        ``L2: {allOf: [$ref: L1]}``): no value has such a type, and its decoder would
+        never return. Each is named, with the others of its cycle."""
+        reported: set[str] = set()
+        for start in self.schemas.values():
+            if not isinstance(start, ir.AliasSchema) or start.key in reported:
+                continue
+            chain: list[ir.AliasSchema] = []
+            current: ir.NamedSchema | None = start
+            while isinstance(current, ir.AliasSchema) and current not in chain:
+                chain.append(current)
+                current = self.schemas.get(_alias_target(current.target) or "")
+            if current is not start:
+                continue
+            for member in chain:
+                reported.add(member.key)
+                others = [str(m.location or m.key) for m in chain if m is not member]
+                via = f" through {', '.join(others)}" if others else ""
+                self.problems.append(
+                    Problem(
+                        member.location or Location(member.key),
+                        f"allOf/$ref cycle: the schema is only itself{via}; it has no type",
+                    )
+                )
+
     # -- internals ----------------------------------------------------------
 
     def _variants(self, node: dict[str, Any]) -> tuple[str, list[Any]] | None:
@@ -485,6 +511,13 @@ class SchemaBuilder:
         # Required fields first keeps the generated signature readable; order is stable.
         fields.sort(key=lambda f: not f.required)
         return ir.Model(key, name, module, tuple(fields), additional, description, location)
+
+
+def _alias_target(target: ir.TypeRef) -> str | None:
+    """The key of the named schema an alias is, nullable or not."""
+    if isinstance(target, ir.Nullable):
+        target = target.inner
+    return target.key if isinstance(target, ir.Ref) else None
 
 
 def _enum_kind(node: dict[str, Any]) -> Literal["str", "int"] | None:

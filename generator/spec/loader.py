@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import posixpath
 import re
 import stat
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from urllib.parse import unquote
 
 import attrs
 
-from ..problems import Location, SpecError, closest, pointer_join
+from ..problems import Location, Problem, SpecError, closest, pointer_join
 from . import swagger2
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_FILE_MIB_ENV",
     "Document",
     "SpecSet",
+    "default_ref_root",
     "load_document",
     "load_spec",
 ]
@@ -65,6 +67,10 @@ class Document:
     name: str
     data: Any
     sha256: str = ""
+    sources: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False)
+    """For a converted Swagger 2.0 document: the 2.0 pointer of each converted node that moved."""
+    warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
+    """What reading the document found that the SDK leaves out (Swagger 2.0 conversion)."""
 
 
 class _Refused(Exception):
@@ -380,9 +386,18 @@ def load_document(path: Path, name: str) -> Document:
     """Read and parse one file; any failure is a SpecError naming it."""
     raw = _read_bytes(path, name)
     data = _parse(_decode(raw, name), path, name)
+    sources: dict[str, str] = {}
+    warnings: list[Problem] = []
     if swagger2.is_swagger2(data):
-        data = swagger2.convert(data)
-    return Document(path=path, name=name, data=data, sha256=hashlib.sha256(raw).hexdigest())
+        data, sources, warnings = swagger2.convert(data, name)
+    return Document(
+        path=path,
+        name=name,
+        data=data,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        sources=sources,
+        warnings=tuple(warnings),
+    )
 
 
 # -- references -------------------------------------------------------------
@@ -427,20 +442,37 @@ def _near_target(node: Any, pointer: str, failed: int) -> str:
     return f" (did you mean '/{'/'.join(tokens[: failed + 1])}'?)"
 
 
+REF_ROOT_HINT = "widen it with --ref-root DIR (or ref_root in the config)"
+
+
 @attrs.define
 class SpecSet:
-    """The root document and every file its ``$ref``s reach, loaded on demand."""
+    """The root document and every file its ``$ref``s reach, loaded on demand.
+
+    A ``$ref`` may name any file inside the root document's folder, or inside
+    ``ref_root`` when one is given (a folder holding the spec's own: Azure's specs reach
+    ``../../../../../common-types/``); never one outside it.
+    """
 
     root: Document
     documents: dict[Path, Document] = attrs.field(factory=dict)
+    ref_root: Path | None = None
     # Lookups a large multi-file spec repeats thousands of times: a document by its name,
     # and the document a relative ``$ref`` names from a folder (a realpath per call otherwise).
     _by_name: dict[str, Document] = attrs.field(factory=dict, init=False, repr=False)
     _relative: dict[tuple[str, str], Document] = attrs.field(factory=dict, init=False, repr=False)
+    _resolved: dict[tuple[str, str], tuple[Any, Location]] = attrs.field(
+        factory=dict, init=False, repr=False
+    )
 
     @property
     def folder(self) -> Path:
         return self.root.path.parent
+
+    @property
+    def boundary(self) -> Path:
+        """The folder ``$ref``s may not leave."""
+        return self.ref_root if self.ref_root is not None else self.folder
 
     def document_at(self, location: Location) -> Document:
         document = self._by_name.get(location.file)
@@ -459,6 +491,29 @@ class SpecSet:
         self._by_name.setdefault(document.name, document)
         return document
 
+    def relative_name(self, path: Path) -> str:
+        """How a file is named in messages: relative to the root document's name."""
+        relative = os.path.relpath(path, self.folder)
+        return posixpath.normpath(
+            posixpath.join(Path(self.root.name).parent.as_posix(), Path(relative).as_posix())
+        )
+
+    def source(self, problem: Problem) -> Problem:
+        """The problem with its pointer in the document as written (Swagger 2.0 included)."""
+        location = problem.location
+        try:
+            document = self.document_at(location)
+        except KeyError:
+            return problem
+        if not document.sources:
+            return problem
+        pointer = swagger2.original_pointer(location.pointer, document.sources)
+        return Problem(Location(location.file, pointer), problem.message)
+
+    def reading_warnings(self) -> list[Problem]:
+        """What reading the documents found that the SDK leaves out."""
+        return [w for document in self.documents.values() for w in document.warnings]
+
     def _load_relative(self, base: Document, target: str, at: Location) -> Document:
         # Documents of one folder share their targets: ``../models/x.yml`` from each.
         key = (os.path.dirname(base.path), target)
@@ -467,13 +522,15 @@ class SpecSet:
             return found
         try:
             path = (base.path.parent / unquote(target)).resolve()
-            inside = path.is_relative_to(self.folder)
+            inside = path.is_relative_to(self.boundary)
         except (OSError, ValueError, RuntimeError) as exc:
             raise SpecError.at(at, f"$ref '{target}' is not a usable file path: {exc}") from None
         if not inside:
-            raise SpecError.at(at, f"$ref '{target}' points outside the spec's folder")
+            which = "--ref-root folder" if self.ref_root is not None else "spec's folder"
+            hint = "" if self.ref_root is not None else f"; {REF_ROOT_HINT}"
+            raise SpecError.at(at, f"$ref '{target}' points outside the {which}{hint}")
         if path not in self.documents:
-            name = str(Path(self.root.name).parent / path.relative_to(self.folder))
+            name = self.relative_name(path)
             try:
                 mode = os.stat(path).st_mode
             except FileNotFoundError:
@@ -500,27 +557,88 @@ class SpecSet:
         target, _, pointer = ref.partition("#")
         document = self._load_relative(base, target, at) if target else base
         pointer = unquote(pointer)
-        return _walk_pointer(document.data, pointer, at), Location(document.name, pointer)
+        try:
+            node = _walk_pointer(document.data, pointer, at)
+        except SpecError as missing:
+            shown = swagger2.original_pointer(pointer, document.sources)
+            if shown == pointer:  # an OpenAPI 3 document: the message and its guess stand
+                raise
+            raise SpecError.at(at, f"$ref target '{shown}' does not exist") from missing
+        return node, Location(document.name, pointer)
 
     def deref(self, node: Any, at: Location) -> tuple[Any, Location]:
-        """Follow ``$ref`` chains until a node that is not a reference."""
+        """Follow ``$ref`` chains until a node that is not a reference.
+
+        Each chain is followed once: every reference met on the way is remembered with
+        the chain's end, so a chain of n references costs n steps in all, not n per link.
+        """
+        if not (isinstance(node, dict) and "$ref" in node):
+            return node, at
+        ref = node["$ref"]
+        if isinstance(ref, str):
+            hit = self._resolved.get((at.file, ref))
+            if hit is not None:
+                return hit
         seen: set[Location] = set()
+        passed: list[tuple[str, str]] = []
         while isinstance(node, dict) and "$ref" in node:
             if at in seen:
                 raise SpecError.at(at, "$ref cycle: the reference points back to itself")
             seen.add(at)
-            node, at = self.resolve(node["$ref"], at.child("$ref"))
+            ref = node["$ref"]
+            if isinstance(ref, str):
+                hit = self._resolved.get((at.file, ref))
+                if hit is not None:
+                    node, at = hit
+                    break
+                passed.append((at.file, ref))
+            node, at = self.resolve(ref, at.child("$ref"))
+        for key in passed:
+            self._resolved[key] = (node, at)
         return node, at
 
 
-def load_spec(path: Path, name: str | None = None) -> SpecSet:
-    """Load the root document of a spec; referenced files load as they are reached."""
+def load_spec(path: Path, name: str | None = None, ref_root: Path | None = None) -> SpecSet:
+    """Load the root document of a spec; referenced files load as they are reached.
+
+    ``ref_root`` (default: :func:`default_ref_root`'s, else none) is a folder holding the
+    spec's own that ``$ref``s may reach into; without it they stay in the spec's folder.
+    """
     label = name or str(path)
     try:
         resolved = path.resolve()
     except (OSError, ValueError, RuntimeError) as exc:
         raise SpecError.at(Location(label), f"cannot be read: {exc}") from None
+    widened = ref_root if ref_root is not None else _DEFAULT_REF_ROOT[0]
+    boundary = None
+    if widened is not None:
+        try:
+            boundary = widened.resolve()
+            is_dir = boundary.is_dir()
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise SpecError.at(
+                Location(str(widened)), f"--ref-root cannot be read: {exc}"
+            ) from None
+        if not is_dir:
+            raise SpecError.at(Location(str(widened)), "--ref-root must be a folder")
+        if not resolved.parent.is_relative_to(boundary):
+            raise SpecError.at(Location(label), f"is not inside the --ref-root folder {widened}")
     root = load_document(resolved, label)
-    spec = SpecSet(root=root)
+    spec = SpecSet(root=root, ref_root=boundary)
     spec.add(root)
     return spec
+
+
+_DEFAULT_REF_ROOT: list[Path | None] = [None]
+
+
+@contextmanager
+def default_ref_root(ref_root: Path | None) -> Iterator[None]:
+    """Within the block, :func:`load_spec` widens to ``ref_root`` when not told otherwise
+    (for callers that load a spec themselves: ``jobgen serve``)."""
+    previous = _DEFAULT_REF_ROOT[0]
+    _DEFAULT_REF_ROOT[0] = ref_root
+    try:
+        yield
+    finally:
+        _DEFAULT_REF_ROOT[0] = previous

@@ -295,6 +295,28 @@ def side_file_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return repo
 
 
+@pytest.fixture
+def shared_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The spec in svc/ refers to common/errors.yaml above its folder (as Azure's do)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    first = split_errors(sume())
+    text = yaml.safe_dump(first["spec"], sort_keys=False).replace(
+        "common/errors.yaml#", "../common/errors.yaml#"
+    )
+    (repo / "svc").mkdir()
+    (repo / "svc" / "spec.yaml").write_text(text)
+    dump(repo / "common" / "errors.yaml", first["common"])
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "one")
+    job_error = first["common"]["components"]["schemas"]["JobError"]
+    job_error["properties"]["retryable"] = {"type": "boolean"}
+    dump(repo / "common" / "errors.yaml", first["common"])
+    monkeypatch.chdir(repo)
+    return repo
+
+
 @needs_git
 def test_diff_reads_the_side_files_the_config_lists(
     side_file_repo: Path, capsys: pytest.CaptureFixture[str]
@@ -305,8 +327,10 @@ def test_diff_reads_the_side_files_the_config_lists(
     out, err = capsys.readouterr()
     assert "[job.terminal_state_added]" in out
     assert err.splitlines() == [
-        f"side files from {side_file_repo / 'pyproject.toml'}: "
-        "git:HEAD~1:api/spec.jobs.yaml (old), api/spec.jobs.yaml (new)"
+        (
+            f"side files from {side_file_repo / 'pyproject.toml'}: "
+            "git:HEAD~1:api/spec.jobs.yaml (old), api/spec.jobs.yaml (new)"
+        )
     ]
 
 
@@ -331,3 +355,21 @@ def test_an_old_spec_refused_by_the_new_side_file_says_which_revision_and_what_t
     args = ["diff", "git:HEAD:api/spec.yaml", "api/spec.yaml", "--old-jobs", old_side]
     assert main([*args, "--new-jobs", str(new_side)]) == 1
     assert "[operation.renamed]" in capsys.readouterr().out
+
+
+def test_ref_root_reaches_shared_files_at_the_revision_too(
+    shared_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["diff", "svc/spec.yaml", "svc/spec.yaml"]) == 2
+    assert "points outside the spec's folder; widen it with --ref-root DIR" in (
+        capsys.readouterr().err
+    )
+    assert main(["diff", "svc/spec.yaml", "svc/spec.yaml", "--ref-root", "."]) == 0
+    capsys.readouterr()
+    # The old spec's errors.yaml is the committed one: the working tree added a field.
+    args = ["diff", "git:HEAD:svc/spec.yaml", "svc/spec.yaml", "--ref-root", "."]
+    assert main([*args, "--format", "json"]) == 0
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    assert [(c["kind"], c["location"]) for c in changes] == [
+        ("field.added", "schema JobError.retryable")
+    ]

@@ -266,3 +266,99 @@ def mutated(draw: st.DrawFn, doc: Any, sentinel: str) -> tuple[list[str], Any]:
         step, doc = draw(mutation(doc, sentinel))
         steps.append(step)
     return steps, doc
+
+
+# -- Swagger 2.0 ---------------------------------------------------------------------------
+# The places of a Swagger 2.0 document whose shape the conversion to OpenAPI 3 relies on,
+# with values that are the wrong shape there (or the right shape and a wrong value): each
+# must be refused at its pointer (exit 2), never reach an internal error or a wrong URL.
+# "*" matches any key, "#" any list index.
+
+_WRONG = [5, "x", [1], {"a": 1}, None, True]
+_MEDIA = [5, "application/json", [5], [""], []]
+SWAGGER2_SLOTS: list[tuple[tuple[str, ...], list[Any]]] = [
+    (("host",), [{"a": 1}, 443, "h://x", "x/y", "", " ", "a b", "https://x"]),
+    (("schemes",), ["http", 5, ["ftp"], [5], [], ["h"]]),
+    (("basePath",), [5, "v1", "", "/v1?x=1"]),
+    (("consumes",), _MEDIA),
+    (("produces",), _MEDIA),
+    (("paths",), [[1], 5, "x", {"/x": 5}, {"/x": {"get": 5}}]),
+    (("x-ms-paths",), [[1], 5, {"/x?y=1": []}]),
+    (("parameters",), [5, [1], {"P": 5}, {"P": {"in": "body"}}]),
+    (("definitions",), [[1], 5, {"D": 5}]),
+    (("responses",), [[1], 5, {"R": 5}]),
+    (("securityDefinitions",), [[1], 5, {"S": 5}]),
+    (("securityDefinitions", "*"), [5, [], {"type": "oauth2"}, {"type": "apiKey"}]),
+    (("securityDefinitions", "*", "flow"), [[1], 5, "magic", None]),
+    (("securityDefinitions", "*", "type"), ["oauth3", 5, None]),
+    (("securityDefinitions", "*", "scopes"), [[1], 5, "x"]),
+    (("securityDefinitions", "*", "in"), ["body", 5]),
+    (("securityDefinitions", "*", "name"), ["Connection String", 5, "", "X\r\nY: 1"]),
+    (("x-ms-parameterized-host",), [5, {}, [1]]),
+    (("x-ms-parameterized-host", "hostTemplate"), [5, "", "{endpoint", "{a}{b}", "h://{e}"]),
+    (("x-ms-parameterized-host", "useSchemePrefix"), ["yes", 5]),
+    (("x-ms-parameterized-host", "parameters"), [5, [5], [{"name": 5}], [{"$ref": "#/nowhere"}]]),
+    (("paths", "*", "*", "parameters"), [5, ["x"], [{"in": "body"}], [{"in": "formData"}]]),
+    (("paths", "*", "parameters"), [5, ["x"], [{"$ref": "#/parameters/Nowhere"}]]),
+    (("paths", "*", "*", "parameters", "#", "in"), ["body", "formData", "nowhere", 5]),
+    (("paths", "*", "*", "parameters", "#", "type"), ["file", "strange", 5, ["string"]]),
+    (("paths", "*", "*", "parameters", "#", "items"), [5, {"type": "file"}]),
+    (("paths", "*", "*", "parameters", "#", "collectionFormat"), ["multi", 5]),
+    (("paths", "*", "*", "parameters", "#", "$ref"), [5, "#/parameters", "#/definitions/X"]),
+    (("paths", "*", "*", "consumes"), _MEDIA),
+    (("paths", "*", "*", "produces"), _MEDIA),
+    (("paths", "*", "*", "responses"), [[1], 5, {}, {"200": 5}]),
+    (("paths", "*", "*", "responses", "*"), [5, [], {"schema": 5}]),
+    (("paths", "*", "*", "responses", "*", "headers"), [[1], 5, {"h": 5}]),
+    (("paths", "*", "*", "responses", "*", "schema"), [5, {"type": "file"}, []]),
+    (("x-ms-paths", "*", "*", "parameters"), [5, ["x"]]),
+    (("parameters", "*", "in"), ["body", "formData", "path", 5]),
+    (("parameters", "*", "schema"), [5, []]),
+    (("definitions", "*", "discriminator"), [5, ["kind"], {"propertyName": 5}]),
+    (("definitions", "*", "x-nullable"), ["yes", 5]),
+]
+
+
+def _matches(pattern: tuple[str, ...], path: Path_) -> bool:
+    return len(pattern) == len(path) and all(
+        p == "*" and isinstance(t, str) or p == "#" and isinstance(t, int) or p == t
+        for p, t in zip(pattern, path)
+    )
+
+
+def swagger2_slots(doc: Any) -> list[tuple[Path_, list[Any]]]:
+    """Every place of ``doc`` a :data:`SWAGGER2_SLOTS` pattern names (present or not, for
+    the top-level ones), with its wrong values."""
+    paths = node_paths(doc)
+    found: list[tuple[Path_, list[Any]]] = []
+    for pattern, values in SWAGGER2_SLOTS:
+        hits = [p for p in paths if _matches(pattern, p)]
+        if not hits and len(pattern) == 1:
+            hits = [pattern]  # a top-level key the seed leaves out can be added
+        found.extend((hit, values) for hit in hits)
+    return found
+
+
+@st.composite
+def swagger2_mutation(draw: st.DrawFn, doc: Any, sentinel: str) -> tuple[str, Any]:
+    """One structure-aware change of a Swagger 2.0 document: a slot it relies on set to a
+    wrong shape or value, or one of the generic mutations."""
+    slots = swagger2_slots(doc) if isinstance(doc, dict) else []
+    if not slots or draw(st.integers(0, 3)) == 0:
+        return draw(mutation(doc, sentinel))
+    path, values = slots[draw(st.integers(0, len(slots) - 1))]
+    value = copy.deepcopy(draw(st.sampled_from([*values, *_WRONG])))
+    if len(path) > 1 and not isinstance(value_at(doc, path[:-1]), (dict, list)):
+        return draw(mutation(doc, sentinel))
+    return f"swagger2 {_pointer(path)} = {value!r}", _set(doc, path, value)
+
+
+@st.composite
+def swagger2_mutated(draw: st.DrawFn, doc: Any, sentinel: str) -> tuple[list[str], Any]:
+    """1 to 3 changes of a Swagger 2.0 ``doc``, most of them structure-aware."""
+    doc = copy.deepcopy(doc)
+    steps = []
+    for _ in range(draw(st.integers(1, 3))):
+        step, doc = draw(swagger2_mutation(doc, sentinel))
+        steps.append(step)
+    return steps, doc

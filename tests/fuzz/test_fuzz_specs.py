@@ -26,7 +26,13 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from generator.spec.loader import load_document
-from tests.fuzz.mutate import mutated, node_paths, value_at
+from tests.fuzz.mutate import (
+    mutated,
+    node_paths,
+    swagger2_mutated,
+    swagger2_slots,
+    value_at,
+)
 from tests.fuzz.support import problems_in, run_cli
 from tests.helpers import SPECS, TEST_SPECS
 
@@ -41,12 +47,16 @@ FUZZ = settings(
 SEEDS = {
     "sume": (SPECS / "sume.yaml", []),
     "features": (TEST_SPECS / "features-3.1.yaml", ["shared/tree.yaml"]),
+    # Swagger 2.0 as Azure publishes it (mutated as written, before its OpenAPI 3 reading).
+    "azure-2.0": (TEST_SPECS / "azure-2.0.json", []),
 }
 
 
 @functools.cache
 def _seed(name: str) -> Any:
     path, _ = SEEDS[name]
+    if path.suffix == ".json":
+        return json.loads(path.read_text(encoding="utf-8"))
     return load_document(path, str(path)).data
 
 
@@ -116,8 +126,9 @@ def _check_document(name: str, doc: Any, suffix: str, work: Path) -> None:
 
 def fuzz_one(data: st.DataObject, name: str) -> None:
     work = Path(tempfile.mkdtemp(prefix="jobgen-fuzz-"))
+    mutate = swagger2_mutated if name == "azure-2.0" else mutated
     try:
-        steps, doc = data.draw(mutated(_seed(name), str(work / "pwned")), label="mutations")
+        steps, doc = data.draw(mutate(_seed(name), str(work / "pwned")), label="mutations")
         note("\n".join(steps))
         suffix = data.draw(st.sampled_from(["yaml", "json"]), label="format")
         _check_document(name, doc, suffix, work)
@@ -135,6 +146,38 @@ def test_mutated_sume(data: st.DataObject) -> None:
 @given(data=st.data())
 def test_mutated_features(data: st.DataObject) -> None:
     fuzz_one(data, "features")
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_swagger_2(data: st.DataObject) -> None:
+    """Structure-aware changes of a Swagger 2.0 document (tests/fuzz/mutate.py's
+    SWAGGER2_SLOTS: ``paths: [..]``, ``consumes: 5``, ``host: 443``, an oauth2 ``flow`` list,
+    ``x-ms-parameterized-host`` parts), mixed with the generic ones."""
+    fuzz_one(data, "azure-2.0")
+
+
+@pytest.mark.exhaustive
+def test_every_swagger_2_slot_with_every_wrong_value() -> None:
+    """Each slot of SWAGGER2_SLOTS in the Swagger 2.0 seed, set to each of its wrong values
+    in turn: the random draws above can miss the one that matters."""
+    seed = _seed("azure-2.0")
+    failures = []
+    for path, values in swagger2_slots(seed):
+        for value in values:
+            doc = copy.deepcopy(seed)
+            if len(path) > 1:
+                value_at(doc, path[:-1])[path[-1]] = copy.deepcopy(value)
+            else:
+                doc[path[0]] = copy.deepcopy(value)
+            work = Path(tempfile.mkdtemp(prefix="jobgen-sweep-"))
+            try:
+                _check_document("azure-2.0", doc, "json", work)
+            except AssertionError as exc:
+                failures.append(f"{path} = {value!r}: {str(exc)[:300]}")
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    assert not failures, "\n".join(failures)
 
 
 #: The deletion sweep of each seed is split in this many interleaved parts, so that each

@@ -113,6 +113,15 @@ def test_an_operation_needing_more_than_the_id_is_refused_without_a_carry(tmp_pa
                 " not a keyword nor one of the waiters' arguments"
             ),
         ),
+        (
+            # A name ending in a line break is no identifier ("$" matched before it).
+            {"document_key\n": {"from": "/document_key", "to": "body:/document_key"}},
+            "/carry/document_key\\n",
+            (
+                "'document_key\\n' cannot name a carried value: use a lower-case identifier"
+                " that is not a keyword nor one of the waiters' arguments"
+            ),
+        ),
         (["document_key"], "/carry", "must map value names to {from, to}"),
     ],
 )

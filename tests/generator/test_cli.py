@@ -366,3 +366,42 @@ def test_a_spec_without_jobs_says_how_to_declare_them(
         f"note: {spec} declares no jobs: the SDK is a plain client without waiters; declare "
         "the jobs with an x-jobgen mapping in the spec or a side file passed with --jobs"
     ) in err
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        # PEP 440 parsers accept surrounding whitespace; in the User-Agent header a line
+        # break makes every request of the SDK fail.
+        (
+            "1.0\n",
+            r"'1.0\n' is not a valid version (PEP 440, e.g. '1.2.0'; no spaces or line breaks)",
+        ),
+        (" 1.0", "' 1.0' is not a valid version"),
+        ("1" * 5000, "... is longer than 64 characters"),  # int() refuses 4,300+ digits
+    ],
+)
+def test_an_sdk_version_that_is_not_only_a_version_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: str, message: str
+) -> None:
+    out = tmp_path / "out"
+    assert (
+        main(["generate", str(SPECS / "sume.yaml"), "-o", str(out), "--sdk-version", version]) == 2
+    )
+    err = capsys.readouterr().err
+    assert err.startswith("jobgen: --sdk-version: ") and message in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_an_info_version_with_a_huge_number_is_refused_at_its_pointer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = yaml.safe_load((SPECS / "sume.yaml").read_text())
+    spec["info"]["version"] = "1." + "9" * 5000
+    path = write(tmp_path / "spec.yaml", yaml.safe_dump(spec))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"error: {path}#/info/version: the SDK's version from it is longer than 64 "
+        "characters: choose one with --sdk-version"
+    ) in err

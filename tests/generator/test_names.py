@@ -19,7 +19,6 @@ import yaml
 
 from generator.cli import main
 from generator.render.escape import py_str
-from tests.fuzz.support import assert_refused
 from tests.helpers import imported_sdk, write
 
 SHADOWING = ["JobSpec", "PollEvent", "RequestOptions", "Callable", "Mapping", "Any"]
@@ -168,18 +167,25 @@ NOT_TOKENS = ["X Trace", 'X-"Trace"', "X-'Trace'", "X-Trace\r\nX-Evil: 1", ""]
 
 
 @pytest.mark.parametrize("name", NOT_TOKENS)
-def test_an_api_key_header_that_is_not_a_token_is_refused(tmp_path: Path, name: str) -> None:
+def test_an_api_key_header_that_is_not_a_token_is_left_out_with_a_warning(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No request can carry it (App Configuration's ``Connection String``): the scheme is
+    left out, as such parameters are, and the spec's other schemes remain."""
     spec = names_spec()
     spec["components"]["securitySchemes"] = {
-        "key": {"type": "apiKey", "in": "header", "name": name}
+        "key": {"type": "apiKey", "in": "header", "name": name},
+        "bearer": {"type": "http", "scheme": "bearer"},
     }
     path = write(tmp_path / "spec.yaml", yaml.safe_dump(spec))
-    assert_refused(
-        ["validate", path],
-        files=[path],
-        pointer="/components/securitySchemes/key/name",
-        contains="not a valid header name",
-    )
+    out = tmp_path / "out"
+    assert main(["generate", str(path), "-o", str(out), "--package", "names_sdk"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {path}#/components/securitySchemes/key/name: " in err
+    assert "not a valid header name" in err and "the scheme is left out" in err
+    client = (out / "names_sdk" / "_client.py").read_text()
+    assert "token: str" in client and "api_key" not in client
+    assert not name or py_str(name) not in client
 
 
 @pytest.mark.parametrize("name", NOT_TOKENS)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
+from generator.cli import main
 from generator.model import ir
 from generator.model.build import load_and_build
 from generator.problems import SpecError
-from tests.helpers import write
+from tests.helpers import imported_sdk, write
 
 ROOT_DOC = {
     "swagger": "2.0",
@@ -92,3 +95,336 @@ def test_other_swagger_versions_are_refused(tmp_path: Path) -> None:
     spec = write(tmp_path / "old.json", json.dumps({"swagger": "1.2", "info": {}}))
     with pytest.raises(SpecError, match="Swagger 1.2 is not supported"):
         load_and_build(spec)
+
+
+# -- Azure's extensions -------------------------------------------------------------------
+# Oracle: AutoRest's documentation of the extensions
+# (https://github.com/Azure/autorest/blob/main/docs/extensions/readme.md): x-ms-paths keys
+# may carry a query "for disambiguation, however they are removed during model parsing";
+# x-ms-parameterized-host's hostTemplate is the client's host, its parameters client
+# parameters (useSchemePrefix, default true, prefixes the first of ``schemes``);
+# x-ms-skip-url-encoding sends a value as given.
+
+AZURE_DOC: dict[str, object] = {
+    "swagger": "2.0",
+    "info": {"title": "Docs", "version": "2024-11-30"},
+    "schemes": ["https"],
+    "x-ms-parameterized-host": {
+        "hostTemplate": "{endpoint}/docs/{Version}",
+        "useSchemePrefix": False,
+        "parameters": [
+            {"$ref": "#/parameters/Endpoint"},
+            {"name": "Version", "in": "path", "required": True, "type": "string", "enum": ["v2"]},
+        ],
+    },
+    "consumes": ["application/json"],
+    "produces": ["application/json"],
+    "paths": {
+        "/models/{modelId}:analyze": {
+            "post": {
+                "operationId": "Models_AnalyzeFromStream",
+                "consumes": ["application/octet-stream"],
+                "parameters": [
+                    {"$ref": "#/parameters/ModelId"},
+                    {"$ref": "#/parameters/AnalyzeInput"},
+                ],
+                "responses": {"202": {"description": "Accepted"}},
+            }
+        },
+        "/translate": {
+            "post": {
+                "operationId": "Translate",
+                "consumes": ["multipart/form-data"],
+                "parameters": [
+                    {"name": "document", "in": "formData", "required": True, "type": "file"},
+                    {"name": "language", "in": "formData", "type": "string"},
+                ],
+                "responses": {"200": {"description": "OK"}},
+            }
+        },
+    },
+    "x-ms-paths": {
+        "/models/{modelId}:analyze?_overload=analyze": {
+            "post": {
+                "operationId": "Models_Analyze",
+                "parameters": [
+                    {"$ref": "#/parameters/ModelId"},
+                    {"in": "body", "name": "request", "schema": {"$ref": "#/definitions/Req"}},
+                ],
+                "responses": {"202": {"description": "Accepted"}},
+            }
+        }
+    },
+    "parameters": {
+        "Endpoint": {
+            "name": "endpoint",
+            "in": "path",
+            "required": True,
+            "type": "string",
+            "x-ms-skip-url-encoding": True,
+        },
+        "ModelId": {"name": "modelId", "in": "path", "required": True, "type": "string"},
+        "AnalyzeInput": {
+            "name": "input",
+            "in": "body",
+            "required": True,
+            "schema": {"type": "string", "format": "binary"},
+        },
+    },
+    "definitions": {"Req": {"type": "object", "properties": {"url": {"type": "string"}}}},
+}
+
+
+def _azure(tmp_path: Path, **changes: object) -> Path:
+    return write(tmp_path / "docs.json", json.dumps({**AZURE_DOC, **changes}))
+
+
+def test_azure_paths_bodies_and_host_template(tmp_path: Path) -> None:
+    sdk = load_and_build(_azure(tmp_path))
+    ops = {op.operation_id: op for r in sdk.resources for op in r.operations}
+    assert sorted(ops) == ["Models_Analyze", "Models_AnalyzeFromStream", "Translate"]
+    # The x-ms-paths query only tells the two apart; the host's path part is in every path.
+    assert ops["Models_Analyze"].path == "/docs/v2/models/{modelId}:analyze"
+    assert ops["Models_AnalyzeFromStream"].path == "/docs/v2/models/{modelId}:analyze"
+    # The body parameter named by $ref to the root parameters is the request body.
+    stream = ops["Models_AnalyzeFromStream"].body
+    assert stream is not None and stream.required and stream.kind == "binary"
+    analyze = ops["Models_Analyze"].body
+    assert analyze is not None and analyze.kind == "json"
+    # formData parameters are the fields of a multipart body.
+    form = ops["Translate"].body
+    assert form is not None and form.kind == "multipart"
+    # The endpoint is no operation's parameter: it is the client's base URL, required.
+    assert [p.wire for p in ops["Models_Analyze"].parameters] == ["modelId"]
+    assert sdk.base_url == ""
+
+
+def test_a_host_template_whose_variables_have_defaults_is_the_default_base_url(
+    tmp_path: Path,
+) -> None:
+    host = {
+        "hostTemplate": "{geography}.atlas.example.com",
+        "parameters": [
+            {
+                "name": "geography",
+                "in": "path",
+                "type": "string",
+                "default": "us",
+                "enum": ["us", "eu"],
+            }
+        ],
+    }
+    sdk = load_and_build(_azure(tmp_path, **{"x-ms-parameterized-host": host}))
+    assert sdk.base_url == "https://us.atlas.example.com"
+    ops = {op.operation_id: op.path for r in sdk.resources for op in r.operations}
+    assert ops["Models_Analyze"] == "/models/{modelId}:analyze"
+
+
+def test_azure_sdk_sends_to_the_endpoint_without_the_disambiguating_query(
+    tmp_path: Path,
+) -> None:
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(202)
+
+    with imported_sdk(_azure(tmp_path), tmp_path / "out", "docs_sdk") as sdk:
+        client = sdk.Client(
+            base_url="https://res.example.com", transport=httpx.MockTransport(answer)
+        )
+        client.models.analyze("prebuilt/read", body=sdk.models.Req(url="https://x/y.pdf"))
+        client.models.analyze_from_stream("m1", body=b"%PDF-1.7")
+    assert [str(r.url) for r in seen] == [
+        "https://res.example.com/docs/v2/models/prebuilt%2Fread:analyze",
+        "https://res.example.com/docs/v2/models/m1:analyze",
+    ]
+    assert json.loads(seen[0].content) == {"url": "https://x/y.pdf"}
+    assert seen[1].content == b"%PDF-1.7"
+
+
+def test_problems_name_the_swagger_2_document(tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(AZURE_DOC))
+    doc["definitions"]["Req"]["properties"]["url"] = {"$ref": "#/definitions/Missing"}
+    doc["parameters"]["ModelId"]["type"] = "strange"
+    spec = write(tmp_path / "docs.json", json.dumps(doc))
+    with pytest.raises(SpecError) as caught:
+        load_and_build(spec)
+    found = {str(p) for p in caught.value.problems}
+    assert (
+        f"{spec}#/definitions/Req/properties/url/$ref: $ref target '/definitions/Missing' does not exist"
+        in found
+    )
+    assert (
+        f"{spec}#/parameters/ModelId/type: unknown type 'strange' (did you mean 'string'?)" in found
+    )
+
+
+def test_skip_url_encoding_on_an_operation_parameter_is_warned_once(tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(AZURE_DOC))
+    doc["parameters"]["ModelId"]["x-ms-skip-url-encoding"] = True
+    sdk = load_and_build(write(tmp_path / "docs.json", json.dumps(doc)))
+    expected = (
+        f"{tmp_path / 'docs.json'}#/parameters/ModelId/x-ms-skip-url-encoding: "
+        "x-ms-skip-url-encoding is supported for host parameters only; "
+        "this value is percent-encoded"
+    )
+    assert [w for w in sdk.warnings if "skip-url-encoding" in w] == [expected]
+
+
+def test_an_api_key_no_header_can_carry_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    """App Configuration names its apiKey header ``Connection String``."""
+    schemes = {
+        "conn": {"type": "apiKey", "in": "header", "name": "Connection String"},
+        "aad": {
+            "type": "oauth2",
+            "flow": "implicit",
+            "authorizationUrl": "https://l/a",
+            "scopes": {},
+        },
+    }
+    spec = _azure(tmp_path, securityDefinitions=schemes, security=[{"conn": []}, {"aad": []}])
+    sdk = load_and_build(spec)
+    assert [a.scheme for a in sdk.auths] == ["aad"]
+    assert (
+        f"{spec}#/securityDefinitions/conn/name: 'Connection String' is not a valid header name: "
+        "only letters, digits and !#$%&*+-.^_`|~ are allowed; the scheme is left out"
+    ) in sdk.warnings
+
+
+# -- the $ref root ------------------------------------------------------------------------
+
+
+def _shared_types(tmp_path: Path) -> Path:
+    write(
+        tmp_path / "common-types" / "types.json",
+        json.dumps(
+            {
+                "swagger": "2.0",
+                "info": {"title": "t", "version": "1"},
+                "paths": {},
+                "definitions": {
+                    "Error": {"type": "object", "properties": {"code": {"type": "string"}}}
+                },
+            }
+        ),
+    )
+    doc = json.loads(json.dumps(AZURE_DOC))
+    doc["definitions"]["Req"]["properties"]["error"] = {
+        "$ref": "../../common-types/types.json#/definitions/Error"
+    }
+    return write(tmp_path / "svc" / "stable" / "docs.json", json.dumps(doc))
+
+
+def test_ref_root_widens_where_refs_may_reach(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _shared_types(tmp_path)
+    assert main(["validate", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "docs.json#/definitions/Req/properties/error/$ref: $ref "
+        "'../../common-types/types.json' points outside the spec's folder; "
+        "widen it with --ref-root DIR (or ref_root in the config)"
+    ) in err
+    assert main(["validate", "--ref-root", str(tmp_path), str(spec)]) == 0
+    out = tmp_path / "out"
+    assert main(["generate", str(spec), "-o", str(out), "--ref-root", str(tmp_path)]) == 0
+    # Outside the widened root is still refused.
+    assert main(["validate", "--ref-root", str(tmp_path / "svc"), str(spec)]) == 2
+    assert "points outside the --ref-root folder" in capsys.readouterr().err
+
+
+def test_ref_root_in_the_config_is_relative_to_it(tmp_path: Path) -> None:
+    spec = _shared_types(tmp_path)
+    config = write(
+        tmp_path / "jobgen.toml",
+        '[[sdk]]\nspec = "svc/stable/docs.json"\noutput = "out"\nref_root = "."\n',
+    )
+    assert main(["generate", "--config", str(config)]) == 0
+    assert (tmp_path / "out" / "docs" / "models").is_dir()
+    assert spec.is_file()
+
+
+# -- broken 2.0 structures ------------------------------------------------------------------
+
+OP = "/paths/~1backup/post"
+
+
+def _broken(doc: dict[str, Any], pointer: str, value: Any) -> dict[str, Any]:
+    out = json.loads(json.dumps(doc))
+    *parents, last = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    node = out
+    for token in parents:
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    ("pointer", "value", "message"),
+    [
+        (f"{OP}/parameters", 5, "parameters must be a list, not a number"),
+        (f"{OP}/responses", [1], "responses must be a mapping, not a list"),
+        ("/paths", [1], "paths must be a mapping, not a list"),
+        ("/consumes", 5, "must be a list of media types (strings), not a number"),
+        (
+            f"{OP}/produces",
+            "application/json",
+            "must be a list of media types (strings), not a string",
+        ),
+        ("/schemes", 5, "must be a list of schemes (http, https), not a number"),
+        ("/schemes", "http", "must be a list of schemes (http, https), not a string"),
+        ("/schemes", ["ftp"], "unknown scheme 'ftp' (known: http, https, ws, wss)"),
+        (
+            "/host",
+            {"a": 1},
+            "must be a host name with an optional port (no scheme, no path), not {'a': 1}",
+        ),
+        ("/host", 443, "must be a host name with an optional port (no scheme, no path), not 443"),
+        (
+            "/host",
+            "https://vault.example.com",
+            (
+                "must be a host name with an optional port (no scheme, no path),"
+                " not 'https://vault.example.com'"
+            ),
+        ),
+        ("/basePath", "v1", "must be a path starting with '/', not 'v1'"),
+        ("/securityDefinitions/key", {"type": "oauth2", "flow": [1]}, None),
+        ("/parameters", 5, "parameters must be a mapping, not a number"),
+        ("/definitions", [1], "definitions must be a mapping, not a list"),
+        (f"{OP}/responses/202", 5, "a response must be a mapping, not a number"),
+        (f"{OP}/responses/202/headers", [1], "headers must be a mapping, not a list"),
+        (f"{OP}/parameters/0", "x", "a parameter must be a mapping, not a string"),
+        ("/x-ms-paths", 5, "x-ms-paths must be a mapping, not a number"),
+        ("/x-ms-parameterized-host", {"hostTemplate": 5}, None),
+    ],
+)
+def test_a_broken_swagger_2_structure_is_refused_at_its_pointer(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    pointer: str,
+    value: Any,
+    message: str | None,
+) -> None:
+    spec = write(tmp_path / "vault.json", json.dumps(_broken(ROOT_DOC, pointer, value)))
+    write(tmp_path / "common.json", json.dumps(COMMON))
+    out = tmp_path / "out"
+    assert main(["generate", str(spec), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    if message is None:  # the problem is inside the value
+        expected = {
+            "/securityDefinitions/key": (
+                "/securityDefinitions/key/flow: must be one of implicit, password, "
+                "application, accessCode, not [1]"
+            ),
+            "/x-ms-parameterized-host": "/x-ms-parameterized-host/hostTemplate: must be a non-empty string",
+        }[pointer]
+        assert f"error: {spec}#{expected}\n" in err
+    else:
+        assert f"error: {spec}#{pointer}: {message}\n" in err
+    assert "internal error" not in err and not out.exists()

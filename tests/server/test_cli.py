@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import yaml
 
 from generator.server.listen import bind
 from tests.helpers import ROOT, SPECS, write
@@ -141,3 +142,28 @@ def test_bad_job_limits_exit_2() -> None:
         )
         assert done.returncode == 2, (flag, value)
         assert f"argument {flag}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_reads_refs_above_the_spec_with_ref_root(tmp_path: Path) -> None:
+    spec = yaml.safe_load((SPECS / "sume.yaml").read_text())
+    common = {
+        "components": {"schemas": {"JobError": spec["components"]["schemas"].pop("JobError")}}
+    }
+    text = yaml.safe_dump(spec, sort_keys=False).replace(
+        "'#/components/schemas/JobError'", "../common/errors.yaml#/components/schemas/JobError"
+    )
+    path = write(tmp_path / "svc" / "sume.yaml", text)
+    write(tmp_path / "common" / "errors.yaml", yaml.safe_dump(common))
+    refused = subprocess.run(
+        [str(JOBGEN), "serve", str(path), "--port", "0"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode == 2
+    assert "points outside the spec's folder; widen it with --ref-root DIR" in refused.stderr
+    with serving(str(path), "--port", "0", "--ref-root", str(tmp_path)) as (process, url, _):
+        made = httpx.post(f"{url}/_jobgen/jobs", json={"states": [], "final": "failed"})
+        assert made.status_code in (200, 201)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
