@@ -38,9 +38,15 @@ __all__ = [
     "authorization",
     "display_url",
     "masked_headers",
+    "origin_of",
+    "safe_across_origins",
     "split_userinfo",
 ]
 
+#: The only request headers sent to another origin than the request's own (after a
+#: redirect): none of them can hold a credential or a value the caller gave.
+SAFE_ACROSS_ORIGINS = frozenset({"accept", "accept-encoding", "user-agent"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _ALWAYS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _LOOKS_SECRET = re.compile(
     r"api[-_]?key|token|secret|passw|session|signature|credential", re.IGNORECASE
@@ -211,6 +217,27 @@ def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Reque
     headers.__class__, url.__class__ = MaskedHeaders, MaskedURL
     headers.masked = url.masked = names  # type: ignore[attr-defined]
     return request
+
+
+def origin_of(url: httpx.URL) -> tuple[str, str, int | None]:
+    """`(scheme, host, port)`, the port filled in for http and https."""
+    scheme = url.scheme.lower()
+    port = url.port if url.port is not None else _DEFAULT_PORTS.get(scheme)
+    return scheme, url.host.lower(), port
+
+
+def safe_across_origins(
+    headers: httpx.Headers, source: httpx.URL, target: httpx.URL
+) -> httpx.Headers:
+    """`headers` for a request going from `source` to `target`: all of them when both
+    are of one origin (scheme, host, port); otherwise only `SAFE_ACROSS_ORIGINS`, so
+    credentials, cookies, the caller's headers (`extra_headers`, the client's
+    `headers`) and a job's carried values stay with the origin they were meant for."""
+    if origin_of(source) == origin_of(target):
+        return headers
+    return httpx.Headers(
+        [(k, v) for k, v in headers.multi_items() if k.lower() in SAFE_ACROSS_ORIGINS]
+    )
 
 
 def display_url(url: str) -> str:

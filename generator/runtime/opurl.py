@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import httpx
 
-from .credentials import display_url
+from .credentials import display_url, origin_of
 from .errors import OperationUrlRefused
 from .wire import RequestOptions
 
@@ -38,8 +38,6 @@ __all__ = [
     "status_redirects",
     "url_options",
 ]
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _codes(value: Iterable[int]) -> frozenset[int]:
@@ -97,13 +95,6 @@ def match_rule(
         if rule.matches(response.status_code, body):
             return rule, body
     return None
-
-
-def origin_of(url: httpx.URL) -> tuple[str, str, int | None]:
-    """`(scheme, host, port)`, the port filled in for http and https."""
-    scheme = url.scheme.lower()
-    port = url.port if url.port is not None else _DEFAULT_PORTS.get(scheme)
-    return scheme, url.host.lower(), port
 
 
 def _origin_text(url: httpx.URL) -> str:
