@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..problems import Location, Problem
-from ..runtime.webhooks import secret_env_problem, tolerance_problem
+from ..runtime.webhookrules import secret_env_problem, tolerance_problem
 from ..spec.loader import SpecSet
 from . import ir
 from .operations import METHODS, OperationBuilder, _safe_deref

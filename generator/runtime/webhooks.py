@@ -21,10 +21,9 @@ What counts as "seen before" is what the signature covers: the delivery id under
 Standard Webhooks (it is signed), the timestamp and body under hmac-sha256 (the id
 header, if any, is not signed, so a changed id is still a replay).
 
-Configuration cannot weaken verification: a key shorter than `MIN_KEY_BYTES` (an
-empty `whsec_` one included) is refused, `tolerance` must lie in `TOLERANCE_RANGE`,
-and `secret_env` must name a webhook secret (`secret_env_problem`), so a spec cannot
-make a receiver verify with `HOME` or `PATH`.
+Configuration cannot weaken verification (the rules are in `webhookrules`): a key
+shorter than `MIN_KEY_BYTES` (an empty `whsec_` one included) is refused. The web
+apps (`webhookapps`) check method and headers before reading a bounded body.
 """
 
 from __future__ import annotations
@@ -34,8 +33,6 @@ import binascii
 import hashlib
 import hmac
 import json
-import math
-import re
 import threading
 import time
 from collections import OrderedDict, deque
@@ -49,6 +46,12 @@ import httpx
 from .errors import SDKError
 from .records import dig, pointer
 from .serde import lenient
+from .webhookrules import (
+    MIN_KEY_BYTES,
+    TOLERANCE_RANGE,
+    secret_env_problem,
+    tolerance_problem,
+)
 
 __all__ = [
     "MAX_BODY",
@@ -71,50 +74,10 @@ EventT = TypeVar("EventT")
 Headers = Union[Mapping[str, str], Sequence[tuple[str, str]], httpx.Headers]
 
 SCHEMES = ("standard-webhooks", "hmac-sha256")
-#: The shortest signing key accepted, in bytes (128 bits; a `whsec_` secret's key
-#: is the bytes its base64 decodes to).
-MIN_KEY_BYTES = 16
-#: The tolerance (seconds a delivery's timestamp may be off) lies in this range.
-TOLERANCE_RANGE = (1.0, 3600.0)
 #: The largest delivery body the WSGI and ASGI apps read (bytes), by default.
 MAX_BODY = 1024 * 1024
 #: The bytes of deliveries a receiver keeps for waits that have not taken them.
 MAX_INBOX_BYTES = 16 * 1024 * 1024
-_SECRET_ENV = re.compile(r"(?:[A-Z][A-Z0-9_]*_)?WEBHOOK_SECRET")
-_SECRET_ENV_LENGTH = 64
-
-
-def secret_env_problem(name: object) -> str | None:
-    """Why `name` may not name the variable holding a webhook secret, or None.
-
-    The rule: upper-case ASCII letters, digits and underscores, starting with a
-    letter, at most 64 characters, ending in `WEBHOOK_SECRET` (`SUME_WEBHOOK_SECRET`).
-    A spec thus cannot point a receiver at a variable whose value others know.
-    """
-    if (
-        not isinstance(name, str)
-        or len(name) > _SECRET_ENV_LENGTH
-        or not _SECRET_ENV.fullmatch(name)
-    ):
-        return (
-            f"must name a webhook secret: upper-case letters, digits and _, starting"
-            f" with a letter, ending in WEBHOOK_SECRET (such as SUME_WEBHOOK_SECRET),"
-            f" at most {_SECRET_ENV_LENGTH} characters, not {name!r}"
-        )
-    return None
-
-
-def tolerance_problem(value: object) -> str | None:
-    """Why `value` may not be a webhook tolerance, or None (see `TOLERANCE_RANGE`)."""
-    low, high = TOLERANCE_RANGE
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or math.isnan(value)
-        or not low <= value <= high
-    ):
-        return f"must be a number of seconds from {low:g} to {high:g}, not {value!r}"
-    return None
 
 
 class WebhookError(SDKError):
@@ -475,51 +438,17 @@ class WebhookReceiver(Generic[EventT]):
             f"delivery {delivery.delivery_id} for job {delivery.job_id} received",
         )
 
-    def _before_body(self, method: object, headers: Headers) -> tuple[int, str] | None:
-        """The answer to a request refused before its body is read, or None: a
-        method other than POST (405), then missing or stale signature headers."""
-        if method != "POST":
-            return 405, "deliveries are POSTed"
-        try:
-            self._fields(headers)
-        except WebhookError as error:
-            return error.status, error.message
-        return None
-
-    def _too_long(self) -> tuple[int, str]:
-        return 413, f"the delivery body is longer than {self.max_body} bytes"
+    def fields(self, headers: Headers) -> None:
+        """Check the signature headers alone (presence, ASCII, age), before a body is
+        read: raises `InvalidSignature` or `StaleWebhook`."""
+        self._fields(headers)
 
     def wsgi_app(self) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
-        """A WSGI application that acknowledges every POST it receives.
+        """A WSGI application that acknowledges every POST it receives (see
+        `webhookapps.wsgi_app`)."""
+        from .webhookapps import wsgi_app
 
-        It answers 405 to other methods and 401 to a request without fresh signature
-        headers before reading the body, 400 to a `CONTENT_LENGTH` that is not a
-        non-negative integer, and 413 to one above `max_body`."""
-
-        def app(
-            environ: dict[str, Any], start_response: Callable[..., Any]
-        ) -> list[bytes]:
-            headers = [
-                (key[5:].replace("_", "-").lower(), str(value))
-                for key, value in environ.items()
-                if key.startswith("HTTP_")
-            ]
-            answer = self._before_body(environ.get("REQUEST_METHOD"), headers)
-            if answer is None:
-                text = str(environ.get("CONTENT_LENGTH") or "").strip() or "0"
-                if not text.isascii() or not text.isdigit():
-                    answer = 400, "the Content-Length is not a number of bytes"
-                elif int(text) > self.max_body:
-                    answer = self._too_long()
-                else:
-                    length = int(text)
-                    body = environ["wsgi.input"].read(length) if length else b""
-                    answer = self.acknowledge(headers, body)
-            status, reply = answer
-            start_response(f"{status} {_REASONS.get(status, 'OK')}", _TEXT)
-            return [reply.encode()]
-
-        return app
+        return wsgi_app(self)
 
     def asgi_app(
         self,
@@ -531,44 +460,11 @@ class WebhookReceiver(Generic[EventT]):
         ],
         Awaitable[None],
     ]:
-        """An ASGI application that acknowledges every POST it receives.
+        """An ASGI application that acknowledges every POST it receives (see
+        `webhookapps.asgi_app`)."""
+        from .webhookapps import asgi_app
 
-        It answers 405 to other methods and 401 to a request without fresh signature
-        headers before reading the body, and 413 once the body passes `max_body`."""
-
-        async def app(
-            scope: dict[str, Any],
-            receive: Callable[[], Awaitable[Any]],
-            send: Callable[[Any], Awaitable[None]],
-        ) -> None:
-            if scope["type"] != "http":
-                return
-            headers = [
-                (k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
-            ]
-            answer = self._before_body(scope.get("method"), headers)
-            if answer is None:
-                chunks: list[bytes] = []
-                size = 0
-                while True:
-                    message = await receive()
-                    chunk = message.get("body", b"")
-                    size += len(chunk)
-                    if size > self.max_body:
-                        answer = self._too_long()
-                        break
-                    chunks.append(chunk)
-                    if not message.get("more_body"):
-                        answer = self.acknowledge(headers, b"".join(chunks))
-                        break
-            status, text = answer
-            raw = [(k.encode(), v.encode()) for k, v in _TEXT]
-            await send(
-                {"type": "http.response.start", "status": status, "headers": raw}
-            )
-            await send({"type": "http.response.body", "body": text.encode()})
-
-        return app
+        return asgi_app(self)
 
     # -- routing to waits (used by `hybrid`) -----------------------------------------
 
@@ -594,13 +490,3 @@ class WebhookReceiver(Generic[EventT]):
                     self._wakers.pop(job_id, None)
 
         return stop
-
-
-_TEXT = [("content-type", "text/plain; charset=utf-8")]
-_REASONS = {
-    200: "OK",
-    400: "Bad Request",
-    401: "Unauthorized",
-    405: "Method Not Allowed",
-    413: "Content Too Large",
-}

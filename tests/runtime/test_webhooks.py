@@ -460,7 +460,8 @@ def test_an_hmac_delivery_with_a_new_timestamp_is_new() -> None:
 
 
 @pytest.mark.parametrize(
-    "secret", ["whsec_", "whsec_" + base64.b64encode(b"15 bytes of key").decode(), "short", b"short"]
+    "secret",
+    ["whsec_", "whsec_" + base64.b64encode(b"15 bytes of key").decode(), "short", b"short"],
 )
 def test_empty_and_short_keys_are_refused(secret: str | bytes) -> None:
     with pytest.raises(ValueError, match="at least 16 bytes"):
