@@ -13,6 +13,7 @@ from typing import TypeVar
 import httpx
 
 from .credentials import (
+    EVERY_PARAMETER,
     ApiKey,
     Bearer,
     Credential,
@@ -172,7 +173,9 @@ class BaseHTTP:
             files=options.files,
             timeout=timeout,
         )
-        return masked_headers(request, self._masked)
+        # An operation URL is the server's: its whole query may be a signature.
+        masked = self._masked | {EVERY_PARAMETER} if options.url else self._masked
+        return masked_headers(request, masked)
 
     def prepare(
         self, options: RequestOptions, redirects: tuple[int, ...] = ()
@@ -279,7 +282,7 @@ class BaseHTTP:
         follow = httpx.Request(
             request.method, url, headers=headers, extensions=request.extensions
         )
-        return masked_headers(follow, self._masked)
+        return masked_headers(follow, getattr(request.url, "masked", self._masked))
 
 
 class PreparedRequest:

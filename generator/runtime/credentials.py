@@ -8,8 +8,10 @@ headers: Authorization, cookies, the API key headers this client sends, and any
 header whose name says it holds a key, token, secret or password. Errors reach the
 request (`error.request`, `error.response.request`), so this is what they show.
 The request URL is a `MaskedURL`: sent as it is, but shown (str, repr, httpx's own
-log line) with `[secure]` for the query parameters that hold a credential, so an API
-key sent in the query string shows nowhere; this SDK's messages drop query strings.
+log line) without userinfo and with `[secure]` for the query parameters that hold a
+credential, so an API key sent in the query string shows nowhere, and for every
+parameter of an operation URL (the server's, whose query may be a signature); this
+SDK's messages drop query strings.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import httpx
 from .errors import MissingCredentials
 
 __all__ = [
+    "EVERY_PARAMETER",
     "ApiKey",
     "Basic",
     "Bearer",
@@ -176,20 +179,29 @@ def _is_secret(name: str, masked: frozenset[str]) -> bool:
     )
 
 
+#: In `masked`: every query parameter is masked (a URL the server gave, whose query
+#: may be a signature such as `sig=`).
+EVERY_PARAMETER = "*"
+
+
 class MaskedURL(httpx.URL):
-    """A request URL shown with its credential query parameters masked; what is sent,
-    compared, hashed and joined is the URL itself."""
+    """A request URL shown without its userinfo and with its credential query
+    parameters masked (all of them when `masked` holds `EVERY_PARAMETER`); what is
+    sent, compared, hashed and joined is the URL itself."""
 
     masked: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
-        if not self.query:
-            return super().__str__()
         plain = httpx.URL(self)
+        if plain.userinfo:
+            plain = plain.copy_with(userinfo=b"")
+        if not plain.query:
+            return str(plain)
+        every = EVERY_PARAMETER in self.masked
         pairs = []
         for pair in plain.query.decode("ascii").split("&"):
             name, equals, _ = pair.partition("=")
-            secret = _is_secret(urllib.parse.unquote_plus(name), self.masked)
+            secret = every or _is_secret(urllib.parse.unquote_plus(name), self.masked)
             pairs.append(f"{name}=[secure]" if secret and equals else pair)
         shown = str(plain.copy_with(query=None, fragment=None)) + "?" + "&".join(pairs)
         return shown + (f"#{plain.fragment}" if plain.fragment else "")

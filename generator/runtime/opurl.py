@@ -33,6 +33,7 @@ __all__ = [
     "check_origin",
     "display_url",
     "is_url",
+    "join_url",
     "match_rule",
     "origin_of",
     "status_redirects",
@@ -106,6 +107,17 @@ def _origin_text(url: httpx.URL) -> str:
 def is_url(job_id: str) -> bool:
     """Whether `job_id` is an operation URL (else the id of the status operation)."""
     return "://" in job_id
+
+
+def join_url(base: httpx.URL, url: str) -> str:
+    """`url` (an operation URL or a Location a server sent) resolved against `base`;
+    one that is not a URL (a tab, a line break) raises `OperationUrlRefused`."""
+    try:
+        return str(base.join(url.strip()))
+    except httpx.InvalidURL as error:
+        raise OperationUrlRefused(
+            f"the server sent {display_url(url)!r} as a URL, which it is not ({error})"
+        ) from None
 
 
 def check_origin(url: str, base_url: str, allowed: Sequence[str]) -> httpx.URL:
