@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -85,7 +86,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="16,64")
     parser.add_argument("--limit", type=int, default=0, help="max_line in MB (0: defaults)")
     args = parser.parse_args()
-    print(f"## {args.label}: `{' '.join(['python bench/sse.py', *sys.argv[1:]])}`\n")
+    print(f"## {args.label}: `{shlex.join(['python', 'bench/sse.py', *sys.argv[1:]])}`\n")
     print(
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}\n"
     )
