@@ -37,7 +37,7 @@ def _before_body(
     if method != "POST":
         return 405, "deliveries are POSTed"
     try:
-        receiver.fields(headers)
+        receiver.check_headers(headers)
     except WebhookError as error:
         return error.status, error.message
     return None

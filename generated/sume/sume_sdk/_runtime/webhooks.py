@@ -439,7 +439,7 @@ class WebhookReceiver(Generic[EventT]):
             f"delivery {delivery.delivery_id} for job {delivery.job_id} received",
         )
 
-    def fields(self, headers: Headers) -> None:
+    def check_headers(self, headers: Headers) -> None:
         """Check the signature headers alone (presence, ASCII, age), before a body is
         read: raises `InvalidSignature` or `StaleWebhook`."""
         self._fields(headers)
