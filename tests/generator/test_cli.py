@@ -299,3 +299,13 @@ def test_a_yaml_spec_loads_yaml_and_a_given_version_loads_packaging(tmp_path: Pa
     loaded = _modules_loaded(tmp_path, *args, "--sdk-version", "1.2.3")
     assert {"yaml", "packaging.version"} <= loaded
     assert "tomllib" not in loaded
+
+
+@pytest.mark.parametrize("secret", ["whsec_", "short"])
+def test_serve_refuses_a_webhook_secret_too_short_to_sign_with(
+    secret: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", str(SPECS / "sume.yaml"), "--webhook-secret", secret]) == 2
+    err = capsys.readouterr().err
+    assert "--webhook-secret: a webhook signing key must be at least 16 bytes" in err
+    assert "Traceback" not in err
