@@ -69,6 +69,7 @@ __all__ = [
     "WebhookSpec",
     "secret_env_problem",
     "sign_webhook",
+    "signing_key",
 ]
 
 EventT = TypeVar("EventT")
@@ -169,7 +170,7 @@ class WebhookDelivery(Generic[EventT]):
     record: object = attrs.field(repr=False)
 
 
-def _key(secret: str | bytes) -> bytes:
+def signing_key(secret: str | bytes) -> bytes:
     """The signing key of `secret`; ValueError if it is shorter than `MIN_KEY_BYTES`."""
     if isinstance(secret, bytes):
         key = secret
@@ -221,7 +222,7 @@ def sign_webhook(
 ) -> dict[str, str]:
     """The headers that sign `body` under `spec`'s scheme (for senders and tests)."""
     ts = str(int(timestamp))
-    sig = _signature(spec, _key(secret), delivery_id, ts, body)
+    sig = _signature(spec, signing_key(secret), delivery_id, ts, body)
     headers = {spec.timestamp_header: ts}
     if spec.scheme == "standard-webhooks":
         headers[spec.id_header] = delivery_id
@@ -267,7 +268,7 @@ class WebhookReceiver(Generic[EventT]):
                 "max_jobs, max_per_job, max_body and max_inbox_bytes must be >= 1"
             )
         self.spec = spec
-        self._key = _key(secret)
+        self._key = signing_key(secret)
         self._decode_event = decode_event
         self._wall_clock = wall_clock
         self._max_jobs = max_jobs
