@@ -302,6 +302,13 @@ def _serve(args: argparse.Namespace) -> int:
     url = args.webhook_url
     if url is not None and not url.startswith(("http://", "https://")):
         raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
+    if args.webhook_secret is not None:
+        from .runtime.webhooks import signing_key
+
+        try:
+            signing_key(args.webhook_secret)
+        except ValueError as error:
+            raise _Usage(f"--webhook-secret: {error}") from None
     try:
         with default_ref_root(args.ref_root):
             return serve(

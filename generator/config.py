@@ -21,6 +21,7 @@ with the config file and the JSON pointer of the value.
 from __future__ import annotations
 
 import fnmatch
+import os
 import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -102,10 +103,22 @@ def load_targets(path: Path) -> list[Target]:
         if key != "sdk"
     ]
     targets: list[Target] = []
+    outputs: dict[Path, int] = {}
     for index, entry in enumerate(table["sdk"]):
         target = _target(entry, at.child("sdk", index), path.parent, problems)
-        if target is not None:
-            targets.append(target)
+        if target is None:
+            continue
+        # Two SDKs written to one folder: the second would replace the first.
+        first = outputs.setdefault(Path(os.path.abspath(target.output)), index)
+        if first != index:
+            problems.append(
+                Problem(
+                    at.child("sdk", index, "output"),
+                    f"{str(target.output)!r} is also the output of sdk entry {first}:"
+                    " each SDK needs a folder of its own",
+                )
+            )
+        targets.append(target)
     if problems:
         raise SpecError(problems)
     return targets

@@ -24,6 +24,7 @@ import attrs
 
 from ..problems import Location, Problem
 from . import ir
+from .operations import _TOKEN, _token_problem
 
 __all__ = ["POLLING_KEYS", "Polling", "check_rule_states", "read_polling", "rule_states"]
 
@@ -74,6 +75,11 @@ def _headers(value: Any, at: Location, problems: list[Problem]) -> tuple[str, ..
             )
         )
         return ()
+    for index, name in enumerate(names):
+        if not _TOKEN.match(name.strip()):
+            where = at if isinstance(value, str) else at.child(str(index))
+            problems.append(Problem(where, _token_problem("header", name.strip())))
+            return ()
     return tuple(n.strip() for n in names)
 
 

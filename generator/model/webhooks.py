@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..problems import Location, Problem
+from ..runtime.webhookrules import secret_env_problem, tolerance_problem
 from ..spec.loader import SpecSet
 from . import ir
 from .operations import METHODS, OperationBuilder, _safe_deref
@@ -206,12 +207,15 @@ def read_webhooks(
         "webhook-signature" if standard else "x-webhook-signature",
     )
     tolerance = reader.number(sig, "tolerance", sig_at, 300.0)
+    problem = tolerance_problem(tolerance)
+    if problem is not None:
+        reader.problem(sig_at.child("tolerance"), problem)
+        tolerance = 300.0
     secret_env = raw.get("secret_env", f"{job_name.upper()}_WEBHOOK_SECRET")
-    if not isinstance(secret_env, str) or not secret_env.replace("_", "").isalnum():
-        reader.problem(
-            at.child("secret_env"), f"must be an environment variable name, not {secret_env!r}"
-        )
-        secret_env = f"{job_name.upper()}_WEBHOOK_SECRET"
+    problem = secret_env_problem(secret_env)
+    if problem is not None:
+        reader.problem(at.child("secret_env"), problem)
+        secret_env = "WEBHOOK_SECRET"
 
     url_field = _pointer(reader, raw, "url_field", at)
     if url_field is not None and (create is not None or not create_declared):

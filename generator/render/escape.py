@@ -211,9 +211,11 @@ def toml_str(value: str) -> Code:
     return Code('"' + "".join(out) + '"')
 
 
-# What can start inline markup mid-line (emphasis, code, links, HTML, table cells);
+# What can start inline markup mid-line (emphasis, code, links, HTML, table cells), and
+# what makes a renderer link bare text (``https://``, ``mailto`` addresses, ``www.``);
 # ``#``, ``+`` and the like only matter at the start of a line, where this text never is.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~:@])")
+_MD_WWW = re.compile(r"(www)\.", re.IGNORECASE)
 
 
 def _one_line(text: str) -> str:
@@ -222,8 +224,10 @@ def _one_line(text: str) -> str:
 
 
 def md_text(value: str) -> Code:
-    """Inline Markdown text (one line, also inside a table cell): markup characters escaped."""
-    return Code(_MD_SPECIAL.sub(r"\\\1", _one_line(value)))
+    """Inline Markdown text (one line, also inside a table cell): markup characters
+    escaped, and URLs, addresses and ``www.`` names broken so that no renderer links them."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", _one_line(value))
+    return Code(_MD_WWW.sub(r"\1\\.", escaped))
 
 
 def md_code(value: str) -> Code:

@@ -58,6 +58,7 @@ _ERROR_TREE = """SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
+ +-- ResponseTooLarge (limit), ResultFileError (spent)
  +-- MissingCredentials, TokenError
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)

@@ -13,11 +13,13 @@ from typing import Any, TypeVar
 import httpx
 
 from .credentials import (
+    EVERY_PARAMETER,
     ApiKey,
     Bearer,
     Credential,
     authorization,
     masked_headers,
+    safe_across_origins,
     split_userinfo,
 )
 from .logs import configure, log_response
@@ -184,7 +186,9 @@ class BaseHTTP:
             files=options.files,
             timeout=timeout,
         )
-        return masked_headers(request, self._masked)
+        # An operation URL is the server's: its whole query may be a signature.
+        masked = self._masked | {EVERY_PARAMETER} if options.url else self._masked
+        return masked_headers(request, masked)
 
     def prepare(
         self, options: RequestOptions, redirects: tuple[int, ...] = ()
@@ -273,9 +277,11 @@ class BaseHTTP:
         """The request following ``response``, or None when it is not followed.
 
         A GET or HEAD follows a 301, 302, 303, 307 or 308 with a ``Location`` unless
-        the operation declares that status (it is then returned). Credentials go only
-        to the host the first request went to: the spec declared it, or the user
-        configured it.
+        the operation declares that status (it is then returned). A hop to another
+        origin sends only the headers `credentials.safe_across_origins` keeps (Accept,
+        Accept-Encoding, User-Agent): credentials, cookies, the caller's headers and
+        carried values go only to the origin the first request went to (the spec
+        declared it, or the user configured it), and never back after leaving it.
         """
         if (
             not 300 <= response.status_code < 400
@@ -288,13 +294,11 @@ class BaseHTTP:
         url = request.url.join(response.headers["location"])
         headers = httpx.Headers(request.headers)
         headers.pop("host", None)
-        if (url.scheme, url.netloc) != (request.url.scheme, request.url.netloc):
-            for name in ("authorization", "cookie", *self._masked):
-                headers.pop(name, None)
+        headers = safe_across_origins(headers, request.url, url)
         follow = httpx.Request(
             request.method, url, headers=headers, extensions=request.extensions
         )
-        return masked_headers(follow, self._masked)
+        return masked_headers(follow, getattr(request.url, "masked", self._masked))
 
 
 class PreparedRequest:

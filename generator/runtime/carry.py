@@ -72,7 +72,9 @@ def carried_from(
             where = "nothing at /" + "/".join(spec.path or ())
         if isinstance(value, str) and spec.kind is not str:
             value = _parse(value, spec.kind)
-        if value is None or not _fits(value, spec.kind):
+        if _unsendable(value):
+            where = "a line break or NUL in its value, which no request can carry,"
+        if value is None or not _fits(value, spec.kind) or _unsendable(value):
             raise MissingJobId(
                 f"cannot find the new {job} job's {spec.name}: {where} in the create"
                 " response (every later call of the job needs it)"
@@ -113,7 +115,16 @@ def check_carried(
                 f"{spec.name} must be a {spec.kind.__name__},"
                 f" got {type(given[spec.name]).__name__}"
             )
+        if _unsendable(given[spec.name]):
+            raise ValueError(
+                f"{spec.name} holds a line break or NUL, which no request can carry"
+            )
     return given
+
+
+def _unsendable(value: object) -> bool:
+    """Whether a carried value holds what no header (or request line) may: CR, LF, NUL."""
+    return isinstance(value, str) and any(ch in value for ch in "\r\n\0")
 
 
 def take(carried: Mapping[str, object], name: str, kind: type[T]) -> T:

@@ -108,7 +108,9 @@ class SyncSend(BaseHTTP):
     ) -> httpx.Response:
         try:
             if time_left is None:
-                response = self._client.send(request, stream=stream or bool(sink))
+                response = self._client.send(
+                    request, stream=stream or bool(sink), follow_redirects=False
+                )
                 if sink is not None:
                     try:
                         drain(response, sink)
@@ -192,7 +194,9 @@ class AsyncSend(BaseHTTP):
     ) -> httpx.Response:
         try:
             if time_left is None:
-                response = await self._client.send(request, stream=stream or bool(sink))
+                response = await self._client.send(
+                    request, stream=stream or bool(sink), follow_redirects=False
+                )
                 if sink is not None:
                     try:
                         await drain_async(response, sink)

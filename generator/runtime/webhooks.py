@@ -17,6 +17,13 @@ Two signature schemes, as the API declares them:
 
 Signatures are compared in constant time. A delivery older or newer than
 `tolerance` seconds raises `StaleWebhook`; one seen before raises `DuplicateWebhook`.
+What counts as "seen before" is what the signature covers: the delivery id under
+Standard Webhooks (it is signed), the timestamp and body under hmac-sha256 (the id
+header, if any, is not signed, so a changed id is still a replay).
+
+Configuration cannot weaken verification (the rules are in `webhookrules`): a key
+shorter than `MIN_KEY_BYTES` (an empty `whsec_` one included) is refused. The web
+apps (`webhookapps`) check method and headers before reading a bounded body.
 """
 
 from __future__ import annotations
@@ -39,8 +46,18 @@ import httpx
 from .errors import SDKError
 from .records import dig, pointer
 from .serde import lenient
+from .webhookrules import (
+    MIN_KEY_BYTES,
+    TOLERANCE_RANGE,
+    secret_env_problem,
+    tolerance_problem,
+)
 
 __all__ = [
+    "MAX_BODY",
+    "MAX_INBOX_BYTES",
+    "MIN_KEY_BYTES",
+    "TOLERANCE_RANGE",
     "DuplicateWebhook",
     "InvalidSignature",
     "MalformedWebhook",
@@ -49,13 +66,19 @@ __all__ = [
     "WebhookError",
     "WebhookReceiver",
     "WebhookSpec",
+    "secret_env_problem",
     "sign_webhook",
+    "signing_key",
 ]
 
 EventT = TypeVar("EventT")
 Headers = Union[Mapping[str, str], Sequence[tuple[str, str]], httpx.Headers]
 
 SCHEMES = ("standard-webhooks", "hmac-sha256")
+#: The largest delivery body the WSGI and ASGI apps read (bytes), by default.
+MAX_BODY = 1024 * 1024
+#: The bytes of deliveries a receiver keeps for waits that have not taken them.
+MAX_INBOX_BYTES = 16 * 1024 * 1024
 
 
 class WebhookError(SDKError):
@@ -97,6 +120,20 @@ def _scheme(_: object, attribute: attrs.Attribute[str], value: str) -> None:
         raise ValueError(f"{attribute.name} must be one of {SCHEMES}, got {value!r}")
 
 
+def _tolerance(_: object, attribute: attrs.Attribute[float], value: float) -> None:
+    problem = tolerance_problem(value)
+    if problem is not None:
+        raise ValueError(f"{attribute.name} {problem}")
+
+
+def _secret_env(
+    _: object, attribute: attrs.Attribute[str | None], value: object
+) -> None:
+    problem = secret_env_problem(value) if value is not None else None
+    if problem is not None:
+        raise ValueError(f"{attribute.name} {problem}")
+
+
 @attrs.frozen(kw_only=True)
 class WebhookSpec:
     """How one job type's webhook deliveries are signed and where the job is in them.
@@ -112,8 +149,8 @@ class WebhookSpec:
     id_header: str = "webhook-id"
     timestamp_header: str = "webhook-timestamp"
     signature_header: str = "webhook-signature"
-    tolerance: float = 300.0
-    secret_env: str | None = None
+    tolerance: float = attrs.field(default=300.0, validator=_tolerance)
+    secret_env: str | None = attrs.field(default=None, validator=_secret_env)
     record_path: tuple[str, ...] = attrs.field(default=(), converter=_keys)
     job_id_path: tuple[str, ...] = attrs.field(default=("id",), converter=_keys)
     fallback_floor: float = 30.0
@@ -132,17 +169,36 @@ class WebhookDelivery(Generic[EventT]):
     record: object = attrs.field(repr=False)
 
 
-def _key(secret: str | bytes) -> bytes:
+def signing_key(secret: str | bytes) -> bytes:
+    """The signing key of `secret`; ValueError if it is shorter than `MIN_KEY_BYTES`."""
     if isinstance(secret, bytes):
-        return secret
-    if secret.startswith("whsec_"):
+        key = secret
+    elif secret.startswith("whsec_"):
         try:
-            return base64.b64decode(secret[len("whsec_") :], validate=True)
+            key = base64.b64decode(secret[len("whsec_") :], validate=True)
         except binascii.Error:
             raise ValueError(
                 "a whsec_ secret must be base64 after its prefix"
             ) from None
-    return secret.encode()
+    else:
+        key = secret.encode()
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError(
+            f"a webhook signing key must be at least {MIN_KEY_BYTES} bytes"
+            f" (this one is {len(key)})"
+        )
+    return key
+
+
+def _header_map(headers: Headers) -> dict[str, str]:
+    """`headers` by lower-case name (the last of a repeated name wins)."""
+    if isinstance(headers, httpx.Headers):
+        pairs: Iterable[tuple[str, str]] = headers.multi_items()
+    elif isinstance(headers, Mapping):
+        pairs = headers.items()
+    else:
+        pairs = headers
+    return {str(k).lower(): str(v) for k, v in pairs}
 
 
 def _signature(
@@ -165,7 +221,7 @@ def sign_webhook(
 ) -> dict[str, str]:
     """The headers that sign `body` under `spec`'s scheme (for senders and tests)."""
     ts = str(int(timestamp))
-    sig = _signature(spec, _key(secret), delivery_id, ts, body)
+    sig = _signature(spec, signing_key(secret), delivery_id, ts, body)
     headers = {spec.timestamp_header: ts}
     if spec.scheme == "standard-webhooks":
         headers[spec.id_header] = delivery_id
@@ -178,11 +234,13 @@ def sign_webhook(
 class WebhookReceiver(Generic[EventT]):
     """Verifies deliveries, decodes them and routes them to the waits listening for them.
 
-    `secret` defaults to the environment variable the spec names. `wall_clock`
-    (epoch seconds) checks timestamps. Deliveries that arrive before their wait
-    starts are kept, at most `max_per_job` for each of the last `max_jobs` jobs.
-    The receiver is thread-safe: deliveries may be handled in any thread or event
-    loop, and waits may run in others.
+    `secret` defaults to the environment variable the spec names; its key must be at
+    least `MIN_KEY_BYTES` long. `wall_clock` (epoch seconds) checks timestamps.
+    Deliveries that arrive before their wait starts are kept, at most `max_per_job`
+    for each of the last `max_jobs` jobs and `max_inbox_bytes` in all (the oldest
+    jobs' go first). The WSGI and ASGI apps refuse a body longer than `max_body`
+    bytes (413) without reading it. The receiver is thread-safe: deliveries may be
+    handled in any thread or event loop, and waits may run in others.
     """
 
     def __init__(
@@ -194,6 +252,8 @@ class WebhookReceiver(Generic[EventT]):
         wall_clock: Callable[[], float] = time.time,
         max_jobs: int = 1024,
         max_per_job: int = 16,
+        max_body: int = MAX_BODY,
+        max_inbox_bytes: int = MAX_INBOX_BYTES,
     ) -> None:
         if secret is None and spec.secret_env:
             secret = os_environ.get(spec.secret_env)
@@ -202,17 +262,22 @@ class WebhookReceiver(Generic[EventT]):
             raise ValueError(
                 f"a webhook receiver needs its signing secret: pass secret={where}"
             )
-        if max_jobs < 1 or max_per_job < 1:
-            raise ValueError("max_jobs and max_per_job must be >= 1")
+        if min(max_jobs, max_per_job, max_body, max_inbox_bytes) < 1:
+            raise ValueError(
+                "max_jobs, max_per_job, max_body and max_inbox_bytes must be >= 1"
+            )
         self.spec = spec
-        self._key = _key(secret)
+        self._key = signing_key(secret)
         self._decode_event = decode_event
         self._wall_clock = wall_clock
         self._max_jobs = max_jobs
         self._max_per_job = max_per_job
+        self.max_body = max_body
+        self._max_inbox_bytes = max_inbox_bytes
         self._lock = threading.Lock()
         self._seen: OrderedDict[str, float] = OrderedDict()
-        self._inbox: OrderedDict[str, deque[object]] = OrderedDict()
+        self._inbox: OrderedDict[str, deque[tuple[object, int]]] = OrderedDict()
+        self._inbox_bytes = 0
         self._wakers: dict[str, list[Callable[[], None]]] = {}
 
     def __repr__(self) -> str:
@@ -225,23 +290,31 @@ class WebhookReceiver(Generic[EventT]):
 
         Raises `InvalidSignature` or `StaleWebhook`; never marks the delivery as seen.
         """
+        delivery_id, ts, _ = self._verified(headers, body)
+        return delivery_id, ts
+
+    def _fields(self, headers: Headers) -> tuple[str, str, str, int]:
+        """The delivery id, timestamp text, signatures and timestamp of `headers`,
+        checked for presence and age (before the body is read or hashed)."""
         spec = self.spec
-        found = httpx.Headers(headers)
-        raw = body.encode() if isinstance(body, str) else bytes(body)
-        ts_text = found.get(spec.timestamp_header, "").strip()
-        signatures = found.get(spec.signature_header, "")
-        delivery_id = found.get(spec.id_header, "").strip()
+        found = _header_map(headers)
+        values = []
+        for name in (spec.id_header, spec.timestamp_header, spec.signature_header):
+            value = found.get(name.lower(), "").strip()
+            if not value.isascii():
+                raise InvalidSignature(f"the {name} header is not ASCII")
+            values.append(value)
+        delivery_id, ts_text, signatures = values
         if spec.scheme == "standard-webhooks" and not delivery_id:
             raise InvalidSignature(f"the delivery has no {spec.id_header} header")
         if not ts_text or not signatures:
             missing = spec.timestamp_header if not ts_text else spec.signature_header
             raise InvalidSignature(f"the delivery has no {missing} header")
-        try:
-            ts = int(ts_text)
-        except ValueError:
+        if not ts_text.isdigit() or len(ts_text) > 12:
             raise InvalidSignature(
                 f"the {spec.timestamp_header} header is not epoch seconds"
-            ) from None
+            )
+        ts = int(ts_text)
         age = self._wall_clock() - ts
         if abs(age) > spec.tolerance:
             raise StaleWebhook(
@@ -249,6 +322,13 @@ class WebhookReceiver(Generic[EventT]):
                 f"{'old' if age > 0 else 'in the future'}, beyond the "
                 f"{spec.tolerance:g}s tolerance"
             )
+        return delivery_id, ts_text, signatures, ts
+
+    def _verified(self, headers: Headers, body: bytes | str) -> tuple[str, int, str]:
+        """`verify`, and the delivery's replay key: what its signature covers."""
+        spec = self.spec
+        delivery_id, ts_text, signatures, ts = self._fields(headers)
+        raw = body.encode() if isinstance(body, str) else bytes(body)
         expected = _signature(spec, self._key, delivery_id, ts_text, raw).encode()
         if not any(
             hmac.compare_digest(expected, given.encode())
@@ -257,9 +337,12 @@ class WebhookReceiver(Generic[EventT]):
             raise InvalidSignature(
                 f"the {spec.signature_header} header does not match the body"
             )
-        if spec.scheme != "standard-webhooks":
-            delivery_id = delivery_id or f"{ts_text}.{expected.decode()}"
-        return delivery_id, ts
+        if spec.scheme == "standard-webhooks":
+            return delivery_id, ts, delivery_id
+        # The id header is not signed: a replay may change it, so the timestamp and
+        # the body (their signature) say whether this delivery was seen before.
+        signed = f"{ts_text}.{expected.decode()}"
+        return delivery_id or signed, ts, signed
 
     def _candidates(self, header: str) -> list[str]:
         if self.spec.scheme == "standard-webhooks":
@@ -273,15 +356,18 @@ class WebhookReceiver(Generic[EventT]):
     def handle(self, headers: Headers, body: bytes | str) -> WebhookDelivery[EventT]:
         """Verify and decode one delivery, and wake the wait for its job.
 
-        Raises `InvalidSignature`, `StaleWebhook`, `DuplicateWebhook` (the delivery
-        id was handled before) or `MalformedWebhook`, each a `WebhookError` whose
+        Raises `InvalidSignature`, `StaleWebhook`, `DuplicateWebhook` (a delivery
+        handled before: the same id under Standard Webhooks, the same timestamp and
+        body under hmac-sha256) or `MalformedWebhook`, each a `WebhookError` whose
         `status` is the HTTP status to answer with.
         """
-        delivery_id, ts = self.verify(headers, body)
+        delivery_id, ts, replay_key = self._verified(headers, body)
         try:
             data = json.loads(body)
         except ValueError:
             raise MalformedWebhook("the delivery body is not JSON") from None
+        except RecursionError:
+            raise MalformedWebhook("the delivery body nests too deeply") from None
         record = dig(data, self.spec.record_path)
         job_id = dig(record, self.spec.job_id_path)
         if isinstance(job_id, int) and not isinstance(job_id, bool):
@@ -294,14 +380,12 @@ class WebhookReceiver(Generic[EventT]):
                 event = self._decode_event(data)
         except SDKError as error:
             raise MalformedWebhook(f"the delivery does not decode: {error}") from None
+        except RecursionError:
+            raise MalformedWebhook("the delivery body nests too deeply") from None
         with self._lock:
-            if not self._remember(delivery_id):
+            if not self._remember(replay_key):
                 raise DuplicateWebhook(f"delivery {delivery_id} was already handled")
-            kept = self._inbox.pop(job_id, None) or deque(maxlen=self._max_per_job)
-            kept.append(record)
-            self._inbox[job_id] = kept
-            while len(self._inbox) > self._max_jobs:
-                self._inbox.popitem(last=False)
+            self._keep(job_id, record, len(body))
             wakers = list(self._wakers.get(job_id, ()))
         for wake in wakers:
             wake()
@@ -313,15 +397,32 @@ class WebhookReceiver(Generic[EventT]):
             record=record,
         )
 
-    def _remember(self, delivery_id: str) -> bool:
-        """Note a delivery id (lock held); False if it was seen within the window."""
+    def _keep(self, job_id: str, record: object, size: int) -> None:
+        """Keep `record` for the wait of `job_id` (lock held), within the bounds."""
+        kept = self._inbox.pop(job_id, None) or deque()
+        kept.append((record, size))
+        self._inbox_bytes += size
+        while len(kept) > self._max_per_job:
+            self._inbox_bytes -= kept.popleft()[1]
+        self._inbox[job_id] = kept
+        while self._inbox and (
+            len(self._inbox) > self._max_jobs
+            or self._inbox_bytes > self._max_inbox_bytes
+        ):
+            oldest = next(iter(self._inbox.values()))
+            self._inbox_bytes -= oldest.popleft()[1]
+            if not oldest:
+                self._inbox.popitem(last=False)
+
+    def _remember(self, key: str) -> bool:
+        """Note a replay key (lock held); False if it was seen within the window."""
         now = self._wall_clock()
         horizon = now - 2 * self.spec.tolerance
         while self._seen and next(iter(self._seen.values())) < horizon:
             self._seen.popitem(last=False)
-        if delivery_id in self._seen:
+        if key in self._seen:
             return False
-        self._seen[delivery_id] = now
+        self._seen[key] = now
         while len(self._seen) > 64 * self._max_jobs:
             self._seen.popitem(last=False)
         return True
@@ -338,26 +439,17 @@ class WebhookReceiver(Generic[EventT]):
             f"delivery {delivery.delivery_id} for job {delivery.job_id} received",
         )
 
+    def check_headers(self, headers: Headers) -> None:
+        """Check the signature headers alone (presence, ASCII, age), before a body is
+        read: raises `InvalidSignature` or `StaleWebhook`."""
+        self._fields(headers)
+
     def wsgi_app(self) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
-        """A WSGI application that acknowledges every POST it receives."""
+        """A WSGI application that acknowledges every POST it receives (see
+        `webhookapps.wsgi_app`)."""
+        from .webhookapps import wsgi_app
 
-        def app(
-            environ: dict[str, Any], start_response: Callable[..., Any]
-        ) -> list[bytes]:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-            body = environ["wsgi.input"].read(length) if length else b""
-            headers = [
-                (key[5:].replace("_", "-").lower(), value)
-                for key, value in environ.items()
-                if key.startswith("HTTP_")
-            ]
-            status, text = self.acknowledge(headers, body)
-            if environ.get("REQUEST_METHOD") != "POST":
-                status, text = 405, "deliveries are POSTed"
-            start_response(f"{status} {_REASONS.get(status, 'OK')}", _TEXT)
-            return [text.encode()]
-
-        return app
+        return wsgi_app(self)
 
     def asgi_app(
         self,
@@ -369,41 +461,20 @@ class WebhookReceiver(Generic[EventT]):
         ],
         Awaitable[None],
     ]:
-        """An ASGI application that acknowledges every POST it receives."""
+        """An ASGI application that acknowledges every POST it receives (see
+        `webhookapps.asgi_app`)."""
+        from .webhookapps import asgi_app
 
-        async def app(
-            scope: dict[str, Any],
-            receive: Callable[[], Awaitable[Any]],
-            send: Callable[[Any], Awaitable[None]],
-        ) -> None:
-            if scope["type"] != "http":
-                return
-            chunks = []
-            while True:
-                message = await receive()
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body"):
-                    break
-            headers = [
-                (k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
-            ]
-            status, text = self.acknowledge(headers, b"".join(chunks))
-            if scope.get("method") != "POST":
-                status, text = 405, "deliveries are POSTed"
-            raw = [(k.encode(), v.encode()) for k, v in _TEXT]
-            await send(
-                {"type": "http.response.start", "status": status, "headers": raw}
-            )
-            await send({"type": "http.response.body", "body": text.encode()})
-
-        return app
+        return asgi_app(self)
 
     # -- routing to waits (used by `hybrid`) -----------------------------------------
 
     def take(self, job_id: str) -> list[object]:
         """The records delivered for `job_id` and not yet taken, oldest first."""
         with self._lock:
-            return list(self._inbox.pop(job_id, ()))
+            kept = self._inbox.pop(job_id, ())
+            self._inbox_bytes -= sum(size for _, size in kept)
+            return [record for record, _ in kept]
 
     def watch(self, job_id: str, wake: Callable[[], None]) -> Callable[[], None]:
         """Call `wake` (from the handling thread) on each delivery for `job_id`;
@@ -420,12 +491,3 @@ class WebhookReceiver(Generic[EventT]):
                     self._wakers.pop(job_id, None)
 
         return stop
-
-
-_TEXT = [("content-type", "text/plain; charset=utf-8")]
-_REASONS = {
-    200: "OK",
-    400: "Bad Request",
-    401: "Unauthorized",
-    405: "Method Not Allowed",
-}

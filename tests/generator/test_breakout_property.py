@@ -6,8 +6,9 @@ fields, the spec's file name) and plants payloads in them: quotes of every kind,
 backslashes, line breaks, U+2028, NUL, jinja syntax and ``__import__`` calls. Each
 spec is either refused (exit 2, ``file#pointer`` lines, nothing written) or generates a
 package that imports without running anything, keeps every planted enum value,
-default and server URL exactly, and (checked once over the whole batch) passes
-ruff, ``ruff format --check`` and mypy --strict.
+default and server URL exactly, writes a README that renders (as GitHub-flavoured
+Markdown, bare URLs linked) no link, image or HTML tag from spec text, and (checked
+once over the whole batch) passes ruff, ``ruff format --check`` and mypy --strict.
 
 ``JOBGEN_BREAKOUT_EXAMPLES`` raises the example count for a longer hunt.
 """
@@ -21,6 +22,7 @@ import importlib
 import inspect
 import os
 import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +34,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from tests.fuzz.support import problems_in, run_cli
 from tests.helpers import SPECS
@@ -59,6 +62,14 @@ PAYLOADS = [
     '"""; __import__("pathlib").Path(SENTINEL).touch(); """',
     "'; __import__('pathlib').Path(SENTINEL).touch() #",
     "\n__import__('pathlib').Path(SENTINEL).touch()\n",
+    # Markdown and HTML for the README: links, images, tags, bare URLs and addresses.
+    "<img src=x onerror=alert(1)>",
+    "[click](https://evil.example/)",
+    "![x](https://evil.example/i.png)",
+    ") <b>x</b> (",
+    " https://evil.example/x ",
+    " <https://evil.example> ",
+    " someone@evil.example ",
 ]
 # Where a string is text (rather than structure: ``type``, ``in``, ``$ref``...).
 TEXT_KEYS = frozenset(
@@ -85,7 +96,38 @@ def _seed() -> dict[str, Any]:
             {"name": "X-Trace-Id", "in": "header", "schema": {"type": "string"}},
         ]
     )
+    # An operation-level server: the README names it.
+    doc["paths"]["/v1/jobs/{job_id}/result"]["get"]["servers"] = [
+        {"url": "https://results.example/v1"}
+    ]
     return doc
+
+
+_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)")
+_MARKDOWN = MarkdownIt("gfm-like")
+
+
+def _readme_tags(readme: str) -> tuple[set[str], str]:
+    """The HTML tags a README renders to (GitHub-flavoured: bare URLs are linked), and
+    the HTML itself."""
+    html = _MARKDOWN.render(readme)
+    return set(_TAG.findall(html)), html
+
+
+def _template_tags(tmp_path: Path) -> set[str]:
+    """The tags of the seed spec's README: what the template itself renders."""
+    clean = tmp_path / "clean.yaml"
+    clean.write_text(yaml.safe_dump(_seed()), encoding="utf-8")
+    run = run_cli(["generate", clean, "-o", tmp_path / "clean", "--package", "clean_sdk"])
+    assert run.code == 0, run.stderr
+    return _readme_tags((tmp_path / "clean" / "README.md").read_text(encoding="utf-8"))[0]
+
+
+def _check_readme(readme: str, allowed: set[str]) -> None:
+    """Spec text adds no link, image or tag to the rendered README."""
+    tags, html = _readme_tags(readme)
+    assert tags <= allowed, (sorted(tags - allowed), html[:4000])
+    assert "<a " not in html and "<img" not in html and "href=" not in html, html[:4000]
 
 
 def _text_strings(node: Any, key: str = "") -> Iterator[str]:
@@ -226,6 +268,7 @@ def test_planted_breakout_text_stays_data(tmp_path: Path, mypy_cache: Path) -> N
     sentinel = tmp_path / "pwned"
     counter = iter(range(10**6))
     outcomes = {0: 0, 2: 0}
+    allowed = _template_tags(tmp_path)
 
     @settings(
         derandomize=True,
@@ -256,6 +299,7 @@ def test_planted_breakout_text_stays_data(tmp_path: Path, mypy_cache: Path) -> N
             _check_values(_import_all(out, package), doc, renames)
         finally:
             _forget(package)
+        _check_readme((out / "README.md").read_text(encoding="utf-8"), allowed)
         assert not sentinel.exists(), "importing the generated SDK ran spec text"
         shutil.copytree(out / package, batch / package)
 
@@ -272,3 +316,25 @@ def test_planted_breakout_text_stays_data(tmp_path: Path, mypy_cache: Path) -> N
     )
     packages = sorted(p.name for p in batch.iterdir() if p.name.startswith("breakout_sdk_"))
     _run(["mypy", "--strict", "--cache-dir", str(mypy_cache), *packages], batch)
+
+
+@pytest.mark.slow
+def test_the_readme_renders_no_link_or_html_from_spec_text(tmp_path: Path) -> None:
+    """The holes once found, planted at once: an operation-level server URL (printed
+    beside, not inside, a code span), a title and a version holding links, tags, bare
+    URLs and addresses."""
+    allowed = _template_tags(tmp_path)
+    doc = copy.deepcopy(_seed())
+    doc["info"]["title"] = "Jobs [click](https://evil.example/) <img src=x> https://evil.example"
+    doc["info"]["version"] = "1.0 www.evil.example someone@evil.example"
+    doc["paths"]["/v1/jobs/{job_id}/result"]["get"]["servers"] = [
+        {"url": "https://results.example/v1)<img src=x onerror=alert(1)>[a](https://evil.example"}
+    ]
+    spec = tmp_path / "hostile.yaml"
+    spec.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    run = run_cli(["generate", spec, "-o", tmp_path / "out", "--package", "hostile_sdk"])
+    assert run.code == 0, run.stderr
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "results.example" in readme and "evil.example" in readme
+    _check_readme(readme, allowed)
+    assert "www\\.evil.example" in readme  # not linked by renderers that link www. names

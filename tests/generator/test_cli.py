@@ -405,3 +405,13 @@ def test_an_info_version_with_a_huge_number_is_refused_at_its_pointer(
         f"error: {path}#/info/version: the SDK's version from it is longer than 64 "
         "characters: choose one with --sdk-version"
     ) in err
+
+
+@pytest.mark.parametrize("secret", ["whsec_", "short"])
+def test_serve_refuses_a_webhook_secret_too_short_to_sign_with(
+    secret: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", str(SPECS / "sume.yaml"), "--webhook-secret", secret]) == 2
+    err = capsys.readouterr().err
+    assert "--webhook-secret: a webhook signing key must be at least 16 bytes" in err
+    assert "Traceback" not in err

@@ -245,3 +245,17 @@ def test_render_all_renders_each_target_in_memory_as_render_does(
     with pytest.raises(SpecError) as caught:
         pipeline.render_all(targets)
     assert [p.location.file for p in caught.value.problems] == [str(spec)]
+
+
+def test_two_sdks_with_one_output_are_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = SDK.format(prefix="", extra="") + SDK.format(prefix="", extra="").replace(
+        'output = "out"', 'output = "./out/"'
+    )
+    config = write(project / "jobgen.toml", text)
+    assert main(["generate", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "#/sdk/1/output: " in err and "is also the output of sdk entry 0" in err, err
+    assert "each SDK needs a folder of its own" in err and "Traceback" not in err
+    assert not (project / "out").exists()

@@ -133,3 +133,15 @@ def test_a_cancel_operation_needs_a_job_id(tmp_path: Path) -> None:
         )
         for p in found
     )
+
+
+def test_an_operation_url_header_name_must_be_a_token(tmp_path: Path) -> None:
+    """A name no header can have (a space, a colon) is refused at generation, as an API
+    key header name is: otherwise every create would fail at run time."""
+    (problem,) = problems(tmp_path, reply(operation_url="Operation Location"))
+    assert problem.endswith(
+        f"{AT}/operation_url: 'Operation Location' is not a valid header name:"
+        " only letters, digits and !#$%&*+-.^_`|~ are allowed"
+    )
+    (problem,) = problems(tmp_path, reply(operation_url=["Location", "X-Op:Url"]))
+    assert f"{AT}/operation_url/1: 'X-Op:Url' is not a valid header name" in problem

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.generator.test_job_extension import SUME, build, problems
@@ -95,7 +96,7 @@ def test_a_callback_with_an_inline_body_becomes_a_typed_event_model(tmp_path: Pa
     path = write(tmp_path / "callback.yaml", yaml.safe_dump(spec, sort_keys=False))
     with imported_sdk(path, tmp_path / "out", "callback_sdk") as sdk:
         event = importlib.import_module("callback_sdk.models").JobFinishedCallbackEvent
-        receiver = sdk.Client(api_key="k").jobs.webhook_receiver(secret="s3cret")
+        receiver = sdk.Client(api_key="k").jobs.webhook_receiver(secret="s3cret of sixteen bytes")
         decoded = receiver._decode_event({"job": _record(), "sent_at": "now"})
         assert isinstance(decoded, event) and decoded.job.id == "job_1"
     checked = subprocess.run(
@@ -139,7 +140,11 @@ def test_mistakes_are_named_with_their_pointer(tmp_path: Path) -> None:
         ),
         "secret_env": (
             "not a name",
-            f"{at}/secret_env: must be an environment variable name, not 'not a name'",
+            (
+                f"{at}/secret_env: must name a webhook secret: upper-case letters, digits and _,"
+                " starting with a letter, ending in WEBHOOK_SECRET (such as SUME_WEBHOOK_SECRET),"
+                " at most 64 characters, not 'not a name'"
+            ),
         ),
         "delivery": (
             {"attempts": 0},
@@ -151,6 +156,26 @@ def test_mistakes_are_named_with_their_pointer(tmp_path: Path) -> None:
     for key, (value, message) in cases.items():
         found = problems(tmp_path, with_hooks(**{key: value}))
         assert len(found) == 1 and message in found[0], (key, found)
+
+
+@pytest.mark.parametrize("name", ["HOME", "PATH", "1_WEBHOOK_SECRET", "AWS_SECRET_ACCESS_KEY"])
+def test_secret_env_cannot_name_a_variable_others_know(tmp_path: Path, name: str) -> None:
+    """A spec may not make the receiver verify with HOME, PATH or any variable that is
+    not named as a webhook secret (docs/webhooks.md states the rule)."""
+    found = problems(tmp_path, with_hooks(secret_env=name))
+    assert len(found) == 1, found
+    assert "#/x-jobgen/jobs/job/webhooks/secret_env: must name a webhook secret" in found[0]
+    assert repr(name) in found[0]
+
+
+@pytest.mark.parametrize("tolerance", [0, 0.5, 3601, 1e308])
+def test_tolerance_is_bounded(tmp_path: Path, tolerance: float) -> None:
+    found = problems(tmp_path, with_hooks(signature={"tolerance": tolerance}))
+    assert len(found) == 1, found
+    assert (
+        "#/x-jobgen/jobs/job/webhooks/signature/tolerance: must be a number of seconds"
+        " from 1 to 3600" in found[0]
+    )
 
 
 def test_a_job_without_webhooks_generates_no_receiver(tmp_path: Path) -> None:

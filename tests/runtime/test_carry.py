@@ -319,3 +319,39 @@ def test_download_replaces_the_target_whole_or_not_at_all(tmp_path: Path) -> Non
         download(target, failing)
     assert target.read_bytes() == b"whole"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.pdf"]
+
+
+def test_a_token_stored_without_its_values_resumes_with_them_given_again(mode: str) -> None:
+    """docs/fleet.md: drop `carried` from a token's JSON, pass the values on resuming."""
+    endpoint = Endpoint(["running", "succeeded"])
+    waiter = _waiter(mode, endpoint, FakeClock())
+    cls = AsyncJobHandle if mode == "async" else JobHandle
+
+    handle = cls(waiter, "d1", carried={"document_key": "K"})
+    assert not _call(mode, handle.poll()).done
+    stored = json.loads(handle.resume_token)
+    del stored["carried"]
+    with pytest.raises(ValueError, match="document_key is required"):
+        cls(waiter, resume=json.dumps(stored))
+    resumed = cls(waiter, resume=json.dumps(stored), carried={"document_key": "K"})
+    assert _call(mode, resumed.result()) == b"\x89doc"
+    assert {r["document_key"] for r in endpoint.reads} == {"K"}
+
+
+def test_a_deeply_nested_token_is_invalid() -> None:
+    with pytest.raises(InvalidResumeToken, match="nested too deeply"):
+        decode_resume_token("[" * 100_000 + "]" * 100_000)
+
+
+@pytest.mark.parametrize("value", ["K\r\nX-Injected: 1", "K\n", "K\0"])
+def test_a_carried_value_no_request_can_carry_is_refused_at_once(mode: str, value: str) -> None:
+    endpoint = Endpoint(["running", "succeeded"])
+    waiter = _waiter(mode, endpoint, FakeClock())
+
+    with pytest.raises(ValueError, match="document_key holds a line break or NUL"):
+        _call(mode, waiter.wait_for_job("d1", carried={"document_key": value}))
+
+    assert endpoint.reads == []
+    created = response(200, {"document_id": "d", "document_key": value})
+    with pytest.raises(MissingJobId, match="a line break or NUL in its value"):
+        KEY.read(created, "document")

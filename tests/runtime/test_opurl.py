@@ -4,6 +4,7 @@ absolute URL, and waits (sync and async) whose answers a status rule classifies.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import attrs
@@ -94,7 +95,9 @@ def test_url_options_keep_the_query_and_the_credentials_scheme() -> None:
     )
     options = url_options(http, BASE + "/operations/1?api-version=2024&x=1&x=2", ("key",))
     request = http.build_request(httpx.Client(), options)
-    assert str(request.url) == BASE + "/operations/1?api-version=2024&x=1&x=2"
+    assert httpx.URL(request.url) == httpx.URL(BASE + "/operations/1?api-version=2024&x=1&x=2")
+    # shown with every parameter masked: the server's query may be a signature
+    assert str(request.url) == BASE + "/operations/1?api-version=[secure]&x=[secure]&x=[secure]"
     assert options.security == ("key",)
     with pytest.raises(OperationUrlRefused):
         url_options(http, "https://other.example/operations/1", ("key",))
@@ -188,3 +191,41 @@ def test_a_timeout_token_carries_the_url_and_resumes_there(mode: str) -> None:
     with pytest.raises(JobTimeout):
         harness.wait_for_job(resume=error.resume_token, deadline=5)
     assert {c[0] for c in script.calls} == {URL + "?api-version=1"}
+
+
+def test_httpx_log_line_shows_no_userinfo_or_query_of_an_operation_url(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """httpx logs `HTTP Request: GET <url>` at INFO with the request's URL: an
+    operation URL from the server shows there without its userinfo and query values."""
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"status": "Running"})
+
+    http = SyncHTTP(
+        base_url=BASE,
+        credentials=(),
+        timeout=None,
+        headers=None,
+        user_agent="t",
+        max_retries=0,
+        transport=httpx.MockTransport(answer),
+    )
+    url = "https://user:pass-secret@api.example.com/v1/operations/1?sig=sig-secret&se=2030"
+    with caplog.at_level(logging.INFO, logger="httpx"):
+        http.request(url_options(http, url, ()))
+    assert sent[0].url.params["sig"] == "sig-secret"  # sent unchanged
+    assert "HTTP Request: GET https://api.example.com/v1/operations/1?sig=[secure]" in caplog.text
+    assert "sig-secret" not in caplog.text and "pass-secret" not in caplog.text
+
+
+@pytest.mark.parametrize("bad", ["/exports/1\tstatus", "/exports/1\nstatus"])
+def test_an_operation_url_that_is_not_a_url_is_an_sdk_error(mode: str, bad: str) -> None:
+    created = httpx.Response(
+        202, headers={"Location": bad}, request=httpx.Request("POST", "http://x/exports")
+    )
+    harness = Harness(mode, REPLY, Script([]), FakeClock().config())
+    with pytest.raises(OperationUrlRefused, match="which it is not"):
+        harness.create_and_wait(lambda key: created, deadline=60)

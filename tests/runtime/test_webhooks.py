@@ -8,6 +8,7 @@ import io
 import json
 from typing import Any
 
+import attrs
 import httpx
 import pytest
 
@@ -430,3 +431,150 @@ def test_an_event_that_does_not_decode_is_malformed() -> None:
     with pytest.raises(MalformedWebhook, match=r"does not decode: .*expected an object"):
         events.handle(signed(body), body)
     assert events.acknowledge(signed(body, delivery_id="m2"), body)[0] == 400
+
+
+# -- hardening: replays, configuration, hostile requests ------------------------------
+
+
+def test_an_hmac_replay_with_another_id_header_is_a_duplicate() -> None:
+    """The id header is not signed under hmac-sha256: four deliveries of one signed body,
+    each with its own id, reach the job once."""
+    spec = attrs.evolve(HMAC, id_header="x-sume-delivery")
+    events = receiver(spec)
+    body = body_of()
+    answers = [
+        events.acknowledge({**signed(body, spec=spec), "x-sume-delivery": f"d{n}"}, body)
+        for n in range(4)
+    ]
+    assert [status for status, _ in answers] == [200, 200, 200, 200]
+    assert ["received" in text for _, text in answers] == [True, False, False, False]
+    assert events.take("job_1") == [json.loads(body)["data"]]
+
+
+def test_an_hmac_delivery_with_a_new_timestamp_is_new() -> None:
+    events = receiver(HMAC)
+    body = body_of()
+    events.handle(signed(body, spec=HMAC), body)
+    events.handle(signed(body, spec=HMAC, at=WALL_START - 1), body)
+    assert len(events.take("job_1")) == 2
+
+
+@pytest.mark.parametrize(
+    "secret",
+    ["whsec_", "whsec_" + base64.b64encode(b"15 bytes of key").decode(), "short", b"short"],
+)
+def test_empty_and_short_keys_are_refused(secret: str | bytes) -> None:
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        WebhookReceiver(HMAC, lambda raw: raw, secret=secret)
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        sign_webhook(HMAC, secret, b"{}", delivery_id="m", timestamp=1)
+
+
+@pytest.mark.parametrize("name", ["HOME", "PATH", "1_WEBHOOK_SECRET", "sume_webhook_secret"])
+def test_secret_env_must_name_a_webhook_secret(name: str) -> None:
+    with pytest.raises(ValueError, match="secret_env must name a webhook secret"):
+        WebhookSpec(secret_env=name)
+
+
+@pytest.mark.parametrize("tolerance", [0, -1, 3601, 1e308, float("nan"), float("inf")])
+def test_tolerance_outside_its_range_is_refused(tolerance: float) -> None:
+    with pytest.raises(ValueError, match="tolerance must be a number of seconds from 1 to 3600"):
+        WebhookSpec(tolerance=tolerance)
+
+
+def test_a_non_ascii_header_is_refused_as_unsigned() -> None:
+    body = body_of()
+    headers = {**signed(body), "webhook-id": "msg_\xe9"}
+    assert receiver().acknowledge(headers, body)[0] == 401
+    # a non-ASCII header the receiver does not read is no problem
+    assert receiver().acknowledge({**signed(body), "user-agent": "caf\xe9"}, body)[0] == 200
+
+
+def test_a_signed_deeply_nested_body_is_malformed() -> None:
+    body = b"[" * 100_000 + b"]" * 100_000
+    status, text = receiver().acknowledge(signed(body), body)
+    assert (status, text) == (400, "the delivery body nests too deeply")
+
+
+def _environ(body: bytes, *, method: str = "POST", length: str | None = None) -> dict[str, Any]:
+    return {
+        "REQUEST_METHOD": method,
+        "CONTENT_LENGTH": str(len(body)) if length is None else length,
+        "wsgi.input": io.BytesIO(body),
+        **{"HTTP_" + k.upper().replace("-", "_"): v for k, v in signed(body).items()},
+    }
+
+
+class Unreadable(io.RawIOBase):
+    """A request body that fails the test if anything reads it."""
+
+    def read(self, size: int = -1) -> bytes:
+        raise AssertionError("the body was read")
+
+
+def wsgi(events: WebhookReceiver[Any], environ: dict[str, Any]) -> tuple[str, bytes]:
+    started: list[str] = []
+    answer = events.wsgi_app()(environ, lambda status, headers: started.append(status))
+    return started[0], b"".join(answer)
+
+
+@pytest.mark.parametrize("length", ["abc", "-1", "1e3", "\u0661"])
+def test_wsgi_refuses_a_content_length_that_is_not_a_size(length: str) -> None:
+    body = body_of()
+    status, _ = wsgi(receiver(), {**_environ(body, length=length), "wsgi.input": Unreadable()})
+    assert status == "400 Bad Request"
+
+
+def test_wsgi_refuses_a_long_body_unread_and_checks_headers_first() -> None:
+    body = body_of()
+    events = receiver(max_body=len(body) - 1)
+    status, text = wsgi(events, {**_environ(body), "wsgi.input": Unreadable()})
+    assert status == "413 Content Too Large" and str(len(body) - 1).encode() in text
+    unsigned = {"REQUEST_METHOD": "POST", "CONTENT_LENGTH": "400000000", "wsgi.input": Unreadable()}
+    assert wsgi(events, unsigned)[0] == "401 Unauthorized"
+    stale = {**_environ(body), "HTTP_WEBHOOK_TIMESTAMP": "1", "wsgi.input": Unreadable()}
+    assert wsgi(events, stale)[0] == "401 Unauthorized"
+
+
+def test_a_get_is_refused_before_verification() -> None:
+    body = body_of()
+    events = receiver()
+    status, _ = wsgi(events, {**_environ(body, method="GET"), "wsgi.input": Unreadable()})
+    assert status == "405 Method Not Allowed"
+    # the delivery was neither verified nor remembered: its POST is handled
+    assert wsgi(events, _environ(body))[0] == "200 OK"
+    assert events.take("job_1") == [json.loads(body)["data"]]
+
+
+def asgi(events: WebhookReceiver[Any], body: bytes, chunk: int, method: str = "POST") -> Any:
+    headers = [(k.encode(), v.encode()) for k, v in signed(body).items()]
+    parts = [body[i : i + chunk] for i in range(0, len(body), chunk)] or [b""]
+    messages = [{"body": p, "more_body": i < len(parts) - 1} for i, p in enumerate(parts)]
+    received: list[int] = []
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        received.append(1)
+        return messages[len(received) - 1]
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "headers": headers}
+    asyncio.run(events.asgi_app()(scope, receive, send))
+    return sent[0]["status"], len(received)
+
+
+def test_asgi_stops_reading_past_the_body_cap() -> None:
+    body = body_of(padding="x" * 1000)
+    status, reads = asgi(receiver(max_body=100), body, chunk=10)
+    assert status == 413 and reads == 11
+    assert asgi(receiver(), body, chunk=10, method="GET") == (405, 0)
+
+
+def test_the_inbox_is_bounded_by_bytes() -> None:
+    big = [body_of(f"job_{n}", padding="x" * 5000) for n in range(5)]
+    events = receiver(max_inbox_bytes=3 * len(big[0]))
+    for n, body in enumerate(big):
+        events.handle(signed(body, delivery_id=f"m{n}"), body)
+    assert [bool(events.take(f"job_{n}")) for n in range(5)] == [False, False, True, True, True]

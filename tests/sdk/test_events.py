@@ -293,3 +293,84 @@ def test_user_code_with_events_passes_mypy_strict(events: ModuleType, tmp_path: 
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_line_past_the_limit_raises_naming_the_stream(events: ModuleType, mode: str) -> None:
+    """One ``data:`` line with no end (a hostile or broken server): the stream raises
+    once the line passes ``max_line``, naming the stream's request."""
+    body = b"data: " + b"x" * 5000
+    streamed = Chunked(body, size=100)
+
+    def read(stream: Any) -> list[Any]:
+        return drain(events, mode, stream.limits(max_line=4096))
+
+    with pytest.raises(events.errors.ResponseTooLarge) as caught:
+        read_with(events, mode, streamed, lambda jobs: jobs.events("j1"), read)
+    assert str(caught.value) == (
+        "GET https://events.example/jobs/j1/events: a line of the event stream is longer"
+        " than 4096 characters (max_line)"
+    )
+    assert caught.value.limit == 4096
+
+
+def test_an_event_past_the_limit_raises(events: ModuleType, mode: str) -> None:
+    body = b"".join(b'data: {"state": "x"}\n' for _ in range(100)) + b"\n"
+
+    def read(stream: Any) -> list[Any]:
+        return drain(events, mode, stream.limits(max_event=1000))
+
+    with pytest.raises(
+        events.errors.ResponseTooLarge, match=r"larger than 1000 characters \(max_event\)"
+    ):
+        read_with(events, mode, Chunked(body), lambda jobs: jobs.events("j1"), read)
+
+
+def test_the_default_limits_take_a_long_line(events: ModuleType, mode: str) -> None:
+    text = "x" * (1 << 20)
+    body = f"data: {text}\n\n".encode()
+    got = read_with(
+        events,
+        mode,
+        Chunked(body, size=4096),
+        lambda logs: logs.tail(),
+        lambda s: drain(events, mode, s),
+        tag="logs",
+    )
+    assert [event.data for event in got] == [text]
+
+
+def drain(events: ModuleType, mode: str, stream: Any) -> Any:
+    if mode == "sync":
+        return list(stream)
+
+    async def main() -> list[Any]:
+        return [event async for event in stream]
+
+    return main()
+
+
+def read_with(
+    events: ModuleType,
+    mode: str,
+    body: Chunked,
+    open_stream: Any,
+    read: Any,
+    tag: str = "jobs",
+) -> Any:
+    transport = httpx.MockTransport(
+        lambda _: httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
+    )
+    if mode == "sync":
+        with events.Client(transport=transport) as client:
+            return read(open_stream(getattr(client, tag)))
+
+    async def main() -> Any:
+        async with events.AsyncClient(transport=transport) as client:
+            return await read(open_stream(getattr(client, tag)))
+
+    return asyncio.run(main())
+
+
+@pytest.fixture(params=["sync", "async"])
+def mode(request: pytest.FixtureRequest) -> str:
+    return str(request.param)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -183,3 +184,82 @@ def test_a_deadline_passing_mid_download_raises_and_leaves_no_file(
         release.set()
     assert caught.value.job_id == "d1" and server.downloads == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def _call(sdk: ModuleType, mode: str, server: Server, **kwargs: Any) -> Any:
+    """`wait_for_result("d1", ...)` with ``kwargs``, on `Client` or `AsyncClient`."""
+    if mode == "sync":
+        with sdk.Client(api_key="k", transport=httpx.MockTransport(server.answer)) as client:
+            return client.documents.wait_for_result("d1", document_key="K", **kwargs)
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        return server.answer(request)
+
+    async def main() -> Any:
+        async with sdk.AsyncClient(api_key="k", transport=httpx.MockTransport(answer)) as client:
+            return await client.documents.wait_for_result("d1", document_key="K", **kwargs)
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("where", ["missing folder", "a directory"])
+def test_a_target_that_cannot_be_written_is_refused_before_the_download(
+    sdk: ModuleType, mode: str, tmp_path: Path, where: str
+) -> None:
+    target = tmp_path / "missing" / "out.bin" if where == "missing folder" else tmp_path
+    server = Server(_body(mode, lambda: iter([BODY])))
+
+    with pytest.raises(sdk.errors.ResultFileError) as caught:
+        _call(sdk, mode, server, to_file=target)
+
+    assert server.downloads == 0  # the one-shot result is still on the server
+    assert str(target) in str(caught.value) and "nothing was fetched" in str(caught.value)
+    assert caught.value.spent is False
+    assert _call(sdk, mode, server, to_file=tmp_path / "ok.bin") == BODY
+
+
+def test_a_file_error_after_the_body_arrived_says_the_result_is_spent(
+    sdk: ModuleType, mode: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "out.bin"
+
+    def chunks() -> Iterator[bytes]:
+        yield BODY
+        target.mkdir()  # the rename into place will fail
+        yield BODY
+
+    server = Server(_body(mode, chunks))
+    with pytest.raises(sdk.errors.ResultFileError) as caught:
+        _call(sdk, mode, server, to_file=target)
+
+    message = str(caught.value)
+    assert "could not be written" in message and "spent" in message
+    assert "(job d1)" in message and caught.value.job_id == "d1"
+    assert caught.value.spent is True and server.downloads == 1
+    assert not list(tmp_path.glob(".download-*"))
+
+
+def test_read_back_false_returns_the_path_and_leaves_the_body_on_disk(
+    sdk: ModuleType, mode: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "out.bin"
+    server = Server(_body(mode, lambda: iter([BODY, BODY])))
+
+    result = _call(sdk, mode, server, to_file=str(target), read_back=False)
+
+    assert result == target and isinstance(result, Path)
+    assert target.read_bytes() == BODY * 2
+
+
+def test_a_result_in_memory_past_the_limit_points_at_to_file(
+    sdk: ModuleType, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys.modules[f"{sdk.__name__}._runtime.download"], "MAX_RESULT_BYTES", CHUNK)
+    server = Server(_body(mode, lambda: iter([BODY, BODY])))
+
+    with pytest.raises(sdk.errors.ResponseTooLarge) as caught:
+        _call(sdk, mode, server)
+
+    assert f"larger than {CHUNK} bytes" in str(caught.value)
+    assert "pass to_file=" in str(caught.value) and "spent" in str(caught.value)
+    assert caught.value.job_id == "d1"

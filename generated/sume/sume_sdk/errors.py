@@ -10,6 +10,7 @@ SDKError
  |    +-- PermissionDeniedError (403)    +-- UnprocessableEntityError (422)
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
+ +-- ResponseTooLarge (limit), ResultFileError (spent)
  +-- MissingCredentials
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
@@ -47,6 +48,8 @@ from ._runtime.errors import (
     PermissionDeniedError,
     RateLimitError,
     RecordDecodeError,
+    ResponseTooLarge,
+    ResultFileError,
     SDKError,
     StatusUnavailable,
     UnknownJobState,
@@ -80,6 +83,8 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RecordDecodeError",
+    "ResponseTooLarge",
+    "ResultFileError",
     "SDKError",
     "StatusUnavailable",
     "SumeJobCanceled",

@@ -45,6 +45,8 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
         if job["result"]:
             # every result fetch takes to_file (a _dl.PathLike)
             parts += [job["result"]["options"], job["result"]["response"], "_dl"]
+            if job["result"]["to_file"]:
+                parts.append("_t")  # the overloads of wait_for_result (read_back)
         if job["cancel"]:
             parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
             parts.append(job["cancel"]["call"])

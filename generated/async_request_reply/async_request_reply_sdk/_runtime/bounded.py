@@ -148,7 +148,7 @@ class _Flight:
 
     def _run(self, client: httpx.Client, request: httpx.Request) -> None:
         try:
-            response = client.send(request, stream=True)
+            response = client.send(request, stream=True, follow_redirects=False)
             with self._lock:
                 self._response = response
                 abandoned = self._abandoned
@@ -226,7 +226,7 @@ async def _fetch(
     if semaphore is not None:
         await semaphore.acquire()
     try:
-        response = await client.send(request, stream=True)
+        response = await client.send(request, stream=True, follow_redirects=False)
         try:
             if sink is None:
                 await response.aread()

@@ -9,8 +9,10 @@ headers: Authorization, cookies, the API key headers this client sends, and any
 header whose name says it holds a key, token, secret or password. Errors reach the
 request (`error.request`, `error.response.request`), so this is what they show.
 The request URL is a `MaskedURL`: sent as it is, but shown (str, repr, httpx's own
-log line) with `[secure]` for the query parameters that hold a credential, so an API
-key sent in the query string shows nowhere; this SDK's messages drop query strings.
+log line) without userinfo and with `[secure]` for the query parameters that hold a
+credential, so an API key sent in the query string shows nowhere, and for every
+parameter of an operation URL (the server's, whose query may be a signature); this
+SDK's messages drop query strings.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import httpx
 from .errors import MissingCredentials
 
 __all__ = [
+    "EVERY_PARAMETER",
     "ApiKey",
     "Basic",
     "Bearer",
@@ -39,9 +42,15 @@ __all__ = [
     "authorization",
     "display_url",
     "masked_headers",
+    "origin_of",
+    "safe_across_origins",
     "split_userinfo",
 ]
 
+#: The only request headers sent to another origin than the request's own (after a
+#: redirect): none of them can hold a credential or a value the caller gave.
+SAFE_ACROSS_ORIGINS = frozenset({"accept", "accept-encoding", "user-agent"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _ALWAYS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _LOOKS_SECRET = re.compile(
     r"api[-_]?key|token|secret|passw|session|signature|credential", re.IGNORECASE
@@ -173,20 +182,29 @@ def _is_secret(name: str, masked: frozenset[str]) -> bool:
     )
 
 
+#: In `masked`: every query parameter is masked (a URL the server gave, whose query
+#: may be a signature such as `sig=`).
+EVERY_PARAMETER = "*"
+
+
 class MaskedURL(httpx.URL):
-    """A request URL shown with its credential query parameters masked; what is sent,
-    compared, hashed and joined is the URL itself."""
+    """A request URL shown without its userinfo and with its credential query
+    parameters masked (all of them when `masked` holds `EVERY_PARAMETER`); what is
+    sent, compared, hashed and joined is the URL itself."""
 
     masked: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
-        if not self.query:
-            return super().__str__()
         plain = httpx.URL(self)
+        if plain.userinfo:
+            plain = plain.copy_with(userinfo=b"")
+        if not plain.query:
+            return str(plain)
+        every = EVERY_PARAMETER in self.masked
         pairs = []
         for pair in plain.query.decode("ascii").split("&"):
             name, equals, _ = pair.partition("=")
-            secret = _is_secret(urllib.parse.unquote_plus(name), self.masked)
+            secret = every or _is_secret(urllib.parse.unquote_plus(name), self.masked)
             pairs.append(f"{name}=[secure]" if secret and equals else pair)
         shown = str(plain.copy_with(query=None, fragment=None)) + "?" + "&".join(pairs)
         return shown + (f"#{plain.fragment}" if plain.fragment else "")
@@ -214,6 +232,27 @@ def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Reque
     headers.__class__, url.__class__ = MaskedHeaders, MaskedURL
     headers.masked = url.masked = names  # type: ignore[attr-defined]
     return request
+
+
+def origin_of(url: httpx.URL) -> tuple[str, str, int | None]:
+    """`(scheme, host, port)`, the port filled in for http and https."""
+    scheme = url.scheme.lower()
+    port = url.port if url.port is not None else _DEFAULT_PORTS.get(scheme)
+    return scheme, url.host.lower(), port
+
+
+def safe_across_origins(
+    headers: httpx.Headers, source: httpx.URL, target: httpx.URL
+) -> httpx.Headers:
+    """`headers` for a request going from `source` to `target`: all of them when both
+    are of one origin (scheme, host, port); otherwise only `SAFE_ACROSS_ORIGINS`, so
+    credentials, cookies, the caller's headers (`extra_headers`, the client's
+    `headers`) and a job's carried values stay with the origin they were meant for."""
+    if origin_of(source) == origin_of(target):
+        return headers
+    return httpx.Headers(
+        [(k, v) for k, v in headers.multi_items() if k.lower() in SAFE_ACROSS_ORIGINS]
+    )
 
 
 def display_url(url: str) -> str:

@@ -17,6 +17,7 @@ SDKError
 ├── DecodeError (ValueError)        a response did not match its schema
 │   ├── UnreadableStatus            a 2xx status body that is not a record (retried)
 │   └── RecordDecodeError           a job's record reached a state, off its schema
+├── ResponseTooLarge, ResultFileError  a body past its size limit; a to_file not written
 ├── MissingCredentials (ValueError) a client made without the credentials its API needs
 ├── TokenError                      the OAuth 2 token endpoint refused or answered nonsense
 ├── MissingJobId (ValueError)       a create response carried no job id
@@ -70,6 +71,8 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RecordDecodeError",
+    "ResponseTooLarge",
+    "ResultFileError",
     "SDKError",
     "StatusUnavailable",
     "TokenError",
@@ -102,10 +105,6 @@ def _summary(value: object) -> str:
     if len(text) > _SUMMARY_LIMIT:
         text = text[: _SUMMARY_LIMIT - 3] + "..."
     return text
-
-
-def _seconds(value: float) -> str:
-    return f"{round(value, 2):g}s"
 
 
 class SDKError(Exception):
@@ -232,6 +231,18 @@ class DecodeError(SDKError, ValueError):
         self.reason = reason
 
 
+class ResponseTooLarge(SDKError):
+    """A body held in memory, or an event stream's line or event, passed `limit`."""
+
+    limit = 0
+
+
+class ResultFileError(SDKError):
+    """A result's `to_file` cannot be written (`spent`: a one-shot result is lost)."""
+
+    spent = False
+
+
 class MissingCredentials(SDKError, ValueError):
     """A client was made without any of the credentials its API requires."""
 
@@ -268,8 +279,7 @@ class RecordDecodeError(DecodeError):
             f"spec at {error.path}: {error.reason}; the raw record is on .record, "
             'and WaitConfig(decoding="lenient") keeps off-spec values',
         )
-        self.path = error.path
-        self.reason = error.reason
+        self.path, self.reason = error.path, error.reason
         self.job_id = job_id
         self.state = state
         self.outcome = outcome
@@ -323,9 +333,7 @@ class WaitError(SDKError):
         last_record: object = None,
     ) -> None:
         super().__init__(message)
-        self.job_id = job_id
-        self.last_state = last_state
-        self.last_record = last_record
+        self.job_id, self.last_state, self.last_record = job_id, last_state, last_record
 
 
 RecordT = TypeVar("RecordT")
@@ -359,8 +367,8 @@ class JobTimeout(WaitError, Generic[RecordT]):
             else "it was not canceled, wait again or resume with the resume_token"
         )
         super().__init__(
-            f"job {job_id} still {state} after {_seconds(elapsed)} "
-            f"(deadline {_seconds(deadline)}); {fate}",
+            f"job {job_id} still {state} after {round(elapsed, 2):g}s "
+            f"(deadline {round(deadline, 2):g}s); {fate}",
             job_id=job_id,
             last_state=last_state,
             last_record=last_record,

@@ -3,10 +3,13 @@
 
 A token is versioned JSON naming the job, the wall-clock deadline (epoch seconds) and
 the number of polls made (`deadline_at` is null for a job handle without a deadline), e.g. `{"attempt":4,"deadline_at":1767225600.0,"job":"job",
-"job_id":"j_1","v":1}`. A job polled at an operation URL adds it as `url`. It holds
-no credentials; a job that carries values from its create response into later calls
-(such as a document key) keeps them under `carried`, so such a token is as secret as
-those values.
+"job_id":"j_1","v":1}`. A job polled at an operation URL adds it as `url`, its query
+string included (which may hold a signature, such as Azure's `sig=`). It holds none of
+the client's credentials, but a job that carries values from its create response into
+later calls (such as a document key, which is secret) keeps them under `carried`: such
+a token is as secret as those values and that URL. To store a token without its
+carried values, drop `carried` from its JSON and pass the values again on resuming
+(`handle(resume=token, document_key=...)`).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         data = json.loads(text)
     except (TypeError, ValueError):
         raise bad("not JSON") from None
+    except RecursionError:
+        raise bad("nested too deeply") from None
     if not isinstance(data, dict):
         raise bad("not a JSON object")
     if data.get("v") != _TOKEN_VERSION:

@@ -17,7 +17,7 @@ import attrs
 import httpx
 
 from .errors import APIStatusError, UnknownJobState, UnreadableStatus, attach_job_id
-from .opurl import match_rule
+from .opurl import join_url, match_rule
 from .retry_after import parse_delay
 from .statuses import status_error_for
 from .waitspec import JobSpec
@@ -104,7 +104,7 @@ def read(spec: JobSpec, job_id: str, response: httpx.Response) -> Poll:
     matched = match_rule(rules, response) if rules else None
     location = response.headers.get("location")
     if location:
-        location = str(response.request.url.join(location.strip()))
+        location = join_url(response.request.url, location)
     if matched is None:
         return parse(spec, job_id, ensure_success(response), location)
     rule, body = matched

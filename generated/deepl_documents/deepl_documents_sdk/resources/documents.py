@@ -278,7 +278,8 @@ class Documents:
             body=DocumentKey(document_key=_carry.take(carried, "document_key", str)),
         )
         config = self._http.wait_config
-        # With to_file, the body is streamed to it: whole or no file.
+        # With to_file, the body is streamed to it: whole or no file; else held in
+        # memory, up to a limit.
         response = _dl.download(
             to_file,
             lambda sink: _dl.fetch_once(
@@ -287,6 +288,7 @@ class Documents:
                 config.clock,
                 config.sleep,
             ),
+            once=True,
         )
         return _download_response(response)
 
@@ -328,6 +330,7 @@ class Documents:
             carried={"document_key": document_key},
         )
 
+    @_t.overload
     def wait_for_result(
         self,
         job_id: str,
@@ -337,7 +340,33 @@ class Documents:
         stall_after: float | None = None,
         document_key: str,
         to_file: _dl.PathLike | None = None,
-    ) -> bytes:
+        read_back: _t.Literal[True] = True,
+    ) -> bytes: ...
+
+    @_t.overload
+    def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str,
+        to_file: _dl.PathLike,
+        read_back: _t.Literal[False],
+    ) -> _dl.Path: ...
+
+    def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str,
+        to_file: _dl.PathLike | None = None,
+        read_back: bool = True,
+    ) -> bytes | _dl.Path:
         """Wait for the document job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
@@ -345,7 +374,10 @@ class Documents:
         server may have received it (only a connection that never opened is tried
         again).
         ``to_file`` also writes the result to that file, streamed there chunk by
-        chunk within the deadline (whole or not at all).
+        chunk within the deadline (whole or not at all); the file's folder is
+        checked before any request. With ``read_back=False`` the result is not read
+        back into memory: the path is returned. Without ``to_file``, a result larger
+        than 256 MiB raises ``ResponseTooLarge``.
 
         Raises:
             DocumentFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -354,6 +386,20 @@ class Documents:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
+        _dl.check_target(to_file)
+        if not read_back:
+            if to_file is None:
+                raise TypeError("read_back=False needs to_file")
+            target = _dl.on_disk(to_file)
+            self._document_waiter.wait_for_result(
+                job_id,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                carried={"document_key": document_key},
+                to_file=target,
+            )
+            return _dl.Path(target)
         return self._document_waiter.wait_for_result(
             job_id,
             deadline=deadline,
@@ -632,7 +678,8 @@ class AsyncDocuments:
             body=DocumentKey(document_key=_carry.take(carried, "document_key", str)),
         )
         config = self._http.wait_config
-        # With to_file, the body is streamed to it: whole or no file.
+        # With to_file, the body is streamed to it: whole or no file; else held in
+        # memory, up to a limit.
         response = await _dl.async_download(
             to_file,
             lambda sink: _dl.async_fetch_once(
@@ -641,6 +688,7 @@ class AsyncDocuments:
                 config.clock,
                 config.async_sleep,
             ),
+            once=True,
         )
         return _download_response(response)
 
@@ -682,6 +730,7 @@ class AsyncDocuments:
             carried={"document_key": document_key},
         )
 
+    @_t.overload
     async def wait_for_result(
         self,
         job_id: str,
@@ -691,7 +740,33 @@ class AsyncDocuments:
         stall_after: float | None = None,
         document_key: str,
         to_file: _dl.PathLike | None = None,
-    ) -> bytes:
+        read_back: _t.Literal[True] = True,
+    ) -> bytes: ...
+
+    @_t.overload
+    async def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str,
+        to_file: _dl.PathLike,
+        read_back: _t.Literal[False],
+    ) -> _dl.Path: ...
+
+    async def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str,
+        to_file: _dl.PathLike | None = None,
+        read_back: bool = True,
+    ) -> bytes | _dl.Path:
         """Wait for the document job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
@@ -699,7 +774,10 @@ class AsyncDocuments:
         server may have received it (only a connection that never opened is tried
         again).
         ``to_file`` also writes the result to that file, streamed there chunk by
-        chunk within the deadline (whole or not at all).
+        chunk within the deadline (whole or not at all); the file's folder is
+        checked before any request. With ``read_back=False`` the result is not read
+        back into memory: the path is returned. Without ``to_file``, a result larger
+        than 256 MiB raises ``ResponseTooLarge``.
 
         Raises:
             DocumentFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -708,6 +786,20 @@ class AsyncDocuments:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
+        _dl.check_target(to_file)
+        if not read_back:
+            if to_file is None:
+                raise TypeError("read_back=False needs to_file")
+            target = _dl.on_disk(to_file)
+            await self._document_waiter.wait_for_result(
+                job_id,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                carried={"document_key": document_key},
+                to_file=target,
+            )
+            return _dl.Path(target)
         return await self._document_waiter.wait_for_result(
             job_id,
             deadline=deadline,

@@ -527,7 +527,8 @@ class Ingest:
         **carried: object,
     ) -> str:
         options = _get_job_successful_record_results_request(job_id)
-        # With to_file, the body is streamed to it: whole or no file.
+        # With to_file, the body is streamed to it: whole or no file; else held in
+        # memory, up to a limit.
         response = _dl.download(
             to_file,
             lambda sink: self._http.request(options, time_left=time_left, sink=sink),
@@ -568,6 +569,7 @@ class Ingest:
             stall_after=stall_after,
         )
 
+    @_t.overload
     def wait_for_result(
         self,
         job_id: str,
@@ -576,12 +578,39 @@ class Ingest:
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         stall_after: float | None = None,
         to_file: _dl.PathLike | None = None,
-    ) -> str:
+        read_back: _t.Literal[True] = True,
+    ) -> str: ...
+
+    @_t.overload
+    def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+        to_file: _dl.PathLike,
+        read_back: _t.Literal[False],
+    ) -> _dl.Path: ...
+
+    def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+        to_file: _dl.PathLike | None = None,
+        read_back: bool = True,
+    ) -> str | _dl.Path:
         """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
         ``to_file`` also writes the result to that file, streamed there chunk by
-        chunk within the deadline (whole or not at all).
+        chunk within the deadline (whole or not at all); the file's folder is
+        checked before any request. With ``read_back=False`` the result is not read
+        back into memory: the path is returned. Without ``to_file``, a result larger
+        than 256 MiB raises ``ResponseTooLarge``.
 
         Raises:
             IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -590,6 +619,19 @@ class Ingest:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
+        _dl.check_target(to_file)
+        if not read_back:
+            if to_file is None:
+                raise TypeError("read_back=False needs to_file")
+            target = _dl.on_disk(to_file)
+            self._ingest_job_waiter.wait_for_result(
+                job_id,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                to_file=target,
+            )
+            return _dl.Path(target)
         return self._ingest_job_waiter.wait_for_result(
             job_id,
             deadline=deadline,
@@ -987,7 +1029,8 @@ class AsyncIngest:
         **carried: object,
     ) -> str:
         options = _get_job_successful_record_results_request(job_id)
-        # With to_file, the body is streamed to it: whole or no file.
+        # With to_file, the body is streamed to it: whole or no file; else held in
+        # memory, up to a limit.
         response = await _dl.async_download(
             to_file,
             lambda sink: self._http.request(options, time_left=time_left, sink=sink),
@@ -1028,6 +1071,7 @@ class AsyncIngest:
             stall_after=stall_after,
         )
 
+    @_t.overload
     async def wait_for_result(
         self,
         job_id: str,
@@ -1036,12 +1080,39 @@ class AsyncIngest:
         on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
         stall_after: float | None = None,
         to_file: _dl.PathLike | None = None,
-    ) -> str:
+        read_back: _t.Literal[True] = True,
+    ) -> str: ...
+
+    @_t.overload
+    async def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+        to_file: _dl.PathLike,
+        read_back: _t.Literal[False],
+    ) -> _dl.Path: ...
+
+    async def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+        to_file: _dl.PathLike | None = None,
+        read_back: bool = True,
+    ) -> str | _dl.Path:
         """Wait for the ingest job to succeed, then fetch its result once.
 
         The result is fetched only when the record says it is ready.
         ``to_file`` also writes the result to that file, streamed there chunk by
-        chunk within the deadline (whole or not at all).
+        chunk within the deadline (whole or not at all); the file's folder is
+        checked before any request. With ``read_back=False`` the result is not read
+        back into memory: the path is returned. Without ``to_file``, a result larger
+        than 256 MiB raises ``ResponseTooLarge``.
 
         Raises:
             IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -1050,6 +1121,19 @@ class AsyncIngest:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
+        _dl.check_target(to_file)
+        if not read_back:
+            if to_file is None:
+                raise TypeError("read_back=False needs to_file")
+            target = _dl.on_disk(to_file)
+            await self._ingest_job_waiter.wait_for_result(
+                job_id,
+                deadline=deadline,
+                on_poll=on_poll,
+                stall_after=stall_after,
+                to_file=target,
+            )
+            return _dl.Path(target)
         return await self._ingest_job_waiter.wait_for_result(
             job_id,
             deadline=deadline,

@@ -31,7 +31,7 @@ from .errors import (
     SDKError,
     attach_job_id,
 )
-from .opurl import display_url, is_url
+from .opurl import display_url, is_url, join_url
 from .ratelimit import RateLimiter, StatusLimiter
 from .records import Poll, dig, ensure_success, pointer
 from .resume import decode_resume_token
@@ -415,7 +415,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         for header in spec.operation_url:
             url = response.headers.get(header, "").strip()
             if url:
-                return str(response.request.url.join(url))
+                return join_url(response.request.url, url)
         if spec.operation_url:
             names = " or ".join(spec.operation_url)
             raise MissingJobId(f"the create response has no {names} header")

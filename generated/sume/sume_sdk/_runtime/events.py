@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -23,10 +24,13 @@ from typing import Any, Generic, TypeVar
 import attrs
 import httpx
 
-from .errors import APIConnectionError, APITimeoutError, DecodeError
+from .bounded import where
+from .errors import APIConnectionError, APITimeoutError, DecodeError, ResponseTooLarge
 from .wire import RequestOptions
 
 __all__ = [
+    "MAX_EVENT",
+    "MAX_LINE",
     "AsyncEventStream",
     "EventParser",
     "EventStream",
@@ -49,51 +53,86 @@ class ServerSentEvent(Generic[T]):
     retry: int | None = None
 
 
-class EventParser:
-    """Feed it text as it arrives; it returns the events each piece completes."""
+#: The longest line of an event stream an `EventParser` takes, by default (characters).
+MAX_LINE = 8 * 1024 * 1024
+#: The largest event (its data lines together), by default (characters).
+MAX_EVENT = 16 * 1024 * 1024
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
-    def __init__(self) -> None:
+
+class EventParser:
+    """Feed it text as it arrives; it returns the events each piece completes.
+
+    Each piece is scanned once (parsing is linear in the stream's length). A line
+    longer than `max_line` characters, or an event whose data passes `max_event`,
+    raises `ResponseTooLarge` naming `where` (the stream's request): the parser
+    never holds more than about that much.
+    """
+
+    def __init__(
+        self, *, max_line: int = MAX_LINE, max_event: int = MAX_EVENT, where: str = ""
+    ) -> None:
         self.last_event_id: str | None = None
         #: The reconnection time (milliseconds) the server last asked for.
         self.retry: int | None = None
-        self._pending = ""
+        self.max_line = max_line
+        self.max_event = max_event
+        self.where = where or "an event stream"
+        self._pending: list[str] = []
+        self._pending_size = 0
+        self._skip_lf = False
         self._started = False
         self._reset()
 
     def _reset(self) -> None:
         self._event = ""
         self._data: list[str] = []
+        self._data_size = 0
         self._retry: int | None = None
 
     def feed(self, text: str) -> list[ServerSentEvent[str]]:
         if not self._started and text:
             self._started = True
             text = text.removeprefix("\ufeff")
-        buffer = self._pending + text
+        if self._skip_lf and text:
+            self._skip_lf = False
+            text = text.removeprefix("\n")
         events: list[ServerSentEvent[str]] = []
         start = 0
-        while True:
-            cr, lf = buffer.find("\r", start), buffer.find("\n", start)
-            ends = [i for i in (cr, lf) if i >= 0]
-            if not ends:
-                break
-            end = min(ends)
-            if buffer[end] == "\r" and end + 1 == len(buffer):
-                break  # a CR at the end may be the first half of a CRLF
-            step = 2 if buffer.startswith("\r\n", end) else 1
-            event = self._line(buffer[start:end])
+        for match in _LINE_END.finditer(text):
+            end = match.start()
+            self._grow(end - start)
+            if self._pending:
+                self._pending.append(text[start:end])
+                line = "".join(self._pending)
+                self._pending, self._pending_size = [], 0
+            else:
+                line = text[start:end]
+            event = self._line(line)
             if event is not None:
                 events.append(event)
-            start = end + step
-        self._pending = buffer[start:]
+            start = match.end()
+        if start < len(text):
+            self._grow(len(text) - start)
+            self._pending.append(text[start:])
+            self._pending_size += len(text) - start
+        # A CR ending the piece may be the first half of a CRLF split across pieces.
+        if text:
+            self._skip_lf = text.endswith("\r")
         return events
 
+    def _grow(self, size: int) -> None:
+        if self._pending_size + size > self.max_line:
+            error = ResponseTooLarge(
+                f"{self.where}: a line of the event stream is longer than"
+                f" {self.max_line} characters (max_line)"
+            )
+            error.limit = self.max_line
+            raise error
+
     def close(self) -> list[ServerSentEvent[str]]:
-        """The end of the stream: a last line ending in CR counts; a cut event does not."""
-        pending, self._pending = self._pending, ""
-        if pending.endswith("\r"):
-            event = self._line(pending[:-1])
-            return [event] if event is not None else []
+        """The end of the stream: a cut event (or line) does not count."""
+        self._pending, self._pending_size = [], 0
         return []
 
     def _line(self, line: str) -> ServerSentEvent[str] | None:
@@ -107,6 +146,14 @@ class EventParser:
         if name == "event":
             self._event = value
         elif name == "data":
+            self._data_size += len(value) + 1
+            if self._data_size > self.max_event:
+                error = ResponseTooLarge(
+                    f"{self.where}: an event of the event stream is larger than"
+                    f" {self.max_event} characters (max_event)"
+                )
+                error.limit = self.max_event
+                raise error
             self._data.append(value)
         elif name == "id" and "\0" not in value:
             self.last_event_id = value
@@ -175,6 +222,14 @@ class EventStream(Generic[T]):
         self._response: httpx.Response | None = None
         self.parser = EventParser()
 
+    def limits(
+        self, *, max_line: int = MAX_LINE, max_event: int = MAX_EVENT
+    ) -> EventStream[T]:
+        """This stream, taking lines of up to `max_line` and events of up to
+        `max_event` characters (past either, iteration raises `ResponseTooLarge`)."""
+        self.parser.max_line, self.parser.max_event = max_line, max_event
+        return self
+
     @property
     def response(self) -> httpx.Response:
         """The response (sending the request if it was not sent yet)."""
@@ -185,6 +240,7 @@ class EventStream(Generic[T]):
     def __iter__(self) -> Iterator[ServerSentEvent[T]]:
         text = codecs.getincrementaldecoder("utf-8")(errors="replace")
         response = self.response
+        self.parser.where = where(response.request)
         try:
             chunks = response.iter_bytes()
             while True:
@@ -237,6 +293,14 @@ class AsyncEventStream(Generic[T]):
         self._response: httpx.Response | None = None
         self.parser = EventParser()
 
+    def limits(
+        self, *, max_line: int = MAX_LINE, max_event: int = MAX_EVENT
+    ) -> AsyncEventStream[T]:
+        """This stream, taking lines of up to `max_line` and events of up to
+        `max_event` characters (past either, iteration raises `ResponseTooLarge`)."""
+        self.parser.max_line, self.parser.max_event = max_line, max_event
+        return self
+
     async def response(self) -> httpx.Response:
         """The response (sending the request if it was not sent yet)."""
         if self._response is None:
@@ -247,6 +311,7 @@ class AsyncEventStream(Generic[T]):
         text = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
             response = await self.response()
+            self.parser.where = where(response.request)
             chunks = response.aiter_bytes()
             while True:
                 try:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import httpx
 
-from .credentials import display_url
+from .credentials import display_url, origin_of
 from .errors import OperationUrlRefused
 from .wire import RequestOptions
 
@@ -34,13 +34,12 @@ __all__ = [
     "check_origin",
     "display_url",
     "is_url",
+    "join_url",
     "match_rule",
     "origin_of",
     "status_redirects",
     "url_options",
 ]
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _codes(value: Iterable[int]) -> frozenset[int]:
@@ -100,13 +99,6 @@ def match_rule(
     return None
 
 
-def origin_of(url: httpx.URL) -> tuple[str, str, int | None]:
-    """`(scheme, host, port)`, the port filled in for http and https."""
-    scheme = url.scheme.lower()
-    port = url.port if url.port is not None else _DEFAULT_PORTS.get(scheme)
-    return scheme, url.host.lower(), port
-
-
 def _origin_text(url: httpx.URL) -> str:
     scheme, host, port = origin_of(url)
     shown = f"[{host}]" if ":" in host else host
@@ -116,6 +108,17 @@ def _origin_text(url: httpx.URL) -> str:
 def is_url(job_id: str) -> bool:
     """Whether `job_id` is an operation URL (else the id of the status operation)."""
     return "://" in job_id
+
+
+def join_url(base: httpx.URL, url: str) -> str:
+    """`url` (an operation URL or a Location a server sent) resolved against `base`;
+    one that is not a URL (a tab, a line break) raises `OperationUrlRefused`."""
+    try:
+        return str(base.join(url.strip()))
+    except httpx.InvalidURL as error:
+        raise OperationUrlRefused(
+            f"the server sent {display_url(url)!r} as a URL, which it is not ({error})"
+        ) from None
 
 
 def check_origin(url: str, base_url: str, allowed: Sequence[str]) -> httpx.URL:

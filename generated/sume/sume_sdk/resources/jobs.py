@@ -582,13 +582,17 @@ class Jobs:
         *,
         secret: str | bytes | None = None,
         max_jobs: int = 1024,
+        max_body: int = 1048576,
+        max_inbox_bytes: int = 16777216,
     ) -> _wh.WebhookReceiver[JobEnvelope]:
         """A receiver of the job's webhook deliveries, for any web framework.
 
         ``handle(headers, body)`` verifies a delivery's signature and age, refuses a
         replay, decodes the event and wakes the wait given the receiver as ``events=``;
-        deliveries that come before their wait starts are kept (for ``max_jobs`` jobs).
-        ``secret`` defaults to the ``SUME_WEBHOOK_SECRET`` environment variable.
+        deliveries that come before their wait starts are kept (for ``max_jobs`` jobs,
+        ``max_inbox_bytes`` in all). Its WSGI and ASGI apps refuse a body longer than
+        ``max_body`` bytes. ``secret`` defaults to the ``SUME_WEBHOOK_SECRET``
+        environment variable; its key must be at least 16 bytes.
         """
         from .._runtime import webhooks as _wh
 
@@ -610,6 +614,8 @@ class Jobs:
             _decode_job_event,
             secret=secret,
             max_jobs=max_jobs,
+            max_body=max_body,
+            max_inbox_bytes=max_inbox_bytes,
         )
 
     def wait_for_jobs(
@@ -1025,13 +1031,17 @@ class AsyncJobs:
         *,
         secret: str | bytes | None = None,
         max_jobs: int = 1024,
+        max_body: int = 1048576,
+        max_inbox_bytes: int = 16777216,
     ) -> _wh.WebhookReceiver[JobEnvelope]:
         """A receiver of the job's webhook deliveries, for any web framework.
 
         ``handle(headers, body)`` verifies a delivery's signature and age, refuses a
         replay, decodes the event and wakes the wait given the receiver as ``events=``;
-        deliveries that come before their wait starts are kept (for ``max_jobs`` jobs).
-        ``secret`` defaults to the ``SUME_WEBHOOK_SECRET`` environment variable.
+        deliveries that come before their wait starts are kept (for ``max_jobs`` jobs,
+        ``max_inbox_bytes`` in all). Its WSGI and ASGI apps refuse a body longer than
+        ``max_body`` bytes. ``secret`` defaults to the ``SUME_WEBHOOK_SECRET``
+        environment variable; its key must be at least 16 bytes.
         """
         from .._runtime import webhooks as _wh
 
@@ -1053,6 +1063,8 @@ class AsyncJobs:
             _decode_job_event,
             secret=secret,
             max_jobs=max_jobs,
+            max_body=max_body,
+            max_inbox_bytes=max_inbox_bytes,
         )
 
     def wait_for_jobs(
