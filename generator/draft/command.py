@@ -1,0 +1,107 @@
+"""``jobgen jobs init SPEC``: draft a side file for a spec that declares no jobs."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+import attrs
+
+from ..model.build import build_sdk
+from ..problems import Location, SpecError, counted, printable
+from ..spec.loader import SpecSet, load_spec
+from .emit import Rendered, render
+from .find import Draft, draft_jobs
+
+__all__ = ["default_output", "draft_spec", "init", "without_jobs"]
+
+
+def without_jobs(spec: SpecSet) -> SpecSet:
+    """The same spec with any ``x-jobgen`` of its root left out."""
+    data = spec.root.data
+    if not isinstance(data, dict) or "x-jobgen" not in data:
+        return spec
+    root = attrs.evolve(spec.root, data={k: v for k, v in data.items() if k != "x-jobgen"})
+    stripped = SpecSet(root=root)
+    stripped.add(root)
+    return stripped
+
+
+def draft_spec(path: Path) -> tuple[Draft, Rendered]:
+    """The draft of the spec at ``path``, built as if it declared no jobs."""
+    spec = without_jobs(load_spec(path))
+    try:
+        sdk = build_sdk(spec)
+    except RecursionError:
+        raise SpecError.at(
+            Location(spec.root.name), "schemas nest too deeply to generate"
+        ) from None
+    draft = draft_jobs(sdk)
+    return draft, render(draft, path.name)
+
+
+def default_output(spec: Path) -> Path:
+    """``specs/vendor.yaml`` -> ``vendor.jobs.yaml``, in the current directory."""
+    return Path(f"{spec.stem}.jobs.yaml")
+
+
+def _write(path: Path, text: str, force: bool) -> None:
+    """Write ``text`` to ``path`` whole or not at all; an existing file only with ``force``."""
+    if not force and os.path.lexists(path):
+        raise FileExistsError(f"{path} exists: pass --force to replace it")
+    folder = path.parent
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        if force:
+            os.replace(temp, path)
+        else:
+            os.link(temp, path)  # fails, leaving nothing, if the file appeared meanwhile
+            os.unlink(temp)
+    except FileExistsError:
+        os.unlink(temp)
+        raise FileExistsError(f"{path} exists: pass --force to replace it") from None
+    except BaseException:
+        if os.path.lexists(temp):
+            os.unlink(temp)
+        raise
+
+
+def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None) -> int:
+    """Draft, write and say what was found; exit code 0 (errors raise)."""
+    out = out or sys.stdout
+    draft, rendered = draft_spec(spec)
+    if not draft.jobs:
+        print(
+            f"no job found in {spec}: nothing written (declare the jobs by hand, "
+            "see docs/job-extension.md)",
+            file=out,
+        )
+        return 0
+    guesses = rendered.guesses
+    summary = (
+        f"{counted(len(draft.jobs), 'job')} drafted, "
+        f"{guesses} {'guess' if guesses == 1 else 'guesses'} to check"
+    )
+    if output is not None and str(output) == "-":
+        sys.stdout.write(rendered.text)
+        print(summary, file=sys.stderr)
+        return 0
+    target = output if output is not None else default_output(spec)
+    _write(target, rendered.text, force)
+    print(f"{target}: {summary}", file=out)
+    for job in draft.jobs:
+        states = len(job.success) + len(job.failure) + len(job.canceled) + len(job.pending)
+        start = printable(job.create) if job.create else "(no create)"
+        print(
+            f"  {job.name}: {start} -> {printable(job.status)} ({counted(states, 'state')})",
+            file=out,
+        )
+    print(f"next: read each '# check:' line, then jobgen validate {spec} --jobs {target}", file=out)
+    return 0
