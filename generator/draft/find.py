@@ -88,6 +88,15 @@ _DONE_FIELDS = ("completed", "done", "processed", "succeeded", "finished")
 _IDEMPOTENCY = ("idempotency", "repeatability-request-id")
 _AZURE_ASYNC = ("Succeeded", "Failed", "Canceled", "InProgress")
 _AZURE_OPERATION = ("Succeeded", "Failed", "Canceled", "NotStarted", "Running")
+# Signs that a resource with a status is a job: words of its path or of its pending states.
+_JOB_WORDS = frozenset(
+    {"job", "jobs", "batch", "batches", "run", "runs", "operation", "operations", "task", "tasks"}
+    | {"export", "exports", "import", "imports", "report", "reports", "transcript", "scan"}
+)
+_MOVING = frozenset(
+    {"queued", "pending", "progress", "running", "processing", "validating", "accepted"}
+    | {"submitted", "scheduled", "waiting", "started", "notstarted", "inprogress"}
+)
 _BACKTICKED = re.compile(r"`([A-Za-z][A-Za-z0-9_-]*)`")
 _VERSION = re.compile(r"v\d+(\.\d+)*|\d+(\.\d+)*|api|rest")
 
@@ -669,6 +678,8 @@ class _Finder:
         if carry:
             checks["carry"] = "values the status call needs, matched by name in the create's answer"
         classified = classify_all(monitor.states)
+        if not self._job_like(monitor, create, classified):
+            checks["name"] = "a resource with a status field: is it a job a caller waits for?"
         result, result_check = self._result(monitor, carry)
         if result_check:
             checks["result"] = result_check
@@ -687,6 +698,21 @@ class _Finder:
             result=result,
             cancel=cancel,
             carry=carry,
+        )
+
+    def _job_like(
+        self, monitor: _Monitor, create: ir.Operation, classified: list[Classified]
+    ) -> bool:
+        if "202" in self.raw.responses(create):
+            return True
+        path_words = {w.lower() for w in words(f"{monitor.op.path} {create.path}")}
+        if path_words & _JOB_WORDS:
+            return True
+        pending = [c for c in classified if c.kind == "pending"]
+        return any(
+            {w.lower() for w in words(str(c.state))} & _MOVING
+            or str(c.state).lower().replace("_", "").replace("-", "") in _MOVING
+            for c in pending
         )
 
     def _carry(
