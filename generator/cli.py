@@ -129,7 +129,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     init.add_argument("spec", type=Path)
     init.add_argument(
-        "-o", "--output", type=Path, help="the draft to write (default: SPEC_STEM.jobs.yaml; -: stdout)"
+        "-o",
+        "--output",
+        type=Path,
+        help="the draft to write (default: SPEC_STEM.jobs.yaml; -: stdout)",
     )
     init.add_argument("--force", action="store_true", help="replace an existing file")
     return parser

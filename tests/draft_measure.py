@@ -108,7 +108,11 @@ def compare(label: str, hand: dict[str, Any], drafted: dict[str, Any], guesses: 
         pair = (h.get("create"), h.get("status"))
         h_states = _classes(h)
         exact = next(
-            (n for n, d in draft_jobs.items() if n not in used and (d.get("create"), d.get("status")) == pair),
+            (
+                n
+                for n, d in draft_jobs.items()
+                if n not in used and (d.get("create"), d.get("status")) == pair
+            ),
             None,
         )
         if exact is not None:
@@ -173,8 +177,10 @@ def _ratio(part: int, whole: int) -> str:
 def table(rows: Iterable[Row]) -> str:
     rows = list(rows)
     lines = [
-        "| spec | jobs declared | drafted | right | wrong | missed | extra "
-        "| states declared | right | wrong | missed | guesses to check |",
+        (
+            "| spec | jobs declared | drafted | right | wrong | missed | extra "
+            "| states declared | right | wrong | missed | guesses to check |"
+        ),
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -185,7 +191,10 @@ def table(rows: Iterable[Row]) -> str:
         )
     total = Row(
         "total",
-        *(sum(getattr(r, f) for r in rows) for f in ("declared", "drafted", "right", "wrong", "missed")),
+        *(
+            sum(getattr(r, f) for r in rows)
+            for f in ("declared", "drafted", "right", "wrong", "missed")
+        ),
         tuple(e for r in rows for e in r.extra),
         *(
             sum(getattr(r, f) for r in rows)
@@ -214,7 +223,9 @@ def table(rows: Iterable[Row]) -> str:
     extras = [f"{r.label}: {', '.join(r.extra)}" for r in rows if r.extra]
     if extras:
         lines.append("")
-        lines.append("Extra jobs drafted (not in the hand-written file): " + "; ".join(extras) + ".")
+        lines.append(
+            "Extra jobs drafted (not in the hand-written file): " + "; ".join(extras) + "."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -23,14 +23,13 @@ The input is the SDK model built without jobs; the output is a :class:`Draft`, w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import attrs
 
 from ..model import ir
 from ..model.names import NameSet, snake, words
-from ..problems import Location, pointer_join
+from ..problems import Location, SpecError, pointer_join
 from .states import Classified, classify, classify_all
 
 __all__ = ["Draft", "DraftJob", "draft_jobs"]
@@ -144,10 +143,6 @@ class DraftJob:
 class Draft:
     jobs: tuple[DraftJob, ...]
 
-    @property
-    def guesses(self) -> int:
-        return sum(len(job.checks) for job in self.jobs)
-
 
 # -- types -------------------------------------------------------------------
 
@@ -228,7 +223,7 @@ class _Raw:
             return node, at
         try:
             return self.spec.deref(node, at)
-        except Exception:  # noqa: BLE001 - an unreadable reference is no evidence
+        except SpecError:  # an unreadable reference is no evidence
             return None, at
 
     def responses(self, op: ir.Operation) -> dict[str, tuple[Any, Location]]:
@@ -601,9 +596,14 @@ class _Finder:
         """The resource a 303 of the monitor leads to: the GET of the monitor's parent."""
         targets = {monitor.base, _parent(monitor.op.path)}
         for op in self.operations:
-            if op.method.lower() == "get" and op.path in targets and op is not monitor.op:
-                if op.response.kind in ("json", "text", "binary"):
-                    return op
+            readable = op.response.kind in ("json", "text", "binary")
+            if (
+                op.method.lower() == "get"
+                and op.path in targets
+                and op is not monitor.op
+                and readable
+            ):
+                return op
         return None
 
     @staticmethod
@@ -729,7 +729,12 @@ class _Finder:
                 if isinstance(top, ir.Model)
                 else None
             )
-            if field is None or _kind(field.type, self.schemas) not in ("str", "int", "float", "bool"):
+            if field is None or _kind(field.type, self.schemas) not in (
+                "str",
+                "int",
+                "float",
+                "bool",
+            ):
                 return None
             target = f"body:{_pointer(wire)}" if where == "body" else f"{where}:{wire}"
             out.append((snake(wire), _pointer(wire), target))
@@ -762,12 +767,12 @@ class _Finder:
                 return False
         return True
 
-    def _result(
-        self, monitor: _Monitor, carry: tuple[Any, ...]
-    ) -> tuple[str | None, str | None]:
+    def _result(self, monitor: _Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
         found = []
         for op in self.operations:
-            tail = op.path[len(monitor.base) + 1 :] if op.path.startswith(monitor.base + "/") else ""
+            tail = (
+                op.path[len(monitor.base) + 1 :] if op.path.startswith(monitor.base + "/") else ""
+            )
             if not tail or "/" in tail or tail.startswith("{") or op is monitor.op:
                 continue
             if op.method.lower() != "get" or op.response.kind not in ("json", "text", "binary"):
@@ -786,20 +791,22 @@ class _Finder:
         check = "one of several result-like operations" if len(found) > 1 else None
         return found[0][3].operation_id, check
 
-    def _cancel(
-        self, monitor: _Monitor, carry: tuple[Any, ...]
-    ) -> tuple[str | None, str | None]:
+    def _cancel(self, monitor: _Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
         for op in self.operations:
             method = op.method.lower()
-            if op.path == monitor.base + "/cancel" and method in ("post", "put", "patch", "delete"):
-                if self._fits(op, monitor, carry):
-                    return op.operation_id, None
+            named = op.path == monitor.base + "/cancel" and method in (
+                "post",
+                "put",
+                "patch",
+                "delete",
+            )
+            if named and self._fits(op, monitor, carry):
+                return op.operation_id, None
         for op in self.operations:
-            if op.path == monitor.base and op.method.lower() == "delete":
-                if "cancel" in f"{op.operation_id} {op.summary}".lower() and self._fits(
-                    op, monitor, carry
-                ):
-                    return op.operation_id, "a DELETE read as the cancel"
+            said = "cancel" in f"{op.operation_id} {op.summary}".lower()
+            deletes = op.path == monitor.base and op.method.lower() == "delete"
+            if deletes and said and self._fits(op, monitor, carry):
+                return op.operation_id, "a DELETE read as the cancel"
         return None, None
 
     # -- what the record says
@@ -904,7 +911,9 @@ class _Finder:
             hinted = "poll" in plain or "retry_after" in plain or plain.endswith("remaining")
             if not hinted and not (plain.startswith("seconds_") and "remaining" in plain):
                 continue
-            unit = "milliseconds" if plain.endswith(("_ms", "millis", "milliseconds")) else "seconds"
+            unit = (
+                "milliseconds" if plain.endswith(("_ms", "millis", "milliseconds")) else "seconds"
+            )
             out["body_hint"] = (_pointer(f.wire), unit)
             if "poll" not in plain and "retry" not in plain:
                 checks["poll.body_hint"] = "an estimate of the time left, read as a poll hint"
@@ -926,7 +935,11 @@ class _Finder:
             if lower == "retry-after":
                 hints.append((header, "retry-after"))
             elif "retry" in lower or "poll" in lower:
-                unit = "milliseconds" if lower.endswith(("-ms", "millis", "milliseconds")) else "seconds"
+                unit = (
+                    "milliseconds"
+                    if lower.endswith(("-ms", "millis", "milliseconds"))
+                    else "seconds"
+                )
                 hints.append((header, unit))
         return tuple(hints)
 
@@ -934,9 +947,3 @@ class _Finder:
 def draft_jobs(sdk: ir.Sdk) -> Draft:
     """The jobs a person would likely declare for ``sdk`` (built without jobs)."""
     return _Finder(sdk).find()
-
-
-def _iter_checks(draft: Draft) -> Iterator[tuple[str, str, str]]:
-    for job in draft.jobs:
-        for key, note in job.checks.items():
-            yield job.name, key, note

@@ -293,7 +293,9 @@ def test_a_spec_without_jobs_writes_nothing_and_says_so(
 def test_a_bad_spec_is_an_input_error_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    spec = write(tmp_path / "bad.yaml", 'openapi: 3.0.3\ninfo: {title: Bad, version: "1"}\npaths: []\n')
+    spec = write(
+        tmp_path / "bad.yaml", 'openapi: 3.0.3\ninfo: {title: Bad, version: "1"}\npaths: []\n'
+    )
     draft = tmp_path / "bad.jobs.yaml"
     code, _, err = _init(capsys, str(spec), "-o", str(draft))
     assert code == 2
@@ -309,5 +311,8 @@ def test_a_hostile_spec_file_name_stays_in_its_comment(
     draft = tmp_path / "named.jobs.yaml"
     assert _init(capsys, str(named), "-o", str(draft))[0] == 0
     text = draft.read_text(encoding="utf-8")
-    assert text.splitlines()[0] == "# Job declarations drafted by `jobgen jobs init` from sp\\nec: [x].yaml."
+    assert (
+        text.splitlines()[0]
+        == "# Job declarations drafted by `jobgen jobs init` from sp\\nec: [x].yaml."
+    )
     assert list(load_document(draft, "named.jobs.yaml").data) == ["jobs"]
