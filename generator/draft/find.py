@@ -22,45 +22,39 @@ The input is the SDK model built without jobs; the output is a :class:`Draft`, w
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import attrs
 
 from ..model import ir
 from ..model.names import NameSet, snake, words
-from ..problems import Location, SpecError, pointer_join
+from .shapes import (
+    Monitor,
+    RawSpec,
+    create_name,
+    deref,
+    field_named,
+    find_model,
+    find_monitors,
+    has_outcome,
+    id_field,
+    id_name,
+    inputs_needed,
+    is_number,
+    kind,
+    owner_of,
+    parent,
+    path_words,
+    plain_words,
+    pointer,
+)
 from .states import Classified, classify, classify_all
 
 __all__ = ["Draft", "DraftJob", "draft_jobs"]
 
 # Headers naming the monitor of a job, in the order the Azure guidelines read them.
 MONITOR_HEADERS = ("Operation-Location", "Azure-AsyncOperation", "Location")
-_STATE_FIELDS = ("status", "state", "phase", "job_status", "jobstatus", "processing_status")
-_STATUS_SUFFIXES = frozenset({"status", "pending", "state", "progress"})
-_RECORD_FIELDS = ("data", "result", "record", "item", "job", "operation")
 _RESULT_WORDS = ("result", "results", "content", "download", "output", "outputs")
-_CREATE_VERBS = frozenset(
-    {
-        "create",
-        "start",
-        "begin",
-        "submit",
-        "post",
-        "put",
-        "trigger",
-        "run",
-        "request",
-        "initiate",
-        "launch",
-        "enqueue",
-        "schedule",
-        "new",
-        "add",
-    }
-)
-_NAME_TAILS = frozenset({"operation", "async", "lro"})
-_GENERIC_IDS = frozenset({"id", "job", "operation", "task", "request", "uuid", "key"})
 _ERROR_FIELDS = (
     "error",
     "errors",
@@ -96,8 +90,6 @@ _MOVING = frozenset(
     {"queued", "pending", "progress", "running", "processing", "validating", "accepted"}
     | {"submitted", "scheduled", "waiting", "started", "notstarted", "inprogress"}
 )
-_BACKTICKED = re.compile(r"`([A-Za-z][A-Za-z0-9_-]*)`")
-_VERSION = re.compile(r"v\d+(\.\d+)*|\d+(\.\d+)*|api|rest")
 
 
 @attrs.frozen
@@ -144,335 +136,6 @@ class Draft:
     jobs: tuple[DraftJob, ...]
 
 
-# -- types -------------------------------------------------------------------
-
-
-def _deref(t: ir.TypeRef | None, schemas: dict[str, ir.NamedSchema]) -> Any:
-    seen: set[str] = set()
-    while True:
-        if isinstance(t, ir.Nullable):
-            t = t.inner
-        elif isinstance(t, ir.Ref) and t.key not in seen and t.key in schemas:
-            seen.add(t.key)
-            named = schemas[t.key]
-            if isinstance(named, ir.AliasSchema):
-                t = named.target
-            else:
-                return named
-        else:
-            return t
-
-
-def _kind(t: ir.TypeRef | None, schemas: dict[str, ir.NamedSchema]) -> str | None:
-    node = _deref(t, schemas)
-    if isinstance(node, ir.Primitive):
-        return node.kind
-    if isinstance(node, ir.EnumSchema):
-        return node.base
-    if isinstance(node, ir.InlineUnion):
-        kinds = {_kind(v, schemas) for v in node.variants} - {None}
-        return "float" if kinds & {"int", "float"} else None
-    return None
-
-
-def _number(t: ir.TypeRef | None, schemas: dict[str, ir.NamedSchema]) -> bool:
-    return _kind(t, schemas) in ("int", "float")
-
-
-def _field(model: ir.Model, names: tuple[str, ...]) -> ir.Field | None:
-    """The first of ``names`` (compared without case) that ``model`` has."""
-    by_name = {f.wire.lower(): f for f in model.fields}
-    for name in names:
-        if name in by_name:
-            return by_name[name]
-    return None
-
-
-def _plain(text: str) -> str:
-    return "_".join(w.lower() for w in words(text))
-
-
-# -- the raw spec ------------------------------------------------------------
-
-
-class _Raw:
-    """What the model leaves out: every response status and header of an operation."""
-
-    def __init__(self, sdk: ir.Sdk) -> None:
-        self.spec = sdk.spec
-
-    def _node(self, at: Location) -> Any:
-        if self.spec is None:
-            return None
-        try:
-            node: Any = self.spec.document_at(at).data
-        except KeyError:
-            return None
-        for token in at.pointer.split("/")[1:] if at.pointer else ():
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict):
-                node = node.get(token)
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node
-
-    def _deref(self, node: Any, at: Location) -> tuple[Any, Location]:
-        if self.spec is None:
-            return node, at
-        try:
-            return self.spec.deref(node, at)
-        except SpecError:  # an unreadable reference is no evidence
-            return None, at
-
-    def responses(self, op: ir.Operation) -> dict[str, tuple[Any, Location]]:
-        if op.location is None:
-            return {}
-        node = self._node(op.location)
-        if not isinstance(node, dict) or not isinstance(node.get("responses"), dict):
-            return {}
-        out = {}
-        for status, response in node["responses"].items():
-            at = op.location.child("responses", str(status))
-            out[str(status)] = self._deref(response, at)
-        return out
-
-    def headers(self, op: ir.Operation, status: str) -> tuple[str, ...]:
-        response, _ = self.responses(op).get(status, (None, None))
-        if not isinstance(response, dict) or not isinstance(response.get("headers"), dict):
-            return ()
-        return tuple(str(name) for name in response["headers"])
-
-    def description(self, op: ir.Operation, status: str) -> str:
-        response, _ = self.responses(op).get(status, (None, None))
-        text = response.get("description") if isinstance(response, dict) else None
-        return text if isinstance(text, str) else ""
-
-
-# -- status operations -------------------------------------------------------
-
-
-@attrs.frozen
-class _Monitor:
-    op: ir.Operation
-    id_param: ir.Parameter
-    base: str
-    """The status path up to and including ``{id}``."""
-    record_path: tuple[str, ...]
-    record: ir.Model
-    state: ir.Field
-    states: tuple[str | int, ...] | None
-    states_note: str | None
-    needs: tuple[tuple[str, str, ir.TypeRef], ...]
-    """Inputs other than the id: ``(where, wire, type)``, ``where`` one of path, query,
-    header or body (a required property of the body)."""
-
-
-_STATUS_PATH = re.compile(r"^(?P<base>.*/\{(?P<id>[^}/]+)\})(?:/(?P<tail>[A-Za-z_-]+))?$")
-
-
-def _status_shape(op: ir.Operation) -> tuple[str, ir.Parameter] | None:
-    match = _STATUS_PATH.match(op.path)
-    if match is None:
-        return None
-    tail = match.group("tail")
-    if tail is not None and tail.lower() not in _STATUS_SUFFIXES:
-        return None
-    param = next((p for p in op.path_parameters if p.wire == match.group("id")), None)
-    return None if param is None else (match.group("base"), param)
-
-
-def _needs(
-    op: ir.Operation, id_wire: str, schemas: dict[str, ir.NamedSchema]
-) -> tuple[tuple[str, str, ir.TypeRef], ...] | None:
-    """What ``op`` needs besides the job id; None when it needs a body that is no object."""
-    found: list[tuple[str, str, ir.TypeRef]] = []
-    for p in op.parameters:
-        if p.location == "path" and p.wire == id_wire:
-            continue
-        if p.location == "cookie":
-            if p.required:
-                return None
-            continue
-        if p.required and not p.has_default:
-            found.append((p.location, p.wire, p.type))
-    if op.body is not None and op.body.required:
-        model = _deref(op.body.type, schemas)
-        if op.body.kind != "json" or not isinstance(model, ir.Model):
-            return None
-        required = [("body", f.wire, f.type) for f in model.fields if f.required]
-        # A required body with no required property still needs a body: nothing carries it.
-        found.extend(required or [("body", "", ir.AnyType())])
-    return tuple(found)
-
-
-def _state_field(model: ir.Model) -> ir.Field | None:
-    return _field(model, _STATE_FIELDS)
-
-
-def _documented(
-    field: ir.Field, record: ir.Model, schemas: dict[str, ir.NamedSchema]
-) -> tuple[tuple[str | int, ...] | None, str | None]:
-    node = _deref(field.type, schemas)
-    if isinstance(node, ir.EnumSchema):
-        return tuple(m.value for m in node.members), None
-    if isinstance(node, ir.ConstType) and isinstance(node.value, (str, int)):
-        return (node.value,), None
-    if isinstance(node, ir.Primitive) and node.kind == "str":
-        others = {f.wire for f in record.fields}
-        named = [w for w in _BACKTICKED.findall(field.description) if w not in others]
-        states = tuple(dict.fromkeys(named))
-        if states:
-            return states, "the field has no enum: states read from its description"
-        return None, None
-    return None, None
-
-
-def _record(
-    t: ir.TypeRef | None, schemas: dict[str, ir.NamedSchema]
-) -> tuple[tuple[str, ...], ir.Model, ir.Field] | None:
-    top = _deref(t, schemas)
-    if not isinstance(top, ir.Model):
-        return None
-    state = _state_field(top)
-    if state is not None:
-        return (), top, state
-    inner = []
-    for f in top.fields:
-        model = _deref(f.type, schemas)
-        if isinstance(model, ir.Model) and (state := _state_field(model)) is not None:
-            inner.append((f, model, state))
-    if len(inner) > 1:
-        inner = [i for i in inner if i[0].wire.lower() in _RECORD_FIELDS] or inner[:0]
-    if len(inner) != 1:
-        return None
-    f, model, state = inner[0]
-    return (f.wire,), model, state
-
-
-def _monitors(sdk: ir.Sdk, operations: list[ir.Operation]) -> list[_Monitor]:
-    found = []
-    for op in operations:
-        method = op.method.lower()
-        said = f"{op.operation_id} {op.summary}".lower()
-        if method != "get" and not (method == "post" and "status" in said):
-            continue
-        shape = _status_shape(op)
-        if shape is None or op.response.kind != "json":
-            continue
-        base, param = shape
-        record = _record(op.response.type, sdk.schemas)
-        if record is None:
-            continue
-        path, model, state = record
-        needs = _needs(op, param.wire, sdk.schemas)
-        if needs is None:
-            continue
-        states, note = _documented(state, model, sdk.schemas)
-        found.append(_Monitor(op, param, base, path, model, state, states, note, needs))
-    return found
-
-
-def _has_outcome(states: tuple[str | int, ...] | None) -> bool:
-    if not states:
-        return False
-    kinds = {c.kind for c in classify_all(states)}
-    return "success" in kinds and "pending" in kinds
-
-
-# -- creates -----------------------------------------------------------------
-
-
-def _find_model(
-    t: ir.TypeRef | None, key: str, schemas: dict[str, ir.NamedSchema]
-) -> tuple[str, ...] | None:
-    """Where the model ``key`` sits in ``t``: the body itself or one of its properties."""
-    top = _deref(t, schemas)
-    if not isinstance(top, ir.Model):
-        return None
-    if top.key == key:
-        return ()
-    for f in top.fields:
-        inner = _deref(f.type, schemas)
-        if isinstance(inner, ir.Model) and inner.key == key:
-            return (f.wire,)
-    return None
-
-
-def _id_field(model: ir.Model, id_wire: str) -> ir.Field | None:
-    wanted = _plain(id_wire)
-    return next(
-        (f for f in model.fields if f.wire == "id"),
-        next((f for f in model.fields if _plain(f.wire) == wanted), None),
-    )
-
-
-def _pointer(*tokens: str) -> str:
-    return pointer_join("", *tokens)
-
-
-def _parent(path: str) -> str:
-    return path.rsplit("/", 1)[0]
-
-
-def _literals(path: str) -> set[str]:
-    return {
-        s.lower()
-        for s in path.split("/")
-        if s and not s.startswith("{") and not _VERSION.fullmatch(s.lower())
-    }
-
-
-# -- names -------------------------------------------------------------------
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
-
-
-def _id_name(monitor: _Monitor) -> str:
-    """``job_id`` -> job; ``jobs/ingest/{jobId}`` -> ingest_job; ``batches/{id}`` -> batch."""
-    parts = [w.lower() for w in words(monitor.id_param.wire)]
-    if len(parts) > 1 and parts[-1] in ("id", "uuid"):
-        parts = parts[:-1]
-    before = monitor.base.rsplit("/", 1)[0].rsplit("/", 1)[-1]
-    segment = _singular(_plain(before)) if before and not before.startswith("{") else ""
-    name = "_".join(parts)
-    if name in ("id", "uuid") or not name:
-        return segment or "job"
-    if segment.endswith("_" + name):  # payment_intents/{intent} -> payment_intent
-        return segment
-    if name in _GENERIC_IDS and segment and segment != name and segment not in _GENERIC_IDS:
-        return f"{segment}_{name}"
-    return name
-
-
-def _create_name(op: ir.Operation) -> str:
-    """``startAnalysis`` -> analysis; ``FullRestoreOperation`` -> full_restore."""
-    parts = [w.lower() for w in words(op.operation_id)] or [op.method.lower()]
-    while len(parts) > 1 and parts[0] in _CREATE_VERBS:
-        parts = parts[1:]
-    while len(parts) > 1 and parts[-1] in _NAME_TAILS:
-        parts = parts[:-1]
-    return "_".join(parts)
-
-
-def _owner(op: ir.Operation) -> str:
-    """The resource a create sits under: ``/v2/droplets/{droplet_id}/actions`` -> droplet."""
-    segments = [s for s in op.path.split("/") if s]
-    for i in range(len(segments) - 1, 0, -1):
-        if segments[i].startswith("{") and not segments[i - 1].startswith("{"):
-            return _singular(_plain(segments[i - 1]))
-    return ""
-
-
 # -- the finder --------------------------------------------------------------
 
 
@@ -480,11 +143,11 @@ class _Finder:
     def __init__(self, sdk: ir.Sdk) -> None:
         self.sdk = sdk
         self.schemas = sdk.schemas
-        self.raw = _Raw(sdk)
+        self.raw = RawSpec(sdk)
         self.operations = [op for r in sdk.resources for op in r.operations]
 
     def find(self) -> Draft:
-        monitors = _monitors(self.sdk, self.operations)
+        monitors = find_monitors(self.sdk, self.operations)
         jobs: list[tuple[str, DraftJob]] = []
         async_creates: set[str] = set()
         for op in self.operations:
@@ -493,7 +156,7 @@ class _Finder:
                 async_creates.add(op.operation_id)
                 jobs.append((job.name, job))
         for monitor in monitors:
-            if not _has_outcome(monitor.states):
+            if not has_outcome(monitor.states):
                 continue
             creates = self._creates(monitor, async_creates)
             for create, id_from, check in creates:
@@ -506,7 +169,7 @@ class _Finder:
         count: dict[str, int] = {}
         for name, _ in jobs:
             count[name] = count.get(name, 0) + 1
-        owners = {op.operation_id: _owner(op) for op in self.operations}
+        owners = {op.operation_id: owner_of(op) for op in self.operations}
         renamed = []
         for name, job in jobs:
             owner = owners.get(job.create or "", "")
@@ -527,19 +190,19 @@ class _Finder:
         declared = {h.lower(): h for h in self.raw.headers(op, "202")}
         return tuple(h for h in MONITOR_HEADERS if h.lower() in declared)
 
-    def _async_job(self, create: ir.Operation, monitors: list[_Monitor]) -> DraftJob | None:
+    def _async_job(self, create: ir.Operation, monitors: list[Monitor]) -> DraftJob | None:
         headers = self._monitor_headers(create)
         if not headers:
             return None
         checks: dict[str, str] = {}
         monitor = None
-        key = _deref(create.response.type, self.schemas)
+        key = deref(create.response.type, self.schemas)
         if isinstance(key, ir.Model):
             monitor = next((m for m in monitors if m.record.key == key.key), None)
         if monitor is None:
-            literals = _literals(create.path)
+            literals = path_words(create.path)
             scored = [
-                (("operation" in m.op.path.lower()) * 2 + bool(_literals(m.op.path) & literals), m)
+                (("operation" in m.op.path.lower()) * 2 + bool(path_words(m.op.path) & literals), m)
                 for m in monitors
             ]
             best = max((score for score, _ in scored), default=0)
@@ -582,7 +245,7 @@ class _Finder:
             checks.setdefault("status", "a POST read as the status operation")
         return self._complete(
             monitor,
-            name=_create_name(create),
+            name=create_name(create),
             create=create,
             classified=classified,
             checks=checks,
@@ -592,9 +255,9 @@ class _Finder:
             status_rules=tuple(rules),
         )
 
-    def _location_result(self, monitor: _Monitor) -> ir.Operation | None:
+    def _location_result(self, monitor: Monitor) -> ir.Operation | None:
         """The resource a 303 of the monitor leads to: the GET of the monitor's parent."""
-        targets = {monitor.base, _parent(monitor.op.path)}
+        targets = {monitor.base, parent(monitor.op.path)}
         for op in self.operations:
             readable = op.response.kind in ("json", "text", "binary")
             if (
@@ -635,10 +298,10 @@ class _Finder:
     # -- jobs known by id
 
     def _creates(
-        self, monitor: _Monitor, skip: set[str]
+        self, monitor: Monitor, skip: set[str]
     ) -> list[tuple[ir.Operation, str, str | None]]:
         """Creates of the monitor's record: ``(operation, id_from, check)``."""
-        collection = _parent(monitor.base)
+        collection = parent(monitor.base)
         marker = "{" + monitor.id_param.wire + "}"
         by_record: list[tuple[ir.Operation, str, str | None]] = []
         by_path: list[tuple[ir.Operation, str, str | None]] = []
@@ -647,22 +310,22 @@ class _Finder:
                 continue
             if op.method.lower() not in ("post", "put") or op.response.kind != "json":
                 continue
-            at = _find_model(op.response.type, monitor.record.key, self.schemas)
+            at = find_model(op.response.type, monitor.record.key, self.schemas)
             if at is not None:
-                ident = _id_field(monitor.record, monitor.id_param.wire)
+                ident = id_field(monitor.record, monitor.id_param.wire)
                 if ident is not None:
-                    by_record.append((op, _pointer(*at, ident.wire), None))
+                    by_record.append((op, pointer(*at, ident.wire), None))
                     continue
             if op.path == collection and op.method.lower() == "post":
-                top = _deref(op.response.type, self.schemas)
-                if isinstance(top, ir.Model) and (ident := _id_field(top, monitor.id_param.wire)):
+                top = deref(op.response.type, self.schemas)
+                if isinstance(top, ir.Model) and (ident := id_field(top, monitor.id_param.wire)):
                     check = "the create answers no record: the id is read from its field"
-                    by_path.append((op, _pointer(ident.wire), check))
+                    by_path.append((op, pointer(ident.wire), check))
         on_collection = [c for c in by_record if c[0].path == collection]
         return on_collection or by_record or by_path
 
     def _id_job(
-        self, monitor: _Monitor, create: ir.Operation, id_from: str, check: str | None
+        self, monitor: Monitor, create: ir.Operation, id_from: str, check: str | None
     ) -> DraftJob | None:
         assert monitor.states is not None
         carry = self._carry(monitor, create)
@@ -690,7 +353,7 @@ class _Finder:
                 checks["cancel"] = cancel_check
         return self._complete(
             monitor,
-            name=_id_name(monitor),
+            name=id_name(monitor),
             create=create,
             classified=classified,
             checks=checks,
@@ -701,12 +364,12 @@ class _Finder:
         )
 
     def _job_like(
-        self, monitor: _Monitor, create: ir.Operation, classified: list[Classified]
+        self, monitor: Monitor, create: ir.Operation, classified: list[Classified]
     ) -> bool:
         if "202" in self.raw.responses(create):
             return True
-        path_words = {w.lower() for w in words(f"{monitor.op.path} {create.path}")}
-        if path_words & _JOB_WORDS:
+        named = {w.lower() for w in words(f"{monitor.op.path} {create.path}")}
+        if named & _JOB_WORDS:
             return True
         pending = [c for c in classified if c.kind == "pending"]
         return any(
@@ -716,49 +379,49 @@ class _Finder:
         )
 
     def _carry(
-        self, monitor: _Monitor, create: ir.Operation
+        self, monitor: Monitor, create: ir.Operation
     ) -> tuple[tuple[str, str, str], ...] | None:
         """Each input the status call needs, from the create answer's field of its name."""
         out = []
-        top = _deref(create.response.type, self.schemas)
+        top = deref(create.response.type, self.schemas)
         for where, wire, t in monitor.needs:
-            if _kind(t, self.schemas) not in ("str", "int", "float", "bool"):
+            if kind(t, self.schemas) not in ("str", "int", "float", "bool"):
                 return None
             field = (
                 next((f for f in top.fields if f.wire == wire), None)
                 if isinstance(top, ir.Model)
                 else None
             )
-            if field is None or _kind(field.type, self.schemas) not in (
+            if field is None or kind(field.type, self.schemas) not in (
                 "str",
                 "int",
                 "float",
                 "bool",
             ):
                 return None
-            target = f"body:{_pointer(wire)}" if where == "body" else f"{where}:{wire}"
-            out.append((snake(wire), _pointer(wire), target))
+            target = f"body:{pointer(wire)}" if where == "body" else f"{where}:{wire}"
+            out.append((snake(wire), pointer(wire), target))
         names = [name for name, _, _ in out]
         if len(set(names)) != len(names):
             return None
         return tuple(out)
 
-    def _fits(self, op: ir.Operation, monitor: _Monitor, carry: tuple[Any, ...]) -> bool:
+    def _fits(self, op: ir.Operation, monitor: Monitor, carry: tuple[Any, ...]) -> bool:
         """Whether ``op`` takes the id under the monitor's name, and only carried values."""
         if not any(p.wire == monitor.id_param.wire for p in op.path_parameters):
             return False
-        needs = _needs(op, monitor.id_param.wire, self.schemas)
+        needs = inputs_needed(op, monitor.id_param.wire, self.schemas)
         if needs is None:
             return False
         carried = {target for _, _, target in carry}
         for where, wire, _ in needs:
-            target = f"body:{_pointer(wire)}" if where == "body" else f"{where}:{wire}"
+            target = f"body:{pointer(wire)}" if where == "body" else f"{where}:{wire}"
             if target not in carried:
                 return False
         for target in carried:
             where, _, wire = target.partition(":")
             if where == "body":
-                model = _deref(op.body.type, self.schemas) if op.body is not None else None
+                model = deref(op.body.type, self.schemas) if op.body is not None else None
                 if not isinstance(model, ir.Model) or wire[1:] not in {
                     f.wire for f in model.fields
                 }:
@@ -767,7 +430,7 @@ class _Finder:
                 return False
         return True
 
-    def _result(self, monitor: _Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
+    def _result(self, monitor: Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
         found = []
         for op in self.operations:
             tail = (
@@ -791,7 +454,7 @@ class _Finder:
         check = "one of several result-like operations" if len(found) > 1 else None
         return found[0][3].operation_id, check
 
-    def _cancel(self, monitor: _Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
+    def _cancel(self, monitor: Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
         for op in self.operations:
             method = op.method.lower()
             named = op.path == monitor.base + "/cancel" and method in (
@@ -813,7 +476,7 @@ class _Finder:
 
     def _complete(
         self,
-        monitor: _Monitor,
+        monitor: Monitor,
         *,
         name: str,
         create: ir.Operation,
@@ -846,8 +509,8 @@ class _Finder:
             name=name,
             status=monitor.op.operation_id,
             id_parameter=monitor.id_param.wire,
-            record=_pointer(*monitor.record_path),
-            state_field=_pointer(monitor.state.wire),
+            record=pointer(*monitor.record_path),
+            state_field=pointer(monitor.state.wire),
             success=tuple(lists["success"]),
             failure=tuple(lists["failure"]),
             canceled=tuple(lists["canceled"]),
@@ -863,50 +526,57 @@ class _Finder:
     def _record_fields(self, record: ir.Model, checks: dict[str, str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         schemas = self.schemas
-        error = _field(record, _ERROR_FIELDS)
+        error = field_named(record, _ERROR_FIELDS)
         if error is not None:
-            out["error_field"] = _pointer(error.wire)
+            out["error_field"] = pointer(error.wire)
         for key, names, exact in (
             ("terminal_field", _TERMINAL_FIELDS, "terminal"),
             ("result_ready_field", _READY_FIELDS, "result_ready"),
         ):
-            found = _field(record, names)
-            if found is not None and _kind(found.type, schemas) == "bool":
-                out[key] = _pointer(found.wire)
+            found = field_named(record, names)
+            if found is not None and kind(found.type, schemas) == "bool":
+                out[key] = pointer(found.wire)
                 if found.wire.lower() != exact:
                     checks[key] = "a boolean field read from its name"
-        progress = _field(record, _PERCENT_FIELDS)
-        if progress is not None and _number(progress.type, schemas):
-            out["progress"] = (("field", _pointer(progress.wire)),)
-        elif progress is not None and isinstance(inner := _deref(progress.type, schemas), ir.Model):
-            percent = _field(inner, _PERCENT_FIELDS[1:])
-            done = _field(inner, _DONE_FIELDS)
-            total = _field(inner, ("total",))
-            if percent is not None and _number(percent.type, schemas):
-                out["progress"] = (("field", _pointer(progress.wire, percent.wire)),)
-            elif done and total and _number(done.type, schemas) and _number(total.type, schemas):
+        progress = field_named(record, _PERCENT_FIELDS)
+        if progress is not None and is_number(progress.type, schemas):
+            out["progress"] = (("field", pointer(progress.wire)),)
+        elif progress is not None and isinstance(inner := deref(progress.type, schemas), ir.Model):
+            percent = field_named(inner, _PERCENT_FIELDS[1:])
+            done = field_named(inner, _DONE_FIELDS)
+            total = field_named(inner, ("total",))
+            if percent is not None and is_number(percent.type, schemas):
+                out["progress"] = (("field", pointer(progress.wire, percent.wire)),)
+            elif (
+                done and total and is_number(done.type, schemas) and is_number(total.type, schemas)
+            ):
                 out["progress"] = (
-                    ("done", _pointer(progress.wire, done.wire)),
-                    ("total", _pointer(progress.wire, total.wire)),
+                    ("done", pointer(progress.wire, done.wire)),
+                    ("total", pointer(progress.wire, total.wire)),
                 )
                 checks["progress"] = "progress read as done out of total"
         if "progress" not in out:
             for f in record.fields:
-                inner = _deref(f.type, schemas)
+                inner = deref(f.type, schemas)
                 if not isinstance(inner, ir.Model) or "count" not in f.wire.lower():
                     continue
-                done = _field(inner, _DONE_FIELDS)
-                total = _field(inner, ("total",))
-                if done and total and _number(done.type, schemas) and _number(total.type, schemas):
+                done = field_named(inner, _DONE_FIELDS)
+                total = field_named(inner, ("total",))
+                if (
+                    done
+                    and total
+                    and is_number(done.type, schemas)
+                    and is_number(total.type, schemas)
+                ):
                     out["progress"] = (
-                        ("done", _pointer(f.wire, done.wire)),
-                        ("total", _pointer(f.wire, total.wire)),
+                        ("done", pointer(f.wire, done.wire)),
+                        ("total", pointer(f.wire, total.wire)),
                     )
                     checks["progress"] = "progress read as done out of total"
                     break
         for f in record.fields:
-            plain = _plain(f.wire)
-            if not _number(f.type, schemas):
+            plain = plain_words(f.wire)
+            if not is_number(f.type, schemas):
                 continue
             hinted = "poll" in plain or "retry_after" in plain or plain.endswith("remaining")
             if not hinted and not (plain.startswith("seconds_") and "remaining" in plain):
@@ -914,7 +584,7 @@ class _Finder:
             unit = (
                 "milliseconds" if plain.endswith(("_ms", "millis", "milliseconds")) else "seconds"
             )
-            out["body_hint"] = (_pointer(f.wire), unit)
+            out["body_hint"] = (pointer(f.wire), unit)
             if "poll" not in plain and "retry" not in plain:
                 checks["poll.body_hint"] = "an estimate of the time left, read as a poll hint"
             break
