@@ -71,15 +71,24 @@ def classify(state: str | int) -> Classified:
 
 
 def classify_all(states: Sequence[str | int]) -> list[Classified]:
-    """Every state classified; where several states read as success, each is to check
-    (one of them may be an intermediate step, as ``UploadComplete`` before ``JobComplete``)."""
+    """Every state classified. Where several states read as success, each is to check,
+    and one listed before a pending state (as ``UploadComplete`` before ``InProgress``
+    and ``JobComplete``) is read as a step on the way, pending, when another success
+    state comes after every pending one: enums list a lifecycle in its order."""
     found = [classify(s) for s in states]
-    successes = [c for c in found if c.kind == "success"]
-    if len(successes) > 1:
-        found = [
-            attrs.evolve(c, check=c.check or "one of several states read as success")
-            if c.kind == "success"
-            else c
-            for c in found
-        ]
-    return found
+    successes = [i for i, c in enumerate(found) if c.kind == "success"]
+    if len(successes) < 2:
+        return found
+    last_pending = max((i for i, c in enumerate(found) if c.kind == "pending"), default=-1)
+    steps = {i for i in successes if i < last_pending}
+    if len(steps) == len(successes):
+        steps = set()
+    note = "one of several states read as success"
+    return [
+        attrs.evolve(c, kind="pending", check="read as a step before the job's success")
+        if i in steps
+        else attrs.evolve(c, check=c.check or note)
+        if i in successes
+        else c
+        for i, c in enumerate(found)
+    ]

@@ -74,6 +74,9 @@ def test_each_example_is_drafted_and_the_draft_validates(
         (j["create"], j["status"]) for j in hand.values()
     }
     assert set(drafted) == set(hand)  # the names a person chose
+    for name, job in hand.items():  # and every state in the author's class
+        for kind in ("success", "failure", "canceled", "pending"):
+            assert sorted(drafted[name]["state"][kind]) == sorted(job["state"].get(kind, [])), kind
 
 
 def test_the_sume_draft_says_what_its_author_wrote(
