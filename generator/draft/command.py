@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -51,8 +52,12 @@ def default_output(spec: Path) -> Path:
 def _write(path: Path, text: str, force: bool) -> None:
     """Write ``text`` to ``path`` whole or not at all; an existing file only with ``force``."""
     if not force and os.path.lexists(path):
-        raise FileExistsError(f"{path} exists: pass --force to replace it")
+        raise FileExistsError(f"{printable(str(path))} exists: pass --force to replace it")
     folder = path.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"{printable(str(path))}: the folder {printable(str(folder))} does not exist"
+        )
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as file:
@@ -66,7 +71,9 @@ def _write(path: Path, text: str, force: bool) -> None:
             os.unlink(temp)
     except FileExistsError:
         os.unlink(temp)
-        raise FileExistsError(f"{path} exists: pass --force to replace it") from None
+        raise FileExistsError(
+            f"{printable(str(path))} exists: pass --force to replace it"
+        ) from None
     except BaseException:
         if os.path.lexists(temp):
             os.unlink(temp)
@@ -79,7 +86,7 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
     draft, rendered = draft_spec(spec)
     if not draft.jobs:
         print(
-            f"no job found in {spec}: nothing written (declare the jobs by hand, "
+            f"no job found in {printable(str(spec))}: nothing written (declare the jobs by hand, "
             "see docs/job-extension.md)",
             file=out,
         )
@@ -95,7 +102,7 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
         return 0
     target = output if output is not None else default_output(spec)
     _write(target, rendered.text, force)
-    print(f"{target}: {summary}", file=out)
+    print(f"{printable(str(target))}: {summary}", file=out)
     for job in draft.jobs:
         states = len(job.success) + len(job.failure) + len(job.canceled) + len(job.pending)
         start = printable(job.create) if job.create else "(no create)"
@@ -103,5 +110,6 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
             f"  {job.name}: {start} -> {printable(job.status)} ({counted(states, 'state')})",
             file=out,
         )
-    print(f"next: read each '# check:' line, then jobgen validate {spec} --jobs {target}", file=out)
+    command = shlex.join(["jobgen", "validate", str(spec), "--jobs", str(target)])
+    print(f"next: read each '# check:' line, then {printable(command)}", file=out)
     return 0

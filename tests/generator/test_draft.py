@@ -255,6 +255,16 @@ def test_an_existing_file_is_kept_unless_forced(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.jobs.yaml", "speech.yaml"]
 
 
+def test_a_missing_folder_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _job_spec(tmp_path)
+    code, out, err = _init(capsys, str(spec), "-o", str(tmp_path / "nope" / "x.jobs.yaml"))
+    assert code == 2
+    assert (
+        err == f"jobgen: {tmp_path}/nope/x.jobs.yaml: the folder {tmp_path}/nope does not exist\n"
+    )
+    assert out == ""
+
+
 def test_the_default_output_is_the_spec_stem_in_the_current_directory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
