@@ -161,7 +161,7 @@ def compare(label: str, hand: dict[str, Any], drafted: dict[str, Any], guesses: 
 
 
 def measure(case: Case) -> Row:
-    _, rendered = draft_spec(case.spec)
+    rendered = draft_spec(case.spec).rendered
     drafted = yaml.safe_load(rendered.text)
     source = case.side if case.side is not None else case.spec
     hand = yaml.safe_load(source.read_text(encoding="utf-8"))

@@ -12,12 +12,12 @@ from typing import TextIO
 import attrs
 
 from ..model.build import build_sdk
-from ..problems import Location, SpecError, counted, printable
+from ..problems import Location, Problem, SpecError, counted, printable
 from ..spec.loader import SpecSet, load_spec
 from .emit import Rendered, render
 from .find import Draft, draft_jobs
 
-__all__ = ["default_output", "draft_spec", "init", "without_jobs"]
+__all__ = ["Drafted", "default_output", "draft_spec", "init", "without_jobs"]
 
 
 def without_jobs(spec: SpecSet) -> SpecSet:
@@ -31,17 +31,58 @@ def without_jobs(spec: SpecSet) -> SpecSet:
     return stripped
 
 
-def draft_spec(path: Path) -> tuple[Draft, Rendered]:
-    """The draft of the spec at ``path``, built as if it declared no jobs."""
+@attrs.frozen
+class Drafted:
+    draft: Draft
+    rendered: Rendered
+    left_out: tuple[str, ...] = ()
+    """``job: problem`` for each job found whose declaration did not validate."""
+
+
+_SIDE = "draft.jobs.yaml"
+
+
+def _problems(spec: SpecSet, text: str) -> list[Problem]:
+    """What ``jobgen validate`` says of the spec with ``text`` as its side file."""
+    with tempfile.TemporaryDirectory(prefix="jobgen-draft-") as folder:
+        side = Path(folder) / _SIDE
+        side.write_text(text, encoding="utf-8")
+        try:
+            build_sdk(spec, jobs_file=side, jobs_name=_SIDE)
+        except SpecError as exc:
+            return list(exc.problems)
+    return []
+
+
+def _job_of(problem: Problem) -> str | None:
+    """The job of the draft a problem is about (``draft.jobs.yaml#/jobs/NAME/...``)."""
+    tokens = problem.location.pointer.split("/")
+    if problem.location.file != _SIDE or len(tokens) < 3 or tokens[1] != "jobs":
+        return None
+    return tokens[2].replace("~1", "/").replace("~0", "~")
+
+
+def draft_spec(path: Path) -> Drafted:
+    """The draft of the spec at ``path``, built as if it declared no jobs, checked as
+    ``jobgen validate`` checks a side file: a job whose declaration does not validate is
+    left out (and named), so the draft validates as written."""
     spec = without_jobs(load_spec(path))
     try:
-        sdk = build_sdk(spec)
+        draft = draft_jobs(build_sdk(spec))
+        rendered = render(draft, path.name)
+        left_out: list[str] = []
+        while draft.jobs and (problems := _problems(spec, rendered.text)):
+            bad = {_job_of(p) for p in problems}
+            if None in bad:
+                raise RuntimeError("the draft does not validate: " + "; ".join(map(str, problems)))
+            left_out += [f"{_job_of(p)}: {printable(p.message)}" for p in problems]
+            draft = Draft(tuple(job for job in draft.jobs if job.name not in bad))
+            rendered = render(draft, path.name)
     except RecursionError:
         raise SpecError.at(
             Location(spec.root.name), "schemas nest too deeply to generate"
         ) from None
-    draft = draft_jobs(sdk)
-    return draft, render(draft, path.name)
+    return Drafted(draft, rendered, tuple(left_out))
 
 
 def default_output(spec: Path) -> Path:
@@ -83,7 +124,10 @@ def _write(path: Path, text: str, force: bool) -> None:
 def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None) -> int:
     """Draft, write and say what was found; exit code 0 (errors raise)."""
     out = out or sys.stdout
-    draft, rendered = draft_spec(spec)
+    drafted = draft_spec(spec)
+    draft, rendered = drafted.draft, drafted.rendered
+    for note in drafted.left_out:
+        print(f"note: left out the job {note}", file=sys.stderr)
     if not draft.jobs:
         print(
             f"no job found in {printable(str(spec))}: nothing written (declare the jobs by hand, "
