@@ -134,6 +134,20 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--new-jobs", metavar="NEW_SIDE", help="side file of NEW_SPEC")
     diff.add_argument("--format", choices=("text", "json"), default="text")
     diff.add_argument("--ref-root", type=Path, metavar="DIR", help=REF_ROOT_HELP)
+
+    jobs = commands.add_parser("jobs", help="side files of job declarations")
+    jobs_commands = jobs.add_subparsers(dest="jobs_command", required=True, metavar="COMMAND")
+    init = jobs_commands.add_parser(
+        "init", help="draft a side file from the shapes of a spec that declares no jobs"
+    )
+    init.add_argument("spec", type=Path)
+    init.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="the draft to write (default: SPEC_STEM.jobs.yaml; -: stdout)",
+    )
+    init.add_argument("--force", action="store_true", help="replace an existing file")
     return parser
 
 
@@ -357,9 +371,21 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_BREAKING if report.breaking else 0
 
 
+def _jobs(args: argparse.Namespace) -> int:
+    from .draft.command import init
+
+    return init(args.spec, args.output, args.force)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"generate": _generate, "validate": _validate, "serve": _serve, "diff": _diff}
+    handlers = {
+        "generate": _generate,
+        "validate": _validate,
+        "serve": _serve,
+        "diff": _diff,
+        "jobs": _jobs,
+    }
     try:
         code = handlers[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import shlex
 import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -252,7 +253,8 @@ def no_jobs_hint(spec: Path, jobs: Path | None) -> str:
             )
     return (
         "the SDK is a plain client without waiters; declare the jobs with an x-jobgen "
-        "mapping in the spec or a side file passed with --jobs (docs/job-extension.md)"
+        "mapping in the spec or a side file passed with --jobs, which "
+        f"`jobgen jobs init {shlex.quote(str(spec))}` drafts (docs/job-extension.md)"
     )
 
 

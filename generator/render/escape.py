@@ -33,6 +33,7 @@ __all__ = [
     "py_literal",
     "py_str",
     "toml_str",
+    "yaml_str",
 ]
 
 
@@ -204,6 +205,28 @@ def toml_str(value: str) -> Code:
             out.append("\\" + ch)
         elif _visible(ch):
             out.append(ch)
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(f"\\U{ord(ch):08X}")
+    return Code('"' + "".join(out) + '"')
+
+
+def yaml_str(value: str) -> Code:
+    """A YAML double-quoted scalar holding ``value`` exactly (YAML 1.1 and 1.2 alike):
+    quotes and backslashes escaped, and every invisible character (line breaks, tabs,
+    U+2028, U+FEFF...) as a ``\\x``/``\\u``/``\\U`` escape, so nothing can end the
+    scalar, the line or the document (lone surrogates become U+FFFD)."""
+    out = []
+    for ch in value:
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            ch = "\ufffd"
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif _visible(ch) and ch != "\x7f":
+            out.append(ch)
+        elif ord(ch) <= 0xFF:
+            out.append(f"\\x{ord(ch):02X}")
         elif ord(ch) <= 0xFFFF:
             out.append(f"\\u{ord(ch):04X}")
         else:

@@ -364,8 +364,10 @@ def test_a_spec_without_jobs_says_how_to_declare_them(
     assert "1 operation, 0 jobs" in out
     assert (
         f"note: {spec} declares no jobs: the SDK is a plain client without waiters; declare "
-        "the jobs with an x-jobgen mapping in the spec or a side file passed with --jobs"
+        "the jobs with an x-jobgen mapping in the spec or a side file passed with --jobs, "
+        f"which `jobgen jobs init {spec}` drafts"
     ) in err
+    assert main(["jobs", "init", str(spec)]) == 0
 
 
 @pytest.mark.parametrize(

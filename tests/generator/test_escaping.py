@@ -14,6 +14,7 @@ import tomllib
 
 import jinja2
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ from generator.render.escape import (
     py_literal,
     py_str,
     toml_str,
+    yaml_str,
 )
 from generator.render.render import UnescapedText, environment
 
@@ -116,6 +118,14 @@ def test_a_comment_stays_one_comment(value: str) -> None:
 def test_a_toml_string_holds_the_value(value: str) -> None:
     expected = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
     assert tomllib.loads(f"key = {toml_str(value)}  # {comment(value)}\n") == {"key": expected}
+
+
+@given(HOSTILE)
+def test_a_yaml_string_holds_the_value(value: str) -> None:
+    expected = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    text = f"key: {yaml_str(value)}  # {comment(value)}\nnext: 1\n"
+    assert yaml.safe_load(text) == {"key": expected, "next": 1}
+    assert len(text.splitlines()) == 2
 
 
 @given(HOSTILE)

@@ -1,0 +1,619 @@
+"""Find the jobs of a spec that declares none, from the shapes of its operations.
+
+A job is a status operation (a ``GET .../{id}``, or ``.../{id}/status``, whose record has
+a state field with documented states, at least one of them a success) and a create:
+
+- an operation answering ``202`` with ``Operation-Location``, ``Azure-AsyncOperation`` or
+  ``Location``: the job is polled at that URL, its record typed by the status operation
+  that returns the create's own answer (or, failing that, a status operation the create
+  shares a path word with);
+- otherwise a ``POST`` (or ``PUT``) returning the status operation's record (the id read
+  from its ``id``), or a ``POST`` on the status operation's collection returning the id.
+
+The rest is read from the record and the paths under the same id: a result or download,
+a cancel, the error, progress, readiness and terminal fields, poll hints (``Retry-After``
+and its kin, record fields named like hints), the create's idempotency header, and the
+values a status call needs besides the id (carried from the create's answer). Every
+guess the shapes do not settle carries a note saying what to check.
+
+The input is the SDK model built without jobs; the output is a :class:`Draft`, which
+``emit.py`` writes as a side file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..model import ir
+from ..model.names import NameSet, snake, words
+from .shapes import (
+    Monitor,
+    RawSpec,
+    create_name,
+    deref,
+    field_named,
+    find_model,
+    find_monitors,
+    has_outcome,
+    id_field,
+    id_name,
+    inputs_needed,
+    is_number,
+    kind,
+    owner_of,
+    parent,
+    path_words,
+    plain_words,
+    pointer,
+)
+from .states import Classified, classify, classify_all
+
+__all__ = ["Draft", "DraftJob", "draft_jobs"]
+
+# Headers naming the monitor of a job, in the order the Azure guidelines read them.
+MONITOR_HEADERS = ("Operation-Location", "Azure-AsyncOperation", "Location")
+_RESULT_WORDS = ("result", "results", "content", "download", "output", "outputs")
+_ERROR_FIELDS = (
+    "error",
+    "errors",
+    "error_message",
+    "errormessage",
+    "error_detail",
+    "error_details",
+    "failure_reason",
+    "failure_message",
+    "last_error",
+)
+_READY_FIELDS = ("result_ready", "result_available", "is_ready", "ready", "output_ready")
+_TERMINAL_FIELDS = ("terminal", "is_terminal", "done", "is_done", "finished", "is_finished")
+_PERCENT_FIELDS = (
+    "progress",
+    "percent_complete",
+    "percentcomplete",
+    "progress_percent",
+    "percentage",
+    "percent",
+    "completion_percentage",
+)
+_DONE_FIELDS = ("completed", "done", "processed", "succeeded", "finished")
+_IDEMPOTENCY = ("idempotency", "repeatability-request-id")
+_AZURE_ASYNC = ("Succeeded", "Failed", "Canceled", "InProgress")
+_AZURE_OPERATION = ("Succeeded", "Failed", "Canceled", "NotStarted", "Running")
+# Signs that a resource with a status is a job: words of its path or of its pending states.
+_JOB_WORDS = frozenset(
+    {"job", "jobs", "batch", "batches", "run", "runs", "operation", "operations", "task", "tasks"}
+    | {"export", "exports", "import", "imports", "report", "reports", "transcript", "scan"}
+)
+_MOVING = frozenset(
+    {"queued", "pending", "progress", "running", "processing", "validating", "accepted"}
+    | {"submitted", "scheduled", "waiting", "started", "notstarted", "inprogress"}
+)
+
+
+@attrs.frozen
+class DraftJob:
+    """One job as drafted; pointers are JSON pointers, states in the spec's order.
+
+    ``checks`` maps a key of the declaration (``create``, ``state.success``, ``carry``...)
+    to what a person should check about the guess written there.
+    """
+
+    name: str
+    status: str
+    id_parameter: str
+    record: str
+    state_field: str
+    success: tuple[str | int, ...]
+    failure: tuple[str | int, ...]
+    canceled: tuple[str | int, ...]
+    pending: tuple[str | int, ...]
+    create: str | None = None
+    result: str | None = None
+    cancel: str | None = None
+    id_from: str | None = None
+    operation_url: tuple[str, ...] = ()
+    final_from: str | None = None
+    status_rules: tuple[tuple[int, str], ...] = ()
+    terminal_field: str | None = None
+    result_ready_field: str | None = None
+    error_field: str | None = None
+    progress: tuple[tuple[str, str], ...] = ()
+    """``(("field", ptr),)`` or ``(("done", ptr), ("total", ptr))``."""
+    body_hint: tuple[str, str] | None = None
+    """``(pointer, unit)``."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Header hints ``(name, format)``; empty leaves the default (``Retry-After``)."""
+    idempotency_header: str | None = None
+    carry: tuple[tuple[str, str, str], ...] = ()
+    """``(name, from, to)``."""
+    checks: dict[str, str] = attrs.field(factory=dict, eq=False)
+
+
+@attrs.frozen
+class Draft:
+    jobs: tuple[DraftJob, ...]
+
+
+# -- the finder --------------------------------------------------------------
+
+
+class _Finder:
+    def __init__(self, sdk: ir.Sdk) -> None:
+        self.sdk = sdk
+        self.schemas = sdk.schemas
+        self.raw = RawSpec(sdk)
+        self.operations = [op for r in sdk.resources for op in r.operations]
+
+    def find(self) -> Draft:
+        monitors = find_monitors(self.sdk, self.operations)
+        jobs: list[tuple[str, DraftJob]] = []
+        async_creates: set[str] = set()
+        for op in self.operations:
+            job = self._async_job(op, monitors)
+            if job is not None:
+                async_creates.add(op.operation_id)
+                jobs.append((job.name, job))
+        for monitor in monitors:
+            if not has_outcome(monitor.states):
+                continue
+            creates = self._creates(monitor, async_creates)
+            for create, id_from, check in creates:
+                job = self._id_job(monitor, create, id_from, check)
+                if job is None:
+                    continue
+                jobs.append((job.name, job))
+        # Jobs of one name are told apart by the resource their create sits under
+        # (charge_refund, refund), then numbered.
+        count: dict[str, int] = {}
+        for name, _ in jobs:
+            count[name] = count.get(name, 0) + 1
+        owners = {op.operation_id: owner_of(op) for op in self.operations}
+        renamed = []
+        for name, job in jobs:
+            owner = owners.get(job.create or "", "")
+            if count[name] > 1 and owner and not name.startswith(owner + "_"):
+                name = f"{owner}_{name}"
+            renamed.append((name, job))
+        names = NameSet()
+        named = []
+        for name, job in sorted(renamed, key=lambda pair: (pair[0], pair[1].status)):
+            named.append(attrs.evolve(job, name=names.claim(name), checks=job.checks))
+        return Draft(tuple(named))
+
+    # -- jobs polled at an operation URL
+
+    def _monitor_headers(self, op: ir.Operation) -> tuple[str, ...]:
+        if op.method.lower() not in ("post", "put", "patch", "delete"):
+            return ()
+        declared = {h.lower(): h for h in self.raw.headers(op, "202")}
+        return tuple(h for h in MONITOR_HEADERS if h.lower() in declared)
+
+    def _async_job(self, create: ir.Operation, monitors: list[Monitor]) -> DraftJob | None:
+        headers = self._monitor_headers(create)
+        if not headers:
+            return None
+        checks: dict[str, str] = {}
+        monitor = None
+        key = deref(create.response.type, self.schemas)
+        if isinstance(key, ir.Model):
+            monitor = next((m for m in monitors if m.record.key == key.key), None)
+        if monitor is None:
+            literals = path_words(create.path)
+            scored = [
+                (("operation" in m.op.path.lower()) * 2 + bool(path_words(m.op.path) & literals), m)
+                for m in monitors
+            ]
+            best = max((score for score, _ in scored), default=0)
+            if best:
+                monitor = next(m for score, m in scored if score == best)
+                checks["status"] = "the status operation is a guess from the paths"
+        if monitor is None:
+            return None
+        states = monitor.states
+        if states is None:
+            azure = _AZURE_ASYNC if "Azure-AsyncOperation" in headers else _AZURE_OPERATION
+            states = azure
+            checks["state.field"] = (
+                "the field has no enum: the Azure statuses of a monitor are assumed"
+            )
+        elif monitor.states_note:
+            checks["state.field"] = monitor.states_note
+        rules: list[tuple[int, str]] = []
+        final_from = "operation-url"
+        result = None
+        responses = self.raw.responses(monitor.op)
+        classified = classify_all(states)
+        if "303" in responses:
+            result = self._location_result(monitor)
+            if result is not None:
+                done = self._rule_state(classified, "success", states, "Completed")
+                rules.append((303, str(done.state)))
+                classified = self._add(classified, done)
+                final_from = "location"
+        for status in ("404", "410"):
+            if status in responses and "expire" in self.raw.description(monitor.op, status).lower():
+                gone = self._rule_state(classified, "failure", states, "Expired", "expire")
+                rules.append((int(status), str(gone.state)))
+                classified = self._add(classified, gone)
+        if rules:
+            checks["status_rules"] = "states read from the status operation's HTTP answers"
+        if not any(c.kind == "success" for c in classified):
+            return None
+        if monitor.op.method.lower() != "get":
+            checks.setdefault("status", "a POST read as the status operation")
+        return self._complete(
+            monitor,
+            name=create_name(create),
+            create=create,
+            classified=classified,
+            checks=checks,
+            operation_url=headers,
+            final_from=final_from,
+            result=result.operation_id if result is not None else None,
+            status_rules=tuple(rules),
+        )
+
+    def _location_result(self, monitor: Monitor) -> ir.Operation | None:
+        """The resource a 303 of the monitor leads to: the GET of the monitor's parent."""
+        targets = {monitor.base, parent(monitor.op.path)}
+        for op in self.operations:
+            readable = op.response.kind in ("json", "text", "binary")
+            if (
+                op.method.lower() == "get"
+                and op.path in targets
+                and op is not monitor.op
+                and readable
+            ):
+                return op
+        return None
+
+    @staticmethod
+    def _rule_state(
+        classified: list[Classified],
+        kind: str,
+        states: tuple[str | int, ...],
+        default: str,
+        word: str | None = None,
+    ) -> Classified:
+        """The state a status rule gives: a documented one of that kind, or ``default``
+        cased as the documented states are."""
+        for c in classified:
+            if c.kind == kind and (word is None or word in str(c.state).lower()):
+                return c
+        text = [s for s in states if isinstance(s, str)]
+        if text and all(s.islower() for s in text):
+            default = default.lower()
+        elif text and all(s.isupper() for s in text):
+            default = default.upper()
+        return classify(default)
+
+    @staticmethod
+    def _add(classified: list[Classified], state: Classified) -> list[Classified]:
+        if any(c.state == state.state for c in classified):
+            return classified
+        return [*classified, state]
+
+    # -- jobs known by id
+
+    def _creates(
+        self, monitor: Monitor, skip: set[str]
+    ) -> list[tuple[ir.Operation, str, str | None]]:
+        """Creates of the monitor's record: ``(operation, id_from, check)``."""
+        collection = parent(monitor.base)
+        marker = "{" + monitor.id_param.wire + "}"
+        by_record: list[tuple[ir.Operation, str, str | None]] = []
+        by_path: list[tuple[ir.Operation, str, str | None]] = []
+        for op in self.operations:
+            if op.operation_id in skip or op is monitor.op or marker in op.path:
+                continue
+            if op.method.lower() not in ("post", "put") or op.response.kind != "json":
+                continue
+            at = find_model(op.response.type, monitor.record.key, self.schemas)
+            if at is not None:
+                ident = id_field(monitor.record, monitor.id_param.wire)
+                if ident is not None:
+                    by_record.append((op, pointer(*at, ident.wire), None))
+                    continue
+            if op.path == collection and op.method.lower() == "post":
+                top = deref(op.response.type, self.schemas)
+                if isinstance(top, ir.Model) and (ident := id_field(top, monitor.id_param.wire)):
+                    check = "the create answers no record: the id is read from its field"
+                    by_path.append((op, pointer(ident.wire), check))
+        on_collection = [c for c in by_record if c[0].path == collection]
+        return on_collection or by_record or by_path
+
+    def _id_job(
+        self, monitor: Monitor, create: ir.Operation, id_from: str, check: str | None
+    ) -> DraftJob | None:
+        assert monitor.states is not None
+        carry = self._carry(monitor, create)
+        if carry is None:
+            return None
+        checks: dict[str, str] = {}
+        if check:
+            checks["id_from"] = check
+        if monitor.states_note:
+            checks["state.field"] = monitor.states_note
+        if monitor.op.method.lower() != "get":
+            checks["status"] = "a POST read as the status operation"
+        if carry:
+            checks["carry"] = "values the status call needs, matched by name in the create's answer"
+        classified = classify_all(monitor.states)
+        if not self._job_like(monitor, create, classified):
+            checks["name"] = "a resource with a status field: is it a job a caller waits for?"
+        result, result_check = self._result(monitor, carry)
+        if result_check:
+            checks["result"] = result_check
+        cancel = None
+        if any(c.kind == "canceled" for c in classified):
+            cancel, cancel_check = self._cancel(monitor, carry)
+            if cancel_check:
+                checks["cancel"] = cancel_check
+        return self._complete(
+            monitor,
+            name=id_name(monitor),
+            create=create,
+            classified=classified,
+            checks=checks,
+            id_from=id_from,
+            result=result,
+            cancel=cancel,
+            carry=carry,
+        )
+
+    def _job_like(
+        self, monitor: Monitor, create: ir.Operation, classified: list[Classified]
+    ) -> bool:
+        if "202" in self.raw.responses(create):
+            return True
+        named = {w.lower() for w in words(f"{monitor.op.path} {create.path}")}
+        if named & _JOB_WORDS:
+            return True
+        pending = [c for c in classified if c.kind == "pending"]
+        return any(
+            {w.lower() for w in words(str(c.state))} & _MOVING
+            or str(c.state).lower().replace("_", "").replace("-", "") in _MOVING
+            for c in pending
+        )
+
+    def _carry(
+        self, monitor: Monitor, create: ir.Operation
+    ) -> tuple[tuple[str, str, str], ...] | None:
+        """Each input the status call needs, from the create answer's field of its name."""
+        out = []
+        top = deref(create.response.type, self.schemas)
+        for where, wire, t in monitor.needs:
+            if kind(t, self.schemas) not in ("str", "int", "float", "bool"):
+                return None
+            field = (
+                next((f for f in top.fields if f.wire == wire), None)
+                if isinstance(top, ir.Model)
+                else None
+            )
+            if field is None or kind(field.type, self.schemas) not in (
+                "str",
+                "int",
+                "float",
+                "bool",
+            ):
+                return None
+            target = f"body:{pointer(wire)}" if where == "body" else f"{where}:{wire}"
+            out.append((snake(wire), pointer(wire), target))
+        names = [name for name, _, _ in out]
+        if len(set(names)) != len(names):
+            return None
+        return tuple(out)
+
+    def _fits(self, op: ir.Operation, monitor: Monitor, carry: tuple[Any, ...]) -> bool:
+        """Whether ``op`` takes the id under the monitor's name, and only carried values."""
+        if not any(p.wire == monitor.id_param.wire for p in op.path_parameters):
+            return False
+        needs = inputs_needed(op, monitor.id_param.wire, self.schemas)
+        if needs is None:
+            return False
+        carried = {target for _, _, target in carry}
+        for where, wire, _ in needs:
+            target = f"body:{pointer(wire)}" if where == "body" else f"{where}:{wire}"
+            if target not in carried:
+                return False
+        for target in carried:
+            where, _, wire = target.partition(":")
+            if where == "body":
+                model = deref(op.body.type, self.schemas) if op.body is not None else None
+                if not isinstance(model, ir.Model) or wire[1:] not in {
+                    f.wire for f in model.fields
+                }:
+                    return False
+            elif not any(p.location == where and p.wire == wire for p in op.parameters):
+                return False
+        return True
+
+    def _result(self, monitor: Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
+        found = []
+        for op in self.operations:
+            tail = (
+                op.path[len(monitor.base) + 1 :] if op.path.startswith(monitor.base + "/") else ""
+            )
+            if not tail or "/" in tail or tail.startswith("{") or op is monitor.op:
+                continue
+            if op.method.lower() != "get" or op.response.kind not in ("json", "text", "binary"):
+                continue
+            word = tail.lower()
+            last = [w.lower() for w in words(tail)][-1:]
+            if not last or last[0] not in _RESULT_WORDS or "fail" in word or "error" in word:
+                continue
+            if not self._fits(op, monitor, carry):
+                continue
+            exact = word in _RESULT_WORDS
+            found.append((not exact, "success" not in word, op.path, op))
+        if not found:
+            return None, None
+        found.sort(key=lambda item: item[:3])
+        check = "one of several result-like operations" if len(found) > 1 else None
+        return found[0][3].operation_id, check
+
+    def _cancel(self, monitor: Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
+        for op in self.operations:
+            method = op.method.lower()
+            named = op.path == monitor.base + "/cancel" and method in (
+                "post",
+                "put",
+                "patch",
+                "delete",
+            )
+            if named and self._fits(op, monitor, carry):
+                return op.operation_id, None
+        for op in self.operations:
+            said = "cancel" in f"{op.operation_id} {op.summary}".lower()
+            deletes = op.path == monitor.base and op.method.lower() == "delete"
+            if deletes and said and self._fits(op, monitor, carry):
+                return op.operation_id, "a DELETE read as the cancel"
+        return None, None
+
+    # -- what the record says
+
+    def _complete(
+        self,
+        monitor: Monitor,
+        *,
+        name: str,
+        create: ir.Operation,
+        classified: list[Classified],
+        checks: dict[str, str],
+        **keys: Any,
+    ) -> DraftJob:
+        lists: dict[str, list[str | int]] = {k: [] for k in ("success", "failure", "canceled")}
+        lists["pending"] = []
+        notes: dict[str, dict[str, list[str]]] = {}
+        for c in classified:
+            lists[c.kind].append(c.state)
+            if c.check:
+                notes.setdefault(f"state.{c.kind}", {}).setdefault(c.check, []).append(str(c.state))
+        for key, by_note in notes.items():
+            said = [f"{', '.join(states)}: {note}" for note, states in by_note.items()]
+            checks[key] = "; ".join([*([checks[key]] if key in checks else []), *said])
+        record = monitor.record
+        fields = self._record_fields(record, checks)
+        hints = self._header_hints(monitor.op, create)
+        idempotency = next(
+            (
+                p.wire
+                for p in create.parameters
+                if p.location == "header" and any(w in p.wire.lower() for w in _IDEMPOTENCY)
+            ),
+            None,
+        )
+        return DraftJob(
+            name=name,
+            status=monitor.op.operation_id,
+            id_parameter=monitor.id_param.wire,
+            record=pointer(*monitor.record_path),
+            state_field=pointer(monitor.state.wire),
+            success=tuple(lists["success"]),
+            failure=tuple(lists["failure"]),
+            canceled=tuple(lists["canceled"]),
+            pending=tuple(lists["pending"]),
+            create=create.operation_id,
+            headers=hints,
+            idempotency_header=idempotency,
+            checks=checks,
+            **fields,
+            **keys,
+        )
+
+    def _record_fields(self, record: ir.Model, checks: dict[str, str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        schemas = self.schemas
+        error = field_named(record, _ERROR_FIELDS)
+        if error is not None:
+            out["error_field"] = pointer(error.wire)
+        for key, names, exact in (
+            ("terminal_field", _TERMINAL_FIELDS, "terminal"),
+            ("result_ready_field", _READY_FIELDS, "result_ready"),
+        ):
+            found = field_named(record, names)
+            if found is not None and kind(found.type, schemas) == "bool":
+                out[key] = pointer(found.wire)
+                if found.wire.lower() != exact:
+                    checks[key] = "a boolean field read from its name"
+        progress = field_named(record, _PERCENT_FIELDS)
+        if progress is not None and is_number(progress.type, schemas):
+            out["progress"] = (("field", pointer(progress.wire)),)
+        elif progress is not None and isinstance(inner := deref(progress.type, schemas), ir.Model):
+            percent = field_named(inner, _PERCENT_FIELDS[1:])
+            done = field_named(inner, _DONE_FIELDS)
+            total = field_named(inner, ("total",))
+            if percent is not None and is_number(percent.type, schemas):
+                out["progress"] = (("field", pointer(progress.wire, percent.wire)),)
+            elif (
+                done and total and is_number(done.type, schemas) and is_number(total.type, schemas)
+            ):
+                out["progress"] = (
+                    ("done", pointer(progress.wire, done.wire)),
+                    ("total", pointer(progress.wire, total.wire)),
+                )
+                checks["progress"] = "progress read as done out of total"
+        if "progress" not in out:
+            for f in record.fields:
+                inner = deref(f.type, schemas)
+                if not isinstance(inner, ir.Model) or "count" not in f.wire.lower():
+                    continue
+                done = field_named(inner, _DONE_FIELDS)
+                total = field_named(inner, ("total",))
+                if (
+                    done
+                    and total
+                    and is_number(done.type, schemas)
+                    and is_number(total.type, schemas)
+                ):
+                    out["progress"] = (
+                        ("done", pointer(f.wire, done.wire)),
+                        ("total", pointer(f.wire, total.wire)),
+                    )
+                    checks["progress"] = "progress read as done out of total"
+                    break
+        for f in record.fields:
+            plain = plain_words(f.wire)
+            if not is_number(f.type, schemas):
+                continue
+            hinted = "poll" in plain or "retry_after" in plain or plain.endswith("remaining")
+            if not hinted and not (plain.startswith("seconds_") and "remaining" in plain):
+                continue
+            unit = (
+                "milliseconds" if plain.endswith(("_ms", "millis", "milliseconds")) else "seconds"
+            )
+            out["body_hint"] = (pointer(f.wire), unit)
+            if "poll" not in plain and "retry" not in plain:
+                checks["poll.body_hint"] = "an estimate of the time left, read as a poll hint"
+            break
+        return out
+
+    def _header_hints(
+        self, monitor: ir.Operation, create: ir.Operation
+    ) -> tuple[tuple[str, str], ...]:
+        names: dict[str, str] = {}
+        for op in (monitor, create):
+            for status, (response, _) in self.raw.responses(op).items():
+                if not status.startswith("2") or not isinstance(response, dict):
+                    continue
+                for header in self.raw.headers(op, status):
+                    names.setdefault(header.lower(), header)
+        hints = []
+        for lower, header in sorted(names.items()):
+            if lower == "retry-after":
+                hints.append((header, "retry-after"))
+            elif "retry" in lower or "poll" in lower:
+                unit = (
+                    "milliseconds"
+                    if lower.endswith(("-ms", "millis", "milliseconds"))
+                    else "seconds"
+                )
+                hints.append((header, unit))
+        return tuple(hints)
+
+
+def draft_jobs(sdk: ir.Sdk) -> Draft:
+    """The jobs a person would likely declare for ``sdk`` (built without jobs)."""
+    return _Finder(sdk).find()
