@@ -323,7 +323,7 @@ def _polling_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
 _FINAL = {
     "result": "the result operation",
     "location": "the terminal answer's Location",
-    "operation-url": "the terminal record",
+    "record": "the terminal record",
 }
 
 
