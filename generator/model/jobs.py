@@ -202,7 +202,8 @@ class _JobReader:
         polling = read_polling(node, at, self.problems, has_result=result is not None)
         # A result operation given values of the terminal record (OpenAI's output file)
         # need not take the job id; any other is called with it.
-        by_id = polling.final_from == "result" and not _record_fed(node.get("carry"))
+        record_fed = _record_fed(node.get("carry"))
+        by_id = polling.final_from == "result" and not record_fed
         id_parameter = self._id_parameter(node, at, status, result if by_id else None)
         record_path = self.pointer(node, "record", at) or ()
         body_type = status.response.type if status.response.kind == "json" else None
@@ -257,7 +258,8 @@ class _JobReader:
         self._cancel(cancel, at, id_parameter, sent)
         if not polling.operation_url:  # the operation URL carries what the status needs
             self._only_the_id(status, "status", at, id_parameter, sent)
-        if polling.final_from == "result":
+        # (A record value refused above is not reported again as missing here.)
+        if polling.final_from == "result" and (any(c.record for c in carry) or not record_fed):
             self._only_the_id(result, "result", at, id_parameter, carry)
         result_once = node.get("result_once", False)
         if not isinstance(result_once, bool):
