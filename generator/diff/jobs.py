@@ -252,7 +252,9 @@ def _carry_changes(a: ir.Job, b: ir.Job, where: str, waiter: str) -> Iterator[Ch
 
 
 def _carry_from(c: ir.Carry) -> str:
-    return f"header:{c.header}" if c.header is not None else _pointer(c.source)
+    if c.header is not None:
+        return f"header:{c.header}"
+    return ("record:" if c.record else "") + _pointer(c.source)
 
 
 def _result_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:

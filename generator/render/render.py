@@ -273,6 +273,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dic
     async_call: list[str] = []
     for view, resource in zip(views, sdk.resources):
         for job_view, job in zip(view["jobs"], resource.jobs):
+            given = [c for c in job.carry if not c.record]  # what callers pass
             hints = [f"`{md_code(h.name)}` header" for h in job.header_hints]
             if job.hint_path:
                 hints.append(f"body hint `{md_code('/'.join(job.hint_path))}`")
@@ -302,20 +303,22 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dic
                     "success": _states(job.success),
                     "failure": _states(job.failure),
                     "canceled": _states(job.canceled),
+                    "has_canceled": bool(job.canceled),
                     "has_result": job.result is not None,
+                    "record_result": job.final_from == "record",
                     "has_create": job.create is not None,
                     "idempotent": job.idempotency_header is not None,
                     "schedule": Code(schedule),
-                    "key_args": Code("".join(f", {c.name}=..." for c in job.carry)),
-                    "carried": Code(", ".join(f"`{md_code(c.name)}`" for c in job.carry)),
-                    "carry_first": md_code(job.carry[0].name) if job.carry else None,
+                    "key_args": Code("".join(f", {c.name}=..." for c in given)),
+                    "carried": Code(", ".join(f"`{md_code(c.name)}`" for c in given)),
+                    "carry_first": md_code(given[0].name) if given else None,
                     "once": job.result_once,
                     "to_file": bool(job_view["result"] and job_view["result"]["to_file"]),
                 }
             )
             if not call:
                 # A keyed job's wait takes what create returned besides the id.
-                keys = "".join(f', {c.name}="{c.name.upper()}"' for c in job.carry)
+                keys = "".join(f', {c.name}="{c.name.upper()}"' for c in given)
                 wait = f'client.{resource.attr}.{job_view["wait_for_job"]}("JOB_ID"{keys}, deadline=600)'
                 call = [f"record = {wait}", "print(record)"]
                 async_call = [f"record = await {wait}"]

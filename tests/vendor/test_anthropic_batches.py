@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -283,3 +284,12 @@ def test_overloaded_answers_are_retried(mode: str, sdk: ModuleType) -> None:
     assert polls == [1.0, None]  # the retries did not advance the poll schedule
     assert_create(server.seen[0])
     assert_reads(server)
+
+
+def test_the_readme_says_how_a_canceled_batch_reads(sdk: ModuleType) -> None:
+    readme = (Path(sdk.__file__).parents[1] / "README.md").read_text()
+    assert (
+        "`cancel(job_id)` asks the server to cancel the job; the job has no canceled state,"
+        " so a canceled job ends in a state the server reports (`ended`: a success, whose"
+        " result holds what was done before the cancel)."
+    ) in readme.replace("\n", " ")

@@ -216,8 +216,11 @@ def test_a_cancelled_batch_raises_batch_canceled(mode: str, sdk: ModuleType) -> 
             await done(handle.result())
         return caught.value
 
-    error, server, _ = run(mode, sdk, [Plan(("in_progress",), outputs=("a",))], steps)
+    plan = Plan(("in_progress",), outputs=("a",), errors=("b",))
+    error, server, _ = run(mode, sdk, [plan], steps)
     assert error.job_id == "batch_001" and error.last_state == "cancelled"
+    # A canceled batch downloads nothing, though it names an error file.
+    assert error.record.error_file_id == "file-err-batch_001"
     assert server.lines() == [
         ("POST", "/v1/batches"),
         ("POST", BATCH + "/cancel"),

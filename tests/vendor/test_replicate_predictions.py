@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -220,3 +221,11 @@ def test_prefer_wait_a_slow_prediction_is_polled_after_its_create_answer(
     assert server.lines() == [("POST", "/v1/predictions"), ("GET", PREDICTION), ("GET", PREDICTION)]
     assert_wire(server, prefer="wait")
     assert sleeps.delays == [1.0, 2.0]
+
+
+def test_the_readme_says_wait_for_result_returns_the_record(sdk: ModuleType) -> None:
+    readme = (Path(sdk.__file__).parents[1] / "README.md").read_text()
+    assert (
+        "`wait_for_result` returns the succeeded record (the result is in it),"
+        " or raises `JobFailed` / `JobCanceled`."
+    ) in readme
