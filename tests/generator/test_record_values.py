@@ -150,3 +150,17 @@ def test_operation_url_is_read_as_final_from_record(tmp_path: Path) -> None:
         OPENAI, jobs_file=side(tmp_path, result=None, carry=None, final_from="operation-url")
     ).jobs
     assert job.final_from == "record"
+
+
+def test_a_changed_record_value_is_no_callers_concern(tmp_path: Path) -> None:
+    """`jobgen diff`: a value of the terminal record is no argument of the waits, so
+    dropping its failure download, or reading it from elsewhere, breaks no caller."""
+    from generator.diff import diff_sdks
+
+    old = load_and_build(OPENAI, jobs_file=side(tmp_path / "old"))
+    new = load_and_build(OPENAI, jobs_file=side(tmp_path / "new", carry=carry()))
+    changes = diff_sdks(old, new).changes
+    assert [(c.kind, c.breaking) for c in changes] == [("job.carry_changed", False)]
+    assert "the result fetch reads 'output_file_id' from record:/output_file_id" in (
+        changes[0].message
+    )
