@@ -100,4 +100,5 @@ def carry_view(job: ir.Job) -> dict[str, Any]:
         ),
         "kwargs": Code("".join(f", {n}={n}" for n in names)),
         "names": names,
+        "failure_download": any(c.failure_source is not None for c in job.carry),
     }

@@ -224,8 +224,9 @@ def _idempotency_key(resource: ir.Resource, op: ir.Operation) -> tuple[str, str]
 
 def _job_errors(
     code: TypeCode, sdk: ir.Sdk, classes: dict[str, tuple[str, str]]
-) -> list[dict[str, Code]]:
-    """Each job's own error classes, typed in its record and error models."""
+) -> list[dict[str, Code | None]]:
+    """Each job's own error classes, typed in its record and error models (and in its
+    result, where a failure download goes with the failure)."""
     jobs = []
     for job in sdk.jobs:
         error = error_type(job)
@@ -239,6 +240,7 @@ def _job_errors(
             typed += f"; ``error`` the server's ``{code.annotation(error)}``, or None"
         jobs.append(
             {
+                "failure": _failure_annotation(code, job),
                 "failed": ident(failed),
                 "canceled": ident(canceled),
                 "params": join(", ", params),
@@ -249,10 +251,34 @@ def _job_errors(
     return jobs
 
 
+def _failure_response(job: ir.Job) -> ir.Response | None:
+    """What a job's failure download answers (its result operation's), if it has one."""
+    if job.result is None or not any(c.failure_source is not None for c in job.carry):
+        return None
+    return job.result.response
+
+
+def _failure_type(job: ir.Job) -> ir.TypeRef | None:
+    """The model a job's failure download decodes to, if it has one."""
+    response = _failure_response(job)
+    return response.type if response is not None and response.kind == "json" else None
+
+
+def _failure_annotation(code: TypeCode, job: ir.Job) -> Code | None:
+    """How a job's failure download is typed: as its result is returned."""
+    response = _failure_response(job)
+    if response is None:
+        return None
+    if response.kind == "json" and response.type is not None:
+        return code.annotation(response.type)
+    return Code({"text": "str", "binary": "bytes"}.get(response.kind, "object"))
+
+
 def _model_imports(code: TypeCode, sdk: ir.Sdk) -> tuple[list[Code], list[Code]]:
     """What the job error classes' annotations import: modules, then the models."""
     types = [job.record_type for job in sdk.jobs]
     types += [t for t in (error_type(job) for job in sdk.jobs) if t is not None]
+    types += [t for t in (_failure_type(job) for job in sdk.jobs) if t is not None]
     modules, models = Imports(), Imports()
     for module in code.needs(types):
         modules.add(module)

@@ -228,3 +228,10 @@ def test_a_cancelled_batch_raises_batch_canceled(mode: str, sdk: ModuleType) -> 
         ("GET", BATCH),
     ]
     assert_wire(server)
+
+
+def test_the_failure_download_is_typed_as_the_result(sdk: ModuleType) -> None:
+    import typing
+
+    hints = typing.get_type_hints(sdk.BatchFailed)
+    assert hints["failure_result"] == typing.Optional[bytes]  # noqa: UP045 (what get_type_hints gives)
