@@ -129,8 +129,10 @@ BATCH = "/v1/messages/batches/msgbatch_01"
 
 
 def test_create_and_wait_returns_the_jsonl_results(mode: str, sdk: ModuleType) -> None:
+    events: list[Any] = []
+
     async def steps(client: Any, done: Any) -> Any:
-        return await done(client.messages.create_and_wait(body=body(sdk)))
+        return await done(client.messages.create_and_wait(body=body(sdk), on_poll=events.append))
 
     results, server, sleeps = run(mode, sdk, [["in_progress", "in_progress", "ended"]], steps)
     assert results == expected_results("first", "second")
@@ -141,10 +143,19 @@ def test_create_and_wait_returns_the_jsonl_results(mode: str, sdk: ModuleType) -
         ("GET", BATCH),
         ("GET", BATCH + "/results"),
     ]
+    # The results come from the ended batch's results_url.
+    ended = events[-1].record
+    assert ended.processing_status == "ended"
+    assert ended.results_url == server.url + BATCH + "/results"
     assert_create(server.seen[0])
     assert_reads(server)
     # The declared backoff (first 1 s, doubling), no jitter injected.
     assert sleeps.delays == [1.0, 2.0]
+    assert [(e.state, e.delay, e.source) for e in events] == [
+        ("in_progress", 1.0, "backoff"),
+        ("in_progress", 2.0, "backoff"),
+        ("ended", None, None),
+    ]
 
 
 def test_wait_for_result_by_the_batch_id(mode: str, sdk: ModuleType) -> None:
