@@ -314,7 +314,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             ended.failure_result = failure[0]
         raise ended from failure[1]
 
-    def result_values(self, core: WaitCore, finished: Finished) -> dict[str, object]:
+    def _result_values(self, core: WaitCore, finished: Finished) -> dict[str, object]:
         """What the result fetch of a succeeded job is given besides its id: the
         carried values, and those its terminal record holds (`carry`)."""
         carry = self.spec.carry
@@ -323,7 +323,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         )
         return {**core.carried, **(found or {})}
 
-    def failure_values(
+    def _failure_values(
         self, core: WaitCore, finished: Finished
     ) -> dict[str, object] | None:
         """What the failure download of a failed job is given; None when the job

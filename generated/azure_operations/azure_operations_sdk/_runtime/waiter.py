@@ -132,7 +132,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """The result of a finished wait (JobFailed / JobCanceled unless it
         succeeded): the terminal record, or fetched once where `final_from` says. A
         failed job's failure download, where declared, goes with its JobFailed."""
-        failure = self.failure_values(core, finished)
+        failure = self._failure_values(core, finished)
         if failure is not None:
             self._require_success(core, finished, self._fetch_failure(core, failure))
         target = self._success_target(core, finished)
@@ -258,7 +258,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch = self._fetch_result
         assert fetch is not None
         try:
-            values = self.result_values(core, finished)
+            values = self._result_values(core, finished)
             with self._decoding():
                 return fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
@@ -343,7 +343,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
     ) -> ResultT:
         """The async twin of `SyncJobWaiter.core_result`."""
-        failure = self.failure_values(core, finished)
+        failure = self._failure_values(core, finished)
         if failure is not None:
             self._require_success(
                 core, finished, await self._fetch_failure(core, failure)
@@ -470,7 +470,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch = self._fetch_result
         assert fetch is not None
         try:
-            values = self.result_values(core, finished)
+            values = self._result_values(core, finished)
             with self._decoding():
                 return await fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
