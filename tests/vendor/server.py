@@ -172,3 +172,12 @@ def drive(mode: str, client: Callable[[], Any], body: Callable[..., Any]) -> Any
             return await body(opened, done)
 
     return asyncio.run(main())
+
+
+def assert_backoff(delays: list[float], reads: int, first: float, cap: float = 60.0) -> None:
+    """The delays of a wait that began with a create answer and made `reads` status
+    reads: the declared backoff without jitter (`first`, doubling up to `cap`), one
+    before each read but the first; or one before every read, once the create answer
+    counts as the first status read (W7, issue 22 item 2)."""
+    expected = [min(cap, first * 2**n) for n in range(reads)]
+    assert delays in (expected[: reads - 1], expected), delays

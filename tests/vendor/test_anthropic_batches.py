@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.vendor.anthropic import KEY, VERSION, AnthropicBatches
-from tests.vendor.server import Seen, Sleeps, VendorServer, drive, vendor_sdk
+from tests.vendor.server import Seen, Sleeps, VendorServer, assert_backoff, drive, vendor_sdk
 
 REQUESTS = [
     {
@@ -150,10 +150,10 @@ def test_create_and_wait_returns_the_jsonl_results(mode: str, sdk: ModuleType) -
     assert_create(server.seen[0])
     assert_reads(server)
     # The declared backoff (first 1 s, doubling), no jitter injected.
-    assert sleeps.delays == [1.0, 2.0]
-    assert [(e.state, e.delay, e.source) for e in events] == [
-        ("in_progress", 1.0, "backoff"),
-        ("in_progress", 2.0, "backoff"),
+    assert_backoff(sleeps.delays, reads=3, first=1.0)
+    assert [(e.state, e.delay, e.source) for e in events][-3:] == [
+        ("in_progress", sleeps.delays[-2], "backoff"),
+        ("in_progress", sleeps.delays[-1], "backoff"),
         ("ended", None, None),
     ]
 
@@ -180,7 +180,8 @@ def test_wait_for_result_by_the_batch_id(mode: str, sdk: ModuleType) -> None:
 
 def test_a_handle_polls_then_fetches_the_results(mode: str, sdk: ModuleType) -> None:
     async def steps(client: Any, done: Any) -> Any:
-        handle = await done(client.messages.start(body=body(sdk)))
+        batch = await done(client.messages.create_batch(body=body(sdk)))
+        handle = client.messages.handle(batch.id)
         assert handle.job_id == "msgbatch_01"
         first = await done(handle.poll())
         assert (first.state, first.done, first.delay) == ("in_progress", False, 1.0)
@@ -207,7 +208,8 @@ def test_a_canceled_batch_ends_and_its_results_say_canceled(mode: str, sdk: Modu
     batch was canceled (`cancel_initiated_at`, `request_counts.canceled`)."""
 
     async def steps(client: Any, done: Any) -> Any:
-        handle = await done(client.messages.start(body=body(sdk)))
+        batch = await done(client.messages.create_batch(body=body(sdk)))
+        handle = client.messages.handle(batch.id)
         await done(handle.poll())
         await done(handle.cancel())
         results = await done(handle.result())
@@ -276,7 +278,8 @@ def test_overloaded_answers_are_retried(mode: str, sdk: ModuleType) -> None:
 
     async def steps(client: Any, done: Any) -> Any:
         events: list[Any] = []
-        results = await done(client.messages.create_and_wait(body=body(sdk), on_poll=events.append))
+        batch = await done(client.messages.create_batch(body=body(sdk)))
+        results = await done(client.messages.wait_for_result(batch.id, on_poll=events.append))
         return results, [event.delay for event in events]
 
     (results, polls), server, _ = run(
@@ -304,3 +307,22 @@ def test_the_readme_says_how_a_canceled_batch_reads(sdk: ModuleType) -> None:
         " so a canceled job ends in a state the server reports (`ended`: a success, whose"
         " result holds what was done before the cancel)."
     ) in readme.replace("\n", " ")
+
+
+def test_start_returns_a_handle_on_the_new_batch(mode: str, sdk: ModuleType) -> None:
+    async def steps(client: Any, done: Any) -> Any:
+        handle = await done(client.messages.start(body=body(sdk)))
+        assert handle.job_id == "msgbatch_01"
+        return await done(handle.result())
+
+    results, server, sleeps = run(mode, sdk, [["in_progress", "ended"]], steps)
+    assert results == expected_results("first", "second")
+    assert server.lines() == [
+        ("POST", "/v1/messages/batches"),
+        ("GET", BATCH),
+        ("GET", BATCH),
+        ("GET", BATCH + "/results"),
+    ]
+    assert_create(server.seen[0])
+    assert_reads(server)
+    assert_backoff(sleeps.delays, reads=2, first=1.0)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.vendor.openai import KEY, OpenAIBatches, Plan, error_line, jsonl, output_line
-from tests.vendor.server import Sleeps, VendorServer, drive, vendor_sdk
+from tests.vendor.server import Sleeps, VendorServer, assert_backoff, drive, vendor_sdk
 
 CREATE = {
     "input_file_id": "file-in-1",
@@ -98,7 +98,7 @@ def test_create_and_wait_downloads_the_output_file(mode: str, sdk: ModuleType) -
         ("GET", "/v1/files/file-out-batch_001/content"),
     ]
     assert_wire(server)
-    assert sleeps.delays == [5.0, 10.0, 20.0]  # first 5 s, doubling, no jitter
+    assert_backoff(sleeps.delays, reads=4, first=5.0)  # first 5 s, doubling, no jitter
 
 
 def test_wait_for_result_by_the_batch_id(mode: str, sdk: ModuleType) -> None:
@@ -117,7 +117,8 @@ def test_wait_for_result_by_the_batch_id(mode: str, sdk: ModuleType) -> None:
 
 def test_a_handle_downloads_the_output_file_once(mode: str, sdk: ModuleType) -> None:
     async def steps(client: Any, done: Any) -> Any:
-        handle = await done(client.batches.start(body=body(sdk)))
+        batch = await done(client.batches.create_batch(body=body(sdk)))
+        handle = client.batches.handle(batch.id)
         first = await done(handle.poll())
         assert (first.state, first.done, first.delay) == ("validating", False, 5.0)
         return await done(handle.result()), await done(handle.result())
@@ -136,8 +137,9 @@ def test_an_expired_batch_raises_with_its_error_file(mode: str, sdk: ModuleType)
     (the requests not executed), downloaded with the failed record's error_file_id."""
 
     async def steps(client: Any, done: Any) -> Any:
+        batch = await done(client.batches.create_batch(body=body(sdk)))
         with pytest.raises(sdk.BatchFailed) as caught:
-            await done(client.batches.create_and_wait(body=body(sdk)))
+            await done(client.batches.wait_for_result(batch.id))
         return caught.value
 
     plan = Plan(("in_progress", "expired"), outputs=("a",), errors=("b", "c"))
