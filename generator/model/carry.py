@@ -403,7 +403,10 @@ def unsupplied(
     given = {(c.target, c.wire.lower() if c.target == "header" else c.wire) for c in carry}
     needs = []
     for p in op.parameters:
-        if not p.required or p.has_default or p.wire == id_parameter:
+        # A required parameter of a single value (Anthropic's `anthropic-version`, an
+        # enum of one) is sent with that value, as its default.
+        single = isinstance(_deref(p.type, schemas), ir.ConstType)
+        if not p.required or p.has_default or single or p.wire == id_parameter:
             continue
         wire = p.wire.lower() if p.location == "header" else p.wire
         if (p.location, wire) not in given:

@@ -307,3 +307,22 @@ def test_a_status_operation_needing_more_than_the_id_is_refused(tmp_path: Path) 
         " parameter 'x-region', which nothing supplies: the SDK calls it with the job id alone"
         " (declare the missing values under 'carry')"
     )
+
+
+def test_a_required_parameter_of_a_single_value_needs_no_supplier(tmp_path: Path) -> None:
+    """Anthropic's `anthropic-version: 2023-06-01` (an enum of one) is sent with its one
+    value, so a status operation that requires it is called with the job id alone; a
+    required header of several values still needs a supplier."""
+    spec = mutated()
+    get = spec["paths"]["/v1/jobs/{job_id}"]["get"]
+    version = {"name": "api-version", "in": "header", "required": True}
+    get.setdefault("parameters", []).append({**version, "schema": {"enum": ["2023-06-01"]}})
+    (job,) = build(tmp_path, spec).jobs
+    assert job.status.operation_id == "getJob"
+    get["parameters"][-1]["schema"] = {"enum": ["2023-06-01", "2024-01-01"]}
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(
+        "#/x-jobgen/jobs/job/status: 'getJob' needs header parameter 'api-version', which"
+        " nothing supplies: the SDK calls it with the job id alone (declare the missing"
+        " values under 'carry')"
+    )
