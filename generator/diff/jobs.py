@@ -208,9 +208,12 @@ def _compared(kind: str, where: str, *values: tuple[str, object, object]) -> Ite
 
 
 def _carry_changes(a: ir.Job, b: ir.Job, where: str, waiter: str) -> Iterator[Change]:
-    """Values carried from create into later calls: each is a keyword of every wait."""
-    olds = {c.name: c for c in a.carry}
-    news = {c.name: c for c in b.carry}
+    """Values carried from create into later calls: each is a keyword of every wait.
+    Values of the terminal record are no caller's argument: a change there changes only
+    how the result is fetched."""
+    yield from _record_value_changes(a, b, where)
+    olds = {c.name: c for c in a.carry if not c.record}
+    news = {c.name: c for c in b.carry if not c.record}
     for name, c in news.items():
         if name not in olds:
             yield Change(
@@ -251,8 +254,28 @@ def _carry_changes(a: ir.Job, b: ir.Job, where: str, waiter: str) -> Iterator[Ch
         )
 
 
+def _record_value_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
+    olds = {c.name: c for c in a.carry if c.record}
+    news = {c.name: c for c in b.carry if c.record}
+    for name in sorted(set(olds) | set(news)):
+        old, new = olds.get(name), news.get(name)
+        if old == new:
+            continue
+        if old is None or new is None:
+            how = "now reads" if old is None else "no longer reads"
+            detail = f"the result fetch {how} {name!r} from the terminal record"
+        else:
+            detail = (
+                f"the result fetch reads {name!r} from {_carry_from(old)}"
+                f" -> {_carry_from(new)} (to {new.target}:{new.wire})"
+            )
+        yield Change("job.carry_changed", where, detail, False)
+
+
 def _carry_from(c: ir.Carry) -> str:
-    return f"header:{c.header}" if c.header is not None else _pointer(c.source)
+    if c.header is not None:
+        return f"header:{c.header}"
+    return ("record:" if c.record else "") + _pointer(c.source)
 
 
 def _result_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
@@ -323,7 +346,7 @@ def _polling_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
 _FINAL = {
     "result": "the result operation",
     "location": "the terminal answer's Location",
-    "operation-url": "the terminal record",
+    "record": "the terminal record",
 }
 
 

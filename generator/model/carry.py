@@ -10,8 +10,15 @@ the key back in its body. A job declares such values under ``carry``::
         to: body:/document_key     # body:/property | query:name | header:Name | path:name
 
 Each carried value is read from create's response, kept in the job handle and the
-resume token, and sent with every status, result and cancel call. This module reads
-the declaration and answers which inputs of an operation nothing supplies.
+resume token, and sent with every status, result and cancel call.
+
+A value may instead come from the terminal record (``from: record:/output_file_id``,
+OpenAI's batches): it exists only once the job ended, so it goes to the result
+operation alone, which then need not take the job id. ``failure_from`` (such values
+only) names where a failed record holds the value for the failure download: the
+result operation called once more, with that value, when the job fails (OpenAI's
+``error_file_id``). This module reads the declaration and answers which inputs of an
+operation nothing supplies.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ from . import ir
 
 __all__ = ["read_carry", "unsupplied"]
 
-_CARRY_KEYS = frozenset({"from", "to"})
+_CARRY_KEYS = frozenset({"from", "to", "failure_from"})
+_RECORD = "record:"
 _TARGETS = ("body", "query", "header", "path")
 _SCALARS = ("str", "int", "float", "bool")
 #: Names a carried value may not take: the waiters' own keyword arguments.
@@ -115,21 +123,21 @@ def read_carry(
     id_parameter: str,
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
+    record: ir.TypeRef | None = None,
+    final_from: str = "result",
 ) -> tuple[ir.Carry, ...]:
     """The ``carry`` mapping of a job, checked against create and every later call.
 
     ``calls`` are the job's ``(key, operation)`` pairs that receive the values (status,
-    result, cancel); each must take every carried value at its ``to``.
+    result, cancel); each must take every carried value at its ``to``. A value read
+    from the terminal record (typed by ``record``) goes to the result operation alone.
     """
-    from .jobs import _split_pointer, _unknown_keys, type_at
+    from .jobs import _unknown_keys
 
     if raw is None:
         return ()
     if not isinstance(raw, dict) or not raw:
         problems.append(Problem(at, "must map value names to {from, to}"))
-        return ()
-    if create is None:
-        problems.append(Problem(at, "'carry' needs a 'create' operation to read the values from"))
         return ()
     out: list[ir.Carry] = []
     for name, node in raw.items():
@@ -153,93 +161,236 @@ def read_carry(
         if missing:
             problems.append(Problem(item_at, f"'{missing[0]}' is required"))
             continue
-        # Where the value comes from: create's response body, or one of its headers.
-        path: tuple[str, ...] | None = None
-        header: str | None = None
-        if isinstance(source, str) and source.startswith("header:") and source[7:].strip():
-            header = source[7:].strip()
-        elif isinstance(source, str) and source.startswith("/"):
-            path = _split_pointer(source)
-            if create.response.kind != "json" or create.response.type is None:
-                problems.append(
-                    Problem(
-                        item_at.child("from"),
-                        f"'{create.operation_id}' has no JSON success response to read"
-                        f" '{name}' from",
-                    )
+        from_record = isinstance(source, str) and source.startswith(_RECORD)
+        if from_record:
+            found = _record_source(
+                name, node, item_at, calls, record, final_from, schemas, problems
+            )
+            if found is None:
+                continue
+            path, failure = found
+            targets = [(key, op) for key, op in calls if key == "result"]
+            carried = _target(
+                name, to, item_at.child("to"), targets, id_parameter, schemas, problems
+            )
+            if carried is not None:
+                target, wire, kind = carried
+                out.append(ir.Carry(name, path, None, target, wire, kind, True, failure))
+            continue
+        if "failure_from" in node:
+            problems.append(
+                Problem(
+                    item_at.child("failure_from"),
+                    "'failure_from' goes with a value of the terminal record"
+                    f" (from: record:/{name}): the failure download reads the failed record",
                 )
-            else:
-                found, why = type_at(create.response.type, path, schemas)
-                if found is None:
-                    # type_at names its root "the record"; here it is create's response.
-                    why = why.replace("the record", "create's response", 1)
-                    problems.append(Problem(item_at.child("from"), f"carry.{name}.from: {why}"))
-                elif _scalar(found, schemas) is None and not isinstance(
-                    _deref(found, schemas), ir.AnyType
-                ):
-                    problems.append(
-                        Problem(
-                            item_at.child("from"),
-                            f"'{name}' must be a string, number or boolean in create's response",
-                        )
-                    )
-        else:
+            )
+        if create is None:
             problems.append(
                 Problem(
                     item_at.child("from"),
-                    f"must be a JSON pointer such as '/{name}' or 'header:Name', not {source!r}",
+                    f"'{name}' is read from create's response, and the job declares no 'create'"
+                    f" (a value of the terminal record is written from: record:/{name})",
                 )
             )
             continue
-        # Where it goes: the same input of every later call.
-        target, _, wire = str(to).partition(":") if isinstance(to, str) else ("", "", "")
-        if target not in _TARGETS or not wire.strip():
+        read = _create_source(name, source, item_at, create, schemas, problems)
+        if read is None:
+            continue
+        carried = _target(name, to, item_at.child("to"), calls, id_parameter, schemas, problems)
+        if carried is not None:
+            target, wire, kind = carried
+            out.append(ir.Carry(name, read[0], read[1], target, wire, kind))
+    return tuple(out)
+
+
+def _create_source(
+    name: str,
+    source: Any,
+    item_at: Location,
+    create: ir.Operation,
+    schemas: dict[str, ir.NamedSchema],
+    problems: list[Problem],
+) -> tuple[tuple[str, ...] | None, str | None] | None:
+    """Where a value comes from in create's answer: ``(pointer, None)`` into its
+    body or ``(None, header)``; None (reported) when ``source`` says neither."""
+    from .jobs import _split_pointer, type_at
+
+    if isinstance(source, str) and source.startswith("header:") and source[7:].strip():
+        return None, source[7:].strip()
+    if not (isinstance(source, str) and source.startswith("/")):
+        problems.append(
+            Problem(
+                item_at.child("from"),
+                f"must be a JSON pointer such as '/{name}', 'header:Name' or"
+                f" 'record:/{name}', not {source!r}",
+            )
+        )
+        return None
+    path = _split_pointer(source)
+    if create.response.kind != "json" or create.response.type is None:
+        problems.append(
+            Problem(
+                item_at.child("from"),
+                f"'{create.operation_id}' has no JSON success response to read '{name}' from",
+            )
+        )
+        return path, None
+    found, why = type_at(create.response.type, path, schemas)
+    if found is None:
+        # type_at names its root "the record"; here it is create's response.
+        why = why.replace("the record", "create's response", 1)
+        problems.append(Problem(item_at.child("from"), f"carry.{name}.from: {why}"))
+    elif _scalar(found, schemas) is None and not isinstance(_deref(found, schemas), ir.AnyType):
+        problems.append(
+            Problem(
+                item_at.child("from"),
+                f"'{name}' must be a string, number or boolean in create's response",
+            )
+        )
+    return path, None
+
+
+def _record_source(
+    name: str,
+    node: dict[str, Any],
+    item_at: Location,
+    calls: list[tuple[str, ir.Operation]],
+    record: ir.TypeRef | None,
+    final_from: str,
+    schemas: dict[str, ir.NamedSchema],
+    problems: list[Problem],
+) -> tuple[tuple[str, ...], tuple[str, ...] | None] | None:
+    """``from: record:/pointer`` (and ``failure_from``) of a value the terminal record
+    holds: the pointers into the record, or None (reported)."""
+    if not any(key == "result" for key, _ in calls):
+        problems.append(
+            Problem(
+                item_at.child("from"),
+                f"a value of the terminal record is sent to the result operation:"
+                f" the job declares no 'result' to send '{name}' to",
+            )
+        )
+        return None
+    if final_from != "result":
+        problems.append(
+            Problem(
+                item_at.child("from"),
+                f"a value of the terminal record is sent to the result operation, which"
+                f" final_from: {final_from} never calls by itself",
+            )
+        )
+        return None
+    path = _record_pointer(name, node["from"], item_at.child("from"), record, schemas, problems)
+    failure = node.get("failure_from")
+    failure_path = None
+    if failure is not None:
+        if not (isinstance(failure, str) and failure.startswith(_RECORD)):
             problems.append(
                 Problem(
-                    item_at.child("to"),
-                    "must be body:/property, query:name, header:Name or path:name,"
-                    f" not {to!r}{_closest(target, frozenset(_TARGETS)) if target else ''}",
+                    item_at.child("failure_from"),
+                    f"must name a value of the failed record, such as 'record:/error_{name}',"
+                    f" not {failure!r}",
                 )
             )
-            continue
-        wire = wire.strip()
-        if target == "body":
-            tokens = _split_pointer(wire) if wire.startswith("/") else ()
-            if len(tokens) != 1:
-                problems.append(
-                    Problem(
-                        item_at.child("to"),
-                        f"body:{wire}: name one top-level property of the request body,"
-                        f" such as body:/{name}",
-                    )
-                )
-                continue
-            wire = tokens[0]
-        if target == "path" and wire == id_parameter:
+            return None
+        failure_path = _record_pointer(
+            name, failure, item_at.child("failure_from"), record, schemas, problems
+        )
+        if failure_path is None:
+            return None
+    return None if path is None else (path, failure_path)
+
+
+def _record_pointer(
+    name: str,
+    source: str,
+    at: Location,
+    record: ir.TypeRef | None,
+    schemas: dict[str, ir.NamedSchema],
+    problems: list[Problem],
+) -> tuple[str, ...] | None:
+    """The pointer of ``record:/pointer``, checked against the record's schema."""
+    from .jobs import _split_pointer, type_at
+
+    pointer = source[len(_RECORD) :]
+    if not pointer.startswith("/"):
+        problems.append(
+            Problem(
+                at, f"must be record: and a JSON pointer into the record, such as 'record:/{name}'"
+            )
+        )
+        return None
+    path = _split_pointer(pointer)
+    if record is None:
+        return path
+    found, why = type_at(record, path, schemas)
+    if found is None:
+        problems.append(Problem(at, f"carry.{name}: {why}"))
+        return None
+    if _scalar(found, schemas) is None and not isinstance(_deref(found, schemas), ir.AnyType):
+        problems.append(Problem(at, f"'{name}' must be a string, number or boolean in the record"))
+        return None
+    return path
+
+
+def _target(
+    name: str,
+    to: Any,
+    to_at: Location,
+    calls: list[tuple[str, ir.Operation]],
+    id_parameter: str,
+    schemas: dict[str, ir.NamedSchema],
+    problems: list[Problem],
+) -> tuple[ir.CarryTarget, str, ir.CarryKind] | None:
+    """Where a value goes, the same input of every call in ``calls``, and its type;
+    None (reported) when ``to`` names no input every call has."""
+    from .jobs import _split_pointer
+
+    target, _, wire = str(to).partition(":") if isinstance(to, str) else ("", "", "")
+    if target not in _TARGETS or not wire.strip():
+        problems.append(
+            Problem(
+                to_at,
+                "must be body:/property, query:name, header:Name or path:name,"
+                f" not {to!r}{_closest(target, frozenset(_TARGETS)) if target else ''}",
+            )
+        )
+        return None
+    wire = wire.strip()
+    if target == "body":
+        tokens = _split_pointer(wire) if wire.startswith("/") else ()
+        if len(tokens) != 1:
             problems.append(
-                Problem(item_at.child("to"), f"'{wire}' is the job id parameter, not a carry")
+                Problem(
+                    to_at,
+                    f"body:{wire}: name one top-level property of the request body,"
+                    f" such as body:/{name}",
+                )
+            )
+            return None
+        wire = tokens[0]
+    if target == "path" and wire == id_parameter:
+        problems.append(Problem(to_at, f"'{wire}' is the job id parameter, not a carry"))
+        return None
+    kind: ir.CarryKind | None = None
+    for key, op in calls:
+        found_type, why = _input(op, target, wire, schemas)
+        if found_type is None:
+            problems.append(Problem(to_at, f"{why} (the job's {key} operation)"))
+            continue
+        scalar = _scalar(found_type, schemas)
+        if scalar is None:
+            problems.append(
+                Problem(
+                    to_at,
+                    f"{target} '{wire}' of '{op.operation_id}' must be a string, number"
+                    " or boolean to carry a value",
+                )
             )
             continue
-        kind: ir.CarryKind | None = None
-        for key, op in calls:
-            found_type, why = _input(op, target, wire, schemas)
-            if found_type is None:
-                problems.append(Problem(item_at.child("to"), f"{why} (the job's {key} operation)"))
-                continue
-            scalar = _scalar(found_type, schemas)
-            if scalar is None:
-                problems.append(
-                    Problem(
-                        item_at.child("to"),
-                        f"{target} '{wire}' of '{op.operation_id}' must be a string, number"
-                        " or boolean to carry a value",
-                    )
-                )
-                continue
-            kind = kind or scalar
-        if kind is not None:
-            out.append(ir.Carry(name, path, header, cast(ir.CarryTarget, target), wire, kind))
-    return tuple(out)
+        kind = kind or scalar
+    return None if kind is None else (cast(ir.CarryTarget, target), wire, kind)
 
 
 def unsupplied(
@@ -252,7 +403,10 @@ def unsupplied(
     given = {(c.target, c.wire.lower() if c.target == "header" else c.wire) for c in carry}
     needs = []
     for p in op.parameters:
-        if not p.required or p.has_default or p.wire == id_parameter:
+        # A required parameter of a single value (Anthropic's `anthropic-version`, an
+        # enum of one) is sent with that value, as its default.
+        single = isinstance(_deref(p.type, schemas), ir.ConstType)
+        if not p.required or p.has_default or single or p.wire == id_parameter:
             continue
         wire = p.wire.lower() if p.location == "header" else p.wire
         if (p.location, wire) not in given:

@@ -335,11 +335,14 @@ CarryKind = Literal["str", "int", "float", "bool"]
 
 @attrs.frozen
 class Carry:
-    """A value read from create's response and sent with every later call of the job.
+    """A value read from create's response and sent with every later call of the job,
+    or (``record``) read from the terminal record and sent to the result operation.
 
-    ``source`` is a JSON pointer into create's response body, or ``header`` the response
-    header holding it; ``target``/``wire`` where status, result and cancel take it (a
-    top-level property of their JSON body, or a parameter); ``kind`` its scalar type.
+    ``source`` is a JSON pointer into create's response body (into the record when
+    ``record``), or ``header`` the response header holding it; ``target``/``wire``
+    where status, result and cancel take it (a top-level property of their JSON body,
+    or a parameter); ``kind`` its scalar type. ``failure_source`` (record values only)
+    is where a failed record names the value for the failure download.
     """
 
     name: str
@@ -348,6 +351,8 @@ class Carry:
     target: CarryTarget
     wire: str
     kind: CarryKind
+    record: bool = False
+    failure_source: tuple[str, ...] | None = None
 
 
 @attrs.frozen
@@ -377,7 +382,7 @@ class Webhooks:
     fallback_cap: float
 
 
-FinalFrom = Literal["result", "location", "operation-url"]
+FinalFrom = Literal["result", "location", "record"]
 
 
 @attrs.frozen

@@ -200,16 +200,14 @@ class _JobReader:
             return None
 
         polling = read_polling(node, at, self.problems, has_result=result is not None)
+        # A result operation given values of the terminal record (OpenAI's output file)
+        # need not take the job id; any other is called with it.
+        record_fed = _record_fed(node.get("carry"))
+        by_id = polling.final_from == "result" and not record_fed
         # A job polled at its operation URL needs the id parameter only where a call
         # takes the id: a result fetched by id, or a cancel.
-        by_url_only = (
-            bool(polling.operation_url)
-            and cancel is None
-            and (result is None or polling.final_from != "result")
-        )
-        id_parameter = self._id_parameter(
-            node, at, status, result if polling.final_from == "result" else None, by_url_only
-        )
+        by_url_only = bool(polling.operation_url) and cancel is None and not by_id
+        id_parameter = self._id_parameter(node, at, status, result if by_id else None, by_url_only)
         record_path = self.pointer(node, "record", at) or ()
         body_type = status.response.type if status.response.kind == "json" else None
         if body_type is None:
@@ -247,10 +245,6 @@ class _JobReader:
             self.problem(at.child("idempotency_header"), "must be a header name")
             idem = None
         success, failure, canceled, pending = classes
-        # A misspelt `canceled:` list is reported as an unknown key, not again here.
-        state_node = node.get("state")
-        misspelt = isinstance(state_node, dict) and bool(set(state_node) - _STATE_KEYS)
-        no_state = state_path is not None and not canceled and not misspelt
         calls = [(k, op) for k, op in (("status", status), ("result", result), ("cancel", cancel))]
         carry = read_carry(
             node.get("carry"),
@@ -260,11 +254,15 @@ class _JobReader:
             id_parameter=id_parameter,
             schemas=self.schemas,
             problems=self.problems,
+            record=record_type,
+            final_from=polling.final_from,
         )
-        self._cancel(cancel, at, id_parameter, no_state, carry)
+        sent = tuple(c for c in carry if not c.record)  # what status and cancel receive
+        self._cancel(cancel, at, id_parameter, sent)
         if not polling.operation_url:  # the operation URL carries what the status needs
-            self._only_the_id(status, "status", at, id_parameter, carry)
-        if polling.final_from == "result":
+            self._only_the_id(status, "status", at, id_parameter, sent)
+        # (A record value refused above is not reported again as missing here.)
+        if polling.final_from == "result" and (any(c.record for c in carry) or not record_fed):
             self._only_the_id(result, "result", at, id_parameter, carry)
         result_once = node.get("result_once", False)
         if not isinstance(result_once, bool):
@@ -371,10 +369,11 @@ class _JobReader:
         cancel: ir.Operation | None,
         at: Location,
         id_parameter: str,
-        no_state: bool,
         carry: tuple[ir.Carry, ...] = (),
     ) -> None:
-        """A cancel operation must take the job id, and the job must report cancellation."""
+        """A cancel operation must take the job id (and nothing the job lacks). The job
+        need not have a canceled state: a canceled job may end in an ordinary terminal
+        state (Anthropic's batches go `canceling`, then `ended`)."""
         if cancel is None:
             return
         if id_parameter not in [p.wire for p in cancel.path_parameters]:
@@ -383,11 +382,6 @@ class _JobReader:
                 f"'{cancel.operation_id}' has no path parameter '{id_parameter}'",
             )
         self._only_the_id(cancel, "cancel", at, id_parameter, carry)
-        if no_state:
-            self.problem(
-                at.child("state", "canceled"),
-                "a job with a 'cancel' operation needs at least one canceled state",
-            )
 
     def _only_the_id(
         self,
@@ -646,6 +640,14 @@ class _JobReader:
         if floor > cap:
             self.problem(at.child("floor"), f"floor ({floor}) must not exceed cap ({cap})")
         return hint_path, unit, tuple(headers), floor, first, cap
+
+
+def _record_fed(carry: Any) -> bool:
+    """Whether a ``carry`` mapping reads a value from the terminal record."""
+    return isinstance(carry, dict) and any(
+        isinstance(item, dict) and str(item.get("from", "")).startswith("record:")
+        for item in carry.values()
+    )
 
 
 def build_jobs(

@@ -10,8 +10,8 @@ matchers). ``final_from`` says where ``wait_for_result`` gets the result:
 - ``location``: the ``Location`` header of the terminal status answer (a 303 See
   Other, or a 200 naming the created resource), typed by the result operation's
   success response (its path is not called);
-- ``operation-url``: the terminal status record itself (the default of a job polled
-  at its operation URL without a result operation).
+- ``record``: the terminal status record itself (the default of a job polled at its
+  operation URL without a result operation; ``operation-url`` is its older name).
 
 See ``docs/job-extension.md``.
 """
@@ -30,7 +30,9 @@ __all__ = ["POLLING_KEYS", "Polling", "check_rule_states", "read_polling", "rule
 
 POLLING_KEYS = frozenset({"operation_url", "status_rules", "final_from"})
 _RULE_KEYS = frozenset({"state", "status", "path", "equals"})
-_FINAL = ("result", "location", "operation-url")
+_FINAL = ("result", "location", "record")
+#: Older spellings of a `final_from`, read as the current one.
+_FINAL_ALIASES = {"operation-url": "record"}
 
 
 @attrs.frozen
@@ -151,8 +153,9 @@ def read_polling(
         rule = _rule(raw, at.child("status_rules", index), problems)
         if rule is not None:
             rules.append(rule)
-    default = "result" if has_result else "operation-url"
+    default = "result" if has_result else "record"
     final = node.get("final_from", default if headers or has_result else "result")
+    final = _FINAL_ALIASES.get(final, final) if isinstance(final, str) else final
     final_at = at.child("final_from")
     if final not in _FINAL:
         problems.append(Problem(final_at, f"must be one of {', '.join(_FINAL)}, not {final!r}"))
@@ -163,18 +166,18 @@ def read_polling(
                 final_at if "final_from" in node else at,
                 "a job polled at its operation URL has no id to call the result operation"
                 " with: declare final_from: location (the result operation types what the"
-                " Location header names) or operation-url (the terminal record is the result)",
+                " Location header names) or record (the terminal record is the result)",
             )
         )
     elif final == "location" and not has_result:
         problems.append(
             Problem(final_at, "final_from: location needs a 'result' operation to type the result")
         )
-    elif final == "operation-url" and has_result:
+    elif final == "record" and has_result:
         problems.append(
             Problem(
                 at.child("result"),
-                "final_from: operation-url takes the result from the terminal record:"
+                "final_from: record takes the result from the terminal record:"
                 " the result operation would never be called",
             )
         )

@@ -30,6 +30,10 @@ def carry_spec_args(job: ir.Job) -> dict[str, Code]:
                 if c.header is not None
                 else f"path={_tuple([py_str(t) for t in c.source or ()])}"
             )
+            if c.record:
+                where += ", record=True"
+            if c.failure_source is not None:
+                where += f", failure_path={_tuple([py_str(t) for t in c.failure_source])}"
             values.append(f"_carry.CarriedValue({py_str(c.name)}, {where}, kind={_KINDS[c.kind]})")
         args["carry"] = Code(f"_carry.Carry({_tuple(values)})")
     if job.result_once:
@@ -46,13 +50,15 @@ def _take(c: ir.Carry) -> str:
 
 
 def carry_call(code: TypeCode, job: ir.Job, op: ir.Operation) -> Code:
-    """The arguments of ``op``'s request function: the job id and the carried values."""
-    id_param = next(p for p in op.path_parameters if p.wire == job.id_parameter)
+    """The arguments of ``op``'s request function: the job id (where ``op`` takes it)
+    and the carried values (the terminal record's go to the result operation alone)."""
+    id_param = next((p for p in op.path_parameters if p.wire == job.id_parameter), None)
     if not job.carry:
         return Code("job_id")
-    args = [f"{id_param.name}=job_id"]
+    sent = [c for c in job.carry if not c.record or op is job.result]
+    args = [] if id_param is None else [f"{id_param.name}=job_id"]
     fields = []
-    for c in job.carry:
+    for c in sent:
         if c.target == "body":
             fields.append(c)
             continue
@@ -75,21 +81,24 @@ def carry_call(code: TypeCode, job: ir.Job, op: ir.Operation) -> Code:
 
 
 def carry_view(job: ir.Job) -> dict[str, Any]:
-    """Signature and call fragments of the job's carried values (empty without any)."""
-    names = [ident(c.name) for c in job.carry]
-    kinds = [_KINDS[c.kind] for c in job.carry]
+    """Signature and call fragments of the job's carried values (empty without any):
+    those of create's answer, which callers pass (the SDK reads the terminal record's)."""
+    given = [c for c in job.carry if not c.record]
+    names = [ident(c.name) for c in given]
+    kinds = [_KINDS[c.kind] for c in given]
     return {
         "optional": Code("".join(f", {n}: {k} | None = None" for n, k in zip(names, kinds))),
         "required": Code("".join(f", {n}: {k}" for n, k in zip(names, kinds))),
         "carried": (
             Code(
                 ", carried={"
-                + join(", ", [Code(f"{py_str(c.name)}: {n}") for c, n in zip(job.carry, names)])
+                + join(", ", [Code(f"{py_str(c.name)}: {n}") for c, n in zip(given, names)])
                 + "}"
             )
-            if job.carry
+            if given
             else Code("")
         ),
         "kwargs": Code("".join(f", {n}={n}" for n in names)),
         "names": names,
+        "failure_download": any(c.failure_source is not None for c in job.carry),
     }

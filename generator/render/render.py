@@ -235,8 +235,9 @@ def _idempotency_key(resource: ir.Resource, op: ir.Operation) -> tuple[str, str]
 
 def _job_errors(
     code: TypeCode, sdk: ir.Sdk, classes: dict[str, tuple[str, str]]
-) -> list[dict[str, Code]]:
-    """Each job's own error classes, typed in its record and error models."""
+) -> list[dict[str, Code | None]]:
+    """Each job's own error classes, typed in its record and error models (and in its
+    result, where a failure download goes with the failure)."""
     jobs = []
     for job in sdk.jobs:
         error = error_type(job)
@@ -250,6 +251,7 @@ def _job_errors(
             typed += f"; ``error`` the server's ``{code.annotation(error)}``, or None"
         jobs.append(
             {
+                "failure": _failure_annotation(code, job),
                 "failed": ident(failed),
                 "canceled": ident(canceled),
                 "params": join(", ", params),
@@ -260,10 +262,34 @@ def _job_errors(
     return jobs
 
 
+def _failure_response(job: ir.Job) -> ir.Response | None:
+    """What a job's failure download answers (its result operation's), if it has one."""
+    if job.result is None or not any(c.failure_source is not None for c in job.carry):
+        return None
+    return job.result.response
+
+
+def _failure_type(job: ir.Job) -> ir.TypeRef | None:
+    """The model a job's failure download decodes to, if it has one."""
+    response = _failure_response(job)
+    return response.type if response is not None and response.kind == "json" else None
+
+
+def _failure_annotation(code: TypeCode, job: ir.Job) -> Code | None:
+    """How a job's failure download is typed: as its result is returned."""
+    response = _failure_response(job)
+    if response is None:
+        return None
+    if response.kind == "json" and response.type is not None:
+        return code.annotation(response.type)
+    return Code({"text": "str", "binary": "bytes"}.get(response.kind, "object"))
+
+
 def _model_imports(code: TypeCode, sdk: ir.Sdk) -> tuple[list[Code], list[Code]]:
     """What the job error classes' annotations import: modules, then the models."""
     types = [job.record_type for job in sdk.jobs]
     types += [t for t in (error_type(job) for job in sdk.jobs) if t is not None]
+    types += [t for t in (_failure_type(job) for job in sdk.jobs) if t is not None]
     modules, models = Imports(), Imports()
     for module in code.needs(types):
         modules.add(module)
@@ -284,6 +310,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dic
     async_call: list[str] = []
     for view, resource in zip(views, sdk.resources):
         for job_view, job in zip(view["jobs"], resource.jobs):
+            given = [c for c in job.carry if not c.record]  # what callers pass
             hints = [f"`{md_code(h.name)}` header" for h in job.header_hints]
             if job.hint_path:
                 hints.append(f"body hint `{md_code('/'.join(job.hint_path))}`")
@@ -313,20 +340,22 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dic
                     "success": _states(job.success),
                     "failure": _states(job.failure),
                     "canceled": _states(job.canceled),
+                    "has_canceled": bool(job.canceled),
                     "has_result": job.result is not None,
+                    "record_result": job.final_from == "record",
                     "has_create": job.create is not None,
                     "idempotent": job.idempotency_header is not None,
                     "schedule": Code(schedule),
-                    "key_args": Code("".join(f", {c.name}=..." for c in job.carry)),
-                    "carried": Code(", ".join(f"`{md_code(c.name)}`" for c in job.carry)),
-                    "carry_first": md_code(job.carry[0].name) if job.carry else None,
+                    "key_args": Code("".join(f", {c.name}=..." for c in given)),
+                    "carried": Code(", ".join(f"`{md_code(c.name)}`" for c in given)),
+                    "carry_first": md_code(given[0].name) if given else None,
                     "once": job.result_once,
                     "to_file": bool(job_view["result"] and job_view["result"]["to_file"]),
                 }
             )
             if not call:
                 # A keyed job's wait takes what create returned besides the id.
-                keys = "".join(f', {c.name}="{c.name.upper()}"' for c in job.carry)
+                keys = "".join(f', {c.name}="{c.name.upper()}"' for c in given)
                 wait = f'client.{resource.attr}.{job_view["wait_for_job"]}("JOB_ID"{keys}, deadline=600)'
                 call = [f"record = {wait}", "print(record)"]
                 async_call = [f"record = await {wait}"]

@@ -20,7 +20,14 @@ import httpx
 
 from .errors import MissingJobId
 
-__all__ = ["CarriedValue", "Carry", "carried_from", "check_carried", "take"]
+__all__ = [
+    "CarriedValue",
+    "Carry",
+    "carried_from",
+    "check_carried",
+    "record_values",
+    "take",
+]
 
 T = TypeVar("T")
 
@@ -28,12 +35,19 @@ T = TypeVar("T")
 @attrs.frozen
 class CarriedValue:
     """One value read from create's response: at `path` in its JSON body, or in the
-    `header` of that name; `kind` is its type (str, int, float or bool)."""
+    `header` of that name; `kind` is its type (str, int, float or bool).
+
+    A `record` value is read at `path` in the terminal record instead (OpenAI's
+    `output_file_id`) and given to the result fetch alone; `failure_path` is where a
+    failed record holds it for the failure download (`error_file_id`).
+    """
 
     name: str
     path: tuple[str, ...] | None = None
     header: str | None = None
     kind: type = str
+    record: bool = False
+    failure_path: tuple[str, ...] | None = None
 
 
 def _dig(value: object, path: tuple[str, ...]) -> object:
@@ -56,6 +70,7 @@ def carried_from(
     specs: tuple[CarriedValue, ...], response: httpx.Response, job: str
 ) -> dict[str, object]:
     """The carried values of a create response; MissingJobId names one it lacks."""
+    specs = tuple(spec for spec in specs if not spec.record)
     if not specs:
         return {}
     try:
@@ -97,6 +112,7 @@ def check_carried(
 ) -> dict[str, object]:
     """`given` checked against the job's carried values: all there, typed, no others."""
     given = dict(given or {})
+    specs = tuple(spec for spec in specs if not spec.record)
     names = {spec.name for spec in specs}
     unknown = sorted(set(given) - names)
     if unknown:
@@ -127,6 +143,39 @@ def _unsendable(value: object) -> bool:
     return isinstance(value, str) and any(ch in value for ch in "\r\n\0")
 
 
+def record_values(
+    specs: tuple[CarriedValue, ...],
+    record: object,
+    job_id: str,
+    *,
+    failed: bool = False,
+) -> dict[str, object] | None:
+    """The values the terminal `record` of job `job_id` holds for its result fetch.
+
+    A succeeded record lacking one raises MissingJobId, naming it. With `failed`, the
+    values of the failure download (each at its `failure_path`, else its `path`):
+    None when no value declares a `failure_path` or the record lacks one.
+    """
+    specs = tuple(spec for spec in specs if spec.record)
+    if failed and not any(spec.failure_path is not None for spec in specs):
+        return None
+    out: dict[str, object] = {}
+    for spec in specs:
+        path = (spec.failure_path if failed else None) or spec.path or ()
+        value = _dig(record, path)
+        if isinstance(value, str) and spec.kind is not str:
+            value = _parse(value, spec.kind)
+        if value is None or not _fits(value, spec.kind):
+            if failed:
+                return None
+            raise MissingJobId(
+                f"job {job_id} succeeded, but its record has no {spec.name} (nothing"
+                f" usable at /{'/'.join(path)}), which its result fetch needs"
+            )
+        out[spec.name] = value
+    return out
+
+
 def take(carried: Mapping[str, object], name: str, kind: type[T]) -> T:
     """The carried value `name`, of type `kind` (generated calls put it in place)."""
     value = carried.get(name)
@@ -148,3 +197,9 @@ class Carry:
     def read(self, response: httpx.Response, job: str) -> dict[str, object]:
         """The values of a create response of a `job` job (`carried_from`)."""
         return carried_from(self.values, response, job)
+
+    def from_record(
+        self, record: object, job_id: str, *, failed: bool = False
+    ) -> dict[str, object] | None:
+        """The values a terminal record holds for the result fetch (`record_values`)."""
+        return record_values(self.values, record, job_id, failed=failed)

@@ -21,6 +21,7 @@ from .download import PathLike
 from .errors import (
     DecodeError,
     InvalidResumeToken,
+    JobFailed,
     JobTimeout,
     MissingJobId,
     NoCancelOperation,
@@ -136,7 +137,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self.limiter = limiter
         self._decode_record = decode_record
         #: Whether the job has a result to wait for (`wait_for_result`).
-        self.has_result = has_result or spec.final_from == "operation-url"
+        self.has_result = has_result or spec.final_from == "record"
         self._has_cancel = has_cancel
         self._drive: Drive | AsyncDrive | None = None
 
@@ -279,8 +280,14 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
 
-    def _require_success(self, core: WaitCore, finished: Finished) -> None:
-        """Raise JobFailed / JobCanceled unless the job succeeded (W3)."""
+    def _require_success(
+        self,
+        core: WaitCore,
+        finished: Finished,
+        failure: tuple[object, SDKError | None] = (None, None),
+    ) -> None:
+        """Raise JobFailed / JobCanceled unless the job succeeded (W3); `failure` is
+        the failure download's result and the error that ended it, if any."""
         if finished.outcome == "success":
             return
         spec = self.spec
@@ -294,7 +301,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 record = self._lenient_record(finished.record)
             except SDKError as error:
                 raise attach_job_id(error, core.job_id) from None
-        raise cls(
+        ended = cls(
             core.job_id,
             state=finished.state,
             error=self._decode_error(finished.error),
@@ -302,6 +309,29 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             record=record,
             error_json=finished.error,
         )
+        if isinstance(ended, JobFailed):
+            ended.failure_result = failure[0]
+        raise ended from failure[1]
+
+    def _result_values(self, core: WaitCore, finished: Finished) -> dict[str, object]:
+        """What the result fetch of a succeeded job is given besides its id: the
+        carried values, and those its terminal record holds (`carry`)."""
+        carry = self.spec.carry
+        found = (
+            None if carry is None else carry.from_record(finished.record, core.job_id)
+        )
+        return {**core.carried, **(found or {})}
+
+    def _failure_values(
+        self, core: WaitCore, finished: Finished
+    ) -> dict[str, object] | None:
+        """What the failure download of a failed job is given; None when the job
+        declares none, did not fail, or its record names nothing to download."""
+        carry = self.spec.carry
+        if carry is None or finished.outcome != "failure":
+            return None
+        found = carry.from_record(finished.record, core.job_id, failed=True)
+        return None if found is None else {**core.carried, **found}
 
     def _result_core(
         self,
@@ -386,7 +416,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """What the result fetch is given (the job id, or the terminal answer's
         Location); None when the terminal record is the result."""
         final = self.spec.final_from
-        if final == "operation-url":
+        if final == "record":
             return None
         if final == "location":
             if not finished.location:

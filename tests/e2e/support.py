@@ -163,7 +163,7 @@ APIS = {
                 "documents": [{"kind": "inline", "id": "1", "text": "hi"}],
                 "features": ["summary"],
             },
-            result_type="OperationStatus",  # final_from: operation-url
+            result_type="OperationStatus",  # final_from: record
             operation_url="/operations/{}?api-version=2024-05-01",
         ),
         Api(

@@ -98,7 +98,10 @@ def test_an_operation_needing_more_than_the_id_is_refused_without_a_carry(tmp_pa
         (
             {"document_key": {"from": "document_key", "to": "body:/document_key"}},
             "/carry/document_key/from",
-            "must be a JSON pointer such as '/document_key' or 'header:Name', not 'document_key'",
+            (
+                "must be a JSON pointer such as '/document_key', 'header:Name' or"
+                " 'record:/document_key', not 'document_key'"
+            ),
         ),
         (
             {"document_key": {"from": "/document_key", "too": "body:/document_key"}},

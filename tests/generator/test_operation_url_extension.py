@@ -47,7 +47,7 @@ def test_the_request_reply_spec_resolves_to_rules_and_a_location_result(
 def test_the_azure_spec_takes_the_result_from_the_operation(tmp_path: Path) -> None:
     (job,) = build(tmp_path, AZURE).jobs
     assert job.operation_url == ("Operation-Location",)
-    assert job.final_from == "operation-url"
+    assert job.final_from == "record"
     assert job.result is None and job.id_path is None
 
 
@@ -98,7 +98,7 @@ def test_final_from_location_needs_a_result_operation(tmp_path: Path) -> None:
 def test_an_unknown_final_source_is_refused(tmp_path: Path) -> None:
     (problem,) = problems(tmp_path, reply(final_from="original-uri"))
     assert problem.endswith(
-        f"{AT}/final_from: must be one of result, location, operation-url, not 'original-uri'"
+        f"{AT}/final_from: must be one of result, location, record, not 'original-uri'"
     )
 
 
@@ -119,7 +119,7 @@ def test_an_unused_result_operation_is_refused(tmp_path: Path) -> None:
     spec["x-jobgen"]["jobs"]["analysis"]["result"] = "getAnalysisResult"
     (problem,) = problems(tmp_path, spec)
     assert problem.endswith(
-        "#/x-jobgen/jobs/analysis/result: final_from: operation-url takes the result from"
+        "#/x-jobgen/jobs/analysis/result: final_from: record takes the result from"
         " the terminal record: the result operation would never be called"
     )
 

@@ -355,3 +355,34 @@ def test_a_carried_value_no_request_can_carry_is_refused_at_once(mode: str, valu
     created = response(200, {"document_id": "d", "document_key": value})
     with pytest.raises(MissingJobId, match="a line break or NUL in its value"):
         KEY.read(created, "document")
+
+
+FILE = Carry(
+    (
+        CarriedValue("document_key", path=("document_key",)),
+        CarriedValue("file_id", path=("output",), record=True, failure_path=("errors_file",)),
+    )
+)
+
+
+def test_a_value_of_the_record_is_not_the_callers_nor_the_create_answers() -> None:
+    """A record value is read once the job ended: callers and create answers lack it."""
+    assert FILE.check({"document_key": "k"}) == {"document_key": "k"}
+    with pytest.raises(ValueError, match="unexpected carried value 'file_id'"):
+        FILE.check({"document_key": "k", "file_id": "f"})
+    created = response(200, {"document_key": "k"})
+    assert FILE.read(created, "job") == {"document_key": "k"}
+
+
+def test_values_of_the_terminal_record() -> None:
+    record = {"output": "file-out", "errors_file": "file-err"}
+    assert FILE.from_record(record, "j1") == {"file_id": "file-out"}
+    assert FILE.from_record(record, "j1", failed=True) == {"file_id": "file-err"}
+    # A failed record without the value: no failure download.
+    assert FILE.from_record({"output": "file-out"}, "j1", failed=True) is None
+    # A succeeded record without it: the error names the job and the value.
+    with pytest.raises(MissingJobId, match="job j1 succeeded, but its record has no file_id"):
+        FILE.from_record({"output": None}, "j1")
+    # Without a failure_path there is no failure download at all.
+    plain = Carry((CarriedValue("file_id", path=("output",), record=True),))
+    assert plain.from_record(record, "j1", failed=True) is None

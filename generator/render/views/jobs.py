@@ -249,13 +249,6 @@ def job_view(
             "request": ident(f"_{job.result.name}_request"),
             "response": ident(f"_{job.result.name}_response"),
             "returns": result_view["returns"],
-            "id_kw": ident(
-                next(
-                    p.name
-                    for p in job.result.parameters
-                    if p.location == "path" and p.wire == job.id_parameter
-                )
-            ),
             "module": owner.get(job.result.operation_id),
             "options": _target_options(
                 job.final_from == "location",
@@ -331,8 +324,8 @@ def job_view(
         view["types"] += create_view["types"]
     else:
         view["create"] = None
-    # With final_from: operation-url, the terminal record is the result.
-    view["record_result"] = job.final_from == "operation-url"
+    # With final_from: record, the terminal record is the result.
+    view["record_result"] = job.final_from == "record"
     record_result = view["record_annotation"] if view["record_result"] else Code("None")
     view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
     returns = view["result"]["returns"] if view["result"] else view["record_annotation"]

@@ -460,9 +460,16 @@ class _JobEnded(WaitError, Generic[RecordT, ErrorT]):
 
 
 class JobFailed(_JobEnded[RecordT, ErrorT]):
-    """The job ended in a failure state; `error` is the server's error payload."""
+    """The job ended in a failure state; `error` is the server's error payload.
+
+    `failure_result` is what the job's failure download fetched (a result operation
+    given the failed record's values, such as OpenAI's `error_file_id`): None when the
+    job declares none, the record names nothing, or the download failed (its error is
+    then this one's `__cause__`).
+    """
 
     verb = "failed"
+    failure_result: object = None
 
 
 class JobCanceled(_JobEnded[RecordT, ErrorT]):

@@ -51,6 +51,13 @@ class Carries(Protocol):
     def read(self, response: httpx.Response, job: str) -> dict[str, object]:
         """The values of a create response (MissingJobId names one it lacks)."""
 
+    def from_record(
+        self, record: object, job_id: str, *, failed: bool = False
+    ) -> dict[str, object] | None:
+        """The values a terminal record holds for the result fetch (MissingJobId
+        names one a succeeded record lacks); with `failed`, those of the failure
+        download (None when there is none or the record lacks one)."""
+
 
 def _format(_: object, attribute: attrs.Attribute[str], value: str) -> None:
     if value not in DELAY_FORMATS:
@@ -108,10 +115,15 @@ def _rules(value: Iterable[StatusRule]) -> tuple[StatusRule, ...]:
 
 
 def _final_from(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value not in ("result", "location", "operation-url"):
+    if value not in ("result", "location", "record"):
         raise ValueError(
-            f"{attribute.name} must be result, location or operation-url, got {value!r}"
+            f"{attribute.name} must be result, location or record, got {value!r}"
         )
+
+
+def _final_name(value: str) -> str:
+    """`final_from` by its current name ("operation-url" is the older "record")."""
+    return "record" if value == "operation-url" else value
 
 
 @attrs.frozen(kw_only=True)
@@ -136,8 +148,8 @@ class JobSpec:
     the absolute URL the job is polled at; `status_rules` give status answers a
     state by HTTP status or body value (see `opurl`); `final_from` is where
     `wait_for_result` gets the result: "result" (the result operation, by job id),
-    "location" (the `Location` of the terminal status answer) or "operation-url"
-    (the terminal record itself).
+    "location" (the `Location` of the terminal status answer) or "record" (the
+    terminal record itself; "operation-url" is its older name).
     """
 
     name: str
@@ -190,7 +202,9 @@ class JobSpec:
     decode_error: Callable[[Any, str], object] | None = None
     operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
     status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
-    final_from: str = attrs.field(default="result", validator=_final_from)
+    final_from: str = attrs.field(
+        default="result", converter=_final_name, validator=_final_from
+    )
     #: The outcome of each terminal state ("success", "failure" or "canceled").
     outcome_of: Mapping[str, str] = attrs.field(init=False, repr=False, eq=False)
 

@@ -64,7 +64,7 @@ _ANALYSIS_SPEC = _ws.JobSpec(
     failed_error=AnalysisFailed,
     canceled_error=AnalysisCanceled,
     operation_url=("Operation-Location",),
-    final_from="operation-url",
+    final_from="record",
     decode_error=ErrorDetail.from_dict,
 )
 

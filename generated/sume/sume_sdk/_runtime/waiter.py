@@ -130,12 +130,16 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
     ) -> ResultT:
         """The result of a finished wait (JobFailed / JobCanceled unless it
-        succeeded): the terminal record, or fetched once where `final_from` says."""
+        succeeded): the terminal record, or fetched once where `final_from` says. A
+        failed job's failure download, where declared, goes with its JobFailed."""
+        failure = self._failure_values(core, finished)
+        if failure is not None:
+            self._require_success(core, finished, self._fetch_failure(core, failure))
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
             return self.terminal_record(core, finished)  # type: ignore[return-value]
-        return self._fetch(core, to_file, target)
+        return self._fetch(core, to_file, target, finished)
 
     def create_and_wait(
         self,
@@ -243,18 +247,34 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             raise attach_job_id(error, job_id) from None
 
     def _fetch(
-        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+        self,
+        core: WaitCore,
+        to_file: PathLike | None,
+        target: str,
+        finished: Finished,
     ) -> ResultT:
         """Fetch the result of a job whose record says it is ready (once), from
-        `target` (default: the job's own), streamed to `to_file` when given."""
+        `target`, streamed to `to_file` when given."""
         fetch = self._fetch_result
         assert fetch is not None
-        where = core.target if target is None else target
         try:
+            values = self._result_values(core, finished)
             with self._decoding():
-                return fetch(where, core.time_left(), to_file, **core.carried)
+                return fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
+
+    def _fetch_failure(
+        self, core: WaitCore, values: dict[str, object]
+    ) -> tuple[object, SDKError | None]:
+        """The failure download of a failed job, or the error that ended it."""
+        fetch = self._fetch_result
+        assert fetch is not None
+        try:
+            with self._decoding():
+                return fetch(core.target, core.time_left(), None, **values), None
+        except SDKError as error:
+            return None, attach_job_id(error, core.job_id)
 
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
@@ -323,11 +343,16 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         self, core: WaitCore, finished: Finished, to_file: PathLike | None = None
     ) -> ResultT:
         """The async twin of `SyncJobWaiter.core_result`."""
+        failure = self._failure_values(core, finished)
+        if failure is not None:
+            self._require_success(
+                core, finished, await self._fetch_failure(core, failure)
+            )
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
             return self.terminal_record(core, finished)  # type: ignore[return-value]
-        return await self._fetch(core, to_file, target)
+        return await self._fetch(core, to_file, target, finished)
 
     async def create_and_wait(
         self,
@@ -435,15 +460,30 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             raise attach_job_id(error, job_id) from None
 
     async def _fetch(
-        self, core: WaitCore, to_file: PathLike | None = None, target: str | None = None
+        self,
+        core: WaitCore,
+        to_file: PathLike | None,
+        target: str,
+        finished: Finished,
     ) -> ResultT:
-        """Fetch the result of a job whose record says it is ready (once), from
-        `target` (default: the job's own), streamed to `to_file` when given."""
+        """The async twin of `SyncJobWaiter._fetch`."""
         fetch = self._fetch_result
         assert fetch is not None
-        where = core.target if target is None else target
         try:
+            values = self._result_values(core, finished)
             with self._decoding():
-                return await fetch(where, core.time_left(), to_file, **core.carried)
+                return await fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
+
+    async def _fetch_failure(
+        self, core: WaitCore, values: dict[str, object]
+    ) -> tuple[object, SDKError | None]:
+        """The async twin of `SyncJobWaiter._fetch_failure`."""
+        fetch = self._fetch_result
+        assert fetch is not None
+        try:
+            with self._decoding():
+                return await fetch(core.target, core.time_left(), None, **values), None
+        except SDKError as error:
+            return None, attach_job_id(error, core.job_id)

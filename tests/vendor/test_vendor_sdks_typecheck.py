@@ -1,0 +1,35 @@
+"""The SDKs of the vendor specs (a result named by the terminal record, the terminal
+record as the result, a cancel without a canceled state) are ruff- and mypy --strict
+clean, as every generated SDK must be."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.pipeline import Target, generate
+from tests.vendor.server import SPECS
+
+VENDORS = ["anthropic_batches", "openai_batches", "replicate_predictions"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", VENDORS)
+def test_the_vendor_sdk_passes_ruff_and_mypy_strict(
+    name: str, tmp_path: Path, mypy_cache: Path
+) -> None:
+    package = f"{name}_sdk"
+    out = tmp_path / package
+    jobs = SPECS / f"{name}.jobs.yaml"
+    generate(Target(spec=SPECS / f"{name}.yaml", output=out, package=package, jobs=jobs))
+    for command in (
+        ["ruff", "check", "--isolated", "--target-version", "py39", "--no-cache", package],
+        ["mypy", "--strict", "--cache-dir", str(mypy_cache), "--python-version", "3.10", package],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", *command], cwd=out, capture_output=True, text=True, check=False
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
