@@ -40,9 +40,18 @@ from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
-__all__ = ["Finished", "Sleep", "WaitCore", "wait_span"]
+__all__ = ["LAST_LOOK_BUDGET", "Finished", "Sleep", "WaitCore", "wait_span"]
 
 logger = logging.getLogger(__name__)
+
+#: The least time kept for the last status read before a deadline (W5): when the
+#: SDK's own backoff would pass the deadline, the wait sleeps until the deadline less
+#: one read's budget -- this, or the slowest status read of the wait so far when that
+#: took longer -- reads once more, and only then raises `JobTimeout`.
+LAST_LOOK_BUDGET = 0.5
+
+#: Delay sources that are the server's own: a wait never looks sooner than they say.
+_SERVER_HINTS = frozenset({"retry-after", "hint", "header"})
 
 _tracer: Any = None
 
@@ -141,6 +150,11 @@ class WaitCore:
         self.cap = spec.cap if config.cap is None else config.cap
         #: The status read of this wait, prepared on its first poll (see `waitbase`).
         self.read_once: Any = None
+        #: The slowest status request of this wait (seconds), and when the last began.
+        self.slowest_read = 0.0
+        self._sent_at: float | None = None
+        #: Whether the last look before the deadline was scheduled (W5).
+        self.looked_last = False
 
     def follow(self, last: WaitCore) -> None:
         """Continue from `last`, a core of the same job: its poll count, last record
@@ -152,6 +166,7 @@ class WaitCore:
             last.mark,
             last.changed_at,
         )
+        self.slowest_read = last.slowest_read
 
     def elapsed(self) -> float:
         return self.config.clock() - self.started
@@ -160,7 +175,8 @@ class WaitCore:
         return self.deadline - self.elapsed()
 
     def request_timeout(self) -> float:
-        """The timeout for the next status request: the time left, never negative."""
+        """The timeout for the status request sent now: the time left, never negative."""
+        self._sent_at = self.config.clock()
         left = max(0.0, self.time_left())
         return left if self.request_cap is None else min(left, self.request_cap)
 
@@ -233,7 +249,30 @@ class WaitCore:
 
     def read(self, response: httpx.Response) -> Poll:
         """The `Poll` of a status answer (`records.read`: an error status raises)."""
+        if self._sent_at is not None:
+            took = self.config.clock() - self._sent_at
+            self.slowest_read = max(self.slowest_read, took)
+            self._sent_at = None
         return records.read(self.spec, self.job_id, response)
+
+    def read_budget(self) -> float:
+        """The time one status read is given before the deadline: `LAST_LOOK_BUDGET`,
+        or the slowest read of this wait when it took longer."""
+        return max(LAST_LOOK_BUDGET, self.slowest_read)
+
+    def _fit(self, delay: float, source: str) -> tuple[float, str] | None:
+        """The delay before the next read when `delay` would pass the deadline (W5):
+        the SDK's own backoff is cut so that one last read ends by the deadline
+        (source "deadline"); None when the wait must raise at once -- a server hint
+        longer than the time left, a last look already taken, or no time for one
+        (no earlier than the floor)."""
+        if source in _SERVER_HINTS or self.looked_last:
+            return None
+        cut = self.time_left() - self.read_budget()
+        if cut <= 0 or cut < self.floor:
+            return None
+        self.looked_last = True
+        return cut, "deadline"
 
     def step(self, poll: Poll) -> Sleep | Finished:
         """Decide what a status record means: finished, or how long to sleep."""
@@ -277,8 +316,11 @@ class WaitCore:
             rng=self.config.rng,
         )
         if self.elapsed() + delay > self.deadline:
-            self._emit(attempt, record, None, None)
-            raise self.timeout_error()
+            fitted = self._fit(delay, source)
+            if fitted is None:
+                self._emit(attempt, record, None, None)
+                raise self.timeout_error()
+            delay, source = fitted
         self._emit(attempt, record, delay, source)
         return Sleep(delay, source)
 

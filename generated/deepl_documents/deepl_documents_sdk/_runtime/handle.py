@@ -46,7 +46,8 @@ class PollDecision(Generic[RecordT]):
     operation and succeeded, its result is ready); `outcome` is then "success",
     "failure" or "canceled". Otherwise `delay` is the seconds to wait before the
     next poll and `source` where it came from ("retry-after", "hint", "header",
-    "backoff" or "floor"). `resume_token` continues the handle in another process.
+    "backoff", "floor", or "deadline": the backoff cut for a last look before the
+    deadline). `resume_token` continues the handle in another process.
     """
 
     job_id: str
