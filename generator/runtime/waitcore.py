@@ -1,10 +1,11 @@
 """The sans-I/O decision core of the waiter, shared by the sync and async loops.
 
-A `WaitCore` follows one wait. The loops hand it each status answer (`read`: the
-record, read by the job's spec in `records`, or `UnreadableStatus`, which the status
-read retries), then each record (`step`), and it answers `Finished` (a terminal
-record), `Sleep` (how long, and why), or raises (`JobTimeout`, `UnknownJobState`,
-`JobStalled`). It keeps the wait's state: schedule, deadline, stall, resume token,
+A `WaitCore` follows one wait. The loops first ask it how the wait opens (`open`:
+the create answer taken as the first status read, W7, or the time until a read is
+due), then hand it each status answer (`read`: the record, read by the job's spec in
+`records`, or `UnreadableStatus`, which the status read retries), then each record
+(`step`), and it answers `Finished` (a terminal record), `Sleep` (how long, and
+why), or raises (`JobTimeout`, `UnknownJobState`, `JobStalled`). It keeps the wait's state: schedule, deadline, stall, resume token,
 poll events. It never sends a request and never sleeps, so the two loops only do
 I/O and cannot drift apart.
 """
@@ -37,6 +38,7 @@ from .policy import choose_delay
 from .records import Poll
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
+from .shown import display_id
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
 __all__ = ["LAST_LOOK_BUDGET", "Finished", "Sleep", "WaitCore", "wait_span"]
@@ -67,7 +69,7 @@ def wait_span(job: str, job_id: str) -> contextlib.AbstractContextManager[object
     if _tracer is False:
         return contextlib.nullcontext()
     span: contextlib.AbstractContextManager[object] = _tracer.start_as_current_span(
-        "jobgen.wait", attributes={"job.id": job_id, "job.type": job}
+        "jobgen.wait", attributes={"job.id": display_id(job_id), "job.type": job}
     )
     return span
 
@@ -116,20 +118,33 @@ class WaitCore:
         stall_after: float | None = None,
         carried: Mapping[str, object] | None = None,
         target: str | None = None,
+        started: float | None = None,
+        opening: Poll | None = None,
+        due_at: float | None = None,
     ) -> None:
         self.spec = spec
         self.config = config
         self.job_id = job_id
+        #: The job as logs and messages show it (`display_id`: no query string).
+        self.shown = display_id(job_id)
         #: Values of the create response sent with every call of the job (`carry`).
         self.carried: Mapping[str, object] = carried or {}
         #: What the status read is given: the job id, or the job's operation URL.
         self.target = job_id if target is None else target
         self.deadline = deadline
         self.attempt = attempt
-        self.started = config.clock()
+        #: When the wait began on `clock` (before its create, for `create_and_wait`).
+        self.started = config.clock() if started is None else started
         self.deadline_at = (
             config.wall_clock() + deadline if deadline_at is None else deadline_at
         )
+        #: The create answer, not yet taken as the first status read (see `open`).
+        self.opening = opening
+        #: When (on `clock`) the next status read is due, while one is not yet, and why.
+        self.due: float | None = None
+        self.due_source = "due"
+        if due_at is not None:
+            self.due = config.clock() + (due_at - config.wall_clock())
         self.last_state: str | None = None
         self.last_record: object = None
         self._hooks = [h for h in (config.on_poll, on_poll) if h is not None]
@@ -166,6 +181,7 @@ class WaitCore:
             last.changed_at,
         )
         self.slowest_read = last.slowest_read
+        self.due, self.due_source = last.due, last.due_source
 
     def elapsed(self) -> float:
         return self.config.clock() - self.started
@@ -185,18 +201,72 @@ class WaitCore:
             raise Abandoned(self.job_id)
         if self.time_left() < 0:
             raise self.timeout_error()
+        self.due = None
+
+    def open(self) -> Sleep | Finished | None:
+        """How the wait opens, before its first status read (W7).
+
+        The create answer is that first read: with a record of the job, it is stepped
+        like any status answer -- `Finished` when it is terminal already (no status
+        read at all), else `Sleep` until the next read; without one, its hints alone
+        (an Azure 202's `Retry-After`) say when the first read is due. A resumed wait
+        keeps the due time of its token. `Sleep` until it is due, or None: read now.
+        """
+        answer, self.opening = self.opening, None
+        if answer is not None and answer.record is not records.MISSING:
+            step = self.step(answer)
+            if isinstance(step, Finished):
+                return step
+            self.due, self.due_source = self.config.clock() + step.delay, step.source
+            return step
+        if answer is not None:
+            self._hinted(answer)
+        if self.due is None:
+            return None
+        left = self.due - self.config.clock()
+        if left <= 0:
+            return None
+        if self.elapsed() + left > self.deadline:
+            raise self.timeout_error()
+        return Sleep(left, self.due_source)
+
+    def _hinted(self, answer: Poll) -> None:
+        """Schedule the first read by the hints of a create answer without a record: a
+        hint longer than the time left raises at once (W5)."""
+        wall = self.config.wall_clock()
+        found = records.hints(self.spec, {}, answer.headers, wall)
+        if not found:
+            return
+        delay, source = choose_delay(
+            found,
+            attempt=0,
+            floor=self.floor,
+            first=self.first,
+            cap=self.cap,
+            rng=self.config.rng,
+        )
+        logger.debug(
+            "job %s: first status read in %.2fs (%s)", self.shown, delay, source
+        )
+        if self.elapsed() + delay > self.deadline:
+            raise self.timeout_error()
+        self.due, self.due_source = self.config.clock() + delay, source
 
     def resume_token(self) -> str:
         """The token that continues this wait (see `resume`)."""
         deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
         url = self.target if is_url(self.target) else None
+        due_at = None
+        if self.due is not None and self.due > self.config.clock():
+            due_at = self.config.wall_clock() + (self.due - self.config.clock())
         token = ResumeToken(
-            self.job_id,
+            self.shown if url is not None else self.job_id,
             deadline_at,
             self.attempt,
             self.spec.name,
             self.carried,
             url=url,
+            due_at=due_at,
         )
         return encode_resume_token(token)
 
@@ -291,7 +361,7 @@ class WaitCore:
             self._emit(attempt, record, None, None)
             logger.info(
                 "job %s finished: %s (state %s) after %d polls in %.2fs",
-                self.job_id,
+                self.shown,
                 outcome,
                 state,
                 self.attempt,
@@ -337,7 +407,7 @@ class WaitCore:
         state = self.last_state if self.last_state is not None else "not finished"
         at = f" at {self.progress:g}%" if self.progress is not None else ""
         error = JobStalled(
-            f"job {self.job_id} stalled: still {state}{at} after {unchanged:.2f}s without"
+            f"job {self.shown} stalled: still {state}{at} after {unchanged:.2f}s without"
             f" a change (stall_after {self.stall_after:g}s); it was not canceled, wait"
             " again or resume with the resume_token",
             job_id=self.job_id,
@@ -359,7 +429,7 @@ class WaitCore:
         elapsed = self.elapsed()
         logger.debug(
             "job %s poll %d: state=%s delay=%s source=%s elapsed=%.2fs",
-            self.job_id,
+            self.shown,
             attempt,
             self.last_state,
             delay,

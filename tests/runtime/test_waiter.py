@@ -510,7 +510,7 @@ def test_resume_token_for_another_job_id(mode: str) -> None:
 def test_create_and_wait_uses_one_idempotency_key(mode: str) -> None:
     keys: list[str | None] = []
 
-    def create(key: str | None) -> httpx.Response:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
         keys.append(key)
         return response(201, {"data": {"id": "job_new", "status": "queued"}})
 
@@ -528,7 +528,7 @@ def test_create_and_wait_without_result_returns_record(mode: str) -> None:
         canceled={"Canceled"}, pending={"Running"}, id_header="Operation-Location",
     )  # fmt: skip
 
-    def create(key: str | None) -> httpx.Response:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
         keys.append(key)
         location = "https://x/operations/op_9/?api-version=2024-01-01"
         return response(202, None, {"Operation-Location": location})
@@ -541,14 +541,14 @@ def test_create_and_wait_without_result_returns_record(mode: str) -> None:
 def test_create_response_without_id(mode: str) -> None:
     _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id, _left: 1)
     with pytest.raises(MissingJobId, match=r"\$\.data\.id"):
-        h.create_and_wait(lambda key: response(201, {"data": {"status": "queued"}}))
+        h.create_and_wait(lambda key, left: response(201, {"data": {"status": "queued"}}))
     assert script.count == 0
 
 
 def test_create_error_propagates(mode: str) -> None:
     _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id, _left: 1)
     with pytest.raises(AuthenticationError):
-        h.create_and_wait(lambda key: response(401, {"error": "no"}))
+        h.create_and_wait(lambda key, left: response(401, {"error": "no"}))
     assert script.count == 0
 
 

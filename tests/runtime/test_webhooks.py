@@ -344,13 +344,13 @@ def test_create_and_wait_ends_on_the_new_jobs_delivery(mode: str) -> None:
     events = receiver(clock=clock)
     keys: list[str | None] = []
 
-    def create(key: str | None) -> httpx.Response:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
         keys.append(key)
         deliver(events, clock, "completed")  # the job is done before its wait starts
         return response(201, {"data": {"id": "job_1", "status": "queued"}})
 
-    async def acreate(key: str | None) -> httpx.Response:
-        return create(key)
+    async def acreate(key: str | None, time_left: float | None) -> httpx.Response:
+        return create(key, time_left)
 
     fetch = lambda job_id, _left: f"result of {job_id}"
     script, call = hybrid(mode, [sume("processing")], clock, result=fetch)
