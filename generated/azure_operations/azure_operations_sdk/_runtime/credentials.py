@@ -26,6 +26,7 @@ import attrs
 import httpx
 
 from .errors import MissingCredentials
+from .shown import display_url
 
 __all__ = [
     "ApiKey",
@@ -44,7 +45,9 @@ __all__ = [
 
 _ALWAYS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _LOOKS_SECRET = re.compile(
-    r"api[-_]?key|token|secret|passw|session|signature|credential", re.IGNORECASE
+    r"api[-_]?key|token|secret|passw|session|signature|credential"
+    r"|(?:^|[-_])sig(?:$|[-_])",  # a shared access signature's `sig=`
+    re.IGNORECASE,
 )
 
 
@@ -212,12 +215,3 @@ def masked_headers(request: httpx.Request, names: frozenset[str]) -> httpx.Reque
     headers.__class__, url.__class__ = MaskedHeaders, MaskedURL
     headers.masked = url.masked = names  # type: ignore[attr-defined]
     return request
-
-
-def display_url(url: str) -> str:
-    """`url` as messages show it: without its query string, fragment or userinfo."""
-    try:
-        parsed = httpx.URL(url)
-        return str(parsed.copy_with(query=None, fragment=None, userinfo=b""))
-    except (httpx.InvalidURL, TypeError):
-        return url.split("?", 1)[0].split("#", 1)[0]

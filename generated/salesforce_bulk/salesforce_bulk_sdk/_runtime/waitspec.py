@@ -18,6 +18,7 @@ from .opurl import StatusRule
 from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
+from .shown import display_id
 from .timing import Timing
 
 if TYPE_CHECKING:
@@ -292,7 +293,7 @@ class PollEvent(Generic[RecordT]):
     declared progress as a percentage (0-100), None when undeclared or absent.
     """
 
-    job_id: str
+    job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
     attempt: int
     state: str | None
     delay: float | None
@@ -307,7 +308,7 @@ class PollEvent(Generic[RecordT]):
 class JobOutcome(Generic[RecordT]):
     """How one job of `wait_for_jobs` ended: its terminal record, or the error."""
 
-    job_id: str
+    job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
     record: RecordT | None = None
     error: SDKError | None = None
 
