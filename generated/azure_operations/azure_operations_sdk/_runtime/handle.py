@@ -241,10 +241,13 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
     ) -> JobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow
         it. `deadline` counts from before the create, which it bounds too; the create
-        answer is the handle's first poll (W7): `poll()` returns its decision, without
-        a request, until the next read is due."""
-        deadline_at = _deadline_at(waiter, deadline)
-        created = waiter.start_job(create, deadline)
+        answer is the handle's first poll (W7): when it carries the job's record,
+        `poll()` returns its decision, without a request, until the next read is due;
+        without one (a bare 202), `poll()` reads when called, and `wait()`, `result()`
+        and the resume token keep the time its hints set for the first read."""
+        deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
+        with waiter.creating(started, deadline):
+            created = waiter.start_job(create, deadline)
         handle = cls(
             waiter,
             created.job_id,
@@ -332,8 +335,9 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
         stall_after: float | None = None,
     ) -> AsyncJobHandle[RecordT, ResultT]:
         """The async twin of `JobHandle.start`."""
-        deadline_at = _deadline_at(waiter, deadline)
-        created = await waiter.start_job(create, deadline)
+        deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
+        with waiter.creating(started, deadline):
+            created = await waiter.start_job(create, deadline)
         handle = cls(
             waiter,
             created.job_id,

@@ -153,7 +153,8 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         create answer is the wait's first status read (W7)."""
         check_wait_args(deadline)
         started = self.config.clock()
-        created = self.start_job(create, deadline)
+        with self.creating(started, deadline):
+            created = self.start_job(create, deadline)
         core = self.created_core(created, deadline, started, on_poll, stall_after)
         finished = self.run_core(core)
         if self.has_result:
@@ -346,7 +347,8 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """The async twin of `SyncJobWaiter.create_and_wait`."""
         check_wait_args(deadline)
         started = self.config.clock()
-        created = await self.start_job(create, deadline)
+        with self.creating(started, deadline):
+            created = await self.start_job(create, deadline)
         core = self.created_core(created, deadline, started, on_poll, stall_after)
         finished = await self.run_core(core)
         if self.has_result:

@@ -8,21 +8,28 @@ path, in a state the job documents, decoding as the job's record -- a wait steps
 like any status answer (a terminal one ends the wait with no status read at all);
 otherwise only its headers count, their hints (an Azure 202's `Retry-After`) saying
 when the first status read is due.
+
+The create is part of its wait (W5): bounded by the wait's deadline, and a create the
+deadline cuts short raises `JobTimeout` (`overrun`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 import httpx
 
 from . import records
-from .errors import MissingJobId, SDKError
+from .errors import JobTimeout, MissingJobId, SDKError
 from .records import MISSING, Poll, dig, ensure_success, pointer
 from .waitspec import JobSpec
 
-__all__ = ["Created", "first_answer", "job_id_of", "read_created"]
+__all__ = ["Created", "first_answer", "job_id_of", "overrun", "read_created"]
+
+#: How close to its deadline a create's timeout must come to be the deadline's doing.
+_SLACK = 0.05
 
 
 @attrs.frozen
@@ -105,3 +112,22 @@ def _usable_id(value: object) -> bool:
     return (isinstance(value, str) and bool(value.strip())) or (
         isinstance(value, int) and not isinstance(value, bool)
     )
+
+
+def overrun(job: str, elapsed: float, deadline: float) -> JobTimeout[Any] | None:
+    """The `JobTimeout` of a create whose answer the deadline cut short, `elapsed`
+    seconds into a wait of `deadline`; None when the create timed out sooner (the
+    request's own timeout: an `APITimeoutError`, raised as it is). No answer named
+    the job, which may exist: `job_id` and `resume_token` are empty."""
+    if elapsed < deadline - _SLACK:
+        return None
+    error: JobTimeout[Any] = JobTimeout(
+        "", elapsed=elapsed, deadline=deadline, resume_token=""
+    )
+    error.message = (
+        f"the create of a {job} job got no complete answer within the deadline"
+        f" ({elapsed:.2f}s of {deadline:g}s): the job may exist, but no answer named it"
+        " (a create without an idempotency key is never sent twice)"
+    )
+    error.args = (error.message,)
+    return error

@@ -12,15 +12,16 @@ import copy
 import math
 import threading
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Generic, Optional, Protocol, TypeVar
 
 import attrs
 import httpx
 
-from .created import Created, read_created
+from .created import Created, overrun, read_created
 from .download import PathLike
 from .errors import (
+    APITimeoutError,
     DecodeError,
     InvalidResumeToken,
     JobTimeout,
@@ -448,6 +449,21 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
+
+    @contextlib.contextmanager
+    def creating(self, started: float, deadline: float | None) -> Iterator[None]:
+        """Around a create bounded by a wait's `deadline` (W5): a timeout the deadline
+        caused, `started` seconds on `clock` ago, raises `JobTimeout` (`overrun`)."""
+        try:
+            yield
+        except APITimeoutError as error:
+            elapsed = self.config.clock() - started
+            timeout = (
+                None if deadline is None else overrun(self.spec.name, elapsed, deadline)
+            )
+            if timeout is None:
+                raise
+            raise timeout from error
 
     def _created(self, response: httpx.Response) -> Created:
         """The new job, read from its create response (`read_created`)."""
