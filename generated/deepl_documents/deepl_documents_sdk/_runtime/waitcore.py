@@ -6,9 +6,10 @@ the create answer taken as the first status read, W7, or the time until a read i
 due), then hand it each status answer (`read`: the record, read by the job's spec in
 `records`, or `UnreadableStatus`, which the status read retries), then each record
 (`step`), and it answers `Finished` (a terminal record), `Sleep` (how long, and
-why), or raises (`JobTimeout`, `UnknownJobState`, `JobStalled`). It keeps the wait's state: schedule, deadline, stall, resume token,
-poll events. It never sends a request and never sleeps, so the two loops only do
-I/O and cannot drift apart.
+why), or raises (`JobTimeout`, `UnknownJobState`, `JobStalled`). It keeps the wait's
+state: schedule, deadline (and the last look before it), stall, resume token, poll
+events. It never sends a request and never sleeps, so the two loops only do I/O and
+cannot drift apart.
 """
 
 from __future__ import annotations
