@@ -115,12 +115,19 @@ def test_a_handle_and_wait_for_result_take_the_operation_location(
 
     rig.run(start_async if mode == "async" else start)
     (handle,) = handles
-    rig.time.sleep(5.0)  # a task queue's countdown: the 202's Retry-After
+    opening = rig.run(lambda _: handle.poll())  # the bare 202's decision: no request
+    rig.time.sleep(opening.delay)  # a task queue's countdown, as the decision says
     decision = rig.run(lambda _: handle.poll())
-    rig.time.sleep(decision.delay)  # as the decision says
+    rig.time.sleep(decision.delay)
     outcome = rig.run(lambda jobs: jobs.wait_for_result(handle.job_id, deadline=60))
 
     assert handle.job_id == rig.service.operation_location(MODEL, _result_id(rig))
+    assert (opening.done, opening.state, opening.delay, opening.source) == (
+        False,
+        None,
+        5.0,
+        "retry-after",
+    )
     assert (decision.done, decision.state, decision.delay) == (False, "notStarted", 1.0)
     result = RESULT + _result_id(rig)
     assert rig.wire() == [
