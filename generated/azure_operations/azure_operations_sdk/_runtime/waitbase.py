@@ -243,14 +243,21 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         )
 
     def opened(self, core: WaitCore) -> Polled[RecordT] | None:
-        """`core.open()`, its record typed, when the create answer carried a record;
-        None when it did not (or there was no create answer)."""
+        """`core.open()` with its record typed: the create answer's, or, for an
+        answer without one whose hints put off the first read (a bare 202 with
+        `Retry-After`), a record of unset fields, as a status rule's empty answer
+        gives; None when there is nothing to decide before the first read."""
         answer = core.opening
         step = core.open()
-        if answer is None or answer.record is MISSING or step is None:
+        if answer is None or step is None:
             return None
         if isinstance(step, Finished):
             return Polled(step, self.terminal_record(core, step))
+        if answer.record is MISSING:
+            try:
+                return Polled(step, self._lenient_record({}))
+            except SDKError:
+                return None
         return Polled(
             step, self._decode_raw(core, answer.record, core.last_state, None)
         )

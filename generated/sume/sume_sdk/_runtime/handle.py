@@ -241,10 +241,10 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
     ) -> JobHandle[RecordT, ResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow
         it. `deadline` counts from before the create, which it bounds too; the create
-        answer is the handle's first poll (W7): when it carries the job's record,
-        `poll()` returns its decision, without a request, until the next read is due;
-        without one (a bare 202), `poll()` reads when called, and `wait()`, `result()`
-        and the resume token keep the time its hints set for the first read."""
+        answer is the handle's first poll (W7): `poll()` returns its decision, without
+        a request, until the next read is due (the answer's record, or for a bare 202
+        with `Retry-After`, a record of unset fields and no state); `wait()`,
+        `result()` and the resume token keep that due time too."""
         deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
         with waiter.creating(started, deadline):
             created = waiter.start_job(create, deadline)
