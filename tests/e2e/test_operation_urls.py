@@ -125,8 +125,9 @@ def test_the_handle_polls_the_operation_url_and_its_token_carries_it(e2e: E2E) -
 
     sim_id = _only_job(e2e)
     # the first decision is the create answer's (W7), made without a request
-    assert [d.done for d in decisions] == [False, False, False, True]
-    assert len(e2e.polls(sim_id)) == 3
+    assert [d.done for d in decisions] == [False] * (len(decisions) - 1) + [True]
+    polled = len(e2e.polls(sim_id))
+    assert polled == len(decisions) - 1 >= 2
     assert decisions[-1].outcome == "success"
     _assert_result(e2e, result, sim_id)
     data = json.loads(token)
@@ -141,7 +142,7 @@ def test_the_handle_polls_the_operation_url_and_its_token_carries_it(e2e: E2E) -
 
     again = e2e.run(resumed)
     assert type(again).__name__ == e2e.api.result_type
-    assert len(e2e.polls(sim_id)) == 4
+    assert len(e2e.polls(sim_id)) == polled + 1
 
 
 def test_a_timeout_carries_the_url_and_a_resumed_wait_polls_it(e2e: E2E) -> None:

@@ -279,3 +279,22 @@ def test_every_job_id_the_sdk_hands_out_is_accepted_back(twin, caplog) -> None:
     shown += [repr(_call(s, again.poll)), caplog.text]
     assert [text for text in shown if "S3CRET" in text] == []
     assert OP_URL.split("?")[0] in str(caught.value)
+
+
+def test_a_handle_resumed_before_the_first_read_is_due_waits_for_it(twin) -> None:
+    api = ScriptedAPI(AZURE).on_create(_azure_202(retry_after="5"))
+    token = _start(twin.connect(api)).resume_token
+
+    # another process (a task queue's worker), 2 s later: no request until it is due
+    later = ScriptedAPI(AZURE, FakeTime(start=500.0, wall=WALL_START + 2.0))
+    later.script(OP, "Running", "Succeeded")
+    resumed = twin.connect(later)
+    handle = resumed.client.analysis.handle(resume=token)
+    early = _call(resumed, handle.poll)
+    resumed.time.sleep(early.delay)
+    due = _call(resumed, handle.poll)
+
+    assert (early.done, early.state, early.delay) == (False, None, 3.0)
+    assert json.loads(early.resume_token)["due_at"] == WALL_START + 5.0
+    assert (due.done, due.state) == (False, "Running")
+    assert [(r.kind, r.at) for r in later.requests] == [("status", 3.0)]
