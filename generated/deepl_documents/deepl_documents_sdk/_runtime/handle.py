@@ -119,16 +119,31 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             self._opening = self._decide(core, polled)
 
     def _opened(self) -> PollDecision[RecordT] | None:
-        """The create answer's decision while the first status read is not due yet,
-        its delay counting down (a job that ended with its create: for good)."""
+        """The decision while the next status read is not due yet (the create
+        answer's, or a resumed handle's whose token says when it is due), its delay
+        counting down; a job that ended with its create: that, for good."""
         decision = self._opening
-        if decision is None or decision.done:
+        if decision is not None and decision.done:
             return decision
-        due = self._core.due
-        left = 0.0 if due is None else due - self._waiter.config.clock()
+        core = self._core
+        left = 0.0 if core.due is None else core.due - self._waiter.config.clock()
         if left <= 0:
             self._opening = None
             return None
+        if left > self._time_left():
+            raise core.timeout_error()  # W5: the server asked not to look before
+        if decision is None:
+            record = self._waiter.unset_record()
+            if record is None:
+                return None
+            decision = PollDecision(
+                job_id=core.job_id,
+                done=False,
+                state=core.last_state,
+                record=record,
+                source=core.due_source,
+                resume_token="",
+            )
         return attrs.evolve(decision, delay=left, resume_token=self.resume_token)
 
     @property

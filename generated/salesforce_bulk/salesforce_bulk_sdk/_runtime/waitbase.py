@@ -254,13 +254,19 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         if isinstance(step, Finished):
             return Polled(step, self.terminal_record(core, step))
         if answer.record is MISSING:
-            try:
-                return Polled(step, self._lenient_record({}))
-            except SDKError:
-                return None
+            record = self.unset_record()
+            return None if record is None else Polled(step, record)
         return Polled(
             step, self._decode_raw(core, answer.record, core.last_state, None)
         )
+
+    def unset_record(self) -> RecordT | None:
+        """A record of unset fields, as a status rule's empty answer decodes (for a
+        decision made before any record came); None if the record model has none."""
+        try:
+            return self._lenient_record({})
+        except SDKError:
+            return None
 
     def _core(
         self,
