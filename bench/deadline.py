@@ -1,7 +1,7 @@
 """Deadline overshoot: how long after its deadline a wait returns, whatever the server does.
 
     python bench/deadline.py                   # both cases; writes bench/deadline.md and .json
-    python bench/deadline.py --only trickle    # or: --only many
+    python bench/deadline.py --only trickle    # or: --only many, --only create
     python bench/deadline.py --waits 1000,10000   # concurrent waits per "many" run
     python bench/deadline.py --sdk DIR --out NAME   # another generated Sume SDK (DIR holds
                                                     # sume_sdk), e.g. an older checkout's
@@ -15,6 +15,13 @@ Cases:
   `AsyncClient`, several runs each. A wait bounded per httpx phase (each read has its own
   timeout) returns only when the whole body is in, with the record; bounded as a whole,
   it raises `JobTimeout` about 3 s after it began.
+- create: the create endpoint answers with a terminal record, its body trickled one
+  byte a second after the headers, or stays silent for 60 s;
+  `create_and_wait(deadline=3)` and `start(deadline=3)`, with `Client` and with
+  `AsyncClient`, several runs each. Unbounded, the call returns the record once the
+  answer is in (22 s for the trickle, 60 s for the silence); bounded by its deadline,
+  the create raises `JobTimeout` about 3 s after the call began (timed from the call
+  to its end; the client is made before and closed after).
 - many: `jobgen serve specs/sume.yaml` in another process; N jobs that never finish
   (Sume's 2 s poll floor), all waited at once on one `AsyncClient` with
   `asyncio.gather(*(jobs.wait_for_job(id, deadline=D)))` (D = 20 s). The server cannot
@@ -48,7 +55,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(REPO))
 
-from tests.waiters.hostile import Behaviour, HostileServer, plain, trickle_body
+from tests.waiters.hostile import Behaviour, HostileServer, plain, silent, trickle_body
 
 STAMP = "2026-01-01T00:00:00Z"
 KEY = "bench-key"
@@ -123,6 +130,64 @@ def _one_trickle(sdk: Any, mode: str, url: str, job_id: str, deadline: float) ->
     except sdk.SDKError as error:
         return type(error).__name__
     return "returned"
+
+
+# -- create ----------------------------------------------------------------------------
+
+CREATE_FAULTS: dict[str, Callable[[dict[str, Any]], Behaviour]] = {
+    "trickled": lambda body: trickle_body(body, 1.0),
+    "silent": lambda body: silent(body, 60.0),
+}
+
+
+def create(sdk: Any, runs: int, deadline: float) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for fault, make in CREATE_FAULTS.items():
+        answer = make(_record("job_created"))
+
+        def choose(path: str, answer: Behaviour = answer) -> Behaviour:
+            return answer if path == "/v1/jobs" else plain({"unexpected": path})
+
+        for call in ("create_and_wait", "start"):
+            for mode in ("sync", "async"):
+                overshoots: list[float] = []
+                outcomes: Counter[str] = Counter()
+                for _ in range(runs):
+                    with HostileServer(choose) as server:
+                        outcome, took = _one_create(sdk, mode, server.url, call, deadline)
+                        overshoots.append(took - deadline)
+                        outcomes[outcome] += 1
+                key = f"{fault} {call} {mode}"
+                results[key] = _summary(overshoots, outcomes)
+                print(f"create {key}: {results[key]}", flush=True)
+    return results
+
+
+def _one_create(sdk: Any, mode: str, url: str, call: str, deadline: float) -> tuple[str, float]:
+    """The outcome of one call and its duration, from the call to its end (the
+    client is made before and closed after)."""
+    body = sdk.models.CreateJobRequest.from_dict({"input": {"type": "text", "text": "hi"}})
+    outcome = "returned"
+    if mode == "sync":
+        with sdk.Client(base_url=url, api_key=KEY) as client:
+            started = time.monotonic()
+            try:
+                getattr(client.jobs, call)(body=body, deadline=deadline)
+            except sdk.SDKError as error:
+                outcome = type(error).__name__
+            return outcome, time.monotonic() - started
+
+    async def main() -> tuple[str, float]:
+        outcome = "returned"
+        async with sdk.AsyncClient(base_url=url, api_key=KEY) as client:
+            started = time.monotonic()
+            try:
+                await getattr(client.jobs, call)(body=body, deadline=deadline)
+            except sdk.SDKError as error:
+                outcome = type(error).__name__
+            return outcome, time.monotonic() - started
+
+    return asyncio.run(main())
 
 
 # -- many --------------------------------------------------------------------------------
@@ -269,6 +334,15 @@ def report(data: dict[str, Any]) -> str:
         for mode in ("sync", "async"):
             case = f"trickle, {mode} (deadline {t['deadline']:g} s, 1 byte / {t['gap']:g} s)"
             lines.append(_row(case, trickled[mode]))
+    created = data.get("create")
+    if created:
+        c = created.pop("settings")
+        for key, result in created.items():
+            fault, call, mode = key.split(" ")
+            what = "1 byte / s" if fault == "trickled" else "silent 60 s"
+            case = f"create {fault} ({what}), {call}, {mode} (deadline {c['deadline']:g} s)"
+            lines.append(_row(case, result))
+        created["settings"] = c
     for crowd in data.get("many", []):
         s = crowd["settings"]
         case = f"{s['waits']} concurrent waits, one AsyncClient (deadline {s['deadline']:g} s)"
@@ -278,7 +352,7 @@ def report(data: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", choices=("trickle", "many"))
+    parser.add_argument("--only", choices=("trickle", "create", "many"))
     parser.add_argument("--sdk", type=Path, default=REPO / "generated" / "sume")
     parser.add_argument("--out", default="deadline", help="bench/OUT.md and bench/OUT.json")
     parser.add_argument("--runs", type=int, default=5, help="trickle runs per twin")
@@ -305,6 +379,9 @@ def main() -> None:
     if args.only in (None, "trickle"):
         data["trickle"] = trickle(sume_sdk, args.runs, deadline=3.0, gap=0.3)
         data["trickle"]["settings"] = {"deadline": 3.0, "gap": 0.3, "runs": args.runs}
+    if args.only in (None, "create"):
+        data["create"] = create(sume_sdk, args.runs, deadline=3.0)
+        data["create"]["settings"] = {"deadline": 3.0, "runs": args.runs}
     if args.only in (None, "many"):
         for waits in (int(count) for count in args.waits.split(",")):
             entry: dict[str, Any] = {"settings": {"waits": waits, "deadline": args.deadline}}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, final
 
+from .shown import display_id
 from .waitspec import PollEvent
 
 __all__ = ["ProgressDisplay"]
@@ -64,7 +65,9 @@ class ProgressDisplay:
         }
         task = self._tasks.get(event.job_id)
         if task is None:
-            task = self._progress.add_task(event.job_id, total=None, **fields)
+            task = self._progress.add_task(
+                display_id(event.job_id), total=None, **fields
+            )
             self._tasks[event.job_id] = task
         if event.progress is not None:
             self._progress.update(task, total=100.0, completed=event.progress, **fields)

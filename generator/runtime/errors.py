@@ -37,7 +37,9 @@ Every error raised while waiting for a job names that job: waiter errors carry i
 `job_id` and in their message; any other `SDKError` escaping a wait (a 401, a 404, a
 decoding error) is raised unchanged, with its `job_id` attribute set, which its message
 then mentions. Messages are built from status codes, paths and server payloads only:
-never from request headers, credentials or query strings.
+never from request headers, credentials or query strings. A job polled at its operation
+URL has that URL, query included, as its `job_id` (every call taking a job id accepts
+it back); messages, logs and reprs show it as `display_id` does, without the query.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ import json
 from typing import Any, Generic, TypeVar
 
 import httpx
+
+from .shown import display_id
 
 __all__ = [
     "APIConnectionError",
@@ -106,6 +110,10 @@ def _summary(value: object) -> str:
     return text
 
 
+def _seconds(value: float) -> str:
+    return f"{round(value, 2):g}s"
+
+
 class SDKError(Exception):
     """Root of every error this SDK raises."""
 
@@ -119,8 +127,10 @@ class SDKError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        if self.job_id is not None and self.job_id not in self.message:
-            return f"{self.message} (job {self.job_id})"
+        if self.job_id is not None:
+            shown = display_id(self.job_id)
+            if shown not in self.message:
+                return f"{self.message} (job {shown})"
         return self.message
 
 
@@ -274,7 +284,7 @@ class RecordDecodeError(DecodeError):
             reached += f" ({outcome})"
         SDKError.__init__(
             self,
-            f"job {job_id} reached {reached}, but its record does not match the "
+            f"job {display_id(job_id)} reached {reached}, but its record does not match the "
             f"spec at {error.path}: {error.reason}; the raw record is on .record, "
             'and WaitConfig(decoding="lenient") keeps off-spec values',
         )
@@ -366,8 +376,8 @@ class JobTimeout(WaitError, Generic[RecordT]):
             else "it was not canceled, wait again or resume with the resume_token"
         )
         super().__init__(
-            f"job {job_id} still {state} after {round(elapsed, 2):g}s "
-            f"(deadline {round(deadline, 2):g}s); {fate}",
+            f"job {display_id(job_id)} still {state} after {_seconds(elapsed)} "
+            f"(deadline {_seconds(deadline)}); {fate}",
             job_id=job_id,
             last_state=last_state,
             last_record=last_record,
@@ -404,9 +414,9 @@ class UnknownJobState(WaitError):
         detail: str = "",
     ) -> None:
         if state is None:
-            message = f"job {job_id}: the status record has no state"
+            message = f"job {display_id(job_id)}: the status record has no state"
         else:
-            message = f"job {job_id} reported undocumented state {state!r}"
+            message = f"job {display_id(job_id)} reported undocumented state {state!r}"
         if detail:
             message += f" ({detail})"
         if documented:
@@ -440,7 +450,7 @@ class _JobEnded(WaitError, Generic[RecordT, ErrorT]):
         record: Any = None,
         error_json: object = None,
     ) -> None:
-        message = f"job {job_id} {self.verb}"
+        message = f"job {display_id(job_id)} {self.verb}"
         if state is not None:
             message += f" (state {state})"
         detail = _summary(error if error_json is None else error_json)
@@ -494,7 +504,7 @@ class StatusUnavailable(WaitError):
         last_record: object = None,
     ) -> None:
         super().__init__(
-            f"status endpoint unavailable for job {job_id} after {attempts} "
+            f"status endpoint unavailable for job {display_id(job_id)} after {attempts} "
             f"attempt{'' if attempts == 1 else 's'} (last error: {last_error}); "
             "the job itself may still "
             "be running",

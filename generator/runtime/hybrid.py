@@ -6,7 +6,8 @@ cancel on timeout), driven by a loop that listens (`BaseJobWaiter.driven_by`): i
 takes the records delivered for its job before reading the status, listens first
 (the fallback's first interval, at most half the time left) and between reads
 sleeps until the next poll or until a delivery arrives, whichever comes first: a
-job whose delivery arrives costs no status read. A delivered record goes through
+job whose delivery arrives costs no status read. The create answer of
+`create_and_wait` is the first status read (W7), on the fallback schedule. A delivered record goes through
 the same decision core as a polled one (terminal states, undocumented states,
 result readiness, stalls). The poll schedule becomes the receiver's slow
 fallback: its floor (never below the job's own), first and cap, unless
@@ -32,6 +33,7 @@ import httpx
 from .download import PathLike
 from .errors import JobTimeout
 from .records import Poll
+from .waitbase import AsyncCreate, Create
 from .waitcore import Finished, Sleep, WaitCore
 from .waiter import AsyncJobWaiter, SyncJobWaiter
 from .waitspec import Carried, PollEvent
@@ -75,6 +77,17 @@ def _delivered(core: WaitCore, records: list[object]) -> Sleep | Finished | None
         if isinstance(step, Finished):
             return step
     return step
+
+
+def _opening(
+    core: WaitCore, delivered: Sleep | Finished | None
+) -> Sleep | Finished | None:
+    """How a listening wait opens: on the deliveries made before it began, which are
+    newer than the create answer; else on the create answer (`WaitCore.open`)."""
+    if delivered is None:
+        return core.open()
+    core.opening = None
+    return delivered
 
 
 class SyncEventWaits(Generic[RecordT, ResultT]):
@@ -135,7 +148,7 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
 
     def create_and_wait(
         self,
-        create: Callable[[str | None], httpx.Response],
+        create: Create,
         *,
         events: WebhookReceiver[Any] | None = None,
         deadline: float = 600.0,
@@ -167,10 +180,12 @@ def _listen(
             wake.clear()
             try:
                 step = _delivered(core, events.take(core.job_id))
-                if step is None and not listened:
+                if not listened:
                     listened = True
-                    _pause(core, wake, _first_listen(core))
-                    continue
+                    step = _opening(core, step)
+                    if step is None:
+                        _pause(core, wake, _first_listen(core))
+                        continue
                 if step is None:
                     if core.time_left() <= 0:
                         raise core.timeout_error()
@@ -254,7 +269,7 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
 
     async def create_and_wait(
         self,
-        create: Callable[[str | None], Awaitable[httpx.Response]],
+        create: AsyncCreate,
         *,
         events: WebhookReceiver[Any] | None = None,
         deadline: float = 600.0,
@@ -297,10 +312,12 @@ async def _listen_async(
             wake.clear()
             try:
                 step = _delivered(core, events.take(core.job_id))
-                if step is None and not listened:
+                if not listened:
                     listened = True
-                    await _pause_async(core, wake, _first_listen(core))
-                    continue
+                    step = _opening(core, step)
+                    if step is None:
+                        await _pause_async(core, wake, _first_listen(core))
+                        continue
                 if step is None:
                     if core.time_left() <= 0:
                         raise core.timeout_error()

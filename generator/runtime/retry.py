@@ -4,8 +4,9 @@ One place decides what is retried and for how long, used by the waiter's status 
 and by the base client for idempotent requests and POSTs that carry an idempotency key:
 
 - retried: `APIConnectionError` (timeouts included), raw `httpx.TransportError`,
-  `APIStatusError` with status 408, 429, 500, 502, 503 or 504, and an `SDKError`
-  marked `transient` (the waits' `UnreadableStatus`: a 2xx status body that is not a
+  `APIStatusError` with a status `is_retryable_status` accepts (408, 429 and every
+  status from 500 up: 529 "overloaded" and the 520-527 of proxies included), and an
+  `SDKError` marked `transient` (the waits' `UnreadableStatus`: a 2xx status body that is not a
   record); anything else (400, 401, 403, 404, 409,
   422...) propagates at once; a response's `x-should-retry: true|false` overrides
   its status either way;
@@ -38,12 +39,12 @@ if TYPE_CHECKING:  # tenacity loads with the first retry, not on import
     import tenacity
 
 __all__ = [
-    "RETRYABLE_STATUS",
     "RetryPolicy",
     "RetryStats",
     "async_call_with_retries",
     "call_with_retries",
     "is_retryable",
+    "is_retryable_status",
     "retry_after_of",
 ]
 
@@ -51,8 +52,13 @@ T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
-#: Statuses worth another try: the request may well succeed later.
-RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+
+def is_retryable_status(status: int) -> bool:
+    """Whether an answer with this status is worth another try (W6): 408 Request
+    Timeout, 429 Too Many Requests, and every status from 500 up, the server's own
+    trouble (503, 504, 529 "overloaded", a proxy's 520-527, any it may invent).
+    Other 4xx say the request itself is wrong: sending it again cannot help."""
+    return status in (408, 429) or status >= 500
 
 
 def _non_negative(_: object, attribute: attrs.Attribute[float], value: float) -> None:
@@ -109,7 +115,7 @@ def is_retryable(error: BaseException) -> bool:
         override = str(error.response.headers.get("x-should-retry", "")).strip().lower()
         if override in ("true", "false"):
             return override == "true"
-        return error.status_code in RETRYABLE_STATUS
+        return is_retryable_status(error.status_code)
     if isinstance(error, SDKError):
         return error.transient or isinstance(error, APIConnectionError)
     return isinstance(error, httpx.TransportError)

@@ -6,7 +6,6 @@ import json
 
 import httpx
 
-from .credentials import display_url
 from .errors import (
     APIStatusError,
     AuthenticationError,
@@ -19,6 +18,7 @@ from .errors import (
     UnprocessableEntityError,
     _summary,
 )
+from .shown import display_url
 
 __all__ = ["status_error_for"]
 

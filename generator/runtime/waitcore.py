@@ -1,12 +1,14 @@
 """The sans-I/O decision core of the waiter, shared by the sync and async loops.
 
-A `WaitCore` follows one wait. The loops hand it each status answer (`read`: the
-record, read by the job's spec in `records`, or `UnreadableStatus`, which the status
-read retries), then each record (`step`), and it answers `Finished` (a terminal
-record), `Sleep` (how long, and why), or raises (`JobTimeout`, `UnknownJobState`,
-`JobStalled`). It keeps the wait's state: schedule, deadline, stall, resume token,
-poll events. It never sends a request and never sleeps, so the two loops only do
-I/O and cannot drift apart.
+A `WaitCore` follows one wait. The loops first ask it how the wait opens (`open`:
+the create answer taken as the first status read, W7, or the time until a read is
+due), then hand it each status answer (`read`: the record, read by the job's spec in
+`records`, or `UnreadableStatus`, which the status read retries), then each record
+(`step`), and it answers `Finished` (a terminal record), `Sleep` (how long, and
+why), or raises (`JobTimeout`, `UnknownJobState`, `JobStalled`). It keeps the wait's
+state: schedule, deadline (and the last look before it), stall, resume token, poll
+events. It never sends a request and never sleeps, so the two loops only do I/O and
+cannot drift apart.
 """
 
 from __future__ import annotations
@@ -37,11 +39,21 @@ from .policy import choose_delay
 from .records import Poll
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
+from .shown import display_id
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
-__all__ = ["Finished", "Sleep", "WaitCore", "wait_span"]
+__all__ = ["LAST_LOOK_BUDGET", "Finished", "Sleep", "WaitCore", "wait_span"]
 
 logger = logging.getLogger(__name__)
+
+#: The least time kept for the last status read before a deadline (W5): when the
+#: SDK's own backoff would pass the deadline, the wait sleeps until the deadline less
+#: one read's budget -- this, or the slowest status read of the wait so far when that
+#: took longer -- reads once more, and only then raises `JobTimeout`.
+LAST_LOOK_BUDGET = 0.5
+
+#: Delay sources that are the server's own: a wait never looks sooner than they say.
+_SERVER_HINTS = frozenset({"retry-after", "hint", "header"})
 
 _tracer: Any = None
 
@@ -58,7 +70,7 @@ def wait_span(job: str, job_id: str) -> contextlib.AbstractContextManager[object
     if _tracer is False:
         return contextlib.nullcontext()
     span: contextlib.AbstractContextManager[object] = _tracer.start_as_current_span(
-        "jobgen.wait", attributes={"job.id": job_id, "job.type": job}
+        "jobgen.wait", attributes={"job.id": display_id(job_id), "job.type": job}
     )
     return span
 
@@ -107,20 +119,33 @@ class WaitCore:
         stall_after: float | None = None,
         carried: Mapping[str, object] | None = None,
         target: str | None = None,
+        started: float | None = None,
+        opening: Poll | None = None,
+        due_at: float | None = None,
     ) -> None:
         self.spec = spec
         self.config = config
         self.job_id = job_id
+        #: The job as logs and messages show it (`display_id`: no query string).
+        self.shown = display_id(job_id)
         #: Values of the create response sent with every call of the job (`carry`).
         self.carried: Mapping[str, object] = carried or {}
         #: What the status read is given: the job id, or the job's operation URL.
         self.target = job_id if target is None else target
         self.deadline = deadline
         self.attempt = attempt
-        self.started = config.clock()
+        #: When the wait began on `clock` (before its create, for `create_and_wait`).
+        self.started = config.clock() if started is None else started
         self.deadline_at = (
             config.wall_clock() + deadline if deadline_at is None else deadline_at
         )
+        #: The create answer, not yet taken as the first status read (see `open`).
+        self.opening = opening
+        #: When (on `clock`) the next status read is due, while one is not yet, and why.
+        self.due: float | None = None
+        self.due_source = "due"
+        if due_at is not None:
+            self.due = config.clock() + (due_at - config.wall_clock())
         self.last_state: str | None = None
         self.last_record: object = None
         self._hooks = [h for h in (config.on_poll, on_poll) if h is not None]
@@ -140,6 +165,11 @@ class WaitCore:
         self.cap = spec.cap if config.cap is None else config.cap
         #: The status read of this wait, prepared on its first poll (see `waitbase`).
         self.read_once: Any = None
+        #: The slowest status request of this wait (seconds), and when the last began.
+        self.slowest_read = 0.0
+        self._sent_at: float | None = None
+        #: Whether the last look before the deadline was scheduled (W5).
+        self.looked_last = False
 
     def follow(self, last: WaitCore) -> None:
         """Continue from `last`, a core of the same job: its poll count, last record
@@ -151,6 +181,8 @@ class WaitCore:
             last.mark,
             last.changed_at,
         )
+        self.slowest_read = last.slowest_read
+        self.due, self.due_source = last.due, last.due_source
 
     def elapsed(self) -> float:
         return self.config.clock() - self.started
@@ -159,7 +191,8 @@ class WaitCore:
         return self.deadline - self.elapsed()
 
     def request_timeout(self) -> float:
-        """The timeout for the next status request: the time left, never negative."""
+        """The timeout for the status request sent now: the time left, never negative."""
+        self._sent_at = self.config.clock()
         left = max(0.0, self.time_left())
         return left if self.request_cap is None else min(left, self.request_cap)
 
@@ -169,18 +202,72 @@ class WaitCore:
             raise Abandoned(self.job_id)
         if self.time_left() < 0:
             raise self.timeout_error()
+        self.due = None
+
+    def open(self) -> Sleep | Finished | None:
+        """How the wait opens, before its first status read (W7).
+
+        The create answer is that first read: with a record of the job, it is stepped
+        like any status answer -- `Finished` when it is terminal already (no status
+        read at all), else `Sleep` until the next read; without one, its hints alone
+        (an Azure 202's `Retry-After`) say when the first read is due. A resumed wait
+        keeps the due time of its token. `Sleep` until it is due, or None: read now.
+        """
+        answer, self.opening = self.opening, None
+        if answer is not None and answer.record is not records.MISSING:
+            step = self.step(answer)
+            if isinstance(step, Finished):
+                return step
+            self.due, self.due_source = self.config.clock() + step.delay, step.source
+            return step
+        if answer is not None:
+            self._hinted(answer)
+        if self.due is None:
+            return None
+        left = self.due - self.config.clock()
+        if left <= 0:
+            return None
+        if self.elapsed() + left > self.deadline:
+            raise self.timeout_error()
+        return Sleep(left, self.due_source)
+
+    def _hinted(self, answer: Poll) -> None:
+        """Schedule the first read by the hints of a create answer without a record: a
+        hint longer than the time left raises at once (W5)."""
+        wall = self.config.wall_clock()
+        found = records.hints(self.spec, {}, answer.headers, wall)
+        if not found:
+            return
+        delay, source = choose_delay(
+            found,
+            attempt=0,
+            floor=self.floor,
+            first=self.first,
+            cap=self.cap,
+            rng=self.config.rng,
+        )
+        logger.debug(
+            "job %s: first status read in %.2fs (%s)", self.shown, delay, source
+        )
+        if self.elapsed() + delay > self.deadline:
+            raise self.timeout_error()
+        self.due, self.due_source = self.config.clock() + delay, source
 
     def resume_token(self) -> str:
         """The token that continues this wait (see `resume`)."""
         deadline_at = self.deadline_at if math.isfinite(self.deadline_at) else None
         url = self.target if is_url(self.target) else None
+        due_at = None
+        if self.due is not None and self.due > self.config.clock():
+            due_at = self.config.wall_clock() + (self.due - self.config.clock())
         token = ResumeToken(
-            self.job_id,
+            self.shown if url is not None else self.job_id,
             deadline_at,
             self.attempt,
             self.spec.name,
             self.carried,
             url=url,
+            due_at=due_at,
         )
         return encode_resume_token(token)
 
@@ -232,7 +319,30 @@ class WaitCore:
 
     def read(self, response: httpx.Response) -> Poll:
         """The `Poll` of a status answer (`records.read`: an error status raises)."""
+        if self._sent_at is not None:
+            took = self.config.clock() - self._sent_at
+            self.slowest_read = max(self.slowest_read, took)
+            self._sent_at = None
         return records.read(self.spec, self.job_id, response)
+
+    def read_budget(self) -> float:
+        """The time one status read is given before the deadline: `LAST_LOOK_BUDGET`,
+        or the slowest read of this wait when it took longer."""
+        return max(LAST_LOOK_BUDGET, self.slowest_read)
+
+    def _fit(self, delay: float, source: str) -> tuple[float, str] | None:
+        """The delay before the next read when `delay` would pass the deadline (W5):
+        the SDK's own backoff is cut so that one last read ends by the deadline
+        (source "deadline"); None when the wait must raise at once -- a server hint
+        longer than the time left, a last look already taken, or no time for one
+        (no earlier than the floor)."""
+        if source in _SERVER_HINTS or self.looked_last:
+            return None
+        cut = self.time_left() - self.read_budget()
+        if cut <= 0 or cut < self.floor:
+            return None
+        self.looked_last = True
+        return cut, "deadline"
 
     def step(self, poll: Poll) -> Sleep | Finished:
         """Decide what a status record means: finished, or how long to sleep."""
@@ -252,7 +362,7 @@ class WaitCore:
             self._emit(attempt, record, None, None)
             logger.info(
                 "job %s finished: %s (state %s) after %d polls in %.2fs",
-                self.job_id,
+                self.shown,
                 outcome,
                 state,
                 self.attempt,
@@ -276,8 +386,11 @@ class WaitCore:
             rng=self.config.rng,
         )
         if self.elapsed() + delay > self.deadline:
-            self._emit(attempt, record, None, None)
-            raise self.timeout_error()
+            fitted = self._fit(delay, source)
+            if fitted is None:
+                self._emit(attempt, record, None, None)
+                raise self.timeout_error()
+            delay, source = fitted
         self._emit(attempt, record, delay, source)
         return Sleep(delay, source)
 
@@ -295,7 +408,7 @@ class WaitCore:
         state = self.last_state if self.last_state is not None else "not finished"
         at = f" at {self.progress:g}%" if self.progress is not None else ""
         error = JobStalled(
-            f"job {self.job_id} stalled: still {state}{at} after {unchanged:.2f}s without"
+            f"job {self.shown} stalled: still {state}{at} after {unchanged:.2f}s without"
             f" a change (stall_after {self.stall_after:g}s); it was not canceled, wait"
             " again or resume with the resume_token",
             job_id=self.job_id,
@@ -317,7 +430,7 @@ class WaitCore:
         elapsed = self.elapsed()
         logger.debug(
             "job %s poll %d: state=%s delay=%s source=%s elapsed=%.2fs",
-            self.job_id,
+            self.shown,
             attempt,
             self.last_state,
             delay,

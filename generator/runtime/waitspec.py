@@ -17,6 +17,7 @@ from .opurl import StatusRule
 from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
+from .shown import display_id
 from .timing import Timing
 
 if TYPE_CHECKING:
@@ -297,14 +298,15 @@ class PollEvent(Generic[RecordT]):
     `attempt` is the 0-based poll number (status retries do not count); `delay` is the
     chosen wait before the next poll, None when the wait stops here; `source` is where
     it came from: "retry-after", "hint" (the body), "header" (another header),
-    "backoff" or "floor". `record` is the record decoded to the job's record model
+    "backoff", "floor", or "deadline" (the backoff cut so that a last read ends by
+    the deadline, W5). `record` is the record decoded to the job's record model
     (leniently: a value off the spec is kept as received); `raw_record` is its JSON.
     A job's own `on_poll` receives `PollEvent[ItsRecord]`; `WaitConfig.on_poll`, shared
     by every job of a client, receives `PollEvent[Any]`. `progress` is the job's
     declared progress as a percentage (0-100), None when undeclared or absent.
     """
 
-    job_id: str
+    job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
     attempt: int
     state: str | None
     delay: float | None
@@ -319,7 +321,7 @@ class PollEvent(Generic[RecordT]):
 class JobOutcome(Generic[RecordT]):
     """How one job of `wait_for_jobs` ended: its terminal record, or the error."""
 
-    job_id: str
+    job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
     record: RecordT | None = None
     error: SDKError | None = None
 

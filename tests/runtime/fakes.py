@@ -213,12 +213,14 @@ class Harness:
     def wait_for_result(self, *args: Any, **kwargs: Any) -> Any:
         return self.call("wait_for_result", *args, **kwargs)
 
-    def create_and_wait(self, create: Callable[[str | None], httpx.Response], **kw: Any) -> Any:
+    def create_and_wait(
+        self, create: Callable[[str | None, float | None], httpx.Response], **kw: Any
+    ) -> Any:
         if self.mode == "sync":
             return self.waiter.create_and_wait(create, **kw)
 
-        async def acreate(key: str | None) -> httpx.Response:
-            return create(key)
+        async def acreate(key: str | None, time_left: float | None) -> httpx.Response:
+            return create(key, time_left)
 
         return run(self.waiter.create_and_wait(acreate, **kw))
 

@@ -129,10 +129,10 @@ def test_create_and_wait_reads_the_values_from_the_create_response(mode: str) ->
     waiter = _waiter(mode, endpoint, FakeClock())
     created = response(200, {"id": "d7", "document_key": "S3CRET"})
 
-    def create(key: str | None) -> httpx.Response:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
         return created
 
-    async def acreate(key: str | None) -> httpx.Response:
+    async def acreate(key: str | None, time_left: float | None) -> httpx.Response:
         return created
 
     _call(mode, waiter.create_and_wait(acreate if mode == "async" else create))

@@ -173,7 +173,7 @@ def test_create_and_wait_follows_the_first_operation_header_present(mode: str) -
         request=httpx.Request("POST", "http://x/exports"),
     )
     harness = Harness(mode, REPLY, script, clock.config(), result=lambda t, s: t)
-    assert harness.create_and_wait(lambda key: created, deadline=60) == "http://x/exports/1"
+    assert harness.create_and_wait(lambda key, left: created, deadline=60) == "http://x/exports/1"
     assert script.calls[0][0] == "http://x/exports/1/status?api-version=1"
 
 
@@ -185,7 +185,8 @@ def test_a_timeout_token_carries_the_url_and_resumes_there(mode: str) -> None:
     with pytest.raises(JobTimeout) as timed_out:
         harness.wait_for_job(URL + "?api-version=1", deadline=5)
     error: Any = timed_out.value
-    assert error.job_id == URL  # shown without its query
+    assert error.job_id == URL + "?api-version=1"  # the id it was given, accepted back
+    assert "api-version" not in str(error) and "api-version" not in repr(error)
     token = json.loads(error.resume_token)
     assert token["url"] == URL + "?api-version=1" and token["job_id"] == URL
     with pytest.raises(JobTimeout):

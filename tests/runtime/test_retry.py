@@ -59,7 +59,7 @@ def call(mode: str, fn: Flaky, policy: RetryPolicy, clock: FakeClock, **kwargs: 
     )
 
 
-@pytest.mark.parametrize("code", [408, 429, 500, 502, 503, 504])
+@pytest.mark.parametrize("code", [408, 429, 500, 501, 502, 503, 504, *range(520, 530), 599])
 def test_retries_retryable_statuses(mode: str, code: int) -> None:
     clock = FakeClock()
     fn = Flaky(failure(code), failure(code))
@@ -81,7 +81,7 @@ def test_retries_connection_errors(mode: str, error: BaseException) -> None:
     assert call(mode, fn, RetryPolicy(), clock) == "ok" and fn.calls == 2
 
 
-@pytest.mark.parametrize("code", [400, 401, 403, 404, 409, 422, 501])
+@pytest.mark.parametrize("code", [400, 401, 403, 404, 409, 410, 422, 499])
 def test_other_statuses_propagate_at_once(mode: str, code: int) -> None:
     clock = FakeClock()
     error = failure(code)

@@ -89,12 +89,13 @@ def test_demo_never_finishes_times_out_at_deadline(mode: str) -> None:
     with pytest.raises(JobTimeout) as info:
         h.wait_for_job("job_4", deadline=60)
     err = info.value
-    assert script.count == 6
-    assert clock.sleeps == [1.5, 3.0, 6.0, 12.0, 22.5]
+    assert script.count == 7
+    # 45 + 30 would pass 60: the backoff is cut for a last look at 60 - 0.5
+    assert clock.sleeps == [1.5, 3.0, 6.0, 12.0, 22.5, 14.5]
     assert err.job_id == "job_4" and "job_4" in str(err)
-    assert err.elapsed == 45.0 and err.deadline == 60
+    assert err.elapsed == 59.5 and err.deadline == 60
     assert err.last_state == "running" and err.last_record == {"status": "running"}
-    assert clock.now - START == 45.0  # no sleep after the refusal
+    assert clock.now - START == 59.5  # no sleep after the last look
 
 
 @pytest.mark.parametrize("state", ["succeeded", "failed", "canceled"])
@@ -449,22 +450,23 @@ def test_resume_token_continues_in_a_fresh_waiter(mode: str) -> None:
         first.wait_for_job("job_r", deadline=20)
     token = json.loads(json.dumps(info.value.resume_token))  # through a file, a queue...
     assert json.loads(token) == {
-        "v": 1, "job": "job", "job_id": "job_r", "deadline_at": WALL_START + 20, "attempt": 4,
+        "v": 1, "job": "job", "job_id": "job_r", "deadline_at": WALL_START + 20, "attempt": 5,
     }  # fmt: skip
 
-    # another process, 2 s of wall time later: fresh clock, waiter and endpoint
-    clock = FakeClock(now=50.0, wall=WALL_START + 10.5 + 2)
+    # another process, 2 s of wall time after the last look: fresh clock, waiter and endpoint
+    clock = FakeClock(now=50.0, wall=WALL_START + 19.5 + 2)
     events: list[PollEvent] = []
     script = Script([job("running", headers={"Retry-After": "2"})], clock)
     second = Harness(mode, DEMO, script, clock.config(on_poll=events.append))
     with pytest.raises(JobTimeout) as again:
         second.wait_for_job(resume=token, deadline=7.5)
-    assert events[0].attempt == 4  # the attempt count goes on
+    assert events[0].attempt == 5  # the attempt count goes on
     assert again.value.deadline == pytest.approx(7.5)  # the resumed wait's own deadline
-    assert clock.sleeps == [2.0, 2.0, 2.0]  # 6 s of the 7.5 s, then 8 > 7.5
-    assert json.loads(again.value.resume_token)["attempt"] == 8
+    # 6 s of the 7.5 s, then 8 > 7.5: the server's Retry-After gets no last look
+    assert clock.sleeps == [2.0, 2.0, 2.0]
+    assert json.loads(again.value.resume_token)["attempt"] == 9
     assert json.loads(again.value.resume_token)["deadline_at"] == pytest.approx(
-        WALL_START + 12.5 + 7.5
+        WALL_START + 21.5 + 7.5
     )
 
 
@@ -508,7 +510,7 @@ def test_resume_token_for_another_job_id(mode: str) -> None:
 def test_create_and_wait_uses_one_idempotency_key(mode: str) -> None:
     keys: list[str | None] = []
 
-    def create(key: str | None) -> httpx.Response:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
         keys.append(key)
         return response(201, {"data": {"id": "job_new", "status": "queued"}})
 
@@ -526,7 +528,7 @@ def test_create_and_wait_without_result_returns_record(mode: str) -> None:
         canceled={"Canceled"}, pending={"Running"}, id_header="Operation-Location",
     )  # fmt: skip
 
-    def create(key: str | None) -> httpx.Response:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
         keys.append(key)
         location = "https://x/operations/op_9/?api-version=2024-01-01"
         return response(202, None, {"Operation-Location": location})
@@ -539,14 +541,14 @@ def test_create_and_wait_without_result_returns_record(mode: str) -> None:
 def test_create_response_without_id(mode: str) -> None:
     _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id, _left: 1)
     with pytest.raises(MissingJobId, match=r"\$\.data\.id"):
-        h.create_and_wait(lambda key: response(201, {"data": {"status": "queued"}}))
+        h.create_and_wait(lambda key, left: response(201, {"data": {"status": "queued"}}))
     assert script.count == 0
 
 
 def test_create_error_propagates(mode: str) -> None:
     _, script, h = setup(mode, SUME, [sume("completed")], result=lambda job_id, _left: 1)
     with pytest.raises(AuthenticationError):
-        h.create_and_wait(lambda key: response(401, {"error": "no"}))
+        h.create_and_wait(lambda key, left: response(401, {"error": "no"}))
     assert script.count == 0
 
 

@@ -345,13 +345,13 @@ def test_create_and_wait_ends_on_the_new_jobs_delivery(mode: str) -> None:
     events = receiver(clock=clock)
     keys: list[str | None] = []
 
-    def create(key: str | None) -> httpx.Response:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
         keys.append(key)
         deliver(events, clock, "completed")  # the job is done before its wait starts
         return response(201, {"data": {"id": "job_1", "status": "queued"}})
 
-    async def acreate(key: str | None) -> httpx.Response:
-        return create(key)
+    async def acreate(key: str | None, time_left: float | None) -> httpx.Response:
+        return create(key, time_left)
 
     fetch = lambda job_id, _left: f"result of {job_id}"
     script, call = hybrid(mode, [sume("processing")], clock, result=fetch)
@@ -359,6 +359,48 @@ def test_create_and_wait_ends_on_the_new_jobs_delivery(mode: str) -> None:
     assert call("create_and_wait", made, events=events, deadline=60) == "result of job_1"
     assert len(keys) == 1 and keys[0] is not None  # one create, with its idempotency key
     assert script.count == 0 and clock.sleeps == []
+
+
+def _created(mode: str, answer: httpx.Response) -> Any:
+    def create(key: str | None, time_left: float | None) -> httpx.Response:
+        return answer
+
+    async def acreate(key: str | None, time_left: float | None) -> httpx.Response:
+        return answer
+
+    return create if mode == "sync" else acreate
+
+
+def test_a_listening_create_and_wait_reads_first_when_the_create_answer_says(
+    mode: str,
+) -> None:
+    # W7: the create answer is the first status read, on the fallback schedule; its
+    # Retry-After (45 s, over the fallback's 30) schedules the first status read
+    clock = FakeClock()
+    events = receiver(clock=clock)
+    answer = sume("queued", headers={"Retry-After": "45"})
+    answer.status_code = 202
+    fetch = lambda job_id, _left: f"result of {job_id}"
+    script, call = hybrid(mode, [sume("completed", result_ready=True)], clock, result=fetch)
+
+    result = call("create_and_wait", _created(mode, answer), events=events, deadline=600)
+
+    assert result == "result of job_1"
+    assert script.count == 1
+    assert clock.sleeps == [45.0]  # listening until the first read is due, then one read
+
+
+def test_a_listening_create_and_wait_ends_on_a_terminal_create_answer(mode: str) -> None:
+    clock = FakeClock()
+    events = receiver(clock=clock)
+    answer = sume("completed", result_ready=True)
+    fetch = lambda job_id, _left: f"result of {job_id}"
+    script, call = hybrid(mode, [sume("processing")], clock, result=fetch)
+
+    result = call("create_and_wait", _created(mode, answer), events=events, deadline=600)
+
+    assert result == "result of job_1"
+    assert script.count == 0 and clock.sleeps == []  # no status read, no listening
 
 
 def test_a_listening_wait_that_times_out_sends_the_cancel(mode: str) -> None:

@@ -268,10 +268,6 @@ def test_an_unknown_batch_raises_naming_it(mode: str, sdk: ModuleType) -> None:
     assert sleeps.delays == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="529 is retried once every status from 500 up is (issue 22 item 3, retry.py)",
-)
 def test_overloaded_answers_are_retried(mode: str, sdk: ModuleType) -> None:
     """529 overloaded_error on a status read is retried apart from the poll schedule
     (W6: 408, 429 and every status from 500 up); the wait goes on."""

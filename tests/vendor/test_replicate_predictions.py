@@ -26,10 +26,6 @@ FIRST = "gm3qorzdhgbfurvjtvhg6dck01"
 PREDICTION = f"/v1/predictions/{FIRST}"
 #: Headers of the transport itself, left out of the comparisons.
 TRANSPORT = frozenset({"host", "accept-encoding", "connection", "user-agent", "content-length"})
-#: W7 (issue 22 item 2): the create answer is the first status read.
-CREATE_IS_FIRST_READ = pytest.mark.xfail(
-    strict=True, reason="the create answer is the first status read (W7, issue 22 item 2)"
-)
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +170,6 @@ def test_an_unknown_prediction_raises_naming_it(mode: str, sdk: ModuleType) -> N
     assert server.lines() == [("GET", "/v1/predictions/unknown01")]
 
 
-@CREATE_IS_FIRST_READ
 def test_prefer_wait_a_quick_prediction_needs_no_status_read(mode: str, sdk: ModuleType) -> None:
     """`Prefer: wait` answers the finished prediction: create_and_wait returns it
     without a single status read."""
@@ -189,7 +184,6 @@ def test_prefer_wait_a_quick_prediction_needs_no_status_read(mode: str, sdk: Mod
     assert sleeps.delays == []
 
 
-@CREATE_IS_FIRST_READ
 def test_prefer_wait_a_quick_failure_raises_without_a_status_read(
     mode: str, sdk: ModuleType
 ) -> None:
@@ -206,7 +200,6 @@ def test_prefer_wait_a_quick_failure_raises_without_a_status_read(
     assert sleeps.delays == []
 
 
-@CREATE_IS_FIRST_READ
 def test_prefer_wait_a_slow_prediction_is_polled_after_its_create_answer(
     mode: str, sdk: ModuleType
 ) -> None:

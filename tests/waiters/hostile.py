@@ -60,6 +60,8 @@ class HostileServer:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.paths: list[str] = []
+        #: (method, path) of every request, in order.
+        self.requests: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         host, port = self._listener.getsockname()[:2]
         self.url = f"http://{host}:{port}"
@@ -108,11 +110,37 @@ class HostileServer:
                         return
                     buffer += chunk
                 head, buffer = buffer.split(b"\r\n\r\n", 1)
-                path = head.split(b" ")[1].decode().split("?")[0]
+                method, target = head.split(b" ")[:2]
+                path = target.decode().split("?")[0]
+                buffer = self._skip_body(conn, head, buffer)
+                if buffer is None:
+                    return
                 with self._lock:
                     self.paths.append(path)
+                    self.requests.append((method.decode(), path))
                 if not self._send(conn, self._choose(path)):
                     return
+
+    def _skip_body(self, conn: socket.socket, head: bytes, buffer: bytes) -> bytes | None:
+        """`buffer` past the request's body (its content-length); None if it closed."""
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        while len(buffer) < length:
+            try:
+                chunk = conn.recv(65536)
+            except TimeoutError:
+                if self._stop.is_set():
+                    return None
+                continue
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            buffer += chunk
+        return buffer[length:]
 
     def _send(self, conn: socket.socket, behaviour: Behaviour) -> bool:
         head, body = behaviour.payload()

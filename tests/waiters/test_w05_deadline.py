@@ -24,23 +24,90 @@ def _never_finishing() -> ScriptedAPI:
     return ScriptedAPI(STRIPE).script("frr_01", "pending")
 
 
-def test_stripe_job_never_finishing_times_out_at_the_last_affordable_poll(twin) -> None:
+def test_stripe_job_never_finishing_takes_a_last_look_before_the_deadline(twin) -> None:
     api = _never_finishing()
     s = twin.connect(api)
+    events = []
 
     with pytest.raises(s.errors.JobTimeout) as caught:
-        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=60))
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=60, on_poll=events.append))
 
     error = caught.value
-    assert len(api.requests) == 6
-    assert s.time.sleeps == [1.5, 3.0, 6.0, 12.0, 22.5]
-    assert s.time.elapsed == 45.0  # 45 + 22.5 would pass 60: raised without sleeping
+    # 45 + 30 (the backoff's cap) would pass 60: the backoff is cut so that one last
+    # read starts at the deadline less one read's budget (0.5 s), then it raises.
+    assert s.time.sleeps == [1.5, 3.0, 6.0, 12.0, 22.5, 14.5]
+    assert [r.at for r in api.requests] == [0.0, 1.5, 4.5, 10.5, 22.5, 45.0, 59.5]
+    assert [(e.delay, e.source) for e in events][-2:] == [(14.5, "deadline"), (None, None)]
+    assert s.time.elapsed == 59.5
     assert error.job_id == "frr_01"
-    assert error.elapsed == 45.0
+    assert error.elapsed == 59.5
     assert error.deadline == 60
     assert error.last_state == "pending"
     assert error.last_record == api.last_record["frr_01"]
     assert "frr_01" in str(error)
+
+
+def test_the_last_look_finds_the_job_done(twin) -> None:
+    api = ScriptedAPI(STRIPE).script("frr_01", "pending", "pending", "succeeded")
+    s = twin.connect(api)
+
+    record = s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=4))
+
+    # 1.5, then 1.5 + 3.0 would pass 4: the last look goes at 4 - 0.5 and sees the end
+    assert record.status == "succeeded"
+    assert s.time.sleeps == [1.5, 2.0]
+    assert [r.at for r in api.requests] == [0.0, 1.5, 3.5]
+
+
+def test_no_last_look_without_a_read_budget_left(twin) -> None:
+    # 1.5 + 3.0 would pass 1.8 and 0.3 s left is less than a read's budget: raise now
+    api = _never_finishing()
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=1.8))
+
+    assert s.time.sleeps == [1.5]
+    assert caught.value.elapsed == 1.5
+
+
+def test_the_last_look_keeps_the_floor(twin) -> None:
+    # A spec floor of 2 s: 1.5 s before the deadline is too soon for a last look
+    api = _never_finishing()
+    s = twin.connect(api, wait={"floor": 2.0})
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=6))
+
+    # 2.0 (floor over 1.5) then 3.0: at 5.0, 1.0 - 0.5 is below the floor
+    assert s.time.sleeps == [2.0, 3.0]
+    assert caught.value.elapsed == 5.0
+
+
+def test_a_slow_status_read_widens_the_last_looks_budget(twin) -> None:
+    api = _never_finishing()
+    slow = {"reads": 0}
+    base = api.handle
+
+    def handle(request):
+        slow["reads"] += 1
+        api.time.now += 1.25  # each status read takes 1.25 s of the wait's clock
+        return base(request)
+
+    async def handle_async(request):
+        return handle(request)
+
+    api.transport = lambda is_async: httpx.MockTransport(handle_async if is_async else handle)
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=10))
+
+    # reads end at 1.25, 4.0 (1.25 + 1.5 + 1.25), then 3.0 would end at 7.0 + 1.25,
+    # then 6.0 passes 10: cut to 10 - 1.25 (the slowest read) from 8.25 is 0.5
+    assert s.time.sleeps == [1.5, 3.0, 0.5]
+    assert slow["reads"] == 4
+    assert caught.value.elapsed == 10.0
 
 
 def test_a_hint_longer_than_the_time_left_raises_at_once(twin) -> None:
@@ -79,7 +146,7 @@ def test_resume_token_is_versioned_json_naming_the_job(twin) -> None:
     token = json.loads(caught.value.resume_token)
     assert token["v"] == 1
     assert token["job_id"] == "frr_01"
-    assert token["attempt"] == 6
+    assert token["attempt"] == 7  # six polls on the schedule and the last look
     assert token["deadline_at"] == WALL_START + 60
     assert "secret" not in caught.value.resume_token
 
@@ -105,7 +172,7 @@ def test_resume_on_a_fresh_client_continues_the_same_job(twin) -> None:
 
     assert record.id == "frr_01" and record.status == "succeeded"
     assert [r.job_id for r in api.requests] == ["frr_01"]
-    assert [e.attempt for e in events] == [6]
+    assert [e.attempt for e in events] == [7]
     assert api.of("create") == []
 
 
@@ -117,10 +184,11 @@ def test_resume_counts_on_with_a_deadline_of_its_own(twin) -> None:
     with pytest.raises(s.errors.JobTimeout) as caught:
         s.run(lambda c: c.reporting.wait_for_job(resume=token, deadline=15))
 
-    # attempt 6 backs off 22.5 s (the cap), past the new 15 s deadline: one poll, no sleep
-    assert len(api.requests) == 1
-    assert s.time.sleeps == []
-    assert json.loads(caught.value.resume_token)["attempt"] == 7
+    # attempt 7 backs off 22.5 s (the cap), past the new 15 s deadline: one poll, then
+    # the last look at 15 less a read's budget
+    assert [r.at for r in api.requests] == [0.0, 14.5]
+    assert s.time.sleeps == [14.5]
+    assert json.loads(caught.value.resume_token)["attempt"] == 9
     assert caught.value.job_id == "frr_01"
     assert caught.value.deadline == 15
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.waiters.hostile import Behaviour, HostileServer, plain, silent, trickle_all, trickle_body
-from tests.waiters.support import SUME, Twin
+from tests.waiters.support import SALESFORCE, SUME, Twin
 
 # Trickled answers take ~20 s in full (a terminal record at 0.05 s a byte); every wait
 # below has a deadline of 1 s, so a client that waits them out returns a record.
@@ -117,3 +117,39 @@ def test_a_wait_queued_behind_a_trickled_read_keeps_its_deadline(twin: Twin) -> 
 
     assert sorted(o.job_id for o in outcomes) == ["job_01", "job_02"]
     assert all(isinstance(o.error, errors.JobTimeout) for o in outcomes), outcomes
+
+
+# -- the create is part of the wait (W5, W13) ---------------------------------------------
+
+CREATE_FAULTS = {
+    "trickled-body": lambda body: trickle_body(body, GAP),
+    "trickled-headers": lambda body: trickle_all(body, GAP),
+    "silent": lambda body: silent(body, 20.0),
+}
+
+
+@pytest.mark.parametrize("call", ["create_and_wait", "start"])
+@pytest.mark.parametrize("fault", list(CREATE_FAULTS))
+def test_a_hostile_create_cannot_stretch_the_deadline(twin: Twin, fault: str, call: str) -> None:
+    # A create answered with a terminal record, trickled or late: waited out, the call
+    # would return; bounded by the deadline, it raises JobTimeout and sends nothing more.
+    flavour = SALESFORCE  # no idempotency key: its create is never sent twice
+    answer = CREATE_FAULTS[fault](flavour.record("750xx0000001", "JobComplete"))
+
+    def choose(path: str) -> Behaviour:
+        return answer if path == flavour.create_path else plain({"unexpected": path})
+
+    sdk = twin.sdk(flavour)
+    cls = sdk.AsyncClient if twin.is_async else sdk.Client
+    body = flavour.create_body(sdk)
+    with HostileServer(choose) as server:
+        client = cls(base_url=server.url, **flavour.credentials)
+        with pytest.raises(sdk.errors.JobTimeout) as caught:
+            _run(twin, client, lambda c: getattr(c.ingest, call)(body=body, deadline=DEADLINE))
+
+    error = caught.value
+    assert server.requests == [("POST", flavour.create_path)], server.requests  # sent once
+    assert error.deadline == DEADLINE and error.elapsed >= DEADLINE - 0.05  # it counts
+    assert error.job_id == ""  # no answer named the job, which may exist
+    assert "create" in str(error) and "no complete answer" in str(error)
+    assert isinstance(error.__cause__, sdk.errors.APITimeoutError)

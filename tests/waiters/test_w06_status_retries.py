@@ -10,7 +10,8 @@ import pytest
 
 from tests.waiters.support import AZURE, STRIPE, SUME, WALL_START, Reply, ScriptedAPI, http
 
-RETRIED = [408, 429, 500, 502, 503, 504]
+#: W6: 408, 429 and every status from 500 up (529 "overloaded", a proxy's 520-527).
+RETRIED = [408, 429, 500, 501, 502, 503, 504, *range(520, 530), 599]
 FINAL = [400, 401, 403, 404, 409, 422]
 
 

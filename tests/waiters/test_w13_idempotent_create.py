@@ -43,8 +43,8 @@ def test_sume_create_and_wait_sends_one_idempotency_key(twin) -> None:
 
 @pytest.mark.parametrize(
     "failure",
-    [httpx.ConnectError("connection refused"), "lost", http(503)],
-    ids=["connect-error", "reset-after-create", "503"],
+    [httpx.ConnectError("connection refused"), "lost", http(503), http(520), http(529)],
+    ids=["connect-error", "reset-after-create", "503", "520", "529"],
 )
 def test_sume_retried_create_reuses_the_key_and_makes_one_job(twin, failure) -> None:
     api = _api(SUME, "processing", "completed").on_create(failure)
@@ -112,9 +112,10 @@ def test_stripe_create_and_wait_returns_the_record(twin) -> None:
         (httpx.ConnectError("connection refused"), "APIConnectionError"),
         ("lost", "APIConnectionError"),
         (http(503), "InternalServerError"),
+        (http(529), "InternalServerError"),
         (http(429, {"Retry-After": "1"}), "RateLimitError"),
     ],
-    ids=["connect-error", "reset-after-create", "503", "429"],
+    ids=["connect-error", "reset-after-create", "503", "529", "429"],
 )
 def test_salesforce_create_without_a_key_is_never_retried(twin, failure, error: str) -> None:
     api = _api(SALESFORCE, "JobComplete").on_create(failure)

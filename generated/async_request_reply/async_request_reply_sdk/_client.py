@@ -49,7 +49,7 @@ class Client:
         base_url: The API's root URL (default https://exports.example.com/v1).
         timeout: Seconds (or an ``httpx.Timeout``) for each request.
         headers: Headers sent with every request.
-        max_retries: Retries of idempotent requests on connection errors, 408, 429 and 5xx.
+        max_retries: Retries of idempotent requests on connection errors, 408, 429 and every status from 500 up.
         wait_config: Clock, sleep, randomness, poll overrides and rate cap for the waiters.
         operation_hosts: Origins (``"https://status.example.com"``) besides ``base_url``'s
             whose operation URLs and result locations are followed, with credentials.
@@ -141,7 +141,7 @@ class AsyncClient:
         base_url: The API's root URL (default https://exports.example.com/v1).
         timeout: Seconds (or an ``httpx.Timeout``) for each request.
         headers: Headers sent with every request.
-        max_retries: Retries of idempotent requests on connection errors, 408, 429 and 5xx.
+        max_retries: Retries of idempotent requests on connection errors, 408, 429 and every status from 500 up.
         wait_config: Clock, sleep, randomness, poll overrides and rate cap for the waiters.
         operation_hosts: Origins (``"https://status.example.com"``) besides ``base_url``'s
             whose operation URLs and result locations are followed, with credentials.

@@ -49,7 +49,7 @@ class Client:
         base_url: The API's root URL (default https://api.stripe.com).
         timeout: Seconds (or an ``httpx.Timeout``) for each request.
         headers: Headers sent with every request.
-        max_retries: Retries of idempotent requests on connection errors, 408, 429 and 5xx.
+        max_retries: Retries of idempotent requests on connection errors, 408, 429 and every status from 500 up.
         wait_config: Clock, sleep, randomness, poll overrides and rate cap for the waiters.
         http_client: An ``httpx.Client`` to send with (it is not closed by this client).
         transport: An httpx transport for the client this one creates.
@@ -136,7 +136,7 @@ class AsyncClient:
         base_url: The API's root URL (default https://api.stripe.com).
         timeout: Seconds (or an ``httpx.Timeout``) for each request.
         headers: Headers sent with every request.
-        max_retries: Retries of idempotent requests on connection errors, 408, 429 and 5xx.
+        max_retries: Retries of idempotent requests on connection errors, 408, 429 and every status from 500 up.
         wait_config: Clock, sleep, randomness, poll overrides and rate cap for the waiters.
         http_client: An ``httpx.AsyncClient`` to send with (it is not closed by this client).
         transport: An httpx transport for the client this one creates.

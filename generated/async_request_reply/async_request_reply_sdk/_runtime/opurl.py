@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import httpx
 
-from .credentials import display_url, origin_of
+from .credentials import origin_of
 from .errors import OperationUrlRefused
+from .shown import display_url
 from .wire import RequestOptions
 
 if TYPE_CHECKING:

@@ -351,13 +351,14 @@ class Exports:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _create_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         outcome = self._export_waiter.create_and_wait(
@@ -424,13 +425,14 @@ class Exports:
 
         from .._runtime import handle as _handle
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _create_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         return _handle.JobHandle.start(
@@ -670,13 +672,14 @@ class AsyncExports:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _create_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         outcome = await self._export_waiter.create_and_wait(
@@ -743,13 +746,14 @@ class AsyncExports:
 
         from .._runtime import handle as _handle
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _create_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         return await _handle.AsyncJobHandle.start(

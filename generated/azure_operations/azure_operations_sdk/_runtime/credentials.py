@@ -28,6 +28,7 @@ import attrs
 import httpx
 
 from .errors import MissingCredentials
+from .shown import display_url
 
 __all__ = [
     "EVERY_PARAMETER",
@@ -53,7 +54,9 @@ SAFE_ACROSS_ORIGINS = frozenset({"accept", "accept-encoding", "user-agent"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _ALWAYS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _LOOKS_SECRET = re.compile(
-    r"api[-_]?key|token|secret|passw|session|signature|credential", re.IGNORECASE
+    r"api[-_]?key|token|secret|passw|session|signature|credential"
+    r"|(?:^|[-_])sig(?:$|[-_])",  # a shared access signature's `sig=`
+    re.IGNORECASE,
 )
 
 
@@ -253,12 +256,3 @@ def safe_across_origins(
     return httpx.Headers(
         [(k, v) for k, v in headers.multi_items() if k.lower() in SAFE_ACROSS_ORIGINS]
     )
-
-
-def display_url(url: str) -> str:
-    """`url` as messages show it: without its query string, fragment or userinfo."""
-    try:
-        parsed = httpx.URL(url)
-        return str(parsed.copy_with(query=None, fragment=None, userinfo=b""))
-    except (httpx.InvalidURL, TypeError):
-        return url.split("?", 1)[0].split("#", 1)[0]

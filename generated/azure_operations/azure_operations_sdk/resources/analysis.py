@@ -367,7 +367,7 @@ class Analysis:
         so the job is never created twice.
         """
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _start_request(
                     body=body,
@@ -377,6 +377,7 @@ class Analysis:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
+                time_left=time_left,
             )
 
         outcome = self._analysis_waiter.create_and_wait(
@@ -445,7 +446,7 @@ class Analysis:
 
         from .._runtime import handle as _handle
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _start_request(
                     body=body,
@@ -455,6 +456,7 @@ class Analysis:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
+                time_left=time_left,
             )
 
         return _handle.JobHandle.start(
@@ -703,7 +705,7 @@ class AsyncAnalysis:
         so the job is never created twice.
         """
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _start_request(
                     body=body,
@@ -713,6 +715,7 @@ class AsyncAnalysis:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
+                time_left=time_left,
             )
 
         outcome = await self._analysis_waiter.create_and_wait(
@@ -781,7 +784,7 @@ class AsyncAnalysis:
 
         from .._runtime import handle as _handle
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _start_request(
                     body=body,
@@ -791,6 +794,7 @@ class AsyncAnalysis:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Repeatability-Request-ID",
+                time_left=time_left,
             )
 
         return await _handle.AsyncJobHandle.start(

@@ -427,13 +427,14 @@ class Documents:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _translate_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         outcome = self._document_waiter.create_and_wait(
@@ -504,13 +505,14 @@ class Documents:
 
         from .._runtime import handle as _handle
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _translate_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         return _handle.JobHandle.start(
@@ -827,13 +829,14 @@ class AsyncDocuments:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _translate_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         outcome = await self._document_waiter.create_and_wait(
@@ -904,13 +907,14 @@ class AsyncDocuments:
 
         from .._runtime import handle as _handle
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _translate_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         return await _handle.AsyncJobHandle.start(

@@ -14,14 +14,14 @@ build handles (`handle()`, `start()`); the waiter they take is the resource's ow
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
-import httpx
 
 from .download import PathLike
-from .waitbase import Polled, check_wait_args
+from .shown import display_id
+from .waitbase import AsyncCreate, Create, Created, Polled, check_wait_args
 from .waitcore import Finished, WaitCore
 from .waitspec import Carried, PollEvent
 
@@ -46,10 +46,11 @@ class PollDecision(Generic[RecordT]):
     operation and succeeded, its result is ready); `outcome` is then "success",
     "failure" or "canceled". Otherwise `delay` is the seconds to wait before the
     next poll and `source` where it came from ("retry-after", "hint", "header",
-    "backoff" or "floor"). `resume_token` continues the handle in another process.
+    "backoff", "floor", or "deadline": the backoff cut for a last look before the
+    deadline). `resume_token` continues the handle in another process.
     """
 
-    job_id: str
+    job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
     done: bool
     state: str | None
     record: RecordT
@@ -57,6 +58,16 @@ class PollDecision(Generic[RecordT]):
     delay: float | None = None
     source: str | None = None
     resume_token: str = attrs.field(repr=False)
+
+
+def _deadline_at(
+    waiter: BaseJobWaiter[Any, Any], deadline: float | None
+) -> float | None:
+    """The epoch second a handle's `deadline` (from now) ends, checked; None: none."""
+    if deadline is None:
+        return None
+    check_wait_args(deadline)
+    return waiter.config.wall_clock() + deadline
 
 
 class _BaseHandle(Generic[RecordT, ResultT]):
@@ -93,10 +104,53 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         self._finished: Finished | None = None
         self._result: tuple[ResultT] | None = None
         self._core = self._core_for(want_result=waiter.has_result)
+        #: The create answer's decision, while the first status read is not due (W7).
+        self._opening: PollDecision[RecordT] | None = None
+
+    def _open(self, created: Created, deadline_at: float | None) -> None:
+        """Take the create answer as the handle's first poll (W7), its deadline
+        counted from before the create (`deadline_at`)."""
+        self._deadline_at = deadline_at
+        core = self._core_for(want_result=self._waiter.has_result)
+        core.opening = created.answer
+        self._core = core
+        polled = self._waiter.opened(core)
+        if polled is not None:
+            self._opening = self._decide(core, polled)
+
+    def _opened(self) -> PollDecision[RecordT] | None:
+        """The decision while the next status read is not due yet (the create
+        answer's, or a resumed handle's whose token says when it is due), its delay
+        counting down; a job that ended with its create: that, for good."""
+        decision = self._opening
+        if decision is not None and decision.done:
+            return decision
+        core = self._core
+        left = 0.0 if core.due is None else core.due - self._waiter.config.clock()
+        if left <= 0:
+            self._opening = None
+            return None
+        if left > self._time_left():
+            raise core.timeout_error()  # W5: the server asked not to look before
+        if decision is None:
+            record = self._waiter.unset_record()
+            if record is None:
+                return None
+            decision = PollDecision(
+                job_id=core.job_id,
+                done=False,
+                state=core.last_state,
+                record=record,
+                source=core.due_source,
+                resume_token="",
+            )
+        return attrs.evolve(decision, delay=left, resume_token=self.resume_token)
 
     @property
     def job_id(self) -> str:
-        """The job this handle follows."""
+        """The job this handle follows: its id, or its operation URL (query included;
+        shown without it in reprs and messages), as every call taking a job id
+        accepts it."""
         return self._core.job_id
 
     @property
@@ -174,7 +228,8 @@ class _BaseHandle(Generic[RecordT, ResultT]):
 
     def __repr__(self) -> str:
         name = type(self).__name__
-        return f"{name}(job={self._waiter.spec.name!r}, job_id={self.job_id!r})"
+        job_id = display_id(self.job_id)
+        return f"{name}(job={self._waiter.spec.name!r}, job_id={job_id!r})"
 
 
 class JobHandle(_BaseHandle[RecordT, ResultT]):
@@ -193,30 +248,43 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
     def start(
         cls,
         waiter: SyncJobWaiter[RecordT, ResultT],
-        create: Callable[[str | None], httpx.Response],
+        create: Create,
         *,
         deadline: float | None = None,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
     ) -> JobHandle[RecordT, ResultT]:
-        """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id, carried = waiter.start_job(create)
-        return cls(
+        """Create a job (with one idempotency key, where the API takes one) and follow
+        it. `deadline` counts from before the create, which it bounds too; the create
+        answer is the handle's first poll (W7): `poll()` returns its decision, without
+        a request, until the next read is due (the answer's record, or for a bare 202
+        with `Retry-After`, a record of unset fields and no state); `wait()`,
+        `result()` and the resume token keep that due time too."""
+        deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
+        with waiter.creating(started, deadline):
+            created = waiter.start_job(create, deadline)
+        handle = cls(
             waiter,
-            job_id,
-            deadline=deadline,
+            created.job_id,
             on_poll=on_poll,
             stall_after=stall_after,
-            carried=carried,
+            carried=created.carried,
         )
+        handle._open(created, deadline_at)
+        return handle
 
     def poll(self) -> PollDecision[RecordT]:
-        """Read the status once and return the decision (see `PollDecision`).
+        """Read the status once and return the decision (see `PollDecision`); after
+        `start()`, until the first read is due, the create answer's decision, without
+        a request (W7).
 
         Raises `JobTimeout` (with a resume token) when the handle's deadline has
         passed or the next poll would pass it, `UnknownJobState` for a state the API
         does not document, and `StatusUnavailable` when the status read keeps failing.
         """
+        opened = self._opened()
+        if opened is not None:
+            return opened
         core = self._fresh_core()
         return self._decide(core, self._waiter.poll_core(core))
 
@@ -275,25 +343,31 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
     async def start(
         cls,
         waiter: AsyncJobWaiter[RecordT, ResultT],
-        create: Callable[[str | None], Awaitable[httpx.Response]],
+        create: AsyncCreate,
         *,
         deadline: float | None = None,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
     ) -> AsyncJobHandle[RecordT, ResultT]:
-        """Create a job (with one idempotency key, where the API takes one) and follow it."""
-        job_id, carried = await waiter.start_job(create)
-        return cls(
+        """The async twin of `JobHandle.start`."""
+        deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
+        with waiter.creating(started, deadline):
+            created = await waiter.start_job(create, deadline)
+        handle = cls(
             waiter,
-            job_id,
-            deadline=deadline,
+            created.job_id,
             on_poll=on_poll,
             stall_after=stall_after,
-            carried=carried,
+            carried=created.carried,
         )
+        handle._open(created, deadline_at)
+        return handle
 
     async def poll(self) -> PollDecision[RecordT]:
         """Read the status once and return the decision (see `JobHandle.poll`)."""
+        opened = self._opened()
+        if opened is not None:
+            return opened
         core = self._fresh_core()
         return self._decide(core, await self._waiter.poll_core(core))
 

@@ -4,12 +4,13 @@
 A token is versioned JSON naming the job, the wall-clock deadline (epoch seconds) and
 the number of polls made (`deadline_at` is null for a job handle without a deadline), e.g. `{"attempt":4,"deadline_at":1767225600.0,"job":"job",
 "job_id":"j_1","v":1}`. A job polled at an operation URL adds it as `url`, its query
-string included (which may hold a signature, such as Azure's `sig=`). It holds none of
-the client's credentials, but a job that carries values from its create response into
-later calls (such as a document key, which is secret) keeps them under `carried`: such
-a token is as secret as those values and that URL. To store a token without its
-carried values, drop `carried` from its JSON and pass the values again on resuming
-(`handle(resume=token, document_key=...)`).
+string included (which may hold a signature, such as Azure's `sig=`); a wait whose next
+status read is not due yet (the create answer's `Retry-After`, W7) adds when it is, as
+`due_at` (epoch seconds). It holds none of the client's credentials, but a job that
+carries values from its create response into later calls (such as a document key, which
+is secret) keeps them under `carried`: such a token is as secret as those values and that
+URL. To store a token without its carried values, drop `carried` from its JSON and pass
+the values again on resuming (`handle(resume=token, document_key=...)`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class ResumeToken:
     job: str | None = None
     carried: Mapping[str, object] = attrs.field(factory=dict)
     url: str | None = None
+    due_at: float | None = None
 
 
 def encode_resume_token(token: ResumeToken) -> str:
@@ -53,6 +55,8 @@ def encode_resume_token(token: ResumeToken) -> str:
         payload["carried"] = dict(token.carried)
     if token.url is not None:
         payload["url"] = token.url
+    if token.due_at is not None:
+        payload["due_at"] = token.due_at
     return json.dumps(payload, separators=(",", ":"), sort_keys=True)
 
 
@@ -97,6 +101,13 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
     url = data.get("url")
     if url is not None and (not isinstance(url, str) or not url):
         raise bad("url is not a string")
+    due_at = data.get("due_at")
+    if due_at is not None and (
+        isinstance(due_at, bool)
+        or not isinstance(due_at, (int, float))
+        or not math.isfinite(due_at)
+    ):
+        raise bad("due_at is not a finite number")
     return ResumeToken(
         job_id,
         None if deadline_at is None else float(deadline_at),
@@ -104,4 +115,5 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         kind if isinstance(kind, str) else None,
         carried,
         url=url,
+        due_at=None if due_at is None else float(due_at),
     )

@@ -658,13 +658,14 @@ class Ingest:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _create_job_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         outcome = self._ingest_job_waiter.create_and_wait(
@@ -731,13 +732,14 @@ class Ingest:
 
         from .._runtime import handle as _handle
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _create_job_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         return _handle.JobHandle.start(
@@ -1160,13 +1162,14 @@ class AsyncIngest:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _create_job_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         outcome = await self._ingest_job_waiter.create_and_wait(
@@ -1233,13 +1236,14 @@ class AsyncIngest:
 
         from .._runtime import handle as _handle
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _create_job_request(
                     body=body,
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header=None,
+                time_left=time_left,
             )
 
         return await _handle.AsyncJobHandle.start(

@@ -7,7 +7,6 @@ import json
 
 import httpx
 
-from .credentials import display_url
 from .errors import (
     APIStatusError,
     AuthenticationError,
@@ -20,6 +19,7 @@ from .errors import (
     UnprocessableEntityError,
     _summary,
 )
+from .shown import display_url
 
 __all__ = ["status_error_for"]
 

@@ -18,15 +18,16 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from threading import Event
 from typing import Any, TypeVar
 
-import httpx
-
 from .download import PathLike, no_file
 from .errors import JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
 from .waitbase import (
+    AsyncCreate,
     AsyncDrive,
     BaseJobWaiter,
+    Create,
+    Created,
     Drive,
     FetchResult,
     JobCall,
@@ -143,21 +144,27 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     def create_and_wait(
         self,
-        create: Callable[[str | None], httpx.Response],
+        create: Create,
         *,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
         to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
-        """Create a job with one idempotency key, then wait for its result or record."""
+        """Create a job with one idempotency key, then wait for its result or record.
+
+        The deadline counts from before the create, which it bounds too (W5); the
+        create answer is the wait's first status read (W7)."""
         check_wait_args(deadline)
-        job_id, carried = self.start_job(create)
-        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
-        waits.update(stall_after=stall_after, carried=carried)
+        started = self.config.clock()
+        with self.creating(started, deadline):
+            created = self.start_job(create, deadline)
+        core = self.created_core(created, deadline, started, on_poll, stall_after)
+        finished = self.run_core(core)
         if self.has_result:
-            return self.wait_for_result(job_id, to_file=to_file, **waits)
-        return self.wait_for_job(job_id, **waits)
+            return self.core_result(core, finished, to_file)
+        no_file(to_file)
+        return self.terminal_record(core, finished)
 
     def wait_for_jobs(
         self,
@@ -200,11 +207,12 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             try:
                 if drive is not None:
                     return drive(core, functools.partial(self._reads.read, core))
-                while True:
+                step = core.open()
+                while not isinstance(step, Finished):
+                    if step is not None:
+                        self.config.sleep(step.delay)
                     step = core.step(self._reads.read(core))
-                    if isinstance(step, Finished):
-                        return step
-                    self.config.sleep(step.delay)
+                return step
             except JobTimeout as error:
                 if not self._cancels_on(error) or not self._cancel_quietly(core):
                     raise
@@ -214,12 +222,10 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         """One status read of `core`'s wait (retried, rate-limited), decided."""
         return self._polled(core, self._reads.read(core))
 
-    def start_job(
-        self, create: Callable[[str | None], httpx.Response]
-    ) -> tuple[str, dict[str, object]]:
-        """Create a job (with one idempotency key, where the API takes one): the new
-        job's id and carried values."""
-        return self._created(create(self._idempotency_key()))
+    def start_job(self, create: Create, time_left: float | None = None) -> Created:
+        """Create a job (with one idempotency key, where the API takes one) within
+        `time_left` seconds: the new job's id, carried values and first answer."""
+        return self._created(create(self._idempotency_key(), time_left))
 
     def _cancel_quietly(self, core: WaitCore) -> bool:
         """Send the cancel of a timed-out wait; a failure is logged, not raised."""
@@ -229,7 +235,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         try:
             self.cancel(core.job_id, timeout=budget, carried=core.carried)
         except SDKError as error:
-            logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
+            logger.info("job %s: cancel on timeout failed: %s", core.shown, error)
             return False
         return True
 
@@ -356,21 +362,24 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
     async def create_and_wait(
         self,
-        create: Callable[[str | None], Awaitable[httpx.Response]],
+        create: AsyncCreate,
         *,
         deadline: float = 600.0,
         on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
         stall_after: float | None = None,
         to_file: PathLike | None = None,
     ) -> ResultT | RecordT:
-        """Create a job with one idempotency key, then wait for its result or record."""
+        """The async twin of `SyncJobWaiter.create_and_wait`."""
         check_wait_args(deadline)
-        job_id, carried = await self.start_job(create)
-        waits: dict[str, Any] = {"deadline": deadline, "on_poll": on_poll}
-        waits.update(stall_after=stall_after, carried=carried)
+        started = self.config.clock()
+        with self.creating(started, deadline):
+            created = await self.start_job(create, deadline)
+        core = self.created_core(created, deadline, started, on_poll, stall_after)
+        finished = await self.run_core(core)
         if self.has_result:
-            return await self.wait_for_result(job_id, to_file=to_file, **waits)
-        return await self.wait_for_job(job_id, **waits)
+            return await self.core_result(core, finished, to_file)
+        no_file(to_file)
+        return self.terminal_record(core, finished)
 
     def wait_for_jobs(
         self,
@@ -414,11 +423,12 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             try:
                 if drive is not None:
                     return await drive(core, functools.partial(self._reads.read, core))
-                while True:
+                step = core.open()
+                while not isinstance(step, Finished):
+                    if step is not None:
+                        await self.config.async_sleep(step.delay)
                     step = core.step(await self._reads.read(core))
-                    if isinstance(step, Finished):
-                        return step
-                    await self.config.async_sleep(step.delay)
+                return step
             except JobTimeout as error:
                 if not self._cancels_on(error) or not await self._cancel_quietly(core):
                     raise
@@ -429,10 +439,10 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         return self._polled(core, await self._reads.read(core))
 
     async def start_job(
-        self, create: Callable[[str | None], Awaitable[httpx.Response]]
-    ) -> tuple[str, dict[str, object]]:
+        self, create: AsyncCreate, time_left: float | None = None
+    ) -> Created:
         """The async twin of `SyncJobWaiter.start_job`."""
-        return self._created(await create(self._idempotency_key()))
+        return self._created(await create(self._idempotency_key(), time_left))
 
     async def _cancel_quietly(self, core: WaitCore) -> bool:
         """Send the cancel of a timed-out wait; a failure is logged, not raised."""
@@ -442,7 +452,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         try:
             await self.cancel(core.job_id, timeout=budget, carried=core.carried)
         except SDKError as error:
-            logger.info("job %s: cancel on timeout failed: %s", core.job_id, error)
+            logger.info("job %s: cancel on timeout failed: %s", core.shown, error)
             return False
         return True
 

@@ -354,7 +354,7 @@ class Reporting:
         so the job is never created twice.
         """
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _post_report_runs_request(
                     body=body,
@@ -362,6 +362,7 @@ class Reporting:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         outcome = self._report_run_waiter.create_and_wait(
@@ -428,7 +429,7 @@ class Reporting:
 
         from .._runtime import handle as _handle
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _post_report_runs_request(
                     body=body,
@@ -436,6 +437,7 @@ class Reporting:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         return _handle.JobHandle.start(
@@ -656,7 +658,7 @@ class AsyncReporting:
         so the job is never created twice.
         """
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _post_report_runs_request(
                     body=body,
@@ -664,6 +666,7 @@ class AsyncReporting:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         outcome = await self._report_run_waiter.create_and_wait(
@@ -730,7 +733,7 @@ class AsyncReporting:
 
         from .._runtime import handle as _handle
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _post_report_runs_request(
                     body=body,
@@ -738,6 +741,7 @@ class AsyncReporting:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         return await _handle.AsyncJobHandle.start(

@@ -12,19 +12,20 @@ import copy
 import math
 import threading
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any, Generic, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Generic, Optional, Protocol, TypeVar
 
 import attrs
 import httpx
 
+from .created import Created, overrun, read_created
 from .download import PathLike
 from .errors import (
+    APITimeoutError,
     DecodeError,
     InvalidResumeToken,
     JobFailed,
     JobTimeout,
-    MissingJobId,
     NoCancelOperation,
     NoResultOperation,
     OperationUrlRefused,
@@ -32,25 +33,27 @@ from .errors import (
     SDKError,
     attach_job_id,
 )
-from .opurl import display_url, is_url, join_url
 from .ratelimit import RateLimiter, StatusLimiter
-from .records import Poll, dig, ensure_success, pointer
+from .records import MISSING, Poll
 from .resume import decode_resume_token
 from .serde import lenient
+from .shown import display_id
 from .waitcore import Finished, Sleep, WaitCore
 from .waitspec import Carried, JobSpec, PollEvent, WaitConfig
 
 __all__ = [
     "CANCEL_ON_TIMEOUT_SECONDS",
+    "AsyncCreate",
     "AsyncDrive",
     "BaseJobWaiter",
     "Begun",
+    "Create",
+    "Created",
     "Drive",
     "FetchResult",
     "JobCall",
     "Polled",
     "check_wait_args",
-    "job_ref",
 ]
 
 #: The longest a timed-out wait's cancel may take (`WaitConfig.cancel_on_timeout`): less
@@ -68,6 +71,11 @@ _W = TypeVar("_W", bound="BaseJobWaiter[Any, Any]")
 #: (retried, rate-limited), it returns the terminal step.
 Drive = Callable[[WaitCore, Callable[[], Poll]], Finished]
 AsyncDrive = Callable[[WaitCore, Callable[[], Awaitable[Poll]]], Awaitable[Finished]]
+
+#: Sends a job's create request (its idempotency key, or None; the seconds it may
+#: take, or None for no bound) and returns the answer; the SDK's resources give one.
+Create = Callable[[Optional[str], Optional[float]], httpx.Response]
+AsyncCreate = Callable[[Optional[str], Optional[float]], Awaitable[httpx.Response]]
 
 
 class JobCall(Protocol[T_co]):
@@ -92,14 +100,15 @@ class FetchResult(Protocol[T_co]):
 
 @attrs.frozen
 class Begun:
-    """Where a wait or a handle begins: the job as shown and as its status read takes
-    it, the poll count and deadline of a resume token, and the carried values, checked."""
+    """Where a wait or a handle begins: the job's id and what its status read is given
+    (the same: the id, or the job's operation URL, query included), the poll count and deadline of a resume token, and the carried values, checked."""
 
     job_id: str
     target: str
     attempt: int = 0
     deadline_at: float | None = None
     carried: dict[str, object] = attrs.field(factory=dict)
+    due_at: float | None = None
 
 
 @attrs.frozen
@@ -159,21 +168,22 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         if resume is None:
             if not isinstance(job_id, str) or not job_id:
                 raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
-            shown, target = job_ref(spec, job_id)
-            return Begun(shown, target, carried=spec.carried(carried))
+            return Begun(job_id, job_id, carried=spec.carried(carried))
         token = decode_resume_token(resume, spec.name)
-        if job_id is not None and job_ref(spec, job_id)[0] != token.job_id:
+        if job_id is not None and display_id(job_id) != display_id(token.job_id):
             raise InvalidResumeToken(
-                f"resume token is for job {token.job_id}, not job {job_id}"
+                f"resume token is for job {display_id(token.job_id)}, not job"
+                f" {display_id(job_id)}"
             )
         given = {k: v for k, v in (carried or {}).items() if v is not None}
-        shown, target = job_ref(spec, token.job_id)
+        target = token.job_id if token.url is None else token.url
         return Begun(
-            shown,
-            target if token.url is None else token.url,
+            target,
+            target,
             token.attempt,
             token.deadline_at,
             spec.carried({**token.carried, **given}),
+            token.due_at,
         )
 
     def new_core(
@@ -187,9 +197,12 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         abandon: threading.Event | None = None,
         deadline_at: float | None = None,
         request_cap: float | None = None,
+        started: float | None = None,
+        opening: Poll | None = None,
     ) -> WaitCore:
         """The core of a wait (or of a handle's poll) that begins at `begun`, with
-        `deadline` seconds left (ending at epoch `deadline_at` when given)."""
+        `deadline` seconds left (ending at epoch `deadline_at` when given) counted
+        from `started` (default: now); `opening` is the create answer (W7)."""
         return WaitCore(
             self.spec,
             self.config,
@@ -205,7 +218,56 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             request_cap=request_cap,
             stall_after=stall_after,
             carried=begun.carried,
+            started=started,
+            opening=opening,
+            due_at=begun.due_at,
         )
+
+    def created_core(
+        self,
+        created: Created,
+        deadline: float,
+        started: float,
+        on_poll: Callable[[PollEvent[RecordT]], None] | None,
+        stall_after: float | None,
+    ) -> WaitCore:
+        """The core of `create_and_wait`'s wait: its deadline counts from `started`,
+        before the create, and the create answer is its first status read (W7)."""
+        return self.new_core(
+            self.begin(created.job_id, carried=created.carried),
+            deadline,
+            on_poll=on_poll,
+            want_result=self.has_result,
+            stall_after=stall_after,
+            started=started,
+            opening=created.answer,
+        )
+
+    def opened(self, core: WaitCore) -> Polled[RecordT] | None:
+        """`core.open()` with its record typed: the create answer's, or, for an
+        answer without one whose hints put off the first read (a bare 202 with
+        `Retry-After`), a record of unset fields, as a status rule's empty answer
+        gives; None when there is nothing to decide before the first read."""
+        answer = core.opening
+        step = core.open()
+        if answer is None or step is None:
+            return None
+        if isinstance(step, Finished):
+            return Polled(step, self.terminal_record(core, step))
+        if answer.record is MISSING:
+            record = self.unset_record()
+            return None if record is None else Polled(step, record)
+        return Polled(
+            step, self._decode_raw(core, answer.record, core.last_state, None)
+        )
+
+    def unset_record(self) -> RecordT | None:
+        """A record of unset fields, as a status rule's empty answer decodes (for a
+        decision made before any record came); None if the record model has none."""
+        try:
+            return self._lenient_record({})
+        except SDKError:
+            return None
 
     def _core(
         self,
@@ -431,55 +493,30 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
 
-    def _created(self, response: httpx.Response) -> tuple[str, dict[str, object]]:
-        """The new job's id and carried values, from its create response."""
-        job_id = self._job_id_from(response)
-        return job_id, self.spec.carried_from(response)
+    @contextlib.contextmanager
+    def creating(self, started: float, deadline: float | None) -> Iterator[None]:
+        """Around a create bounded by a wait's `deadline` (W5): a timeout the deadline
+        caused, `started` seconds on `clock` ago, raises `JobTimeout` (`overrun`)."""
+        try:
+            yield
+        except APITimeoutError as error:
+            elapsed = self.config.clock() - started
+            timeout = (
+                None if deadline is None else overrun(self.spec.name, elapsed, deadline)
+            )
+            if timeout is None:
+                raise
+            raise timeout from error
 
-    def _job_id_from(self, response: httpx.Response) -> str:
-        """The new job's id from a create response (`id_path` or `id_header`)."""
-        ensure_success(response)
-        spec = self.spec
-        found: object = None
-        where = "the spec declares neither id_path nor id_header"
-        for header in spec.operation_url:
-            url = response.headers.get(header, "").strip()
-            if url:
-                return join_url(response.request.url, url)
-        if spec.operation_url:
-            names = " or ".join(spec.operation_url)
-            raise MissingJobId(f"the create response has no {names} header")
-        if spec.id_path is not None:
-            where = f"nothing at {pointer(spec.id_path)} of the create response"
-            try:
-                found = dig(response.json(), spec.id_path)
-            except ValueError:
-                where = "the create response body is not JSON"
-        if not _usable_id(found) and spec.id_header is not None:
-            where = f"no usable {spec.id_header} header in the create response"
-            url = response.headers.get(spec.id_header)
-            if url:
-                found = httpx.URL(url.strip()).path.rstrip("/").rsplit("/", 1)[-1]
-        if isinstance(found, int) and not isinstance(found, bool):
-            found = str(found)
-        if not _usable_id(found):
-            raise MissingJobId(f"cannot find the new {spec.name} job's id: {where}")
-        return str(found)
+    def _created(self, response: httpx.Response) -> Created:
+        """The new job, read from its create response (`read_created`)."""
+        return read_created(self.spec, response, self._check_record)
 
-
-def _usable_id(value: object) -> bool:
-    return (isinstance(value, str) and bool(value.strip())) or (
-        isinstance(value, int) and not isinstance(value, bool)
-    )
-
-
-def job_ref(spec: JobSpec, job_id: str) -> tuple[str, str]:
-    """`(id as shown, what the status read is given)`: for a job polled at its
-    operation URL, `job_id` is that URL (or, where the status operation takes the
-    id alone, the id) and a URL is shown without its query."""
-    if not spec.operation_url or not is_url(job_id):
-        return job_id, job_id
-    return display_url(job_id), job_id
+    def _check_record(self, raw: object) -> None:
+        """Decode `raw` as the job's record (as the waits return it), for nothing but
+        the errors."""
+        with self._decoding():
+            self._decode_record(raw)
 
 
 def check_wait_args(deadline: float, concurrency: int = 1) -> None:

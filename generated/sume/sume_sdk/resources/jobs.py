@@ -484,7 +484,7 @@ class Jobs:
         so the job is never created twice.
         """
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _create_request(
                     body=body,
@@ -492,6 +492,7 @@ class Jobs:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         outcome = self._job_events.create_and_wait(
@@ -559,7 +560,7 @@ class Jobs:
 
         from .._runtime import handle as _handle
 
-        def create(key: str | None) -> httpx.Response:
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
                 _create_request(
                     body=body,
@@ -567,6 +568,7 @@ class Jobs:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         return _handle.JobHandle.start(
@@ -933,7 +935,7 @@ class AsyncJobs:
         so the job is never created twice.
         """
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _create_request(
                     body=body,
@@ -941,6 +943,7 @@ class AsyncJobs:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         outcome = await self._job_events.create_and_wait(
@@ -1008,7 +1011,7 @@ class AsyncJobs:
 
         from .._runtime import handle as _handle
 
-        async def create(key: str | None) -> httpx.Response:
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
                 _create_request(
                     body=body,
@@ -1016,6 +1019,7 @@ class AsyncJobs:
                     call=(timeout, max_retries, extra_headers, extra_query, extra_body),
                 ),
                 idempotency_header="Idempotency-Key",
+                time_left=time_left,
             )
 
         return await _handle.AsyncJobHandle.start(

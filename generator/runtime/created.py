@@ -1,0 +1,133 @@
+"""What a create answer says about the new job: its id, carried values, first answer.
+
+The new job's id is read where the spec says (an operation-URL header, `id_path` in
+the body, or the last path segment of `id_header`). The answer itself is the job's
+first status answer (W7): when its body holds a record of the job -- at the record
+path, in a state the job documents, decoding as the job's record -- a wait steps it
+like any status answer (a terminal one ends the wait with no status read at all);
+otherwise only its headers count, their hints (an Azure 202's `Retry-After`) saying
+when the first status read is due.
+
+The create is part of its wait (W5): bounded by the wait's deadline, and a create the
+deadline cuts short raises `JobTimeout` (`overrun`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import httpx
+
+from . import records
+from .errors import JobTimeout, MissingJobId, SDKError
+from .opurl import join_url
+from .records import MISSING, Poll, dig, ensure_success, pointer
+from .waitspec import JobSpec
+
+__all__ = ["Created", "first_answer", "job_id_of", "overrun", "read_created"]
+
+#: How close to its deadline a create's timeout must come to be the deadline's doing.
+_SLACK = 0.05
+
+
+@attrs.frozen
+class Created:
+    """A job just created: its id (as a wait takes it), its carried values, and the
+    create answer as its first status answer (`first_answer`)."""
+
+    job_id: str
+    carried: dict[str, object]
+    answer: Poll
+
+
+def read_created(
+    spec: JobSpec, response: httpx.Response, check: Callable[[object], None]
+) -> Created:
+    """The new job of a create response; `check` decodes a record (raising
+    `SDKError` when it does not fit the job's record model)."""
+    job_id = job_id_of(spec, response)
+    carried = spec.carried_from(response)
+    return Created(job_id, carried, first_answer(spec, job_id, response, check))
+
+
+def first_answer(
+    spec: JobSpec,
+    job_id: str,
+    response: httpx.Response,
+    check: Callable[[object], None],
+) -> Poll:
+    """The create answer as the job's first status answer: its record where its
+    body holds one of the job, else its headers alone (a record of `MISSING`)."""
+    headers = response.headers
+    try:
+        poll = records.parse(spec, job_id, response)
+        records.classify(spec, job_id, poll.record)
+        check(poll.record)
+    except SDKError:
+        return Poll(MISSING, headers)
+    if spec.state_path is None and not isinstance(
+        dig(poll.record, spec.terminal_path or ()), bool
+    ):
+        return Poll(MISSING, headers)
+    location = headers.get("location")
+    if location:
+        location = join_url(response.request.url, location)
+    return Poll(poll.record, headers, location=location)
+
+
+def job_id_of(spec: JobSpec, response: httpx.Response) -> str:
+    """The new job's id from a create response (`id_path` or `id_header`), or its
+    operation URL; `MissingJobId` when there is none."""
+    ensure_success(response)
+    found: object = None
+    where = "the spec declares neither id_path nor id_header"
+    for header in spec.operation_url:
+        url = response.headers.get(header, "").strip()
+        if url:
+            return join_url(response.request.url, url)
+    if spec.operation_url:
+        names = " or ".join(spec.operation_url)
+        raise MissingJobId(f"the create response has no {names} header")
+    if spec.id_path is not None:
+        where = f"nothing at {pointer(spec.id_path)} of the create response"
+        try:
+            found = dig(response.json(), spec.id_path)
+        except ValueError:
+            where = "the create response body is not JSON"
+    if not _usable_id(found) and spec.id_header is not None:
+        where = f"no usable {spec.id_header} header in the create response"
+        url = response.headers.get(spec.id_header)
+        if url:
+            found = httpx.URL(url.strip()).path.rstrip("/").rsplit("/", 1)[-1]
+    if isinstance(found, int) and not isinstance(found, bool):
+        found = str(found)
+    if not _usable_id(found):
+        raise MissingJobId(f"cannot find the new {spec.name} job's id: {where}")
+    return str(found)
+
+
+def _usable_id(value: object) -> bool:
+    return (isinstance(value, str) and bool(value.strip())) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    )
+
+
+def overrun(job: str, elapsed: float, deadline: float) -> JobTimeout[Any] | None:
+    """The `JobTimeout` of a create whose answer the deadline cut short, `elapsed`
+    seconds into a wait of `deadline`; None when the create timed out sooner (the
+    request's own timeout: an `APITimeoutError`, raised as it is). No answer named
+    the job, which may exist: `job_id` and `resume_token` are empty."""
+    if elapsed < deadline - _SLACK:
+        return None
+    error: JobTimeout[Any] = JobTimeout(
+        "", elapsed=elapsed, deadline=deadline, resume_token=""
+    )
+    error.message = (
+        f"the create of a {job} job got no complete answer within the deadline"
+        f" ({elapsed:.2f}s of {deadline:g}s): the job may exist, but no answer named it"
+        " (a create without an idempotency key is never sent twice)"
+    )
+    error.args = (error.message,)
+    return error
