@@ -215,6 +215,8 @@ def test_a_contradicting_content_type_is_refused_before_sending(
             )
         with pytest.raises(TypeError, match="image/png body takes bytes"):
             client.documents.analyze(body="text", content_type="image/png")
+        with pytest.raises(ValueError, match="extra_body needs a JSON object or form body"):
+            client.documents.put_blob(body=PNG, extra_body={"x": 1})
     assert seen == []
 
 
