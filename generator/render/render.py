@@ -477,8 +477,11 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dic
     every = [op for r in sdk.resources for op in r.operations]
     files = {
         "uploads": any(
-            op.body is not None and op.body.kind in ("binary", "multipart") for op in every
+            op.body is not None
+            and ({op.body.kind} | {kind for _, kind in op.body.media}) & {"binary", "multipart"}
+            for op in every
         ),
+        "media": any(op.body is not None and op.body.media for op in every),
         "downloads": any(op.response.kind == "binary" for op in every),
     }
     token_url = next(

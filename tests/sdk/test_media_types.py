@@ -215,6 +215,8 @@ def test_a_contradicting_content_type_is_refused_before_sending(
             )
         with pytest.raises(TypeError, match="image/png body takes bytes"):
             client.documents.analyze(body="text", content_type="image/png")
+        with pytest.raises(ValueError, match="extra_body needs a JSON object or form body"):
+            client.documents.put_blob(body=PNG, extra_body={"x": 1})
     assert seen == []
 
 
@@ -339,3 +341,10 @@ def test_a_retried_upload_sends_the_same_bytes_and_a_stream_is_sent_once(
     assert [s.body for s in seen] == [BLOB, BLOB, BLOB]
     # The stream's length is unknown: it went chunked, once, not retried.
     assert seen[2].chunked and seen[2].header("Content-Length") is None
+
+
+def test_the_sdk_readme_tells_how_to_choose_the_media_type(media: ModuleType) -> None:
+    assert media.__file__ is not None
+    readme = (Path(media.__file__).parent.parent / "README.md").read_text()
+    assert "has a `content_type=` argument" in readme
+    assert "A `Content-Type` in `extra_headers` is sent as given" in readme

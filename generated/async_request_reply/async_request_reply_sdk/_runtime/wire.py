@@ -179,7 +179,7 @@ def with_extra_body(
         return options.json, {**options.form, **extra}
     json = options.json
     if (json is None or isinstance(json, Mapping)) and (
-        options.content is None and options.files is None
+        options.content is None and options.files is None and options.upload is None
     ):
         return {**(json or {}), **extra}, None
     raise ValueError("extra_body needs a JSON object or form body")
