@@ -270,7 +270,7 @@ def use(client: Client) -> list[JobEvent]:
     texts: list[str] = [e.data for e in client.logs.tail()]
     with client.completions.create_stream(body={"stream": True}) as stream:
         texts += [e.data.text for e in stream]
-    progress: EventStream[JobEvent] = client.jobs.events("j")
+    progress: EventStream[JobEvent] = client.jobs.events("j").limits(max_line=1 << 20)
     first: ServerSentEvent[JobEvent] = next(iter(progress))
     return [first.data] + [e.data for e in progress if e.event == "progress"]
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -263,3 +265,43 @@ def test_a_result_in_memory_past_the_limit_points_at_to_file(
     assert f"larger than {CHUNK} bytes" in str(caught.value)
     assert "pass to_file=" in str(caught.value) and "spent" in str(caught.value)
     assert caught.value.job_id == "d1"
+
+
+USER_CODE = """
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamed_sdk import AsyncClient, Client
+
+
+def keep(client: Client, target: Path) -> tuple[Path, bytes]:
+    path: Path = client.documents.wait_for_result(
+        "d1", document_key="K", to_file=target, read_back=False
+    )
+    data: bytes = client.documents.wait_for_result("d1", document_key="K", to_file=target)
+    return path, data
+
+
+async def keep_async(client: AsyncClient, target: Path) -> Path:
+    return await client.documents.wait_for_result(
+        "d1", document_key="K", to_file=target, read_back=False
+    )
+"""
+
+
+@pytest.mark.slow
+def test_read_back_is_typed_for_user_code(sdk: ModuleType, tmp_path: Path) -> None:
+    """`read_back=False` returns a Path, the default the result's type (mypy --strict)."""
+    user = tmp_path / "user_code.py"
+    user.write_text(USER_CODE, encoding="utf-8")
+    assert sdk.__file__ is not None
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull, str(user)],
+        cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(Path(sdk.__file__).parent.parent)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
