@@ -331,6 +331,17 @@ def test_ref_root_widens_where_refs_may_reach(
     # Outside the widened root is still refused.
     assert main(["validate", "--ref-root", str(tmp_path / "svc"), str(spec)]) == 2
     assert "points outside the --ref-root folder" in capsys.readouterr().err
+    # The root must be a folder that holds the spec.
+    assert main(["validate", "--ref-root", str(tmp_path / "none"), str(spec)]) == 2
+    assert (
+        f"error: {tmp_path / 'none'}#: is not a folder (the $ref root: --ref-root, ref_root)"
+        in capsys.readouterr().err
+    )
+    assert main(["validate", "--ref-root", str(tmp_path / "common-types"), str(spec)]) == 2
+    assert (
+        f"error: {spec}#: is not inside the $ref root {tmp_path / 'common-types'}"
+        in capsys.readouterr().err
+    )
 
 
 def test_ref_root_in_the_config_is_relative_to_it(tmp_path: Path) -> None:
