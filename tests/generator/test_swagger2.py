@@ -437,3 +437,20 @@ def test_a_broken_swagger_2_structure_is_refused_at_its_pointer(
     else:
         assert f"error: {spec}#{pointer}: {message}\n" in err
     assert "internal error" not in err and not out.exists()
+
+
+def test_a_host_path_variable_without_a_default_is_a_parameter_of_every_operation(
+    tmp_path: Path,
+) -> None:
+    host = {
+        "hostTemplate": "{endpoint}/docs/{Version}",
+        "useSchemePrefix": False,
+        "parameters": [
+            {"$ref": "#/parameters/Endpoint"},
+            {"name": "Version", "in": "path", "required": True, "type": "string"},
+        ],
+    }
+    sdk = load_and_build(_azure(tmp_path, **{"x-ms-parameterized-host": host}))
+    for op in (op for r in sdk.resources for op in r.operations):
+        assert op.path.startswith("/docs/{Version}/")
+        assert "Version" in [p.wire for p in op.path_parameters]
