@@ -277,12 +277,13 @@ def _build_sdk(
         package = file_stem(snake(info["title"], "sdk"))
     api_version = str(info.get("version", "0.0.0"))
     own_version = sdk_version(version, api_version)
-    # A derived version is numbers and dots, valid by construction, but may be long.
+    # Derived, it is numbers and dots (valid PEP 440 without loading packaging): only its
+    # length can be wrong.
     if version is None and len(own_version) > MAX_VERSION_LENGTH:
         raise SpecError.at(
             Location(name, "/info/version"),
-            f"the SDK's version from it is longer than {MAX_VERSION_LENGTH} characters: "
-            "choose one with --sdk-version",
+            f"the SDK's version from it, {own_version[:40]!r}..., is longer than"
+            f" {MAX_VERSION_LENGTH} characters: choose one with --sdk-version",
         )
     return ir.Sdk(
         title=info["title"],

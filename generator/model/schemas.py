@@ -203,28 +203,32 @@ class SchemaBuilder:
     def check_alias_cycles(self) -> None:
         """Refuse schemas that are only one another (``L1: {allOf: [$ref: L2]}``,
         ``L2: {allOf: [$ref: L1]}``): no value has such a type, and its decoder would
-        never return. Each is named, with the others of its cycle."""
-        reported: set[str] = set()
+        never return. Each is named, with the others of its cycle. Every alias is walked
+        once (a long chain of aliases costs its length, not its square)."""
+        settled: set[str] = set()
         for start in self.schemas.values():
-            if not isinstance(start, ir.AliasSchema) or start.key in reported:
-                continue
             chain: list[ir.AliasSchema] = []
+            on_chain: dict[str, int] = {}
             current: ir.NamedSchema | None = start
-            while isinstance(current, ir.AliasSchema) and current not in chain:
+            while isinstance(current, ir.AliasSchema) and current.key not in settled:
+                if current.key in on_chain:
+                    self._report_cycle(chain[on_chain[current.key] :])
+                    break
+                on_chain[current.key] = len(chain)
                 chain.append(current)
                 current = self.schemas.get(_alias_target(current.target) or "")
-            if current is not start:
-                continue
-            for member in chain:
-                reported.add(member.key)
-                others = [str(m.location or m.key) for m in chain if m is not member]
-                via = f" through {', '.join(others)}" if others else ""
-                self.problems.append(
-                    Problem(
-                        member.location or Location(member.key),
-                        f"allOf/$ref cycle: the schema is only itself{via}; it has no type",
-                    )
+            settled.update(on_chain)
+
+    def _report_cycle(self, cycle: list[ir.AliasSchema]) -> None:
+        for member in cycle:
+            others = [str(m.location or m.key) for m in cycle if m is not member]
+            via = f" through {', '.join(others)}" if others else ""
+            self.problems.append(
+                Problem(
+                    member.location or Location(member.key),
+                    f"allOf/$ref cycle: the schema is only itself{via}; it has no type",
                 )
+            )
 
     # -- internals ----------------------------------------------------------
 

@@ -617,12 +617,17 @@ def load_spec(path: Path, name: str | None = None, ref_root: Path | None = None)
             is_dir = boundary.is_dir()
         except (OSError, ValueError, RuntimeError) as exc:
             raise SpecError.at(
-                Location(str(widened)), f"--ref-root cannot be read: {exc}"
+                Location(str(widened)),
+                f"cannot be read (the $ref root: --ref-root, ref_root): {exc}",
             ) from None
         if not is_dir:
-            raise SpecError.at(Location(str(widened)), "--ref-root must be a folder")
+            raise SpecError.at(
+                Location(str(widened)), "is not a folder (the $ref root: --ref-root, ref_root)"
+            )
         if not resolved.parent.is_relative_to(boundary):
-            raise SpecError.at(Location(label), f"is not inside the --ref-root folder {widened}")
+            raise SpecError.at(
+                Location(label), f"is not inside the $ref root {widened} (--ref-root, ref_root)"
+            )
     root = load_document(resolved, label)
     spec = SpecSet(root=root, ref_root=boundary)
     spec.add(root)

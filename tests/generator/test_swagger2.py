@@ -333,6 +333,17 @@ def test_ref_root_widens_where_refs_may_reach(
     # Outside the widened root is still refused.
     assert main(["validate", "--ref-root", str(tmp_path / "svc"), str(spec)]) == 2
     assert "points outside the --ref-root folder" in capsys.readouterr().err
+    # The root must be a folder that holds the spec.
+    assert main(["validate", "--ref-root", str(tmp_path / "none"), str(spec)]) == 2
+    assert (
+        f"error: {tmp_path / 'none'}#: is not a folder (the $ref root: --ref-root, ref_root)"
+        in capsys.readouterr().err
+    )
+    assert main(["validate", "--ref-root", str(tmp_path / "common-types"), str(spec)]) == 2
+    assert (
+        f"error: {spec}#: is not inside the $ref root {tmp_path / 'common-types'}"
+        in capsys.readouterr().err
+    )
 
 
 def test_ref_root_in_the_config_is_relative_to_it(tmp_path: Path) -> None:
@@ -428,3 +439,20 @@ def test_a_broken_swagger_2_structure_is_refused_at_its_pointer(
     else:
         assert f"error: {spec}#{pointer}: {message}\n" in err
     assert "internal error" not in err and not out.exists()
+
+
+def test_a_host_path_variable_without_a_default_is_a_parameter_of_every_operation(
+    tmp_path: Path,
+) -> None:
+    host = {
+        "hostTemplate": "{endpoint}/docs/{Version}",
+        "useSchemePrefix": False,
+        "parameters": [
+            {"$ref": "#/parameters/Endpoint"},
+            {"name": "Version", "in": "path", "required": True, "type": "string"},
+        ],
+    }
+    sdk = load_and_build(_azure(tmp_path, **{"x-ms-parameterized-host": host}))
+    for op in (op for r in sdk.resources for op in r.operations):
+        assert op.path.startswith("/docs/{Version}/")
+        assert "Version" in [p.wire for p in op.path_parameters]

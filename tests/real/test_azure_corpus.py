@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from generator.cli import main
@@ -127,3 +129,41 @@ def test_every_sdk_passes_ruff_and_mypy_strict(
         [*mypy_command(mypy_cache), *packages], env=env, capture_output=True, text=True, check=False
     )
     assert checked.returncode == 0, checked.stdout[-5000:] + checked.stderr[-2000:]
+
+
+def test_document_intelligence_sends_to_the_endpoint_as_azure_documents_it(
+    generated: list[tuple[AzureSpec, Path]],
+) -> None:
+    """Oracle: Azure's REST reference for Analyze Document 2024-11-30
+    (https://learn.microsoft.com/rest/api/aiservices/document-models/analyze-document):
+    ``POST {endpoint}/documentintelligence/documentModels/{modelId}:analyze?api-version=...``
+    with the key in ``Ocp-Apim-Subscription-Key``; ``{endpoint}`` is the resource's
+    ``https://<name>.cognitiveservices.azure.com``. AutoRest's x-ms-paths documentation: the
+    ``?_overload=`` of the spec's key only tells the paths apart and is not sent."""
+    (spec, out) = next((s, o) for s, o in generated if s.id == "DocumentIntelligence-2024-11-30")
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(202, headers={"Operation-Location": "https://x/op"})
+
+    sys.path.insert(0, str(out))
+    try:
+        sdk = importlib.import_module(spec.package)
+        client = sdk.Client(
+            base_url="https://contoso.cognitiveservices.azure.com",
+            api_key="key-1",
+            transport=httpx.MockTransport(answer),
+        )
+        request = sdk.models.AnalyzeDocumentRequest(url_source="https://example.com/a.pdf")
+        client.document_models.analyze("prebuilt-read", body=request, api_version="2024-11-30")
+    finally:
+        sys.path.remove(str(out))
+    (sent,) = seen
+    assert sent.method == "POST"
+    assert sent.url.scheme == "https" and sent.url.host == "contoso.cognitiveservices.azure.com"
+    assert sent.url.path == "/documentintelligence/documentModels/prebuilt-read:analyze"
+    assert sent.url.params["api-version"] == "2024-11-30"
+    assert "_overload" not in str(sent.url)
+    assert sent.headers["Ocp-Apim-Subscription-Key"] == "key-1"
+    assert json.loads(sent.content) == {"urlSource": "https://example.com/a.pdf"}
