@@ -12,10 +12,7 @@ are bounded (see :mod:`.store`) and belong to the credential that made them.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import json
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -27,27 +24,33 @@ from ..model import ir
 from ..model.build import load_and_build
 from ..problems import Location, SpecError
 from .auth import Credentials, read_credential
-from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, handle_control
+from .control import (
+    CONTROL_PREFIX,
+    SCENARIO_HEADER,
+    Control,
+    control_error,
+    describe,
+    handle_control,
+)
 from .errors import ErrorShapes
 from .flows import operation_headers, ruled_status
-from .keys import issue, matches, place, secret_wires
+from .jobs import Jobs, canceled_view, record_of
+from .keys import matches, place, secret_wires
 from .kinds import JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_headers, mask_query
 from .routes import Matched, Route, Router
 from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
-from .store import Limits, Replay, SimJob, Store
+from .store import Limits, Replay, SimJob
 from .streams import event_operations, follow
 from .timeline import (
     Dropped,
     ErrorAnswer,
     Malformed,
-    View,
     create_fault,
     peek,
     read,
-    start,
     status_fault,
 )
 from .webhooks import Delivery, WebhookSender, new_secret
@@ -103,16 +106,17 @@ class JobApp:
                 Location(str(spec_path) if spec_path else sdk.title, "/x-jobgen"),
                 "declares no jobs: there is nothing to simulate",
             )
+        #: The jobs, their store and clocks (the layer control and webhooks share).
+        self.jobs = Jobs(sdk, clock=clock, wall=wall, limits=limits)
         self.sdk = sdk
         self.clock = clock
         self.wall = wall
         #: Waits between the looks of an event stream at its job.
         self.sleep = sleep
-        self.kinds = {job.name: JobKind(job, sdk.schemas) for job in sdk.jobs}
+        self.kinds = self.jobs.kinds
+        self.store = self.jobs.store
         self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
-        self.store = Store(limits or Limits())
-        self._fingerprint_key = secrets.token_bytes(32)
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
         carried_query, carried_headers = secret_wires(sdk.jobs)
         self._secret_params = (
@@ -129,7 +133,8 @@ class JobApp:
         self.webhooks: WebhookSender | None = None
         if any(job.webhooks is not None for job in sdk.jobs):
             secret = webhook_secret or new_secret()
-            self.webhooks = WebhookSender(self, url=webhook_url, secret=secret)
+            self.webhooks = WebhookSender(self.jobs, url=webhook_url, secret=secret)
+        self.control = Control(self.jobs, self.webhooks)
 
     def close(self) -> None:
         """Stop sending webhooks (idempotent)."""
@@ -159,7 +164,7 @@ class JobApp:
     def handle(self, request: Request) -> Answer:
         """Answer one request (and log it, unless it is a control request)."""
         if request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/"):
-            return handle_control(self, request)
+            return handle_control(self.control, request)
         with self.store.lock:
             now = self.clock()
             self.store.expire(now)
@@ -180,37 +185,19 @@ class JobApp:
             )
         return answer
 
-    # -- callers ------------------------------------------------------------------------
+    # -- callers and in-process control -------------------------------------------------
 
     def fingerprint(self, credential: str | None) -> str | None:
         """Who owns what a credential made: a keyed hash of it (None for no credential)."""
-        if credential is None:
-            return None
-        digest = hmac.new(self._fingerprint_key, credential.encode(), hashlib.sha256)
-        return digest.hexdigest()[:32]
+        return self.jobs.fingerprint(credential)
 
     def caller_of(self, request: Request) -> str | None:
         """The fingerprint of the credential ``request`` carries, in any of the spec's schemes."""
-        schemes = [auth.scheme for auth in self.sdk.auths]
-        found = read_credential(self.sdk.auths, schemes, request.headers, request.params)
-        return self.fingerprint(found.value)
-
-    # -- in-process control -------------------------------------------------------------
+        return self.jobs.caller_of(request)
 
     def job_for(self, job_name: str | None) -> ir.Job:
         """The declared job called ``job_name`` (optional when the spec declares one)."""
-        if job_name is None:
-            if len(self.kinds) > 1:
-                names = ", ".join(self.kinds)
-                raise ScenarioError(
-                    "job_name", f"the spec declares several jobs; name one of {names}"
-                )
-            return next(iter(self.kinds.values())).job
-        if job_name not in self.kinds:
-            raise ScenarioError(
-                "job_name", f"no job {job_name!r}; declared: {', '.join(self.kinds)}"
-            )
-        return self.kinds[job_name].job
+        return self.jobs.job_for(job_name)
 
     def create_job(
         self,
@@ -220,17 +207,11 @@ class JobApp:
         credential: str | None = None,
     ) -> str:
         """Create a job directly; it answers to ``credential`` only (any credential if None)."""
-        job = self.job_for(job_name)
-        return self.add_job(job, parse_scenario(scenario, job), credential)
+        return self.jobs.create_job(scenario, job_name=job_name, credential=credential)
 
     def add_job(self, job: ir.Job, scenario: Scenario, owner: str | None) -> str:
         """Create a job of kind ``job`` with an already parsed scenario; returns its id."""
-        with self.store.lock:
-            now = self.clock()
-            self.store.expire(now)
-            sim = self._new_job(self.kinds[job.name], scenario, owner, now)
-            self._track(sim, None, now)
-            return sim.id
+        return self.jobs.add_job(job, scenario, owner)
 
     def requests(self, job_id: str | None = None) -> list[RequestRecord]:
         """Every caller's logged requests (``job_id``'s only, when given), oldest first."""
@@ -242,26 +223,6 @@ class JobApp:
             self.store.clear(everyone=True)
 
     # -- the job API ------------------------------------------------------------------
-
-    def _new_job(self, kind: JobKind, scenario: Scenario, owner: str | None, now: float) -> SimJob:
-        job_id = kind.new_id()
-        while job_id in self.store.jobs:
-            job_id = kind.new_id()
-        wall = self.wall()
-        sim = SimJob(
-            job_id,
-            kind.job.name,
-            scenario,
-            owner,
-            start(now),
-            wall,
-            kind.base_record(wall),
-            created=now,
-            caller=self.fingerprint(owner),
-            carried=issue(kind.job),
-        )
-        self.store.add(sim)
-        return sim
 
     def _error(
         self,
@@ -488,28 +449,15 @@ class JobApp:
             exchange.job_id, exchange.replayed = replay.job_id, True
             answer = replay.answer
         else:
-            sim = self._new_job(kind, scenario, credentials.value, now)
+            sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
             exchange.job_id = sim.id
             answer = self._created(request, kind, sim, now)
-            self._track(sim, request.body, now)
             if replay_key:
                 self.store.replays[replay_key] = Replay(sim.id, answer)
                 sim.replay_key = replay_key
         if fault is not None:
             return self._create_fault(route, fault, exchange)
         return answer
-
-    def _track(self, sim: SimJob, raw: bytes | None, now: float) -> None:
-        """Have the webhook sender deliver ``sim``'s terminal record (store lock held);
-        ``raw`` is the create request's body, which may name the job's webhook URL."""
-        if self.webhooks is None or self.kinds[sim.name].job.webhooks is None:
-            return
-        try:
-            body = json.loads(raw) if raw else None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            body = None
-        sim.progress, view = peek(sim.scenario, sim.progress, now)
-        self.webhooks.track(sim, body, self.kinds[sim.name].status_body(sim, view))
 
     def _create_fault(self, route: Route, fault: CreateFault, exchange: _Exchange) -> Answer:
         if fault.drop_connection:
@@ -543,21 +491,6 @@ class JobApp:
         return json_answer(status, value, headers)
 
 
-def record_of(job: ir.Job, body: Any) -> Any:
-    """The job's record in its status body ``body`` (None where the path is missing)."""
-    for key in job.record_path:
-        body = body.get(key) if isinstance(body, dict) else None
-    return body
-
-
-def canceled_view(job: ir.Job, sim: SimJob, view: View) -> View:
-    """What a job whose cancel was accepted reports instead of ``view``."""
-    if not sim.canceled or (view.terminal and view.kind == "canceled"):
-        return view
-    state = job.canceled[0] if job.canceled else view.state
-    return View(state, "canceled", terminal=True, ready=False, percent=view.percent)
-
-
 def serve(
     spec: Path,
     *,
@@ -579,7 +512,7 @@ def serve(
     )
     sock = bind(host, port)
     try:
-        print(describe(app, base_url(sock)), flush=True)
+        print(describe(app.control, base_url(sock)), flush=True)
         server = make_server(app)
         try:
             server.run(sockets=[sock])
