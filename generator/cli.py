@@ -110,6 +110,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECRET",
         help="sign webhooks with this secret (default: a new whsec_ secret, printed)",
     )
+    serve.add_argument(
+        "--lenient",
+        action="store_true",
+        help="answer requests the spec forbids instead of refusing them with a 400/415/422",
+    )
 
     diff = commands.add_parser(
         "diff", help="what changed for SDK callers between two versions of a spec"
@@ -264,9 +269,13 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("uvicorn") is None:
+    if (
+        importlib.util.find_spec("uvicorn") is None
+        or importlib.util.find_spec("jsonschema_rs") is None
+    ):
         raise _Usage(
-            "jobgen serve needs the 'serve' extra (uvicorn), which is not installed: "
+            "jobgen serve needs the 'serve' extra (uvicorn, jsonschema-rs), which is not"
+            " installed: "
             "pip install 'jobgen[serve]'"
         )
     from .server.app import serve
@@ -284,6 +293,7 @@ def _serve(args: argparse.Namespace) -> int:
         limits=limits,
         webhook_url=url,
         webhook_secret=args.webhook_secret,
+        strict=not args.lenient,
     )
 
 

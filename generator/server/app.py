@@ -23,6 +23,7 @@ import attrs
 from ..model import ir
 from ..model.build import load_and_build
 from ..problems import Location, SpecError
+from ..spec.loader import SpecSet, load_spec
 from .auth import Credentials, read_credential
 from .control import (
     CONTROL_PREFIX,
@@ -53,6 +54,7 @@ from .timeline import (
     read,
     status_fault,
 )
+from .validate import RequestChecks, Violation
 from .webhooks import Delivery, WebhookSender, new_secret
 from .wire import (
     Answer,
@@ -83,6 +85,7 @@ class _Exchange:
     idempotency_key: str | None = None
     fault: str | None = None
     replayed: bool = False
+    violations: tuple[str, ...] = ()
     caller: str | None = None
 
 
@@ -100,6 +103,7 @@ class JobApp:
         limits: Limits | None = None,
         webhook_url: str | None = None,
         webhook_secret: str | None = None,
+        strict: bool = True,
     ) -> None:
         if not sdk.jobs:
             raise SpecError.at(
@@ -117,6 +121,12 @@ class JobApp:
         self.store = self.jobs.store
         self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
+        #: The request contracts checked (None with ``strict=False``: anything goes).
+        self.checks: RequestChecks | None = None
+        if strict:
+            spec = sdk.spec if sdk.spec is not None else _load(spec_path)
+            if spec is not None:
+                self.checks = RequestChecks(spec, [r.operation for r in self.router.routes])
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
         carried_query, carried_headers = secret_wires(sdk.jobs)
         self._secret_params = (
@@ -260,15 +270,23 @@ class JobApp:
                 (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
             )
             return self._error(route.operation, 401, credentials.problem, headers=challenge)
-        missing = [
-            p.wire
-            for p in route.operation.parameters
-            if p.location == "query" and p.required and p.wire not in request.params
-        ]
-        if missing:
-            return self._error(
-                route.operation, 400, f"missing required query parameter {missing[0]}"
-            )
+        if self.checks is not None:
+            problems = self.checks.check(route.operation, request, found.params)
+            if problems:
+                exchange.fault = "invalid_request"
+                exchange.violations = tuple(str(p) for p in problems)
+                status = self.checks.status(route.operation, problems)
+                return self._error(route.operation, status, refusal(problems))
+        else:
+            missing = [
+                p.wire
+                for p in route.operation.parameters
+                if p.location == "query" and p.required and p.wire not in request.params
+            ]
+            if missing:
+                return self._error(
+                    route.operation, 400, f"missing required query parameter {missing[0]}"
+                )
         if route.role == "create":
             return self._create(request, route, credentials, exchange, now)
         if route.role == "list":
@@ -491,6 +509,27 @@ class JobApp:
         return json_answer(status, value, headers)
 
 
+#: The violations a refusal's message names; the rest are counted.
+MAX_NAMED_VIOLATIONS = 20
+
+
+def refusal(problems: list[Violation]) -> str:
+    """The message of an answer refusing a request: each violation by its JSON pointer."""
+    named = "; ".join(str(p) for p in problems[:MAX_NAMED_VIOLATIONS])
+    more = len(problems) - MAX_NAMED_VIOLATIONS
+    tail = f"; and {more} more" if more > 0 else ""
+    return f"the request does not match the spec: {named}{tail}"
+
+
+def _load(path: Path | None) -> SpecSet | None:
+    if path is None:
+        return None
+    try:
+        return load_spec(path)
+    except SpecError:
+        return None
+
+
 def serve(
     spec: Path,
     *,
@@ -500,8 +539,12 @@ def serve(
     limits: Limits | None = None,
     webhook_url: str | None = None,
     webhook_secret: str | None = None,
+    strict: bool = True,
 ) -> int:
-    """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError."""
+    """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError.
+
+    ``strict=False`` (``--lenient``) answers requests the spec forbids instead of refusing them.
+    """
     sdk = load_and_build(spec, jobs_file=jobs)
     app = JobApp(
         sdk,
@@ -509,6 +552,7 @@ def serve(
         limits=limits,
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
+        strict=strict,
     )
     sock = bind(host, port)
     try:

@@ -30,6 +30,8 @@ _CODES = {
     408: "request_timeout",
     409: "job_not_completed",
     413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
     429: "rate_limited",
     500: "internal_error",
     502: "bad_gateway",

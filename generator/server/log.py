@@ -88,9 +88,11 @@ class RequestRecord:
     idempotency_key: str | None = None
     fault: str | None = None
     replayed: bool = False
+    violations: tuple[str, ...] = ()
     caller: str | None = attrs.field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self)
+        data["violations"] = list(self.violations)
         del data["caller"]
         return data

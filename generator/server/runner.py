@@ -40,6 +40,7 @@ class RunningServer:
         limits: Limits | None = None,
         webhook_url: str | None = None,
         webhook_secret: str | None = None,
+        strict: bool = True,
     ) -> None:
         path = None if isinstance(spec, ir.Sdk) else Path(spec)
         sdk = spec if isinstance(spec, ir.Sdk) else load_and_build(Path(spec), jobs_file=jobs)
@@ -50,6 +51,7 @@ class RunningServer:
             limits=limits,
             webhook_url=webhook_url,
             webhook_secret=webhook_secret,
+            strict=strict,
         )
         self._host = host
         self._thread: threading.Thread | None = None
@@ -158,12 +160,15 @@ def run_server(
     max_log: int | None = DEFAULT_MAX_LOG,
     webhook_url: str | None = None,
     webhook_secret: str | None = None,
+    strict: bool = True,
 ) -> RunningServer:
     """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``.
 
     A job is forgotten ``job_ttl`` seconds (on ``clock``) after it was created, the oldest
     job once ``max_jobs`` are kept; the log keeps the newest ``max_log`` requests. None
-    lifts a limit; a limit that is not positive raises ValueError.
+    lifts a limit; a limit that is not positive raises ValueError. Every request is
+    checked against its operation in the spec, and refused when it breaks it, unless
+    ``strict`` is False.
     """
     limits = Limits(job_ttl=job_ttl, max_jobs=max_jobs, max_log=max_log)
     return RunningServer(
@@ -173,4 +178,5 @@ def run_server(
         limits=limits,
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
+        strict=strict,
     )
