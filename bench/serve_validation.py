@@ -107,7 +107,7 @@ def main() -> None:
                 rows.append(
                     (
                         f"status read over HTTP, {'strict' if strict else 'lenient'}",
-                        per_call(lambda: client.get(f"/v1/jobs/{job_id}"), 200),
+                        per_call(lambda url=f"/v1/jobs/{job_id}": client.get(url), 200),
                     )
                 )
     for name, micros in rows:
