@@ -166,7 +166,7 @@ def build_sdk(
     name = spec.root.name
     if not _check_root(root, name, problems):
         raise SpecError(problems)
-    warnings: list[Problem] = []
+    warnings: list[Problem] = list(spec.root.warnings)
     schemas = SchemaBuilder(spec, problems, warnings)
     components = root.get("components")
     if isinstance(components, dict) and isinstance(components.get("schemas"), dict):

@@ -30,8 +30,9 @@ from urllib.parse import unquote
 
 import attrs
 
-from ..problems import Location, SpecError, pointer_join
+from ..problems import Location, Problem, SpecError, pointer_join
 from . import swagger2
+from .specschema import check_spec_schema
 
 __all__ = [
     "MAX_ALIAS_NODES",
@@ -65,6 +66,8 @@ class Document:
     name: str
     data: Any
     sha256: str = ""
+    warnings: tuple[Problem, ...] = ()
+    """Where a root document breaks the OpenAPI schema harmlessly (see specschema.py)."""
 
 
 class _Refused(Exception):
@@ -380,9 +383,13 @@ def load_document(path: Path, name: str) -> Document:
     """Read and parse one file; any failure is a SpecError naming it."""
     raw = _read_bytes(path, name)
     data = _parse(_decode(raw, name), path, name)
+    errors, warnings = check_spec_schema(data, name)
+    if errors:
+        raise SpecError(errors)
     if swagger2.is_swagger2(data):
         data = swagger2.convert(data)
-    return Document(path=path, name=name, data=data, sha256=hashlib.sha256(raw).hexdigest())
+    sha256 = hashlib.sha256(raw).hexdigest()
+    return Document(path=path, name=name, data=data, sha256=sha256, warnings=tuple(warnings))
 
 
 # -- references -------------------------------------------------------------
