@@ -11,6 +11,7 @@ from typing import Any
 
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import Document, SpecSet, load_document, load_spec
+from ..spec.specschema import merge_problems
 from . import ir
 from .jobs import build_jobs
 from .names import file_stem, snake
@@ -165,7 +166,7 @@ def build_sdk(
     root = spec.root.data
     name = spec.root.name
     if not _check_root(root, name, problems):
-        raise SpecError(problems)
+        raise SpecError(merge_problems(spec.root.schema_errors, problems))
     warnings: list[Problem] = list(spec.root.warnings)
     schemas = SchemaBuilder(spec, problems, warnings)
     components = root.get("components")
@@ -195,8 +196,8 @@ def build_sdk(
     jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems, hooks)
     listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
-    if problems:
-        raise SpecError(problems)
+    if problems or spec.root.schema_errors:
+        raise SpecError(merge_problems(spec.root.schema_errors, problems))
 
     info = root["info"]
     inputs = input_digests(spec, side)

@@ -66,8 +66,9 @@ class Document:
     name: str
     data: Any
     sha256: str = ""
+    schema_errors: tuple[Problem, ...] = ()
     warnings: tuple[Problem, ...] = ()
-    """Where a root document breaks the OpenAPI schema harmlessly (see specschema.py)."""
+    """Where a root document breaks the OpenAPI schema, harmfully or not (specschema.py)."""
 
 
 class _Refused(Exception):
@@ -384,12 +385,10 @@ def load_document(path: Path, name: str) -> Document:
     raw = _read_bytes(path, name)
     data = _parse(_decode(raw, name), path, name)
     errors, warnings = check_spec_schema(data, name)
-    if errors:
-        raise SpecError(errors)
     if swagger2.is_swagger2(data):
         data = swagger2.convert(data)
     sha256 = hashlib.sha256(raw).hexdigest()
-    return Document(path=path, name=name, data=data, sha256=sha256, warnings=tuple(warnings))
+    return Document(path, name, data, sha256, tuple(errors), tuple(warnings))
 
 
 # -- references -------------------------------------------------------------

@@ -15,7 +15,6 @@ A document that ``$ref`` reaches is a fragment of a spec, and is not checked her
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import json
 import re
@@ -27,7 +26,7 @@ import attrs
 
 from ..problems import Location, Problem, counted
 
-__all__ = ["LENIENT", "MAX_PROBLEMS", "check_spec_schema", "version_of"]
+__all__ = ["LENIENT", "MAX_PROBLEMS", "check_spec_schema", "merge_problems", "version_of"]
 
 #: Problems named in one run; the rest are counted.
 MAX_PROBLEMS = 50
@@ -50,6 +49,8 @@ LENIENT = {
     "operation-title": "'title' on an operation, which the generator ignores",
     "later-keyword-30": "a JSON Schema keyword of a later draft in an OpenAPI 3.0 schema,"
     " which the generator reads as 3.1 does",
+    "component-name": "a component name with characters the OpenAPI schema does not allow,"
+    " which the generator turns into a Python name",
     "ref-for-text": "a $ref where the OpenAPI schema wants text (a description), which"
     " the generator does not read",
 }
@@ -115,6 +116,8 @@ def _allowed(schema: dict[str, Any], location: str) -> list[str]:
 
 
 def _did_you_mean(name: str, allowed: list[str]) -> str:
+    import difflib  # only for a misspelt key
+
     folded = {a.lower(): a for a in allowed}
     if name.lower() in folded:
         return f"; did you mean '{folded[name.lower()]}'?"
@@ -200,6 +203,10 @@ def _explain(
     if _operation(at.pointer) and isinstance(node, dict) and "$ref" in node:
         found.lenient.setdefault("operation-ref", []).append(at)
         return
+    parts = at.pointer.split("/")
+    if len(parts) == 3 and parts[1] == "components" and "does not match" in message:
+        found.lenient.setdefault("component-name", []).append(at)
+        return
     ref_only = isinstance(node, dict) and set(node) == {"$ref"}
     if keyword == "type" and ref_only and at.pointer.endswith("/description"):
         found.lenient.setdefault("ref-for-text", []).append(at)
@@ -228,3 +235,24 @@ def _explain(
 def _short(message: str) -> str:
     message = message.replace("\n", " ")
     return message if len(message) <= 200 else message[:197] + "..."
+
+
+def merge_problems(schema: tuple[Problem, ...], found: list[Problem]) -> list[Problem]:
+    """The schema's problems first, then the generator's own (``found``); a schema problem
+    on the branch of one of the generator's, which says more, is left out, except an
+    unknown key, which only the schema catches."""
+
+    def related(a: Location, b: Location) -> bool:
+        return a.file == b.file and (
+            a.pointer == b.pointer
+            or a.pointer.startswith(b.pointer + "/")
+            or b.pointer.startswith(a.pointer + "/")
+        )
+
+    kept = [
+        p
+        for p in schema
+        if p.message.startswith("unknown key")
+        or not any(related(p.location, f.location) for f in found)
+    ]
+    return [*kept, *found]
