@@ -269,13 +269,9 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    if (
-        importlib.util.find_spec("uvicorn") is None
-        or importlib.util.find_spec("jsonschema_rs") is None
-    ):
+    if importlib.util.find_spec("uvicorn") is None:
         raise _Usage(
-            "jobgen serve needs the 'serve' extra (uvicorn, jsonschema-rs), which is not"
-            " installed: "
+            "jobgen serve needs the 'serve' extra (uvicorn), which is not installed: "
             "pip install 'jobgen[serve]'"
         )
     from .server.app import serve
