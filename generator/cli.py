@@ -111,6 +111,13 @@ def _parser() -> argparse.ArgumentParser:
         help="sign webhooks with this secret (default: a new whsec_ secret, printed)",
     )
     serve.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="run every duration and hint of a job N times faster (default 1)",
+    )
+    serve.add_argument(
         "--lenient",
         action="store_true",
         help="answer requests the spec forbids instead of refusing them with a 400/415/422",
@@ -278,6 +285,8 @@ def _serve(args: argparse.Namespace) -> int:
     from .server.store import Limits
 
     limits = Limits(job_ttl=args.job_ttl, max_jobs=args.max_jobs, max_log=args.max_log)
+    if not (0 < args.time_scale <= 100_000):
+        raise _Usage(f"--time-scale must be above 0 and at most 100000, not {args.time_scale:g}")
     url = args.webhook_url
     if url is not None and not url.startswith(("http://", "https://")):
         raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
@@ -290,6 +299,7 @@ def _serve(args: argparse.Namespace) -> int:
         webhook_url=url,
         webhook_secret=args.webhook_secret,
         strict=not args.lenient,
+        time_scale=args.time_scale,
     )
 
 

@@ -37,12 +37,12 @@ from .errors import ErrorShapes
 from .flows import operation_headers, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
-from .kinds import JobKind, format_retry_after, timestamp
+from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
-from .log import RequestRecord, mask_headers, mask_query
+from .log import RequestRecord, mask_body, mask_headers, mask_query
 from .routes import Matched, Route, Router
-from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
+from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError
 from .store import Limits, Replay, SimJob
 from .streams import event_operations, follow
 from .timeline import (
@@ -104,6 +104,7 @@ class JobApp:
         webhook_url: str | None = None,
         webhook_secret: str | None = None,
         strict: bool = True,
+        time_scale: float = 1.0,
     ) -> None:
         if not sdk.jobs:
             raise SpecError.at(
@@ -111,7 +112,7 @@ class JobApp:
                 "declares no jobs: there is nothing to simulate",
             )
         #: The jobs, their store and clocks (the layer control and webhooks share).
-        self.jobs = Jobs(sdk, clock=clock, wall=wall, limits=limits)
+        self.jobs = Jobs(sdk, clock=clock, wall=wall, limits=limits, time_scale=time_scale)
         self.sdk = sdk
         self.clock = clock
         self.wall = wall
@@ -120,6 +121,10 @@ class JobApp:
         self.kinds = self.jobs.kinds
         self.store = self.jobs.store
         self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
+        for kind in self.kinds.values():
+            kind.documents_retry_after = self.errors.documents_header(
+                kind.job.status, "retry-after"
+            )
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
         #: The request contracts checked (None with ``strict=False``: anything goes).
         self.checks: RequestChecks | None = None
@@ -135,6 +140,10 @@ class JobApp:
         self._secret_headers = (
             frozenset(a.wire.lower() for a in keys if a.where == "header") | carried_headers
         )
+        #: Body fields masked in the log besides the usual names: carried values.
+        self._secret_fields = frozenset(
+            c.wire.lower() for j in sdk.jobs for c in j.carry if c.target == "body"
+        )
         self._kept_headers = frozenset(
             {SCENARIO_HEADER}
             | {j.idempotency_header.lower() for j in sdk.jobs if j.idempotency_header}
@@ -144,7 +153,7 @@ class JobApp:
         if any(job.webhooks is not None for job in sdk.jobs):
             secret = webhook_secret or new_secret()
             self.webhooks = WebhookSender(self.jobs, url=webhook_url, secret=secret)
-        self.control = Control(self.jobs, self.webhooks)
+        self.control = Control(self.jobs, self.webhooks, tuple(self.router.routes))
 
     def close(self) -> None:
         """Stop sending webhooks (idempotent)."""
@@ -190,6 +199,9 @@ class JobApp:
                     query=mask_query(request.query, self._secret_params),
                     status=None if answer.drop else answer.status,
                     headers=mask_headers(request.headers, self._secret_headers, self._kept_headers),
+                    body=mask_body(
+                        request.body, request.headers.get("content-type"), self._secret_fields
+                    ),
                     **attrs.asdict(exchange),
                 )
             )
@@ -288,7 +300,7 @@ class JobApp:
                     route.operation, 400, f"missing required query parameter {missing[0]}"
                 )
         if route.role == "create":
-            return self._create(request, route, credentials, exchange, now)
+            return self._create(request, found, credentials, exchange, now)
         if route.role == "list":
             return self._list(request, route, credentials, now)
         return self._read(request, found, credentials, exchange, now)
@@ -304,6 +316,11 @@ class JobApp:
         route = found.route
         job_id = found.params.get(route.job.id_parameter, "")
         sim = self.store.jobs.get(job_id)
+        if sim is not None and sim.name != route.job.name:
+            shared = self.router.for_job(route, sim.name)
+            if shared is not None:
+                route, found = shared, Matched(shared, found.params)
+                exchange.job_name = sim.name
         if sim is None or sim.name != route.job.name:
             return self._error(route.operation, 404, f"no job {job_id!r}")
         if not matches(route.job, sim.carried, request, found.params):
@@ -396,7 +413,7 @@ class JobApp:
         hints = () if view.terminal else kind.hint_headers(sim.scenario, self.wall())
         status = route.operation.response.status
         body = kind.status_body(sim, view)
-        ruled = ruled_status(route.job, view.state, body, sim, host)
+        ruled = ruled_status(kind, view.state, body, sim, host)
         if ruled is not None:
             code, value, headers = ruled
             if code >= 400:
@@ -421,6 +438,11 @@ class JobApp:
                 code="job_not_completed",
             )
         status, body, content_type, value = kind.result(sim)
+        response = route.operation.response
+        media = (response.media_type or "").split(";")[0].strip().lower()
+        if media in JSON_LINES:
+            item = self.errors.media_example(route.operation, response.status, media)
+            body, content_type = kind.json_lines(sim, item), response.media_type
         sim.downloaded = route.job.result_once
         if value is not None:
             return json_answer(status, value)
@@ -430,15 +452,16 @@ class JobApp:
     def _create(
         self,
         request: Request,
-        route: Route,
+        found: Matched,
         credentials: Credentials,
         exchange: _Exchange,
         now: float,
     ) -> Answer:
+        route = found.route
         kind = self.kinds[route.job.name]
         raw = request.headers.get(SCENARIO_HEADER)
         try:
-            scenario = parse_scenario(json.loads(raw) if raw else None, route.job)
+            scenario = self.jobs.scenario(json.loads(raw) if raw else None, route.job)
         except json.JSONDecodeError as exc:
             return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
         except ScenarioError as exc:
@@ -468,6 +491,7 @@ class JobApp:
             answer = replay.answer
         else:
             sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
+            sim.path = dict(found.params)
             exchange.job_id = sim.id
             answer = self._created(request, kind, sim, now)
             if replay_key:
@@ -500,9 +524,11 @@ class JobApp:
         headers = operation_headers(kind, sim, request.host, request.params)
         if kind.job.id_header:
             headers = (
-                (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim.id)),
+                (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim)),
             )
         status = int(create.response.status) if create.response.status.isdigit() else 200
+        if status == 202 and not view.terminal:
+            headers = (*headers, *kind.create_hints(sim.scenario, self.wall()))
         value, headers = place(kind.job, sim.carried, kind.create_body(sim, view), headers)
         if value is None:
             return Answer(status, b"", headers)
@@ -540,6 +566,7 @@ def serve(
     webhook_url: str | None = None,
     webhook_secret: str | None = None,
     strict: bool = True,
+    time_scale: float = 1.0,
 ) -> int:
     """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError.
 
@@ -553,6 +580,7 @@ def serve(
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
         strict=strict,
+        time_scale=time_scale,
     )
     sock = bind(host, port)
     try:

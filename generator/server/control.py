@@ -16,7 +16,8 @@ import attrs
 
 from .auth import read_credential
 from .jobs import Jobs
-from .scenario import ScenarioError, parse_scenario
+from .routes import Route
+from .scenario import ScenarioError
 from .webhooks import WebhookSender
 from .wire import Answer, Request, json_answer
 
@@ -44,6 +45,8 @@ class Control:
 
     jobs: Jobs
     webhooks: WebhookSender | None = None
+    routes: tuple[Route, ...] = ()
+    """Every route of the job API the server answers, for the banner."""
 
 
 def handle_control(app: Control, request: Request) -> Answer:
@@ -71,7 +74,7 @@ def _create(app: Control, request: Request) -> Answer:
         job = app.jobs.job_for(names[0] if names else None)
         text = request.body.decode("utf-8")
         data = json.loads(text) if text.strip() else None
-        scenario = parse_scenario(data, job)
+        scenario = app.jobs.scenario(data, job)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         return control_error(400, "", f"the body is not JSON: {exc.msg} ({where})")
@@ -118,11 +121,15 @@ def _reset(app: Control, request: Request) -> Answer:
 def describe(app: Control, url: str) -> str:
     """The banner: the base URL, the job operations and the control endpoints."""
     lines = [f"Simulating {app.jobs.sdk.title} on {url}", ""]
-    for name, kind in app.jobs.kinds.items():
-        job = kind.job
-        for role, op in (("create", job.create), ("status", job.status), ("result", job.result)):
-            if op is not None:
-                lines.append(f"  {name:<12} {role:<7} {op.method.upper():<6} {url}{op.path}")
+    order = {"create": 0, "status": 1, "result": 2, "cancel": 3, "list": 4, "events": 5}
+    names = list(app.jobs.kinds)
+    routes = sorted(app.routes, key=lambda r: (names.index(r.job.name), order[r.role]))
+    for route in routes:
+        op = route.operation
+        lines.append(
+            f"  {route.job.name:<12} {route.role:<7} {route.method:<6} {url}{op.path}"
+            f"  ({op.operation_id})"
+        )
     lines += [
         "",
         "Control:",

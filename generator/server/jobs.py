@@ -19,7 +19,7 @@ from ..model import ir
 from .auth import read_credential
 from .keys import issue
 from .kinds import JobKind
-from .scenario import Scenario, ScenarioError, parse_scenario
+from .scenario import MAX_TIME_SCALE, Scenario, ScenarioError, parse_scenario
 from .store import Limits, SimJob, Store
 from .timeline import View, start
 from .wire import Request
@@ -40,8 +40,13 @@ class Jobs:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         limits: Limits | None = None,
+        time_scale: float = 1.0,
     ) -> None:
+        if not (0 < time_scale <= MAX_TIME_SCALE):
+            raise ValueError(f"time_scale must be above 0 and at most {MAX_TIME_SCALE:g}")
         self.sdk = sdk
+        #: How many times faster than written scenarios run, unless they say otherwise.
+        self.time_scale = time_scale
         self.clock = clock
         self.wall = wall
         self.kinds = {job.name: JobKind(job, sdk.schemas) for job in sdk.jobs}
@@ -94,7 +99,12 @@ class Jobs:
     ) -> str:
         """Create a job directly; it answers to ``credential`` only (any credential if None)."""
         job = self.job_for(job_name)
-        return self.add_job(job, parse_scenario(scenario, job), credential)
+        return self.add_job(job, self.scenario(scenario, job), credential)
+
+    def scenario(self, raw: object, job: ir.Job) -> Scenario:
+        """``raw`` (decoded JSON, None for the defaults) parsed for ``job``, at the server's
+        time scale unless it gives its own; raises ScenarioError."""
+        return parse_scenario(raw, job, time_scale=self.time_scale)
 
     def add_job(self, job: ir.Job, scenario: Scenario, owner: str | None) -> str:
         """Create a job of kind ``job`` with an already parsed scenario; returns its id."""
@@ -118,7 +128,7 @@ class Jobs:
             owner,
             start(now),
             wall,
-            kind.base_record(wall),
+            kind.echo(kind.base_record(wall), raw),
             created=now,
             caller=self.fingerprint(owner),
             carried=issue(kind.job),

@@ -41,6 +41,7 @@ class RunningServer:
         webhook_url: str | None = None,
         webhook_secret: str | None = None,
         strict: bool = True,
+        time_scale: float = 1.0,
     ) -> None:
         path = None if isinstance(spec, ir.Sdk) else Path(spec)
         sdk = spec if isinstance(spec, ir.Sdk) else load_and_build(Path(spec), jobs_file=jobs)
@@ -52,6 +53,7 @@ class RunningServer:
             webhook_url=webhook_url,
             webhook_secret=webhook_secret,
             strict=strict,
+            time_scale=time_scale,
         )
         self._host = host
         self._thread: threading.Thread | None = None
@@ -161,6 +163,7 @@ def run_server(
     webhook_url: str | None = None,
     webhook_secret: str | None = None,
     strict: bool = True,
+    time_scale: float = 1.0,
 ) -> RunningServer:
     """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``.
 
@@ -168,7 +171,8 @@ def run_server(
     job once ``max_jobs`` are kept; the log keeps the newest ``max_log`` requests. None
     lifts a limit; a limit that is not positive raises ValueError. Every request is
     checked against its operation in the spec, and refused when it breaks it, unless
-    ``strict`` is False.
+    ``strict`` is False. Every duration and hint of a scenario runs ``time_scale`` times
+    faster than written (docs/serve.md#fast-simulated-time).
     """
     limits = Limits(job_ttl=job_ttl, max_jobs=max_jobs, max_log=max_log)
     return RunningServer(
@@ -179,4 +183,5 @@ def run_server(
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
         strict=strict,
+        time_scale=time_scale,
     )
