@@ -167,6 +167,19 @@ def test_a_deep_object_is_read_from_its_bracketed_keys(
     )
 
 
+def test_label_and_matrix_path_parameters_are_read_by_their_style(
+    client: httpx.Client,
+) -> None:
+    assert client.post("/tags/.1.2/;x=1;y=2").status_code == 202
+    answer = client.post("/tags/.1.x/;x=1;y=z")
+    _refused(
+        answer,
+        400,
+        '/path/labels/1: "x" is not of type "integer"',
+        '/path/point/y: "z" is not of type "integer"',
+    )
+
+
 def test_a_required_header_missing(client: httpx.Client) -> None:
     answer = client.post("/renders", params=CREATE_QUERY, json=RENDER)
     _refused(answer, 422, "/header/X-Request-Id: is required")
