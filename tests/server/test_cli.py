@@ -158,3 +158,16 @@ def test_bad_job_limits_exit_2() -> None:
         )
         assert done.returncode == 2, (flag, value)
         assert f"argument {flag}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_bad_time_scale_exits_2() -> None:
+    for value in ("0", "-2", "nan", "fast", "1e9"):
+        done = subprocess.run(
+            [str(JOBGEN), "serve", str(SPECS / "sume.yaml"), "--port", "0", "--time-scale", value],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode == 2, value
+        assert "--time-scale" in done.stderr and "Traceback" not in done.stderr
