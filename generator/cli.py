@@ -117,6 +117,18 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECRET",
         help="sign webhooks with this secret (default: a new whsec_ secret, printed)",
     )
+    serve.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="run every duration and hint of a job N times faster (default 1)",
+    )
+    serve.add_argument(
+        "--lenient",
+        action="store_true",
+        help="answer requests the spec forbids instead of refusing them with a 400/415/422",
+    )
 
     diff = commands.add_parser(
         "diff", help="what changed for SDK callers between two versions of a spec"
@@ -313,6 +325,8 @@ def _serve(args: argparse.Namespace) -> int:
     from .spec.loader import default_ref_root
 
     limits = Limits(job_ttl=args.job_ttl, max_jobs=args.max_jobs, max_log=args.max_log)
+    if not (0 < args.time_scale <= 100_000):
+        raise _Usage(f"--time-scale must be above 0 and at most 100000, not {args.time_scale:g}")
     url = args.webhook_url
     if url is not None and not url.startswith(("http://", "https://")):
         raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
@@ -333,6 +347,8 @@ def _serve(args: argparse.Namespace) -> int:
                 limits=limits,
                 webhook_url=url,
                 webhook_secret=args.webhook_secret,
+                strict=not args.lenient,
+                time_scale=args.time_scale,
             )
     except NoJobs as exc:
         from .config import no_jobs_hint

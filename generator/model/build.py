@@ -15,6 +15,7 @@ import attrs
 
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import Document, SpecSet, load_document, load_spec
+from ..spec.specschema import merge_problems
 from . import ir
 from .jobs import build_jobs
 from .names import file_stem, snake
@@ -230,8 +231,8 @@ def _build_sdk(
     root = spec.root.data
     name = spec.root.name
     if not _check_root(root, name, problems):
-        raise SpecError(problems)
-    warnings: list[Problem] = []
+        raise SpecError(merge_problems(spec.root.schema_errors, problems))
+    warnings: list[Problem] = []  # the documents' own come with spec.reading_warnings()
     schemas = SchemaBuilder(spec, problems, warnings)
     components = root.get("components")
     if isinstance(components, dict) and isinstance(components.get("schemas"), dict):
@@ -268,8 +269,8 @@ def _build_sdk(
     jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems, hooks)
     listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
-    if problems:
-        raise SpecError(problems)
+    if problems or spec.root.schema_errors:
+        raise SpecError(merge_problems(spec.root.schema_errors, problems))
 
     info = root["info"]
     inputs = input_digests(spec, side)

@@ -12,10 +12,7 @@ are bounded (see :mod:`.store`) and belong to the credential that made them.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import json
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -25,31 +22,39 @@ import attrs
 
 from ..model import ir
 from ..model.build import load_and_build
-from ..problems import Location, NoJobs
+from ..problems import Location, NoJobs, SpecError
+from ..spec.loader import SpecSet, load_spec
 from .auth import Credentials, read_credential
-from .control import CONTROL_PREFIX, SCENARIO_HEADER, control_error, describe, handle_control
+from .control import (
+    CONTROL_PREFIX,
+    SCENARIO_HEADER,
+    Control,
+    control_error,
+    describe,
+    handle_control,
+)
 from .errors import ErrorShapes
 from .flows import operation_headers, ruled_status
-from .keys import issue, matches, place, secret_wires
-from .kinds import JobKind, format_retry_after, timestamp
+from .jobs import Jobs, canceled_view, record_of
+from .keys import matches, place, secret_wires
+from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
-from .log import RequestRecord, mask_headers, mask_query
+from .log import RequestRecord, mask_body, mask_headers, mask_query
 from .routes import Matched, Route, Router
-from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError, parse_scenario
-from .store import Limits, Replay, SimJob, Store
+from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError
+from .store import Limits, Replay, SimJob
 from .streams import event_operations, follow
 from .timeline import (
     Dropped,
     ErrorAnswer,
     Malformed,
-    View,
     create_fault,
     peek,
     read,
-    start,
     status_fault,
 )
+from .validate import RequestChecks, Violation
 from .webhooks import Delivery, WebhookSender, new_secret
 from .wire import (
     Answer,
@@ -80,6 +85,7 @@ class _Exchange:
     idempotency_key: str | None = None
     fault: str | None = None
     replayed: bool = False
+    violations: tuple[str, ...] = ()
     caller: str | None = None
 
 
@@ -97,22 +103,35 @@ class JobApp:
         limits: Limits | None = None,
         webhook_url: str | None = None,
         webhook_secret: str | None = None,
+        strict: bool = True,
+        time_scale: float = 1.0,
     ) -> None:
         if not sdk.jobs:
             raise NoJobs.at(
                 Location(str(spec_path) if spec_path else sdk.title, "/x-jobgen"),
                 "declares no jobs: there is nothing to simulate",
             )
+        #: The jobs, their store and clocks (the layer control and webhooks share).
+        self.jobs = Jobs(sdk, clock=clock, wall=wall, limits=limits, time_scale=time_scale)
         self.sdk = sdk
         self.clock = clock
         self.wall = wall
         #: Waits between the looks of an event stream at its job.
         self.sleep = sleep
-        self.kinds = {job.name: JobKind(job, sdk.schemas) for job in sdk.jobs}
+        self.kinds = self.jobs.kinds
+        self.store = self.jobs.store
         self.errors = ErrorShapes(sdk, spec_path, timestamp=timestamp(wall()))
+        for kind in self.kinds.values():
+            kind.documents_retry_after = self.errors.documents_header(
+                kind.job.status, "retry-after"
+            )
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
-        self.store = Store(limits or Limits())
-        self._fingerprint_key = secrets.token_bytes(32)
+        #: The request contracts checked (None with ``strict=False``: anything goes).
+        self.checks: RequestChecks | None = None
+        if strict:
+            spec = sdk.spec if sdk.spec is not None else _load(spec_path)
+            if spec is not None:
+                self.checks = RequestChecks(spec, [r.operation for r in self.router.routes])
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
         carried_query, carried_headers = secret_wires(sdk.jobs)
         self._secret_params = (
@@ -120,6 +139,10 @@ class JobApp:
         )
         self._secret_headers = (
             frozenset(a.wire.lower() for a in keys if a.where == "header") | carried_headers
+        )
+        #: Body fields masked in the log besides the usual names: carried values.
+        self._secret_fields = frozenset(
+            c.wire.lower() for j in sdk.jobs for c in j.carry if c.target == "body"
         )
         self._kept_headers = frozenset(
             {SCENARIO_HEADER}
@@ -129,7 +152,8 @@ class JobApp:
         self.webhooks: WebhookSender | None = None
         if any(job.webhooks is not None for job in sdk.jobs):
             secret = webhook_secret or new_secret()
-            self.webhooks = WebhookSender(self, url=webhook_url, secret=secret)
+            self.webhooks = WebhookSender(self.jobs, url=webhook_url, secret=secret)
+        self.control = Control(self.jobs, self.webhooks, tuple(self.router.routes))
 
     def close(self) -> None:
         """Stop sending webhooks (idempotent)."""
@@ -159,7 +183,7 @@ class JobApp:
     def handle(self, request: Request) -> Answer:
         """Answer one request (and log it, unless it is a control request)."""
         if request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/"):
-            return handle_control(self, request)
+            return handle_control(self.control, request)
         with self.store.lock:
             now = self.clock()
             self.store.expire(now)
@@ -175,42 +199,27 @@ class JobApp:
                     query=mask_query(request.query, self._secret_params),
                     status=None if answer.drop else answer.status,
                     headers=mask_headers(request.headers, self._secret_headers, self._kept_headers),
+                    body=mask_body(
+                        request.body, request.headers.get("content-type"), self._secret_fields
+                    ),
                     **attrs.asdict(exchange),
                 )
             )
         return answer
 
-    # -- callers ------------------------------------------------------------------------
+    # -- callers and in-process control -------------------------------------------------
 
     def fingerprint(self, credential: str | None) -> str | None:
         """Who owns what a credential made: a keyed hash of it (None for no credential)."""
-        if credential is None:
-            return None
-        digest = hmac.new(self._fingerprint_key, credential.encode(), hashlib.sha256)
-        return digest.hexdigest()[:32]
+        return self.jobs.fingerprint(credential)
 
     def caller_of(self, request: Request) -> str | None:
         """The fingerprint of the credential ``request`` carries, in any of the spec's schemes."""
-        schemes = [auth.scheme for auth in self.sdk.auths]
-        found = read_credential(self.sdk.auths, schemes, request.headers, request.params)
-        return self.fingerprint(found.value)
-
-    # -- in-process control -------------------------------------------------------------
+        return self.jobs.caller_of(request)
 
     def job_for(self, job_name: str | None) -> ir.Job:
         """The declared job called ``job_name`` (optional when the spec declares one)."""
-        if job_name is None:
-            if len(self.kinds) > 1:
-                names = ", ".join(self.kinds)
-                raise ScenarioError(
-                    "job_name", f"the spec declares several jobs; name one of {names}"
-                )
-            return next(iter(self.kinds.values())).job
-        if job_name not in self.kinds:
-            raise ScenarioError(
-                "job_name", f"no job {job_name!r}; declared: {', '.join(self.kinds)}"
-            )
-        return self.kinds[job_name].job
+        return self.jobs.job_for(job_name)
 
     def create_job(
         self,
@@ -220,17 +229,11 @@ class JobApp:
         credential: str | None = None,
     ) -> str:
         """Create a job directly; it answers to ``credential`` only (any credential if None)."""
-        job = self.job_for(job_name)
-        return self.add_job(job, parse_scenario(scenario, job), credential)
+        return self.jobs.create_job(scenario, job_name=job_name, credential=credential)
 
     def add_job(self, job: ir.Job, scenario: Scenario, owner: str | None) -> str:
         """Create a job of kind ``job`` with an already parsed scenario; returns its id."""
-        with self.store.lock:
-            now = self.clock()
-            self.store.expire(now)
-            sim = self._new_job(self.kinds[job.name], scenario, owner, now)
-            self._track(sim, None, now)
-            return sim.id
+        return self.jobs.add_job(job, scenario, owner)
 
     def requests(self, job_id: str | None = None) -> list[RequestRecord]:
         """Every caller's logged requests (``job_id``'s only, when given), oldest first."""
@@ -242,26 +245,6 @@ class JobApp:
             self.store.clear(everyone=True)
 
     # -- the job API ------------------------------------------------------------------
-
-    def _new_job(self, kind: JobKind, scenario: Scenario, owner: str | None, now: float) -> SimJob:
-        job_id = kind.new_id()
-        while job_id in self.store.jobs:
-            job_id = kind.new_id()
-        wall = self.wall()
-        sim = SimJob(
-            job_id,
-            kind.job.name,
-            scenario,
-            owner,
-            start(now),
-            wall,
-            kind.base_record(wall),
-            created=now,
-            caller=self.fingerprint(owner),
-            carried=issue(kind.job),
-        )
-        self.store.add(sim)
-        return sim
 
     def _error(
         self,
@@ -299,17 +282,25 @@ class JobApp:
                 (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
             )
             return self._error(route.operation, 401, credentials.problem, headers=challenge)
-        missing = [
-            p.wire
-            for p in route.operation.parameters
-            if p.location == "query" and p.required and p.wire not in request.params
-        ]
-        if missing:
-            return self._error(
-                route.operation, 400, f"missing required query parameter {missing[0]}"
-            )
+        if self.checks is not None:
+            problems = self.checks.check(route.operation, request, found.params)
+            if problems:
+                exchange.fault = "invalid_request"
+                exchange.violations = tuple(str(p) for p in problems)
+                status = self.checks.status(route.operation, problems)
+                return self._error(route.operation, status, refusal(problems))
+        else:
+            missing = [
+                p.wire
+                for p in route.operation.parameters
+                if p.location == "query" and p.required and p.wire not in request.params
+            ]
+            if missing:
+                return self._error(
+                    route.operation, 400, f"missing required query parameter {missing[0]}"
+                )
         if route.role == "create":
-            return self._create(request, route, credentials, exchange, now)
+            return self._create(request, found, credentials, exchange, now)
         if route.role == "list":
             return self._list(request, route, credentials, now)
         return self._read(request, found, credentials, exchange, now)
@@ -325,6 +316,11 @@ class JobApp:
         route = found.route
         job_id = found.params.get(route.job.id_parameter, "")
         sim = self.store.jobs.get(job_id)
+        if sim is not None and sim.name != route.job.name:
+            shared = self.router.for_job(route, sim.name)
+            if shared is not None:
+                route, found = shared, Matched(shared, found.params)
+                exchange.job_name = sim.name
         if sim is None or sim.name != route.job.name:
             return self._error(route.operation, 404, f"no job {job_id!r}")
         if not matches(route.job, sim.carried, request, found.params):
@@ -417,7 +413,7 @@ class JobApp:
         hints = () if view.terminal else kind.hint_headers(sim.scenario, self.wall())
         status = route.operation.response.status
         body = kind.status_body(sim, view)
-        ruled = ruled_status(route.job, view.state, body, sim, host)
+        ruled = ruled_status(kind, view.state, body, sim, host)
         if ruled is not None:
             code, value, headers = ruled
             if code >= 400:
@@ -442,6 +438,11 @@ class JobApp:
                 code="job_not_completed",
             )
         status, body, content_type, value = kind.result(sim)
+        response = route.operation.response
+        media = (response.media_type or "").split(";")[0].strip().lower()
+        if media in JSON_LINES:
+            item = self.errors.media_example(route.operation, response.status, media)
+            body, content_type = kind.json_lines(sim, item), response.media_type
         sim.downloaded = route.job.result_once
         if value is not None:
             return json_answer(status, value)
@@ -451,15 +452,16 @@ class JobApp:
     def _create(
         self,
         request: Request,
-        route: Route,
+        found: Matched,
         credentials: Credentials,
         exchange: _Exchange,
         now: float,
     ) -> Answer:
+        route = found.route
         kind = self.kinds[route.job.name]
         raw = request.headers.get(SCENARIO_HEADER)
         try:
-            scenario = parse_scenario(json.loads(raw) if raw else None, route.job)
+            scenario = self.jobs.scenario(json.loads(raw) if raw else None, route.job)
         except json.JSONDecodeError as exc:
             return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
         except ScenarioError as exc:
@@ -488,28 +490,16 @@ class JobApp:
             exchange.job_id, exchange.replayed = replay.job_id, True
             answer = replay.answer
         else:
-            sim = self._new_job(kind, scenario, credentials.value, now)
+            sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
+            sim.path = dict(found.params)
             exchange.job_id = sim.id
             answer = self._created(request, kind, sim, now)
-            self._track(sim, request.body, now)
             if replay_key:
                 self.store.replays[replay_key] = Replay(sim.id, answer)
                 sim.replay_key = replay_key
         if fault is not None:
             return self._create_fault(route, fault, exchange)
         return answer
-
-    def _track(self, sim: SimJob, raw: bytes | None, now: float) -> None:
-        """Have the webhook sender deliver ``sim``'s terminal record (store lock held);
-        ``raw`` is the create request's body, which may name the job's webhook URL."""
-        if self.webhooks is None or self.kinds[sim.name].job.webhooks is None:
-            return
-        try:
-            body = json.loads(raw) if raw else None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            body = None
-        sim.progress, view = peek(sim.scenario, sim.progress, now)
-        self.webhooks.track(sim, body, self.kinds[sim.name].status_body(sim, view))
 
     def _create_fault(self, route: Route, fault: CreateFault, exchange: _Exchange) -> Answer:
         if fault.drop_connection:
@@ -534,28 +524,36 @@ class JobApp:
         headers = operation_headers(kind, sim, request.host, request.params)
         if kind.job.id_header:
             headers = (
-                (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim.id)),
+                (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim)),
             )
         status = int(create.response.status) if create.response.status.isdigit() else 200
+        if status == 202 and not view.terminal:
+            headers = (*headers, *kind.create_hints(sim.scenario, self.wall()))
         value, headers = place(kind.job, sim.carried, kind.create_body(sim, view), headers)
         if value is None:
             return Answer(status, b"", headers)
         return json_answer(status, value, headers)
 
 
-def record_of(job: ir.Job, body: Any) -> Any:
-    """The job's record in its status body ``body`` (None where the path is missing)."""
-    for key in job.record_path:
-        body = body.get(key) if isinstance(body, dict) else None
-    return body
+#: The violations a refusal's message names; the rest are counted.
+MAX_NAMED_VIOLATIONS = 20
 
 
-def canceled_view(job: ir.Job, sim: SimJob, view: View) -> View:
-    """What a job whose cancel was accepted reports instead of ``view``."""
-    if not sim.canceled or (view.terminal and view.kind == "canceled"):
-        return view
-    state = job.canceled[0] if job.canceled else view.state
-    return View(state, "canceled", terminal=True, ready=False, percent=view.percent)
+def refusal(problems: list[Violation]) -> str:
+    """The message of an answer refusing a request: each violation by its JSON pointer."""
+    named = "; ".join(str(p) for p in problems[:MAX_NAMED_VIOLATIONS])
+    more = len(problems) - MAX_NAMED_VIOLATIONS
+    tail = f"; and {more} more" if more > 0 else ""
+    return f"the request does not match the spec: {named}{tail}"
+
+
+def _load(path: Path | None) -> SpecSet | None:
+    if path is None:
+        return None
+    try:
+        return load_spec(path)
+    except SpecError:
+        return None
 
 
 def serve(
@@ -567,8 +565,13 @@ def serve(
     limits: Limits | None = None,
     webhook_url: str | None = None,
     webhook_secret: str | None = None,
+    strict: bool = True,
+    time_scale: float = 1.0,
 ) -> int:
-    """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError."""
+    """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError.
+
+    ``strict=False`` (``--lenient``) answers requests the spec forbids instead of refusing them.
+    """
     sdk = load_and_build(spec, jobs_file=jobs)
     app = JobApp(
         sdk,
@@ -576,10 +579,12 @@ def serve(
         limits=limits,
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
+        strict=strict,
+        time_scale=time_scale,
     )
     sock = bind(host, port)
     try:
-        print(describe(app, base_url(sock)), flush=True)
+        print(describe(app.control, base_url(sock)), flush=True)
         server = make_server(app)
         try:
             server.run(sockets=[sock])

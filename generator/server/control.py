@@ -11,16 +11,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+
+import attrs
 
 from .auth import read_credential
-from .scenario import ScenarioError, parse_scenario
+from .jobs import Jobs
+from .routes import Route
+from .scenario import ScenarioError
+from .webhooks import WebhookSender
 from .wire import Answer, Request, json_answer
 
-if TYPE_CHECKING:
-    from .app import JobApp
-
-__all__ = ["CONTROL_PREFIX", "SCENARIO_HEADER", "control_error", "describe", "handle_control"]
+__all__ = [
+    "CONTROL_PREFIX",
+    "SCENARIO_HEADER",
+    "Control",
+    "control_error",
+    "describe",
+    "handle_control",
+]
 
 CONTROL_PREFIX = "/_jobgen"
 SCENARIO_HEADER = "x-jobgen-scenario"
@@ -31,9 +39,19 @@ def control_error(status: int, field: str, message: str) -> Answer:
     return json_answer(status, {"error": {"field": field, "message": message}})
 
 
-def handle_control(app: JobApp, request: Request) -> Answer:
+@attrs.frozen
+class Control:
+    """What the control endpoints act on: the jobs, and their webhook sender if any."""
+
+    jobs: Jobs
+    webhooks: WebhookSender | None = None
+    routes: tuple[Route, ...] = ()
+    """Every route of the job API the server answers, for the banner."""
+
+
+def handle_control(app: Control, request: Request) -> Answer:
     action = request.path[len(CONTROL_PREFIX) :]
-    routes: dict[str, tuple[str, Callable[[JobApp, Request], Answer]]] = {
+    routes: dict[str, tuple[str, Callable[[Control, Request], Answer]]] = {
         "/jobs": ("POST", _create),
         "/requests": ("GET", _requests),
         "/reset": ("POST", _reset),
@@ -50,13 +68,13 @@ def handle_control(app: JobApp, request: Request) -> Answer:
     return handler(app, request)
 
 
-def _create(app: JobApp, request: Request) -> Answer:
+def _create(app: Control, request: Request) -> Answer:
     names = request.params.get("job_name")
     try:
-        job = app.job_for(names[0] if names else None)
+        job = app.jobs.job_for(names[0] if names else None)
         text = request.body.decode("utf-8")
         data = json.loads(text) if text.strip() else None
-        scenario = parse_scenario(data, job)
+        scenario = app.jobs.scenario(data, job)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         return control_error(400, "", f"the body is not JSON: {exc.msg} ({where})")
@@ -65,48 +83,53 @@ def _create(app: JobApp, request: Request) -> Answer:
     except ScenarioError as exc:
         return control_error(400, exc.field, exc.message)
     credentials = read_credential(
-        app.sdk.auths, job.status.security, request.headers, request.params
+        app.jobs.sdk.auths, job.status.security, request.headers, request.params
     )
-    job_id = app.add_job(job, scenario, credentials.value)
+    job_id = app.jobs.add_job(job, scenario, credentials.value)
     return json_answer(201, {"id": job_id, "job": job.name})
 
 
-def _requests(app: JobApp, request: Request) -> Answer:
+def _requests(app: Control, request: Request) -> Answer:
     ids = request.params.get("job")
-    records = app.store.records(
-        ids[0] if ids else None, caller=app.caller_of(request), everyone=False
+    records = app.jobs.store.records(
+        ids[0] if ids else None, caller=app.jobs.caller_of(request), everyone=False
     )
     return json_answer(200, {"requests": [r.to_json() for r in records]})
 
 
-def _webhooks(app: JobApp, request: Request) -> Answer:
+def _webhooks(app: Control, request: Request) -> Answer:
     ids = request.params.get("job")
-    caller = app.caller_of(request)
-    with app.store.lock:
+    caller = app.jobs.caller_of(request)
+    with app.jobs.store.lock:
         mine = {
             job.id
-            for job in app.store.jobs.values()
+            for job in app.jobs.store.jobs.values()
             if job.caller == caller and (not ids or job.id == ids[0])
         }
-    attempts = [d.to_json() for d in app.deliveries() if d.job_id in mine]
+    sent = [] if app.webhooks is None else app.webhooks.deliveries()
+    attempts = [d.to_json() for d in sent if d.job_id in mine]
     return json_answer(200, {"deliveries": attempts})
 
 
-def _reset(app: JobApp, request: Request) -> Answer:
-    caller = app.caller_of(request)
-    with app.store.lock:
-        app.store.clear(caller)
+def _reset(app: Control, request: Request) -> Answer:
+    caller = app.jobs.caller_of(request)
+    with app.jobs.store.lock:
+        app.jobs.store.clear(caller)
     return json_answer(200, {"reset": True})
 
 
-def describe(app: JobApp, url: str) -> str:
+def describe(app: Control, url: str) -> str:
     """The banner: the base URL, the job operations and the control endpoints."""
-    lines = [f"Simulating {app.sdk.title} on {url}", ""]
-    for name, kind in app.kinds.items():
-        job = kind.job
-        for role, op in (("create", job.create), ("status", job.status), ("result", job.result)):
-            if op is not None:
-                lines.append(f"  {name:<12} {role:<7} {op.method.upper():<6} {url}{op.path}")
+    lines = [f"Simulating {app.jobs.sdk.title} on {url}", ""]
+    order = {"create": 0, "status": 1, "result": 2, "cancel": 3, "list": 4, "events": 5}
+    names = list(app.jobs.kinds)
+    routes = sorted(app.routes, key=lambda r: (names.index(r.job.name), order[r.role]))
+    for route in routes:
+        op = route.operation
+        lines.append(
+            f"  {route.job.name:<12} {route.role:<7} {route.method:<6} {url}{op.path}"
+            f"  ({op.operation_id})"
+        )
     lines += [
         "",
         "Control:",

@@ -30,6 +30,8 @@ _CODES = {
     408: "request_timeout",
     409: "job_not_completed",
     413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
     429: "rate_limited",
     500: "internal_error",
     502: "bad_gateway",
@@ -118,6 +120,44 @@ class ErrorShapes:
                     media["schema"], node_at.child("content", str(media_type), "schema"), "Error"
                 )
         return None
+
+    def documents_header(self, op: ir.Operation, name: str) -> bool:
+        """Whether one of ``op``'s success answers declares the header ``name``."""
+        if op.location is None or self._spec is None:
+            return False
+        at = op.location.child("responses")
+        responses = _walk(self._spec.root.data, at.pointer)
+        for code, raw in responses.items() if isinstance(responses, dict) else ():
+            if not str(code).startswith("2"):
+                continue
+            try:
+                node, _ = self._spec.deref(raw, at.child(str(code)))
+            except SpecError:
+                continue
+            headers = node.get("headers") if isinstance(node, dict) else None
+            if isinstance(headers, dict) and name.lower() in {str(h).lower() for h in headers}:
+                return True
+        return False
+
+    def media_example(self, op: ir.Operation, status: str, media_type: str) -> JSON:
+        """An example of the schema of ``op``'s ``status`` answer in ``media_type``, read
+        from the spec (the model types a JSON Lines answer as bytes); None without one."""
+        if op.location is None or self._spec is None or self._builder is None:
+            return None
+        at = op.location.child("responses", status)
+        try:
+            node, node_at = self._spec.deref(_walk(self._spec.root.data, at.pointer), at)
+        except SpecError:
+            return None
+        content = node.get("content") if isinstance(node, dict) else None
+        media = content.get(media_type) if isinstance(content, dict) else None
+        if not isinstance(media, dict) or "schema" not in media:
+            return None
+        schema_at = node_at.child("content", media_type, "schema")
+        t = self._builder.type_of(media["schema"], schema_at, "Item")
+        if isinstance(t, ir.ListType):
+            t = t.item
+        return self._sampler.sample(t, force=True)
 
     def body(
         self, op: ir.Operation | None, status: int, message: str, code: str | None = None

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from ..model import ir
 from .kinds import JobKind
 from .samples import put
 from .store import SimJob
@@ -43,7 +42,7 @@ def operation_headers(
     job = kind.job
     if not job.operation_url:
         return ()
-    url = kind.status_url(_base(host, sim.scenario.operation_host), sim.id)
+    url = kind.status_url(_base(host, sim.scenario.operation_host), sim)
     carried = [
         (p.wire, params[p.wire][-1])
         for p in job.status.parameters
@@ -54,19 +53,19 @@ def operation_headers(
     return tuple((name.lower(), url) for name in job.operation_url)
 
 
-def result_url(job: ir.Job, sim: SimJob, host: str) -> str | None:
+def result_url(kind: JobKind, sim: SimJob, host: str) -> str | None:
     """Where a 303 See Other points: the result operation's URL for the job."""
-    if job.result is None:
+    if kind.job.result is None:
         return None
-    path = job.result.path.replace("{" + job.id_parameter + "}", sim.id)
-    return _base(host, sim.scenario.operation_host) + path
+    return _base(host, sim.scenario.operation_host) + kind.fill_path(kind.job.result, sim)
 
 
 def ruled_status(
-    job: ir.Job, state: str, record: Any, sim: SimJob, host: str
+    kind: JobKind, state: str, record: Any, sim: SimJob, host: str
 ) -> tuple[int, Any, tuple[tuple[str, str], ...]] | None:
     """``(status, JSON body or None, headers)`` of a status answer in ``state`` that a
     status rule names; None when no rule gives that state a status or a path."""
+    job = kind.job
     rule = next((r for r in job.status_rules if r.state == state), None)
     if rule is None:
         return None
@@ -76,7 +75,7 @@ def ruled_status(
         put(body, rule.path, rule.equals if rule.equals is not None else "simulated")
         return status, body, ()
     if status == 303:
-        location = result_url(job, sim, host)
+        location = result_url(kind, sim, host)
         return status, None, (("location", location),) if location else ()
     if status >= 400:
         return status, None, ()  # the caller answers with the operation's error body

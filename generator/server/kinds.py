@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import copy
+import json
+import re
 import secrets
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import formatdate
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from ..model import ir
 from .errors import fill_error
@@ -25,6 +27,9 @@ JSON = Any
 FAILURE_MESSAGE = "the simulated job failed"
 #: The total of a job whose progress is declared as done out of total.
 PROGRESS_TOTAL = 20
+#: Media types of JSON Lines results: one JSON value of the item schema per line.
+JSON_LINES = frozenset({"application/jsonl", "application/x-ndjson", "application/x-jsonlines"})
+_TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
 
 def timestamp(wall: float) -> str:
@@ -61,6 +66,8 @@ class JobKind:
         self.schemas = schemas
         self.status_type = job.status.response.type
         self._record = job.record_path
+        #: Whether the status operation documents a Retry-After (set from the spec).
+        self.documents_retry_after = False
 
     # -- ids ------------------------------------------------------------------------
 
@@ -104,9 +111,26 @@ class JobKind:
         """The id as the record carries it (an integer where the schema says so)."""
         return int(job_id) if self._id_kind() == "int" else job_id
 
-    def status_url(self, base_url: str, job_id: str) -> str:
+    def fill_path(self, op: ir.Operation, sim: SimJob) -> str:
+        """``op``'s path for ``sim``: the id, the create's own path parameters of the same
+        name (Azure's ``{modelId}``), and an example value for any other."""
+        sampler = self.sampler(sim.created_wall)
+
+        def value(found: re.Match[str]) -> str:
+            name = found.group(1)
+            if name == self.job.id_parameter:
+                return sim.id
+            if name in sim.path:
+                return sim.path[name]
+            declared = next((p for p in op.path_parameters if p.wire == name), None)
+            sample = sampler.sample(declared.type, force=True) if declared else None
+            return quote(str(sample if sample not in (None, "") else "example"), safe="")
+
+        return _TEMPLATE.sub(value, op.path)
+
+    def status_url(self, base_url: str, sim: SimJob) -> str:
         """The status URL of a job, with the operation's required query defaults."""
-        path = self.job.status.path.replace("{" + self.job.id_parameter + "}", job_id)
+        path = self.fill_path(self.job.status, sim)
         query = [
             (p.wire, str(p.default))
             for p in self.job.status.parameters
@@ -122,6 +146,88 @@ class JobKind:
     def base_record(self, wall: float) -> JSON:
         """The status body a new job starts from (before its state is written in)."""
         return self.sampler(wall).sample(self.status_type) if self.status_type is not None else {}
+
+    def echo(self, base: JSON, raw: bytes | None) -> JSON:
+        """``base`` with the fields of a JSON create request that the record also has,
+        where the value fits the record's type (the ``preset`` sent comes back)."""
+        if not raw or not isinstance(base, dict) or self.status_type is None:
+            return base
+        try:
+            sent = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return base
+        if not isinstance(sent, dict):
+            return base
+        job = self.job
+        managed = {
+            path[0]
+            for path in (
+                job.id_path and job.id_path[len(self._record) :],
+                job.state_path,
+                job.terminal_path,
+                job.ready_path,
+                job.error_path,
+                job.hint_path,
+                job.progress_path,
+                job.progress_done_path,
+                job.progress_total_path,
+            )
+            if path
+        } | {"id", "result"}
+        for key, value in sent.items():
+            if key in managed:
+                continue
+            found = self._at(self.status_type, (*self._record, key))
+            if found is not None and self._fits(value, found.type, 0):
+                put(base, (*self._record, key), copy.deepcopy(value))
+        return base
+
+    def _fits(self, value: JSON, t: ir.TypeRef, depth: int) -> bool:
+        """Whether ``value`` is a value of ``t`` (objects by their fields, to a depth)."""
+        if depth > 8:
+            return True
+        t = self._resolve(t)
+        if value is None:
+            return isinstance(t, ir.AnyType)
+        if isinstance(t, ir.Nullable):
+            return self._fits(value, t.inner, depth)
+        if isinstance(t, ir.AnyType):
+            return True
+        if isinstance(t, ir.ConstType):
+            return bool(value == t.value)
+        if isinstance(t, ir.Primitive):
+            if t.kind == "bool":
+                return isinstance(value, bool)
+            if t.kind == "int":
+                return isinstance(value, int) and not isinstance(value, bool)
+            if t.kind == "float":
+                return isinstance(value, int | float) and not isinstance(value, bool)
+            return isinstance(value, str)
+        if isinstance(t, ir.ListType):
+            return isinstance(value, list) and all(self._fits(v, t.item, depth + 1) for v in value)
+        if isinstance(t, ir.MapType):
+            return isinstance(value, dict)
+        if isinstance(t, ir.InlineUnion):
+            return any(self._fits(value, v, depth) for v in t.variants)
+        if isinstance(t, ir.Ref):
+            named = self.schemas.get(t.key)
+            if isinstance(named, ir.EnumSchema):
+                return value in {m.value for m in named.members}
+            if isinstance(named, ir.UnionSchema):
+                return any(self._fits(value, v, depth) for v in named.variants)
+            if isinstance(named, ir.Model):
+                if not isinstance(value, dict):
+                    return False
+                fields = {f.wire: f for f in named.fields}
+                if any(f.required and f.wire not in value for f in named.fields):
+                    return False
+                return all(
+                    self._fits(v, fields[k].type, depth + 1)
+                    if k in fields
+                    else named.additional is not None
+                    for k, v in value.items()
+                )
+        return False
 
     def status_body(self, sim: SimJob, view: View) -> JSON:
         body = copy.deepcopy(sim.base)
@@ -192,6 +298,7 @@ class JobKind:
         value: float | None = None
         if not view.terminal:
             floor = self.job.floor * (1000 if self.job.hint_unit == "milliseconds" else 1)
+            floor /= scenario.time_scale
             value = scenario.hint if scenario.hint is not None else (floor if floor > 0 else None)
         if value is not None and _int_like(found.type):
             value = round(value)
@@ -270,7 +377,27 @@ class JobKind:
             return status, body, response.media_type, None
         return status, b"", None, None
 
+    def json_lines(self, sim: SimJob, item: JSON) -> bytes:
+        """A JSON Lines result: two lines of ``item`` (an example of the item schema)."""
+        value = self._with_id(item, sim.id) if item is not None else {"job_id": sim.id}
+        line = json.dumps(value, ensure_ascii=False)
+        return f"{line}\n{line}\n".encode()
+
     # -- hints ----------------------------------------------------------------------
+
+    def create_hints(self, scenario: Scenario, wall: float) -> tuple[tuple[str, str], ...]:
+        """The ``Retry-After`` of a 202 create answer, when the status operation documents
+        one: the scenario's ``retry_after``, else its body ``hint`` in seconds, else 0 (poll
+        on your own schedule, which a client raises to its floor)."""
+        if not self.documents_retry_after:
+            return ()
+        if scenario.retry_after is not None:
+            return (("retry-after", format_retry_after(scenario.retry_after, wall)),)
+        seconds = 0.0
+        if scenario.hint is not None:
+            unit = 1000 if self.job.hint_unit == "milliseconds" else 1
+            seconds = scenario.hint / unit
+        return (("retry-after", _seconds_text(max(seconds, 0.0))),)
 
     def hint_headers(self, scenario: Scenario, wall: float) -> tuple[tuple[str, str], ...]:
         """Poll hint headers for a status answer while the job is not terminal."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -9,9 +10,11 @@ from urllib.parse import unquote_plus
 
 import attrs
 
-__all__ = ["MASK", "RequestRecord", "mask_headers", "mask_query"]
+__all__ = ["MASK", "MAX_LOGGED_BODY", "RequestRecord", "mask_body", "mask_headers", "mask_query"]
 
 MASK = "***"
+#: The characters of a request body the log keeps; the rest are counted.
+MAX_LOGGED_BODY = 4096
 
 # Parameter and header names that carry secrets, whatever the spec calls its own scheme:
 # API keys, tokens, passwords, signatures (AWS ``X-Amz-Signature``, Azure SAS ``sig``).
@@ -58,6 +61,41 @@ def mask_headers(
     return masked
 
 
+def _mask_json(value: Any, secrets: Collection[str]) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: MASK
+            if isinstance(k, str) and _secret(k, secrets, ()) and v not in (None, "")
+            else _mask_json(v, secrets)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_mask_json(v, secrets) for v in value]
+    return value
+
+
+def mask_body(raw: bytes, content_type: str | None, secrets: Collection[str] = ()) -> str | None:
+    """A request body as the log keeps it: text, secret fields of JSON and forms masked,
+    cut at :data:`MAX_LOGGED_BODY` characters; bytes that are not UTF-8 only counted."""
+    if not raw:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"<{len(raw):,} bytes>"
+    media = (content_type or "").split(";")[0].strip().lower()
+    if media == "application/x-www-form-urlencoded":
+        text = mask_query(text, secrets)
+    elif media == "application/json" or media.endswith("+json"):
+        try:
+            text = json.dumps(_mask_json(json.loads(text), secrets), ensure_ascii=False)
+        except ValueError:
+            pass
+    if len(text) > MAX_LOGGED_BODY:
+        text = f"{text[:MAX_LOGGED_BODY]}... ({len(raw):,} bytes in all)"
+    return text
+
+
 @attrs.frozen(kw_only=True)
 class RequestRecord:
     """One request, as the server saw and answered it.
@@ -71,7 +109,9 @@ class RequestRecord:
     / ``wrong_credentials`` 401s; ``replayed`` marks a create answered from an earlier
     one with the same idempotency key. ``caller`` is the fingerprint of the credential
     the request carried (None without one); it decides who sees the record over HTTP
-    and is not part of :meth:`to_json`.
+    and is not part of :meth:`to_json`. ``body`` is the request body as text (secret
+    fields masked, cut at 4,096 characters), or ``<N bytes>`` for bytes that are not
+    UTF-8; None for no body. ``violations`` lists how a refused request broke the spec.
     """
 
     seq: int
@@ -88,9 +128,12 @@ class RequestRecord:
     idempotency_key: str | None = None
     fault: str | None = None
     replayed: bool = False
+    violations: tuple[str, ...] = ()
+    body: str | None = None
     caller: str | None = attrs.field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         data = attrs.asdict(self)
+        data["violations"] = list(self.violations)
         del data["caller"]
         return data

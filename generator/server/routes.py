@@ -88,3 +88,16 @@ class Router:
             if route.method not in allowed:
                 allowed.append(route.method)
         return allowed or None
+
+    def for_job(self, route: Route, job_name: str) -> Route | None:
+        """The route of job ``job_name`` that shares ``route``'s method, path and role: jobs
+        may share their status, result or cancel operation (a job's kind is known by its id)."""
+        for other in self.routes:
+            if (
+                other.job.name == job_name
+                and other.role == route.role
+                and other.method == route.method
+                and other.operation.path == route.operation.path
+            ):
+                return other
+        return None

@@ -40,6 +40,8 @@ class RunningServer:
         limits: Limits | None = None,
         webhook_url: str | None = None,
         webhook_secret: str | None = None,
+        strict: bool = True,
+        time_scale: float = 1.0,
     ) -> None:
         path = None if isinstance(spec, ir.Sdk) else Path(spec)
         sdk = spec if isinstance(spec, ir.Sdk) else load_and_build(Path(spec), jobs_file=jobs)
@@ -50,6 +52,8 @@ class RunningServer:
             limits=limits,
             webhook_url=webhook_url,
             webhook_secret=webhook_secret,
+            strict=strict,
+            time_scale=time_scale,
         )
         self._host = host
         self._thread: threading.Thread | None = None
@@ -158,12 +162,17 @@ def run_server(
     max_log: int | None = DEFAULT_MAX_LOG,
     webhook_url: str | None = None,
     webhook_secret: str | None = None,
+    strict: bool = True,
+    time_scale: float = 1.0,
 ) -> RunningServer:
     """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``.
 
     A job is forgotten ``job_ttl`` seconds (on ``clock``) after it was created, the oldest
     job once ``max_jobs`` are kept; the log keeps the newest ``max_log`` requests. None
-    lifts a limit; a limit that is not positive raises ValueError.
+    lifts a limit; a limit that is not positive raises ValueError. Every request is
+    checked against its operation in the spec, and refused when it breaks it, unless
+    ``strict`` is False. Every duration and hint of a scenario runs ``time_scale`` times
+    faster than written (docs/serve.md#fast-simulated-time).
     """
     limits = Limits(job_ttl=job_ttl, max_jobs=max_jobs, max_log=max_log)
     return RunningServer(
@@ -173,4 +182,6 @@ def run_server(
         limits=limits,
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
+        strict=strict,
+        time_scale=time_scale,
     )

@@ -156,6 +156,43 @@ class Scenario:
     webhook: WebhookFaults = WebhookFaults()
     operation_host: str | None = None
     """Another host named in the job's operation URL (and its 303 Location)."""
+    time_scale: float = 1.0
+    """How many times faster than written every duration and hint runs; the fields above
+    are already divided by it, and the spec's floor is divided by it where sent."""
+
+    def scaled(self, factor: float) -> Scenario:
+        """This scenario run ``factor`` times faster: every duration and hint divided."""
+        if factor == 1.0:
+            return self
+
+        def after(value: RetryAfter | None) -> RetryAfter | None:
+            if value is None or value.form == "raw":
+                return value
+            return attrs.evolve(value, seconds=value.seconds / factor)
+
+        return attrs.evolve(
+            self,
+            stages=tuple(
+                attrs.evolve(s, seconds=s.seconds / factor) if s.seconds is not None else s
+                for s in self.stages
+            ),
+            result_delay_seconds=self.result_delay_seconds / factor,
+            hint=self.hint / factor if self.hint is not None else None,
+            retry_after=after(self.retry_after),
+            poll_after_ms=self.poll_after_ms / factor if self.poll_after_ms is not None else None,
+            status_errors=tuple(
+                attrs.evolve(e, retry_after=after(e.retry_after)) for e in self.status_errors
+            ),
+            create_errors=tuple(
+                attrs.evolve(e, retry_after=after(e.retry_after)) for e in self.create_errors
+            ),
+            webhook=attrs.evolve(
+                self.webhook,
+                delay=self.webhook.delay / factor,
+                retry_scale=self.webhook.retry_scale / factor,
+            ),
+            time_scale=self.time_scale * factor,
+        )
 
 
 _FIELDS = frozenset(
@@ -175,6 +212,7 @@ _FIELDS = frozenset(
         "progress_per_read",
         "webhook",
         "operation_host",
+        "time_scale",
     }
 )
 _WEBHOOK_FIELDS = frozenset(
@@ -490,10 +528,24 @@ def _custom_hints(job: ir.Job) -> list[ir.HeaderHint]:
 # -- entry point ------------------------------------------------------------------------
 
 
-def parse_scenario(raw: object, job: ir.Job) -> Scenario:
-    """Validate ``raw`` (decoded JSON, or None for all defaults) against ``job``."""
+#: The largest time scale: a day's schedule in under a second.
+MAX_TIME_SCALE = 100_000.0
+
+
+def parse_scenario(raw: object, job: ir.Job, *, time_scale: float = 1.0) -> Scenario:
+    """Validate ``raw`` (decoded JSON, or None for all defaults) against ``job``.
+
+    The scenario runs ``time_scale`` times faster than written (the server's
+    ``--time-scale``), or as fast as its own ``time_scale`` field says.
+    """
     data = _mapping({} if raw is None else raw, "")
     _known(data, _FIELDS, "")
+    if "time_scale" in data:
+        time_scale = _number(data["time_scale"], "time_scale", positive=True, high=MAX_TIME_SCALE)
+    return _parse(data, job).scaled(time_scale)
+
+
+def _parse(data: Mapping[str, object], job: ir.Job) -> Scenario:
     states = JobStates.of(job)
     final, final_kind = _final(data, states)
     if "states" in data:

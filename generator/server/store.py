@@ -69,6 +69,7 @@ class SimJob:
     canceled: bool = False  # a cancel was accepted: the job reports a canceled state
     carried: dict[str, Any] = attrs.field(factory=dict)  # values later calls must present
     downloaded: bool = False  # a one-shot result was served: it is gone
+    path: dict[str, str] = attrs.field(factory=dict)  # the create URL's path parameters
 
 
 @attrs.define

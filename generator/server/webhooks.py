@@ -21,20 +21,18 @@ import json
 import secrets
 import threading
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 import httpx
 
 from ..model import ir
 from ..runtime.webhooks import WebhookSpec, sign_webhook
+from .jobs import Jobs, canceled_view
 from .samples import JSON
 from .scenario import WebhookFaults
 from .store import SimJob
 from .timeline import peek
-
-if TYPE_CHECKING:
-    from .app import JobApp
 
 __all__ = ["Delivery", "WebhookSender", "new_secret"]
 
@@ -105,10 +103,10 @@ class _Watch:
 
 
 class WebhookSender:
-    """Sends the webhooks of one ``JobApp``."""
+    """Sends the webhooks of the jobs of one :class:`Jobs` (it watches each new job)."""
 
-    def __init__(self, app: JobApp, *, url: str | None, secret: str) -> None:
-        self.app = app
+    def __init__(self, jobs: Jobs, *, url: str | None, secret: str) -> None:
+        self.jobs = jobs
         self.url = url
         self.secret = secret
         self._lock = threading.Lock()
@@ -120,12 +118,26 @@ class WebhookSender:
         self._thread: threading.Thread | None = None
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._client: httpx.Client | None = None
+        jobs.on_new_job(self.watch)
 
     # -- tracking (called with the store lock held) ----------------------------------
 
+    def watch(self, sim: SimJob, raw: bytes | None, now: float) -> None:
+        """Deliver the terminal record of the new job ``sim``; ``raw`` is its create
+        request's body, which may name the job's webhook URL."""
+        kind = self.jobs.kinds[sim.name]
+        if kind.job.webhooks is None:
+            return
+        try:
+            body = json.loads(raw) if raw else None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = None
+        sim.progress, view = peek(sim.scenario, sim.progress, now)
+        self.track(sim, body, kind.status_body(sim, view))
+
     def track(self, sim: SimJob, body: JSON, stale: JSON) -> None:
         """Deliver ``sim``'s terminal record once it has one; ``body`` is its create body."""
-        job = self.app.kinds[sim.name].job
+        job = self.jobs.kinds[sim.name].job
         hooks = job.webhooks
         if hooks is None:
             return
@@ -166,7 +178,7 @@ class WebhookSender:
     def _run(self) -> None:
         while not self._stop.wait(TICK):
             self._scan()
-            now = self.app.clock()
+            now = self.jobs.clock()
             with self._lock:
                 due = []
                 while self._queue and self._queue[0].due <= now:
@@ -178,21 +190,19 @@ class WebhookSender:
 
     def _scan(self) -> None:
         """Schedule the deliveries of the watched jobs that became terminal."""
-        from .app import canceled_view
-
         with self._lock:
             watched = list(self._watched.items())
         if not watched:
             return
-        with self.app.store.lock:
-            now = self.app.clock()
+        with self.jobs.store.lock:
+            now = self.jobs.clock()
             for job_id, watch in watched:
-                sim = self.app.store.jobs.get(job_id)
+                sim = self.jobs.store.jobs.get(job_id)
                 if sim is None:
                     with self._lock:
                         self._watched.pop(job_id, None)
                     continue
-                kind = self.app.kinds[sim.name]
+                kind = self.jobs.kinds[sim.name]
                 sim.progress, view = peek(sim.scenario, sim.progress, now)
                 view = canceled_view(kind.job, sim, view)
                 if not view.terminal and view.kind != "undocumented":
@@ -203,7 +213,7 @@ class WebhookSender:
                     self._schedule(sim, watch, body, view.state, now)
 
     def _schedule(self, sim: SimJob, watch: _Watch, body: bytes, state: str, now: float) -> None:
-        hooks = self.app.kinds[sim.name].job.webhooks
+        hooks = self.jobs.kinds[sim.name].job.webhooks
         assert hooks is not None
         faults = sim.scenario.webhook
         delivery_id = "msg_" + secrets.token_hex(12)
@@ -244,7 +254,7 @@ class WebhookSender:
                 secret,
                 pending.body,
                 delivery_id=pending.delivery_id,
-                timestamp=int(self.app.wall()),
+                timestamp=int(self.jobs.wall()),
             )
             headers["content-type"] = "application/json"
             try:
@@ -269,7 +279,7 @@ class WebhookSender:
             if outcome == "delivered" or pending.attempts >= hooks.attempts:
                 return
             delay = min(hooks.retry_cap, hooks.retry_first * 2.0 ** (pending.attempts - 1))
-            pending.due = self.app.clock() + delay * faults.retry_scale
+            pending.due = self.jobs.clock() + delay * faults.retry_scale
             self._seq += 1
             pending.seq = self._seq
             heapq.heappush(self._queue, pending)

@@ -33,6 +33,7 @@ import attrs
 
 from ..problems import Location, Problem, SpecError, closest, pointer_join
 from . import swagger2
+from .specschema import check_spec_schema
 
 __all__ = [
     "MAX_ALIAS_NODES",
@@ -70,7 +71,10 @@ class Document:
     sources: dict[str, str] = attrs.field(factory=dict, eq=False, repr=False)
     """For a converted Swagger 2.0 document: the 2.0 pointer of each converted node that moved."""
     warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
-    """What reading the document found that the SDK leaves out (Swagger 2.0 conversion)."""
+    """What reading the document found that the SDK leaves out, or that breaks the OpenAPI
+    schema harmlessly (specschema.py, then the Swagger 2.0 conversion)."""
+    schema_errors: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
+    """Where a root document breaks the OpenAPI schema (specschema.py)."""
 
 
 class _Refused(Exception):
@@ -386,10 +390,11 @@ def load_document(path: Path, name: str) -> Document:
     """Read and parse one file; any failure is a SpecError naming it."""
     raw = _read_bytes(path, name)
     data = _parse(_decode(raw, name), path, name)
+    errors, warnings = check_spec_schema(data, name)
     sources: dict[str, str] = {}
-    warnings: list[Problem] = []
     if swagger2.is_swagger2(data):
-        data, sources, warnings = swagger2.convert(data, name)
+        data, sources, converted = swagger2.convert(data, name)
+        warnings = [*warnings, *converted]
     return Document(
         path=path,
         name=name,
@@ -397,6 +402,7 @@ def load_document(path: Path, name: str) -> Document:
         sha256=hashlib.sha256(raw).hexdigest(),
         sources=sources,
         warnings=tuple(warnings),
+        schema_errors=tuple(errors),
     )
 
 

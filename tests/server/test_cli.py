@@ -53,6 +53,9 @@ def test_serve_in_the_background_then_ctrl_c() -> None:
         text = "".join(banner)
         assert url.startswith("http://127.0.0.1:") and not url.endswith(":0")
         assert f"{url}/v1/jobs/{{job_id}}" in text and f"{url}/_jobgen/jobs" in text
+        # Every route served, with its operation id: cancel and events too.
+        assert f"cancel  POST   {url}/v1/jobs/{{job_id}}/cancel  (cancelJob)" in text
+        assert f"events  GET    {url}/v1/jobs/{{job_id}}/events  (streamJobEvents)" in text
         made = httpx.post(f"{url}/_jobgen/jobs", json={"states": [], "final": "failed"})
         job_id = made.json()["id"]
         answer = httpx.get(f"{url}/v1/jobs/{job_id}", headers={"x-api-key": "k"})
@@ -69,6 +72,20 @@ def test_serve_in_the_background_then_ctrl_c() -> None:
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0
         assert process.stderr is not None and process.stderr.read() == ""
+
+
+def test_serve_lenient_answers_what_the_spec_forbids() -> None:
+    wrong = {"input": {"type": "nope"}}
+    with serving("specs/sume.yaml", "--port", "0") as (process, url, _):
+        strict = httpx.post(f"{url}/v1/jobs", headers={"x-api-key": "k"}, json=wrong)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    with serving("specs/sume.yaml", "--port", "0", "--lenient") as (process, url, _):
+        lenient = httpx.post(f"{url}/v1/jobs", headers={"x-api-key": "k"}, json=wrong)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    assert (strict.status_code, lenient.status_code) == (400, 202)
+    assert "/body/input" in strict.json()["message"]
 
 
 def test_bad_spec_exits_2(tmp_path: Path) -> None:
@@ -167,3 +184,16 @@ def test_serve_reads_refs_above_the_spec_with_ref_root(tmp_path: Path) -> None:
         assert made.status_code in (200, 201)
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0
+
+
+def test_a_bad_time_scale_exits_2() -> None:
+    for value in ("0", "-2", "nan", "fast", "1e9"):
+        done = subprocess.run(
+            [str(JOBGEN), "serve", str(SPECS / "sume.yaml"), "--port", "0", "--time-scale", value],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode == 2, value
+        assert "--time-scale" in done.stderr and "Traceback" not in done.stderr

@@ -101,6 +101,7 @@ def test_request_log_records_everything(sume: Session) -> None:
     assert set(over_http[0]) == {
         "seq", "time", "method", "path", "query", "status", "operation",
         "job_name", "job_id", "poll", "idempotency_key", "fault", "replayed", "headers",
+        "violations", "body",
     }  # fmt: skip
 
 

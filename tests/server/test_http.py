@@ -218,16 +218,18 @@ def test_idempotent_create_returns_the_same_job(session: Session) -> None:
         first, second = session.create(), session.create()
         assert session.id_of(first) != session.id_of(second)
         return
-    first = session.create(**{header: "key-a"})
-    again = session.create(**{header: "key-a"})
-    other = session.create(**{header: "key-b"})
+    # UUIDs: Azure's Repeatability-Request-ID must be one, and the server checks it.
+    key_a, key_b = "0b6e2f1c-8f0a-4c1e-9a77-3d2f5c1b9e01", "5d8c3a2e-1b4f-4e6a-8c9d-7f0e1a2b3c4d"
+    first = session.create(**{header: key_a})
+    again = session.create(**{header: key_a})
+    other = session.create(**{header: key_b})
     assert session.id_of(first) == session.id_of(again) != session.id_of(other)
     assert again.content == first.content
     creates = [r for r in session.server.requests() if r.operation == "create"]
     assert [(r.idempotency_key, r.replayed) for r in creates] == [
-        ("key-a", False),
-        ("key-a", True),
-        ("key-b", False),
+        (key_a, False),
+        (key_a, True),
+        (key_b, False),
     ]
     assert len(session.server.app.store.jobs) == 2
 

@@ -53,19 +53,43 @@ def test_create_issues_a_key_that_every_status_read_must_present(
     assert len(key) == 64 and key != other_key
 
     unknown = client.post("/v2/document/nope", json={"document_key": key})
-    missing = client.post(f"/v2/document/{job_id}", json={})
     wrong = client.post(f"/v2/document/{job_id}", json={"document_key": other_key})
-    no_body = client.post(f"/v2/document/{job_id}")
     right = client.post(f"/v2/document/{job_id}", json={"document_key": key})
 
-    assert [r.status_code for r in (unknown, missing, wrong, no_body)] == [404] * 4
+    assert [r.status_code for r in (unknown, wrong)] == [404] * 2
     # Nothing tells a wrong key from an unknown job.
-    assert missing.json() == wrong.json() == no_body.json()
-    assert missing.json() == json.loads(unknown.text.replace("'nope'", f"'{job_id}'"))
+    assert wrong.json() == json.loads(unknown.text.replace("'nope'", f"'{job_id}'"))
     assert right.status_code == 200 and right.json()["status"] == "translating"
     faults = [r.fault for r in server.requests(job_id) if r.operation == "status"]
-    assert faults == ["wrong_key", "wrong_key", "wrong_key", None]
+    assert faults == ["wrong_key", None]
     assert key not in repr(server.requests()) and other_key not in repr(server.requests())
+
+
+def test_a_status_read_without_its_key_breaks_the_spec(client: httpx.Client) -> None:
+    """DeepL's status body requires ``document_key``: the strict server refuses a read
+    without it as the API would, 400, before it looks at the job."""
+    job_id, _ = _upload(client)
+    missing = client.post(f"/v2/document/{job_id}", json={})
+    no_body = client.post(f"/v2/document/{job_id}")
+    assert [missing.status_code, no_body.status_code] == [400, 400]
+    assert "/body/document_key: is required" in missing.text
+    assert "/body: is required" in no_body.text
+
+
+def test_a_missing_key_is_answered_like_an_unknown_job_when_lenient() -> None:
+    with (
+        run_server(SPECS / "deepl_documents.yaml", strict=False) as lenient,
+        httpx.Client(base_url=lenient.base_url, headers=AUTH) as client,
+    ):
+        job_id, key = _upload(client)
+        unknown = client.post("/v2/document/nope", json={"document_key": key})
+        missing = client.post(f"/v2/document/{job_id}", json={})
+        no_body = client.post(f"/v2/document/{job_id}")
+        assert [r.status_code for r in (unknown, missing, no_body)] == [404] * 3
+        assert missing.json() == no_body.json()
+        assert missing.json() == json.loads(unknown.text.replace("'nope'", f"'{job_id}'"))
+        faults = [r.fault for r in lenient.requests(job_id) if r.operation == "status"]
+        assert faults == ["wrong_key", "wrong_key"]
 
 
 def test_the_binary_result_is_served_once_then_404(client: httpx.Client) -> None:

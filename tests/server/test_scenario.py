@@ -240,3 +240,32 @@ def test_operation_host_needs_an_operation_url_and_a_host_name() -> None:
     for bad in ("evil.example/path", "", 7, "a..b"):
         with pytest.raises(ScenarioError, match="must be a host name"):
             parse_scenario({"operation_host": bad}, reply)
+
+
+def test_a_time_scale_divides_every_duration_and_hint() -> None:
+    raw = {
+        "states": [{"state": "processing", "seconds": 30}, {"state": "processing", "polls": 2}],
+        "result_delay_seconds": 5,
+        "hint": 10,
+        "retry_after": "date:+20",
+        "status_errors": [{"at_poll": 1, "status": 503, "retry_after": 4}],
+        "create_errors": [{"attempt": 1, "status": 429, "retry_after": "raw:soon"}],
+        "webhook": {"delay": 8, "retry_scale": 2},
+    }
+    fast = parse_scenario(raw, job(), time_scale=10)
+    assert fast.stages == (Stage("processing", seconds=3.0), Stage("processing", polls=2))
+    assert (fast.result_delay_seconds, fast.hint, fast.time_scale) == (0.5, 1.0, 10.0)
+    assert fast.retry_after == RetryAfter("date", 2.0)
+    assert fast.status_errors[0].retry_after == RetryAfter("seconds", 0.4)
+    assert fast.create_errors[0].retry_after == RetryAfter("raw", text="soon")
+    assert (fast.webhook.delay, fast.webhook.retry_scale) == (0.8, 0.2)
+    # The scenario's own time_scale replaces the server's.
+    own = parse_scenario({**raw, "time_scale": 100}, job(), time_scale=10)
+    assert own.stages[0] == Stage("processing", seconds=0.3) and own.time_scale == 100
+
+
+@pytest.mark.parametrize("value", [0, -1, 1e6, "fast"])
+def test_a_bad_time_scale_names_the_field(value: object) -> None:
+    with pytest.raises(ScenarioError) as refused:
+        parse_scenario({"time_scale": value}, job())
+    assert refused.value.field == "time_scale"
