@@ -1,4 +1,5 @@
-"""How messages, logs and reprs show URLs and job ids: never with a query string.
+"""How messages, logs and reprs show URLs and job ids (never with a query string),
+server payloads and durations.
 
 A job polled at its operation URL has that URL, query included, as its id, so every
 call taking a job id accepts it back; the query may hold a secret (a signature,
@@ -7,9 +8,11 @@ call taking a job id accepts it back; the query may hold a secret (a signature,
 
 from __future__ import annotations
 
+import json
+
 import httpx
 
-__all__ = ["display_id", "display_url"]
+__all__ = ["display_id", "display_url", "seconds", "summary"]
 
 
 def display_url(url: str) -> str:
@@ -25,3 +28,32 @@ def display_id(job_id: str) -> str:
     """A job id as messages, logs and reprs show it: an operation URL as
     `display_url` shows it, any other id as it is."""
     return display_url(job_id) if "://" in job_id else job_id
+
+
+_SUMMARY_LIMIT = 200
+
+
+def summary(value: object) -> str:
+    """A short, single-line rendering of a server payload for messages."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, dict):
+        for key in ("message", "detail", "error_description"):
+            inner = value.get(key)
+            if isinstance(inner, str) and inner:
+                value = inner
+                break
+        else:
+            inner = value.get("error")
+            if isinstance(inner, (dict, str)) and inner:
+                return summary(inner)
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    if len(text) > _SUMMARY_LIMIT:
+        text = text[: _SUMMARY_LIMIT - 3] + "..."
+    return text
+
+
+def seconds(value: float) -> str:
+    """A duration as messages show it: `1.5s`, `12s`."""
+    return f"{round(value, 2):g}s"

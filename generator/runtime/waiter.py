@@ -17,21 +17,20 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from threading import Event
 from typing import Any, TypeVar
 
+from .created import Created
 from .download import PathLike, no_file
 from .errors import JobTimeout, SDKError, attach_job_id
 from .many import AsyncJobOutcomes, JobRef, async_outcomes, sync_outcomes
 from .ratelimit import StatusLimiter
-from .waitbase import (
+from .waitbase import BaseJobWaiter, check_wait_args
+from .waitcalls import (
     AsyncCreate,
     AsyncDrive,
-    BaseJobWaiter,
     Create,
-    Created,
     Drive,
     FetchResult,
     JobCall,
     Polled,
-    check_wait_args,
 )
 from .waitcore import Finished, WaitCore, wait_span
 from .waitread import (

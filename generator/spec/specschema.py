@@ -53,7 +53,10 @@ LENIENT = {
     " which the generator turns into a Python name",
     "ref-for-text": "a $ref where the OpenAPI schema wants text (a description), which"
     " the generator does not read",
+    "untyped": "a header or parameter with neither 'schema' nor 'content', which the"
+    " generator takes as any value",
 }
+_UNTYPED = frozenset({'"schema" is a required property', '"content" is a required property'})
 
 _UNEXPECTED = re.compile(r"\('(.+)' (?:was|were) unexpected\)")
 _METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
@@ -133,6 +136,14 @@ def _noise(location: str, message: str) -> bool:
     return message.startswith("False schema does not allow")
 
 
+_LATER_METHODS = frozenset({"query", "additionalOperations"})
+
+
+def _path_item(pointer: str) -> bool:
+    parts = pointer.split("/")
+    return len(parts) == 3 and parts[1] == "paths"
+
+
 def _operation(pointer: str) -> bool:
     parts = pointer.split("/")
     return len(parts) == 4 and parts[1] == "paths" and parts[3] in _METHODS
@@ -207,6 +218,13 @@ def _explain(
     if len(parts) == 3 and parts[1] == "components" and "does not match" in message:
         found.lenient.setdefault("component-name", []).append(at)
         return
+    if (
+        message in _UNTYPED
+        and isinstance(node, dict)
+        and not {"schema", "content", "$ref"} & set(node)
+    ):
+        found.lenient.setdefault("untyped", []).append(at)
+        return
     ref_only = isinstance(node, dict) and set(node) == {"$ref"}
     if keyword == "type" and ref_only and at.pointer.endswith("/description"):
         found.lenient.setdefault("ref-for-text", []).append(at)
@@ -222,6 +240,8 @@ def _explain(
     allowed = _allowed(schema, location)
     for name in names:
         place = at.child(name)
+        if name in _LATER_METHODS and _path_item(at.pointer):
+            continue  # OpenAPI 3.2's methods: the generator warns of each operation itself
         if name == "title" and _operation(at.pointer):
             found.lenient.setdefault("operation-title", []).append(place)
         elif version == "3.0" and name in _LATER_KEYWORDS and "/Schema/" in location:

@@ -137,6 +137,7 @@ paths:
       responses:
         "200":
           description: ok
+          headers: {Location: {}}
           content:
             application/json:
               schema: {type: object, properties: {kind: {type: string, const: a}}}
@@ -149,3 +150,7 @@ paths:
     assert f"{spec}#/paths/~1a/get/title: 'title' on an operation" in run.stdout + run.stderr
     assert f"{spec}#/paths/~1b/get: an operation given by $ref" in run.stdout + run.stderr
     assert "a JSON Schema keyword of a later draft" in run.stdout + run.stderr
+    assert (
+        f"{spec}#/paths/~1a/get/responses/200/headers/Location: a header or parameter with "
+        "neither 'schema' nor 'content'"
+    ) in run.stdout + run.stderr

@@ -205,6 +205,7 @@ def test_keyvault_backup_is_polled_at_its_azure_async_operation_url(
 
 
 def polled_url(server: Any, job_id: str) -> str:
-    """The id a job polled at its URL is shown by: the URL without its query."""
+    """The id of a job polled at its URL: that URL, its query included, so it can be
+    passed back to any call taking a job id."""
     (create,) = [r for r in server.requests() if r.operation == "create"]
-    return f"{server.base_url}/backup/{create.job_id}/pending"
+    return f"{server.base_url}/backup/{create.job_id}/pending?api-version=7.4"

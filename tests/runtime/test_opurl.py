@@ -229,4 +229,4 @@ def test_an_operation_url_that_is_not_a_url_is_an_sdk_error(mode: str, bad: str)
     )
     harness = Harness(mode, REPLY, Script([]), FakeClock().config())
     with pytest.raises(OperationUrlRefused, match="which it is not"):
-        harness.create_and_wait(lambda key: created, deadline=60)
+        harness.create_and_wait(lambda key, left: created, deadline=60)

@@ -45,12 +45,11 @@ it back); messages, logs and reprs show it as `display_id` does, without the que
 
 from __future__ import annotations
 
-import json
 from typing import Any, Generic, TypeVar
 
 import httpx
 
-from .shown import display_id
+from .shown import display_id, seconds, summary
 
 __all__ = [
     "APIConnectionError",
@@ -86,33 +85,6 @@ __all__ = [
     "WaitError",
     "attach_job_id",
 ]
-
-_SUMMARY_LIMIT = 200
-
-
-def _summary(value: object) -> str:
-    """A short, single-line rendering of a server payload for messages."""
-    if value is None or value == "":
-        return ""
-    if isinstance(value, dict):
-        for key in ("message", "detail", "error_description"):
-            inner = value.get(key)
-            if isinstance(inner, str) and inner:
-                value = inner
-                break
-        else:
-            inner = value.get("error")
-            if isinstance(inner, (dict, str)) and inner:
-                return _summary(inner)
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    text = " ".join(text.split())
-    if len(text) > _SUMMARY_LIMIT:
-        text = text[: _SUMMARY_LIMIT - 3] + "..."
-    return text
-
-
-def _seconds(value: float) -> str:
-    return f"{round(value, 2):g}s"
 
 
 class SDKError(Exception):
@@ -377,8 +349,8 @@ class JobTimeout(WaitError, Generic[RecordT]):
             else "it was not canceled, wait again or resume with the resume_token"
         )
         super().__init__(
-            f"job {display_id(job_id)} still {state} after {_seconds(elapsed)} "
-            f"(deadline {_seconds(deadline)}); {fate}",
+            f"job {display_id(job_id)} still {state} after {seconds(elapsed)} "
+            f"(deadline {seconds(deadline)}); {fate}",
             job_id=job_id,
             last_state=last_state,
             last_record=last_record,
@@ -454,7 +426,7 @@ class _JobEnded(WaitError, Generic[RecordT, ErrorT]):
         message = f"job {display_id(job_id)} {self.verb}"
         if state is not None:
             message += f" (state {state})"
-        detail = _summary(error if error_json is None else error_json)
+        detail = summary(error if error_json is None else error_json)
         if detail:
             message += f": {detail}"
         super().__init__(

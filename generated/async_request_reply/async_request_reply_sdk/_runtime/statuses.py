@@ -17,9 +17,8 @@ from .errors import (
     PermissionDeniedError,
     RateLimitError,
     UnprocessableEntityError,
-    _summary,
 )
-from .shown import display_url
+from .shown import display_url, summary
 
 __all__ = ["status_error_for"]
 
@@ -78,7 +77,7 @@ def status_error_for(response: httpx.Response) -> APIStatusError:
         except httpx.InvalidURL:
             where = location
         parts.append(f"Location: {display_url(where)}")
-    detail = _summary(body)
+    detail = summary(body)
     if detail:
         parts.append(detail)
     if cls.advice:

@@ -12,14 +12,12 @@ import copy
 import math
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, Generic, Optional, Protocol, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
 
-import attrs
 import httpx
 
 from .created import Created, overrun, read_created
-from .download import PathLike
 from .errors import (
     APITimeoutError,
     DecodeError,
@@ -38,23 +36,11 @@ from .records import MISSING, Poll
 from .resume import decode_resume_token
 from .serde import lenient
 from .shown import display_id
-from .waitcore import Finished, Sleep, WaitCore
+from .waitcalls import AsyncDrive, Begun, Drive, Polled
+from .waitcore import Finished, WaitCore
 from .waitspec import Carried, JobSpec, PollEvent, WaitConfig
 
-__all__ = [
-    "CANCEL_ON_TIMEOUT_SECONDS",
-    "AsyncCreate",
-    "AsyncDrive",
-    "BaseJobWaiter",
-    "Begun",
-    "Create",
-    "Created",
-    "Drive",
-    "FetchResult",
-    "JobCall",
-    "Polled",
-    "check_wait_args",
-]
+__all__ = ["CANCEL_ON_TIMEOUT_SECONDS", "BaseJobWaiter", "check_wait_args"]
 
 #: The longest a timed-out wait's cancel may take (`WaitConfig.cancel_on_timeout`): less
 #: when the wait is already past its deadline, so it still ends within it and a second.
@@ -62,61 +48,7 @@ CANCEL_ON_TIMEOUT_SECONDS = 1.0
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
-T_co = TypeVar("T_co", covariant=True)
 _W = TypeVar("_W", bound="BaseJobWaiter[Any, Any]")
-
-
-#: What drives a wait instead of the polling loop (`BaseJobWaiter.driven_by`; `hybrid`
-#: also listens for webhook deliveries): given the wait's core and its status read
-#: (retried, rate-limited), it returns the terminal step.
-Drive = Callable[[WaitCore, Callable[[], Poll]], Finished]
-AsyncDrive = Callable[[WaitCore, Callable[[], Awaitable[Poll]]], Awaitable[Finished]]
-
-#: Sends a job's create request (its idempotency key, or None; the seconds it may
-#: take, or None for no bound) and returns the answer; the SDK's resources give one.
-Create = Callable[[Optional[str], Optional[float]], httpx.Response]
-AsyncCreate = Callable[[Optional[str], Optional[float]], Awaitable[httpx.Response]]
-
-
-class JobCall(Protocol[T_co]):
-    """Cancels a job (`job_id`, seconds left, carried values)."""
-
-    def __call__(self, job_id: str, time_left: float, **carried: object) -> T_co: ...
-
-
-class FetchResult(Protocol[T_co]):
-    """Fetches a job's result (`job_id`, seconds left, carried values); given
-    `to_file`, streams a bytes or text result there (whole or not at all) and
-    refuses any other result with TypeError."""
-
-    def __call__(
-        self,
-        job_id: str,
-        time_left: float,
-        to_file: PathLike | None = None,
-        **carried: object,
-    ) -> T_co: ...
-
-
-@attrs.frozen
-class Begun:
-    """Where a wait or a handle begins: the job's id and what its status read is given
-    (the same: the id, or the job's operation URL, query included), the poll count and deadline of a resume token, and the carried values, checked."""
-
-    job_id: str
-    target: str
-    attempt: int = 0
-    deadline_at: float | None = None
-    carried: dict[str, object] = attrs.field(factory=dict)
-    due_at: float | None = None
-
-
-@attrs.frozen
-class Polled(Generic[RecordT]):
-    """One poll decided: the core's step and the record read, typed."""
-
-    step: Finished | Sleep
-    record: RecordT
 
 
 class BaseJobWaiter(Generic[RecordT, ResultT]):

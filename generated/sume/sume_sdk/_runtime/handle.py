@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
+from .created import Created
 from .download import PathLike
 from .shown import display_id
-from .waitbase import AsyncCreate, Create, Created, Polled, check_wait_args
+from .waitbase import check_wait_args
+from .waitcalls import AsyncCreate, Create, Polled
 from .waitcore import Finished, WaitCore
 from .waitspec import Carried, PollEvent
 

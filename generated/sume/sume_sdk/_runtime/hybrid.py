@@ -34,7 +34,7 @@ import httpx
 from .download import PathLike
 from .errors import JobTimeout
 from .records import Poll
-from .waitbase import AsyncCreate, Create
+from .waitcalls import AsyncCreate, Create
 from .waitcore import Finished, Sleep, WaitCore
 from .waiter import AsyncJobWaiter, SyncJobWaiter
 from .waitspec import Carried, PollEvent
