@@ -112,8 +112,15 @@ class Fleet:
         concurrency: int = 2,
         visibility: float | None = None,
         grace: float | None = None,
+        pool: str = "threads",
+        kill_at: str | None = None,
+        kill_whom: str = "self",
     ) -> None:
-        """Start one worker per name, and return once every one of them consumes."""
+        """Start one worker per name, and return once every one of them consumes.
+
+        `kill_at` names a point (`POINTS`, or "callback"): the first of these workers
+        to reach it SIGKILLs `kill_whom` ("self": the process at the point; "main":
+        the prefork worker's main process and that child)."""
         for name in names:
             env = dict(
                 os.environ,
@@ -124,13 +131,15 @@ class Fleet:
                 "FLEET_RATE": rate,
                 "FLEET_VISIBILITY": visibility,
                 "FLEET_GRACE": grace,
+                "FLEET_KILL_AT": kill_at,
+                "FLEET_KILL_WHOM": kill_whom,
             }.items():
                 env.pop(key, None)
                 if value is not None:
                     env[key] = str(value)
             command = [
                 sys.executable, "-m", "celery", "-A", "tests.fleet.app", "worker",
-                "--pool=threads", f"--concurrency={concurrency}", f"--hostname={name}@fleet",
+                f"--pool={pool}", f"--concurrency={concurrency}", f"--hostname={name}@fleet",
                 "--without-gossip", "--without-mingle", "--without-heartbeat",
                 "--loglevel=WARNING",
             ]  # fmt: skip
@@ -144,8 +153,11 @@ class Fleet:
         )
 
     def kill(self, name: str) -> None:
-        """SIGKILL: the worker dies at once, with whatever steps it holds."""
+        """SIGKILL: the worker dies at once, with whatever steps it holds (and, for a
+        prefork worker, its pool's children, as an OOM kill of the group would)."""
         worker = self.workers.pop(name)
+        for child in _children(worker.pid):
+            os.kill(child, signal.SIGKILL)
         worker.send_signal(signal.SIGKILL)
         worker.wait()
 
@@ -167,10 +179,22 @@ class Fleet:
         return [r for r in self.server.requests(job_id) if r.operation == "status"]
 
     def settled(self) -> bool:
-        """Nothing queued, scheduled or running: no report can come any more."""
+        """Nothing queued, scheduled or running, no wait open, no report unacknowledged:
+        no report can come any more."""
         redis = self.app.redis
-        queued = redis.llen("celery")
-        return queued == 0 and redis.hlen("unacked") == 0
+        name = self.app.waits.name
+        if redis.llen("celery") or redis.hlen("unacked") or redis.zcard(f"{name}:outbox"):
+            return False
+        return not any(redis.scan_iter(f"{name}:wait:*", count=1000))
+
+    def deliveries(self) -> list[dict[str, Any]]:
+        """Every call of the callback, in order: report id, label, when (monotonic)."""
+        return [json.loads(item) for item in self.app.redis.lrange(self.app.DELIVERIES, 0, -1)]
+
+    def reached(self, point: str) -> dict[str, float]:
+        """When each wait first passed `point` (monotonic), by wait id."""
+        raw = self.app.redis.hgetall(self.app.POINT_TIMES + point)
+        return {key.decode(): float(value) for key, value in raw.items()}
 
     def reports(self, count: int) -> list[dict[str, Any]]:
         """Every report the callback got, once `count` came and the fleet settled."""
@@ -199,6 +223,15 @@ class Fleet:
                 logs = {p.name: p.read_text(errors="replace")[-1500:] for p in self.logs.iterdir()}
                 pytest.fail(f"gave up waiting for {what}: {state}; worker logs: {logs}")
             time.sleep(0.05)
+
+
+def _children(pid: int) -> list[int]:
+    """The process ids of `pid`'s children (Linux /proc)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        children = (task / "children").read_text().split() if (task / "children").exists() else []
+        found += [int(child) for child in children]
+    return found
 
 
 @pytest.fixture
