@@ -145,7 +145,12 @@ class Fleet:
             ]  # fmt: skip
             with (self.logs / f"{name}.log").open("ab") as out:
                 self.workers[name] = subprocess.Popen(
-                    command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+                    command,
+                    cwd=ROOT,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
                 )
         self.until(
             lambda: {n.decode() for n in self.app.redis.smembers(self.app.READY)} >= set(names),
@@ -153,13 +158,19 @@ class Fleet:
         )
 
     def kill(self, name: str) -> None:
-        """SIGKILL: the worker dies at once, with whatever steps it holds (and, for a
-        prefork worker, its pool's children, as an OOM kill of the group would)."""
+        """SIGKILL: the worker dies at once, with whatever steps it holds, and so do its
+        pool's children (a prefork worker's, or those orphaned when its main process was
+        killed at a point)."""
         worker = self.workers.pop(name)
-        for child in _children(worker.pid):
-            os.kill(child, signal.SIGKILL)
-        worker.send_signal(signal.SIGKILL)
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)  # each worker leads its own group
+        except ProcessLookupError:  # the group is gone already
+            pass
         worker.wait()
+
+    def died(self, name: str) -> bool:
+        """Whether the worker's main process has exited (it was killed at a point)."""
+        return self.workers[name].poll() is not None
 
     def stop(self) -> None:
         """Kill every worker: the next test starts from an empty Redis anyway."""
@@ -223,15 +234,6 @@ class Fleet:
                 logs = {p.name: p.read_text(errors="replace")[-1500:] for p in self.logs.iterdir()}
                 pytest.fail(f"gave up waiting for {what}: {state}; worker logs: {logs}")
             time.sleep(0.05)
-
-
-def _children(pid: int) -> list[int]:
-    """The process ids of `pid`'s children (Linux /proc)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        children = (task / "children").read_text().split() if (task / "children").exists() else []
-        found += [int(child) for child in children]
-    return found
 
 
 @pytest.fixture
