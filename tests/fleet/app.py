@@ -7,7 +7,7 @@ FLEET_RATE    status reads per second for the whole fleet (RedisRateLimiter); no
 FLEET_NAME    the worker's name, sent as `x-fleet-worker` on every request
 FLEET_VISIBILITY  seconds before the broker hands a lost worker's steps to another (3)
 FLEET_GRACE   seconds a wait may be overdue before the sweepers send its step again (5)
-FLEET_POOL    the worker's pool ("threads" or "prefork"), for the kill hook
+FLEET_SWEEPER "off": this worker runs no sweeper (a beat schedule would run `<name>.sweep`)
 FLEET_KILL_AT a point of `POINTS`, or "callback" (inside the callback's effect): the first
               process of the fleet to reach it SIGKILLs FLEET_KILL_WHOM there, once
 FLEET_KILL_WHOM  "self" (the process at the point: a threads worker, a prefork pool child)
@@ -27,7 +27,7 @@ from celery import Celery
 from celery.signals import worker_ready
 from redis import Redis
 from sume_sdk import AsyncClient, Client, RetryPolicy, WaitConfig
-from sume_sdk.fleet import CeleryWaits, RedisRateLimiter
+from sume_sdk.fleet import CeleryWaits, RedisRateLimiter, ReportBusy
 
 REDIS_URL = os.environ["FLEET_REDIS"]
 #: How long the broker waits for a lost worker's steps before handing them to another:
@@ -73,7 +73,17 @@ def client() -> Client:
     )
 
 
-__all__ = ["AsyncClient", "Client", "RedisRateLimiter", "WaitConfig", "app", "record", "waits"]
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "RedisRateLimiter",
+    "ReportBusy",
+    "WaitConfig",
+    "app",
+    "record",
+    "waits",
+]
+
 
 def observe(point: str, wait_id: str) -> None:
     """Dates each point's first passage per wait, and SIGKILLs where FLEET_KILL_AT says."""
@@ -99,6 +109,7 @@ waits = CeleryWaits(
     unavailable_delay=0.5,
     retry_delay=0.5,
     observe=observe,
+    sweeper=os.environ.get("FLEET_SWEEPER") != "off",
 )
 
 

@@ -3,6 +3,7 @@ simulated Sume API over HTTP, and Celery worker processes started from `tests.fl
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -21,6 +22,8 @@ from generator.server import RunningServer, run_server
 from tests.e2e.support import APIS, ROOT
 
 SUME = APIS["sume"]
+#: A queue that only the workers a test starts with `queues=f"celery,{HELD}"` consume.
+HELD = "held"
 #: Bound of every wait on the fleet (worker start, reports): a hang fails, it never blocks.
 PATIENCE = 60.0
 
@@ -115,6 +118,8 @@ class Fleet:
         pool: str = "threads",
         kill_at: str | None = None,
         kill_whom: str = "self",
+        queues: str = "celery",
+        sweeper: bool = True,
     ) -> None:
         """Start one worker per name, and return once every one of them consumes.
 
@@ -133,6 +138,7 @@ class Fleet:
                 "FLEET_GRACE": grace,
                 "FLEET_KILL_AT": kill_at,
                 "FLEET_KILL_WHOM": kill_whom,
+                "FLEET_SWEEPER": None if sweeper else "off",
             }.items():
                 env.pop(key, None)
                 if value is not None:
@@ -141,7 +147,7 @@ class Fleet:
                 sys.executable, "-m", "celery", "-A", "tests.fleet.app", "worker",
                 f"--pool={pool}", f"--concurrency={concurrency}", f"--hostname={name}@fleet",
                 "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "--loglevel=WARNING",
+                "--loglevel=WARNING", f"--queues={queues}",
             ]  # fmt: skip
             with (self.logs / f"{name}.log").open("ab") as out:
                 self.workers[name] = subprocess.Popen(
@@ -180,10 +186,16 @@ class Fleet:
     def job(self, **scenario: Any) -> str:
         return self.server.create_job(SUME.scenario(**scenario), credential="key-1")
 
-    def follow(self, job_id: str, label: str, deadline: float = 30.0) -> Any:
-        """Hand the job to the fleet; returns the handle it was followed with."""
+    def follow(
+        self, job_id: str, label: str, deadline: float = 30.0, queue: str | None = None
+    ) -> Any:
+        """Hand the job to the fleet (its report to `queue`, if given); returns the handle
+        it was followed with."""
         handle = self.client.jobs.handle(job_id, deadline=deadline)
-        self.app.waits.follow(handle, on_done=self.app.record.s(label))
+        callback = self.app.record.s(label)
+        if queue is not None:
+            callback = callback.set(queue=queue)
+        self.app.waits.follow(handle, on_done=callback)
         return handle
 
     def reads(self, job_id: str | None = None) -> list[Any]:
@@ -194,7 +206,8 @@ class Fleet:
         no report can come any more."""
         redis = self.app.redis
         name = self.app.waits.name
-        if redis.llen("celery") or redis.hlen("unacked") or redis.zcard(f"{name}:outbox"):
+        queued = redis.llen("celery") or redis.llen(HELD)
+        if queued or redis.hlen("unacked") or redis.zcard(f"{name}:outbox"):
             return False
         return not any(redis.scan_iter(f"{name}:wait:*", count=1000))
 
@@ -217,6 +230,14 @@ class Fleet:
             )
             time.sleep(0.5)
         return [json.loads(item) for item in redis.lrange(self.app.REPORTS, 0, -1)]
+
+    def held(self) -> list[dict[str, Any]]:
+        """The reports waiting in the `HELD` queue (the first argument of each message)."""
+        found = []
+        for raw in self.app.redis.lrange(HELD, 0, -1):
+            body = json.loads(base64.b64decode(json.loads(raw)["body"]))
+            found.append(body[0][0])
+        return found
 
     def until(self, condition: Any, what: str) -> None:
         deadline = time.monotonic() + PATIENCE
