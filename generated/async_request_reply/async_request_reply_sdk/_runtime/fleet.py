@@ -171,6 +171,12 @@ if not redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'bus
 return 'run'
 """
 
+# Let go of a lease if it is still this holder's. KEYS: lease; ARGV: holder.
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 # The callback acknowledged a report: it leaves the outbox, with its marks.
 # KEYS: report, done mark, lease, outbox; ARGV: report id.
 _ACK = """
@@ -359,6 +365,7 @@ class CeleryWaits:
             "overdue": _OVERDUE,
             "once": _ONCE,
             "ack": _ACK,
+            "unlock": _UNLOCK,
         }
         self._scripts = {
             key: redis.register_script(text) for key, text in scripts.items()
@@ -460,7 +467,7 @@ class CeleryWaits:
         state = self._scripts["once"](
             keys=keys, args=[delivery, max(1, int(lease * 1000))]
         )
-        state = state.decode() if isinstance(state, bytes) else str(state)
+        state = _text(state)
         if state in ("acknowledged", "done"):
             return False
         if state == "busy":
@@ -470,13 +477,18 @@ class CeleryWaits:
             try:
                 pipe.watch(keys[2])
                 held = pipe.get(keys[2])
-                if held is None or held.decode() != delivery:
+                if held is None or _text(held) != delivery:
                     raise ReportBusy(f"report {report_id}: the lease ran out")
                 pipe.multi()
                 effect(pipe)
                 pipe.set(keys[1], "1").delete(keys[2]).execute()
             except watch:
                 raise ReportBusy(f"report {report_id}: the lease ran out") from None
+            except (
+                BaseException
+            ):  # the effect did not happen: the next delivery runs it
+                self._scripts["unlock"](keys=[keys[2]], args=[delivery])
+                raise
         return True
 
     def sweep(self) -> int:
@@ -533,7 +545,7 @@ class CeleryWaits:
         found = self._scripts["overdue"](
             keys=[schedule], args=[1000, repr(self._grace)]
         )
-        return [m.decode() if isinstance(m, bytes) else str(m) for m in found]
+        return [_text(member) for member in found]
 
     def _start_sweeper(self, **_: object) -> None:
         def sweep_forever() -> None:
@@ -570,7 +582,7 @@ class CeleryWaits:
         lease = max(1, int(self._grace * 1000))
         args = [message["step"], run, lease, repr(self._grace), wait_id]
         claim = self._scripts["claim"](keys=self._keys(wait_id), args=args)
-        claim = claim.decode() if isinstance(claim, bytes) else str(claim)
+        claim = _text(claim)
         if claim != "claimed":
             return claim  # "finished", "superseded" (a copy) or "busy" (a copy running)
         self._point("claimed", wait_id)
@@ -689,6 +701,11 @@ class CeleryWaits:
         )
         self._point("acknowledged", report_id)
         return acknowledged
+
+
+def _text(value: object) -> str:
+    """A Redis reply as text, whether the client decodes replies or not."""
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _waiters_of(client: Any) -> dict[str, SyncJobWaiter[Any, Any]]:
