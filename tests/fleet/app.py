@@ -80,6 +80,7 @@ __all__ = [
     "ReportBusy",
     "WaitConfig",
     "app",
+    "plain",
     "record",
     "waits",
 ]
@@ -125,6 +126,16 @@ def record(report: dict[str, Any], label: str) -> None:
         pipe.rpush(REPORTS, json.dumps({"label": label, **report}))
 
     waits.once(report, effect, lease=1.0)
+
+
+@app.task(name="fleet-tests.plain", acks_late=True, ignore_result=True)
+def plain(report: dict[str, Any], label: str) -> None:
+    """A callback without `waits.once`: notes every delivery; the first delivery of a
+    report labelled "raises" raises after that."""
+    delivery = {"report_id": report["report_id"], "label": label, "at": time.monotonic()}
+    redis.rpush(DELIVERIES, json.dumps(delivery))
+    if label == "raises" and redis.set(f"fleet-tests:raised:{report['report_id']}", 1, nx=True):
+        raise RuntimeError("the callback failed")
 
 
 @worker_ready.connect

@@ -42,7 +42,7 @@ READY = "doc:ready"
 
 @task_prerun.connect
 def _delivered(sender=None, args=None, **_):
-    if sender is summary_done:
+    if sender.name == summary_done.name:
         entry = {"report_id": args[0]["report_id"], "invoice": args[1], "at": time.monotonic()}
         redis.rpush(DELIVERIES, json.dumps(entry))
 

@@ -32,6 +32,27 @@ def test_a_report_the_broker_lost_is_sent_again_until_the_callback_returns(fleet
     assert len(fleet.reads(job_id)) == reads  # none after the report
 
 
+def test_a_callback_that_returns_acknowledges_its_report_and_one_that_raises_gets_it_again(
+    fleet: Fleet,
+) -> None:
+    fleet.start("a", grace=2)
+    jobs = {label: fleet.job(states=[]) for label in ("returns", "raises")}
+    for label, job_id in jobs.items():
+        handle = fleet.client.jobs.handle(job_id, deadline=30.0)
+        fleet.app.waits.follow(handle, on_done=fleet.app.plain.s(label))
+
+    def delivered() -> list[str]:
+        return [d["label"] for d in fleet.deliveries()]
+
+    fleet.until(lambda: delivered().count("raises") >= 2 and fleet.settled(), "deliveries")
+    time.sleep(2.5)  # past a grace: an unacknowledged report would be sent again
+
+    deliveries = fleet.deliveries()
+    assert sorted(d["label"] for d in deliveries) == ["raises", "raises", "returns"]
+    assert len({d["report_id"] for d in deliveries if d["label"] == "raises"}) == 1
+    assert fleet.app.redis.zcard(f"{fleet.app.waits.name}:outbox") == 0
+
+
 def test_a_copy_of_the_final_step_after_the_report_reads_nothing_and_reports_nothing(
     fleet: Fleet,
 ) -> None:
@@ -81,14 +102,12 @@ def test_once_runs_an_effect_once_per_report_until_it_is_acknowledged(fleet: Fle
         r["report_id"].encode() for r in (first, second)
     )
 
-    # the callback returned: the acknowledgement linked to it empties the outbox, and a
-    # delivery that comes after that runs nothing
-    waits.ack_task(first["report_id"])
-    waits.ack_task(second["report_id"])
+    # running the effect acknowledged each report: the outbox is empty, nothing is kept
     assert redis.zcard(f"{waits.name}:outbox") == 0
+    assert not list(redis.scan_iter(f"{waits.name}:report:*"))
+    waits.ack_task(first["report_id"])  # the acknowledgement of the callback's return
     assert waits.once(first, effect(first)) is False
     assert redis.llen(effects) == 2
-    assert not list(redis.scan_iter(f"{waits.name}:report:*"))
 
 
 def test_with_the_workers_sweepers_off_a_sweep_from_beat_sends_a_lost_step(fleet: Fleet) -> None:
