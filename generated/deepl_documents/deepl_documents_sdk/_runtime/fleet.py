@@ -109,12 +109,14 @@ return 'claimed'
 """
 
 # The run that holds a wait books its next step: the wait now expects that step (and
-# the sweeper re-sends it once `due` s overdue); the lease is let go. KEYS: wait,
-# lease, due; ARGV: run, next step, its message, due (s), wait id.
+# the sweeper re-sends it once `due` s overdue, its count of re-sends back at 0); the
+# lease is let go. KEYS: wait, lease, due, due's re-sends; ARGV: run, next step, its
+# message, due (s), wait id.
 _NEXT = """
 if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'step', ARGV[2], 'next', ARGV[3], 'run', '')
 redis.call('DEL', KEYS[2])
+redis.call('HDEL', KEYS[4], ARGV[5])
 local now = redis.call('TIME')
 now = tonumber(now[1]) + tonumber(now[2]) / 1000000
 redis.call('ZADD', KEYS[3], string.format('%.6f', now + tonumber(ARGV[4])), ARGV[5])
@@ -123,17 +125,19 @@ return 1
 
 # The run that holds a wait finishes it, in one step: the wait is gone (no copy of any
 # step can take it over again) and, if it has a callback, its report is in the outbox,
-# sent again every `grace` s until the callback acknowledges it. KEYS: wait, lease,
-# due, report, outbox; ARGV: run, the report's entry ('' for none), grace (s), wait id.
+# sent again after `grace` s until the callback acknowledges it. KEYS: wait, lease,
+# due, due's re-sends, report, outbox; ARGV: run, the report's entry ('' for none),
+# grace (s), wait id.
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('ZREM', KEYS[3], ARGV[4])
+redis.call('HDEL', KEYS[4], ARGV[4])
 if ARGV[2] ~= '' then
   local now = redis.call('TIME')
   now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-  redis.call('SET', KEYS[4], ARGV[2])
-  redis.call('ZADD', KEYS[5], string.format('%.6f', now + tonumber(ARGV[3])), ARGV[4])
+  redis.call('SET', KEYS[5], ARGV[2])
+  redis.call('ZADD', KEYS[6], string.format('%.6f', now + tonumber(ARGV[3])), ARGV[4])
 end
 return 1
 """
@@ -148,26 +152,29 @@ return 1
 """
 
 # Take every entry of a schedule (`due` or `outbox`) that is due, at most ARGV[1] of
-# them, and put each `grace` s later. KEYS: the schedule; ARGV: limit, grace (s).
+# them, and put each off again: `grace` s after its first re-send, then twice as long
+# each time, up to 16 times `grace` (so that a backlog is not fed copies of what it
+# holds). KEYS: the schedule, its re-sends; ARGV: limit, grace (s).
 _OVERDUE = """
 local now = redis.call('TIME')
 now = tonumber(now[1]) + tonumber(now[2]) / 1000000
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%.6f', now),
                        'LIMIT', 0, tonumber(ARGV[1]))
-local later = string.format('%.6f', now + tonumber(ARGV[2]))
-for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], later, member) end
+for _, member in ipairs(due) do
+  local sent = redis.call('HINCRBY', KEYS[2], member, 1)
+  local later = now + tonumber(ARGV[2]) * 2 ^ math.min(sent - 1, 4)
+  redis.call('ZADD', KEYS[1], string.format('%.6f', later), member)
+end
 return due
 """
 
-# A delivery of a report asks to run its effect: "acknowledged" (the report was
-# acknowledged: an earlier delivery ran it), "done" (an earlier delivery ran it and
-# its acknowledgement is under way), "busy" (another delivery is running it now), or
-# "run" (this one runs it, under a lease). KEYS: report, done mark, lease; ARGV:
-# delivery, lease (ms).
+# A delivery of a report asks to run its effect: "acknowledged" (an earlier delivery
+# ran it, or the callback returned), "busy" (another delivery is running it now), or
+# "run" (this one runs it, under a lease). KEYS: report, lease; ARGV: delivery,
+# lease (ms).
 _ONCE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'acknowledged' end
-if redis.call('EXISTS', KEYS[2]) == 1 then return 'done' end
-if not redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'busy' end
+if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'busy' end
 return 'run'
 """
 
@@ -177,11 +184,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-# The callback acknowledged a report: it leaves the outbox, with its marks.
-# KEYS: report, done mark, lease, outbox; ARGV: report id.
+# The callback acknowledged a report: it leaves the outbox.
+# KEYS: report, lease, outbox, outbox's re-sends; ARGV: report id.
 _ACK = """
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-return redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('HDEL', KEYS[4], ARGV[1])
+return redis.call('ZREM', KEYS[3], ARGV[1])
 """
 
 
@@ -301,8 +309,9 @@ class CeleryWaits:
 
     Each finished wait's report reaches the callback at least once, whatever process
     dies when: the final decision and the report's outbox entry are written in one
-    atomic step, and the sweeper sends the report again every `grace` seconds until
-    the callback task has returned (an acknowledgement linked to it). Every delivery
+    atomic step, and the sweeper sends the report again (after `grace` seconds, then
+    at doubling intervals up to 16 times `grace`) until the callback task has
+    returned (an acknowledgement linked to it) or `once()` ran its effect. Every delivery
     of a report carries the same `report_id`; `once()` runs an effect once per id.
     A finished wait is gone from Redis, so no copy of any step can take it over or
     read its status again.
@@ -415,7 +424,8 @@ class CeleryWaits:
         deadline=...)`, or `start(...)`): its token carries the job, its schedule so
         far and its absolute deadline. `on_done` is a Celery task signature
         (`my_task.s(...)`), called with the report prepended to its arguments, at
-        least once: again every `grace` seconds until one call returns. The report
+        least once: sent again (after `grace` seconds, then at doubling intervals)
+        until one call returns or `once()` has run its effect. The report
         is a dict with `report_id` (the same in every delivery), `job_id`, `job`
         (the job's name in the SDK), `wait_id`, `outcome` ("success", "failure",
         "canceled", "timeout", or "error" for an undocumented state or a request
@@ -451,49 +461,47 @@ class CeleryWaits:
 
         Call it in the callback task. `effect(pipeline)` gets a Redis transaction
         (`redis.pipeline()` after `MULTI`): the commands it queues there run in one
-        transaction with the mark that the report's effect is done, so an effect kept
-        in this Redis happens exactly once. An effect elsewhere (a database row, an
-        email) runs again only if its process dies after it and before that
-        transaction (one Redis round trip); keep `report["report_id"]` with it (a
-        unique key) to close that window too. While one delivery runs the effect
-        (up to `lease` seconds), another raises `ReportBusy`, so that the report is
-        sent again later rather than acknowledged.
+        transaction with the report's acknowledgement, so an effect kept in this
+        Redis happens exactly once, and the report is not sent again. An effect
+        elsewhere (a database row, an e-mail) runs again only if its process dies
+        after it and before that transaction (one Redis round trip); keep
+        `report["report_id"]` with it (a unique key) to close that window too. While
+        one delivery runs the effect (up to `lease` seconds), another raises
+        `ReportBusy`, so that the report is sent again later rather than
+        acknowledged; an effect that raises lets go at once.
         """
         report_id = str(report["report_id"])
-        keys = [
-            self._report_key(report_id, suffix) for suffix in ("", ":done", ":lease")
-        ]
+        keys = [self._report_key(report_id, ""), self._report_key(report_id, ":lease")]
         delivery = uuid.uuid4().hex
-        state = self._scripts["once"](
-            keys=keys, args=[delivery, max(1, int(lease * 1000))]
-        )
-        state = _text(state)
-        if state in ("acknowledged", "done"):
+        ms = max(1, int(lease * 1000))
+        state = _text(self._scripts["once"](keys=keys, args=[delivery, ms]))
+        if state == "acknowledged":
             return False
         if state == "busy":
             raise ReportBusy(f"report {report_id} is being handled by another delivery")
         watch = importlib.import_module("redis.exceptions").WatchError
         with self._redis.pipeline() as pipe:
             try:
-                pipe.watch(keys[2])
-                held = pipe.get(keys[2])
+                pipe.watch(keys[1])
+                held = pipe.get(keys[1])
                 if held is None or _text(held) != delivery:
                     raise ReportBusy(f"report {report_id}: the lease ran out")
                 pipe.multi()
                 effect(pipe)
-                pipe.set(keys[1], "1").delete(keys[2]).execute()
+                pipe.delete(*keys).zrem(self._outbox, report_id)
+                pipe.hdel(f"{self._outbox}:sent", report_id).execute()
             except watch:
                 raise ReportBusy(f"report {report_id}: the lease ran out") from None
-            except (
-                BaseException
-            ):  # the effect did not happen: the next delivery runs it
-                self._scripts["unlock"](keys=[keys[2]], args=[delivery])
+            except BaseException:
+                # the effect did not happen: let the next delivery run it at once
+                self._scripts["unlock"](keys=[keys[1]], args=[delivery])
                 raise
         return True
 
     def sweep(self) -> int:
         """Send again the step of every wait, and every report not yet acknowledged,
-        more than `grace` seconds overdue (none if another sweep ran less than
+        that is overdue: by `grace` seconds, then by twice as long after each time it
+        was sent again, up to 16 times `grace` (none if another sweep ran less than
         `sweep_every` seconds ago); returns how many."""
         lock = f"{self.name}:sweeping"
         if not self._redis.set(
@@ -502,9 +510,16 @@ class CeleryWaits:
             return 0
         sent = 0
         for wait in self._overdue(self._due):
-            raw = self._redis.hget(self._wait_key(wait), "next")
+            raw, running = (
+                self._redis.pipeline()
+                .hget(self._wait_key(wait), "next")
+                .exists(f"{self._wait_key(wait)}:lease")
+                .execute()
+            )
             if raw is None:  # finished meanwhile
                 self._redis.zrem(self._due, wait)
+                continue
+            if running:  # a step of it is running now: it books the next one
                 continue
             self.task.apply_async((json.loads(raw),))
             self._point("step resent", wait)
@@ -542,9 +557,8 @@ class CeleryWaits:
             self._observe(point, wait_id)
 
     def _overdue(self, schedule: str) -> list[str]:
-        found = self._scripts["overdue"](
-            keys=[schedule], args=[1000, repr(self._grace)]
-        )
+        keys = [schedule, f"{schedule}:sent"]
+        found = self._scripts["overdue"](keys=keys, args=[1000, repr(self._grace)])
         return [_text(member) for member in found]
 
     def _start_sweeper(self, **_: object) -> None:
@@ -575,7 +589,9 @@ class CeleryWaits:
         raise LookupError(f"the client has no job named {job!r}: {sorted(waiters)}")
 
     def _keys(self, wait_id: str) -> list[str]:
-        return [self._wait_key(wait_id), f"{self._wait_key(wait_id)}:lease", self._due]
+        """A wait's record and lease, the due schedule and its counts of re-sends."""
+        wait = self._wait_key(wait_id)
+        return [wait, f"{wait}:lease", self._due, f"{self._due}:sent"]
 
     def _step(self, task: Any, message: dict[str, Any]) -> str:
         wait_id, run = message["wait"], uuid.uuid4().hex
@@ -693,12 +709,9 @@ class CeleryWaits:
         callback.apply_async(task_id=f"{self.name}:{report['report_id']}")
 
     def _ack(self, report_id: str) -> bool:
-        keys = [
-            self._report_key(report_id, suffix) for suffix in ("", ":done", ":lease")
-        ]
-        acknowledged = bool(
-            self._scripts["ack"](keys=[*keys, self._outbox], args=[report_id])
-        )
+        keys = [self._report_key(report_id, ""), self._report_key(report_id, ":lease")]
+        keys += [self._outbox, f"{self._outbox}:sent"]
+        acknowledged = bool(self._scripts["ack"](keys=keys, args=[report_id]))
         self._point("acknowledged", report_id)
         return acknowledged
 
