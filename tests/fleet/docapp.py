@@ -8,6 +8,7 @@ page drops fails the run that needs it."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
@@ -15,6 +16,7 @@ import shlex
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -106,8 +108,6 @@ class DocFleet:
 
     def load(self) -> Any:
         """The page's `tasks` module in this process (as the web app imports it)."""
-        os.environ.update({k: self.env[k] for k in ("BROKER_URL", "FLEET_REDIS_URL")})
-        os.environ.update({k: self.env[k] for k in ("SUME_BASE_URL", "SUME_API_KEY")})
         for path in (str(self.folder), str(SUME.output)):
             if path not in sys.path:
                 sys.path.insert(0, path)
@@ -115,7 +115,25 @@ class DocFleet:
         if loaded is not None and Path(loaded.__file__ or "").parent == self.folder:
             return loaded
         sys.modules.pop("tasks", None)
-        return importlib.import_module("tasks")
+        with self.environment():
+            return importlib.import_module("tasks")
+
+    @contextlib.contextmanager
+    def environment(self) -> Iterator[None]:
+        """The page's settings in this process's environment, only while it reads them
+        (importing `tasks`, calling its `client()`): the Celery command line reads
+        BROKER_URL too, and other tests' workers inherit this process's environment."""
+        names = ("BROKER_URL", "FLEET_REDIS_URL", "SUME_BASE_URL", "SUME_API_KEY")
+        saved = {name: os.environ.get(name) for name in names}
+        os.environ.update({name: self.env[name] for name in names})
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
     def start(self, command: list[str], name: str, app: str = "tasks", **env: str) -> None:
         """Start a worker with one of the page's commands, named `name` (`-n name@%h`),

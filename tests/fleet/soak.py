@@ -103,7 +103,8 @@ def run(
 
     rng = random.Random(seed)
     job_ids = [server.create_job(_scenario(rng), credential="key-1") for _ in range(jobs)]
-    client = tasks.client()
+    with fleet.environment():
+        client = tasks.client()
     started = time.monotonic()
     for invoice, job_id in enumerate(job_ids):
         handle = client.jobs.handle(job_id, deadline=1800)

@@ -56,7 +56,8 @@ def test_the_documented_app_reports_each_job_once_from_threads_and_prefork_worke
         3: {"final": "canceled"},
         4: {},
     }
-    client = tasks.client()
+    with fleet.environment():
+        client = tasks.client()
     jobs = {}
     for invoice, scenario in scenarios.items():
         jobs[invoice] = sume_server.create_job(scenario, credential="key-1")
