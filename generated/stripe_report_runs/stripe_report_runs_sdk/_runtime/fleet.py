@@ -91,6 +91,17 @@ redis.call('SET', KEYS[1], string.format('%.6f', place + interval), 'PX', ttl)
 return tostring(wait)
 """
 
+# A new wait: it expects its first step (whose id is the wait's), which the sweeper
+# sends again if it has not run `grace` s from now. KEYS: wait, due; ARGV: wait id,
+# the first step's message, grace (s).
+_FOLLOW = """
+redis.call('HSET', KEYS[1], 'step', ARGV[1], 'next', ARGV[2])
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('ZADD', KEYS[2], string.format('%.6f', now + tonumber(ARGV[3])), ARGV[1])
+return 1
+"""
+
 # A step takes over a wait: only while the wait is open (its hash exists: a finished
 # wait has none), only the step the wait expects (the one `follow` or the step before
 # it named), and only if no other copy of that step holds it now (a lease). The
@@ -367,6 +378,7 @@ class CeleryWaits:
         self._retry_delay = retry_delay
         self._observe = observe
         scripts = {
+            "follow": _FOLLOW,
             "claim": _CLAIM,
             "next": _NEXT,
             "finish": _FINISH,
@@ -442,10 +454,9 @@ class CeleryWaits:
             "step": wait_id,
             "on_done": None if on_done is None else dict(on_done),
         }
-        self._redis.pipeline().hset(
-            self._wait_key(wait_id),
-            mapping={"step": wait_id, "next": json.dumps(message)},
-        ).zadd(self._due, {wait_id: time.time() + self._grace}).execute()
+        keys = [self._wait_key(wait_id), self._due]
+        args = [wait_id, json.dumps(message), repr(self._grace)]
+        self._scripts["follow"](keys=keys, args=args)
         self.task.apply_async((message,))
         return wait_id
 
