@@ -179,6 +179,19 @@ end
 return due
 """
 
+# A wait the sweeper found overdue while a step of it is running (its lease is held):
+# not sent again, nor counted as sent; due again when the lease ends. KEYS: lease,
+# due, due's re-sends; ARGV: wait id.
+_DEFER = """
+local left = redis.call('PTTL', KEYS[1])
+if left <= 0 then return 0 end
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('HINCRBY', KEYS[3], ARGV[1], -1)
+redis.call('ZADD', KEYS[2], 'XX', string.format('%.6f', now + left / 1000), ARGV[1])
+return 1
+"""
+
 # A delivery of a report asks to run its effect: "acknowledged" (an earlier delivery
 # ran it, or the callback returned), "busy" (another delivery is running it now), or
 # "run" (this one runs it, under a lease). KEYS: report, lease; ARGV: delivery,
@@ -383,6 +396,7 @@ class CeleryWaits:
             "next": _NEXT,
             "finish": _FINISH,
             "release": _RELEASE,
+            "defer": _DEFER,
             "overdue": _OVERDUE,
             "once": _ONCE,
             "ack": _ACK,
@@ -521,17 +535,13 @@ class CeleryWaits:
             return 0
         sent = 0
         for wait in self._overdue(self._due):
-            raw, running = (
-                self._redis.pipeline()
-                .hget(self._wait_key(wait), "next")
-                .exists(f"{self._wait_key(wait)}:lease")
-                .execute()
-            )
+            raw = self._redis.hget(self._wait_key(wait), "next")
             if raw is None:  # finished meanwhile
                 self._redis.zrem(self._due, wait)
                 continue
-            if running:  # a step of it is running now: it books the next one
-                continue
+            keys = [f"{self._wait_key(wait)}:lease", self._due, f"{self._due}:sent"]
+            if self._scripts["defer"](keys=keys, args=[wait]):
+                continue  # a step of it is running: look again when its lease ends
             self.task.apply_async((json.loads(raw),))
             self._point("step resent", wait)
             logger.info("fleet: wait %s was overdue; its step was sent again", wait)
