@@ -3,6 +3,8 @@
 Usage: .venv/bin/python bench/fleet.py [--jobs 10000] [--workers 4] [--rate 60]
            [--hint 120] [--min 120] [--max 360] [--kill-at 240] [--visibility 180]
            [--json bench/fleet.json]          (about 17 minutes with the defaults)
+       .venv/bin/python bench/fleet.py --soak [--jobs 2000] [--kill-every 20] [--scale 2]
+           [--json bench/fleet-soak.json]     (the kill soak: about 5 minutes)
 
 Starts a redis-server (Debian's package) on a free loopback port, `jobgen serve
 specs/sume.yaml`, and W Celery worker processes of bench/fleet_app.py (threads pool,
@@ -23,6 +25,12 @@ server's request log and the reports, and prints and writes:
 - jobs reported twice or never;
 - for the killed worker: the running jobs it had polled, and their lag;
 - CPU time per status read of the workers still running at the end, the server and Redis.
+
+With --soak it runs the kill soak of tests/fleet/soak.py instead: docs/fleet.md's
+`tasks.py` as written (its timeouts divided by --scale), 2 threads and 2 prefork
+workers, one SIGKILLed every --kill-every seconds and replaced, against the simulated API
+in this process; it prints and writes jobs lost, effects repeated, duplicate deliveries
+(same report id), status reads after a report and the redelivery lag.
 """
 
 from __future__ import annotations
@@ -123,6 +131,31 @@ class Workers:
             self.kill(name)
 
 
+def soak(args: argparse.Namespace) -> None:
+    """The kill soak (tests/fleet/soak.py) on a redis-server of its own."""
+    import tempfile
+
+    sys.path.insert(0, str(REPO))
+    from generator.server import run_server
+    from tests.fleet import soak as kill_soak
+    from tests.fleet.docapp import SUME, DocFleet
+
+    redis_process, redis_url = start_redis()
+    try:
+        with run_server(SUME.spec, max_log=None) as server, tempfile.TemporaryDirectory() as tmp:
+            fleet = DocFleet(Path(tmp), redis_url, server.base_url, scale=args.scale)
+            results = kill_soak.run(
+                fleet, server, jobs=args.jobs, kill_every=args.kill_every, seed=args.seed
+            )
+    finally:
+        redis_process.terminate()
+        redis_process.wait()
+    results["scale"] = args.scale
+    results["load_average_1m_at_end"] = os.getloadavg()[0]
+    print(json.dumps(results, indent=2))
+    args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=10_000)
@@ -135,8 +168,18 @@ def main() -> None:
     parser.add_argument("--visibility", type=float, default=180.0)
     parser.add_argument("--patience", type=float, default=2400.0)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--json", type=Path, default=REPO / "bench" / "fleet.json")
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--soak", action="store_true", help="run the kill soak")
+    parser.add_argument("--kill-every", type=float, default=20.0)
+    parser.add_argument("--scale", type=float, default=2.0)
     args = parser.parse_args()
+    if args.soak:
+        if args.jobs == parser.get_default("jobs"):
+            args.jobs = 2000
+        args.json = args.json or REPO / "bench" / "fleet-soak.json"
+        soak(args)
+        return
+    args.json = args.json or REPO / "bench" / "fleet.json"
 
     logs = REPO / "bench" / ".work" / "fleet"
     logs.mkdir(parents=True, exist_ok=True)

@@ -689,6 +689,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         lazy = [(name, "._runtime.handle") for name in _HANDLE_NAMES]
         lazy += [(name, "._runtime.waitspec") for name in ("JobOutcome", "PollEvent", "WaitConfig")]
         lazy.append(("ProgressDisplay", "._runtime.display"))
+        lazy.append(("RetryPolicy", "._runtime.retry"))  # WaitConfig(status_retry=...)
     else:
         lazy = [("Timing", "._runtime.timing")]  # a client's retries, for tests
     if features.events:

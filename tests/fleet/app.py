@@ -7,21 +7,27 @@ FLEET_RATE    status reads per second for the whole fleet (RedisRateLimiter); no
 FLEET_NAME    the worker's name, sent as `x-fleet-worker` on every request
 FLEET_VISIBILITY  seconds before the broker hands a lost worker's steps to another (3)
 FLEET_GRACE   seconds a wait may be overdue before the sweepers send its step again (5)
+FLEET_SWEEPER "off": this worker runs no sweeper (a beat schedule would run `<name>.sweep`)
+FLEET_KILL_AT a point of `POINTS`, or "callback" (inside the callback's effect): the first
+              process of the fleet to reach it SIGKILLs FLEET_KILL_WHOM there, once
+FLEET_KILL_WHOM  "self" (the process at the point: a threads worker, a prefork pool child)
+              or "main" (the prefork worker's main process, then the child)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import time
 from typing import Any
 
 import httpx
 from celery import Celery
 from celery.signals import worker_ready
 from redis import Redis
-from sume_sdk import AsyncClient, Client, WaitConfig
-from sume_sdk._runtime import RetryPolicy
-from sume_sdk.fleet import CeleryWaits, RedisRateLimiter
+from sume_sdk import AsyncClient, Client, RetryPolicy, WaitConfig
+from sume_sdk.fleet import CeleryWaits, RedisRateLimiter, ReportBusy
 
 REDIS_URL = os.environ["FLEET_REDIS"]
 #: How long the broker waits for a lost worker's steps before handing them to another:
@@ -30,8 +36,13 @@ REDIS_URL = os.environ["FLEET_REDIS"]
 VISIBILITY_TIMEOUT = float(os.environ.get("FLEET_VISIBILITY", "3"))
 #: The poll schedule (the spec's 2 s floor, lowered): small, so tests take seconds.
 SCHEDULE = {"first": 0.1, "floor": 0.1, "cap": 0.2}
-#: Where the `record` task keeps every report it was sent, in arrival order.
+#: Where the `record` task keeps each report once (its effect, through `waits.once`)...
 REPORTS = "fleet-tests:reports"
+#: ... and every delivery of one: report id and when (monotonic, the server log's clock).
+DELIVERIES = "fleet-tests:deliveries"
+#: When each point was first reached, per wait (hash per point: wait id -> monotonic).
+POINT_TIMES = "fleet-tests:point:"
+KILLED = "fleet-tests:killed"
 READY = "fleet-tests:ready"
 
 app = Celery("fleet_tests", broker=REDIS_URL)
@@ -62,7 +73,32 @@ def client() -> Client:
     )
 
 
-__all__ = ["AsyncClient", "Client", "RedisRateLimiter", "WaitConfig", "app", "record", "waits"]
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "RedisRateLimiter",
+    "ReportBusy",
+    "WaitConfig",
+    "app",
+    "plain",
+    "record",
+    "waits",
+]
+
+
+def observe(point: str, wait_id: str) -> None:
+    """Dates each point's first passage per wait, and SIGKILLs where FLEET_KILL_AT says."""
+    redis.hsetnx(POINT_TIMES + point, wait_id, repr(time.monotonic()))
+    _kill_at(point)
+
+
+def _kill_at(point: str) -> None:
+    if os.environ.get("FLEET_KILL_AT") != point or not redis.set(KILLED, point, nx=True):
+        return
+    if os.environ.get("FLEET_KILL_WHOM") == "main":
+        os.kill(os.getppid(), signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
+
 
 waits = CeleryWaits(
     app,
@@ -73,13 +109,33 @@ waits = CeleryWaits(
     sweep_every=0.5,
     unavailable_delay=0.5,
     retry_delay=0.5,
+    observe=observe,
+    sweeper=os.environ.get("FLEET_SWEEPER") != "off",
 )
 
 
 @app.task(name="fleet-tests.record", acks_late=True, ignore_result=True)
 def record(report: dict[str, Any], label: str) -> None:
-    """The user's callback: keeps the report (with the label it was followed with)."""
-    redis.rpush(REPORTS, json.dumps({"label": label, **report}))
+    """The user's callback: notes every delivery, and keeps the report (with the label it
+    was followed with) once per report id."""
+    delivery = {"report_id": report["report_id"], "label": label, "at": time.monotonic()}
+    redis.rpush(DELIVERIES, json.dumps(delivery))
+
+    def effect(pipe: Any) -> None:
+        _kill_at("callback")
+        pipe.rpush(REPORTS, json.dumps({"label": label, **report}))
+
+    waits.once(report, effect, lease=1.0)
+
+
+@app.task(name="fleet-tests.plain", acks_late=True, ignore_result=True)
+def plain(report: dict[str, Any], label: str) -> None:
+    """A callback without `waits.once`: notes every delivery; the first delivery of a
+    report labelled "raises" raises after that."""
+    delivery = {"report_id": report["report_id"], "label": label, "at": time.monotonic()}
+    redis.rpush(DELIVERIES, json.dumps(delivery))
+    if label == "raises" and redis.set(f"fleet-tests:raised:{report['report_id']}", 1, nx=True):
+        raise RuntimeError("the callback failed")
 
 
 @worker_ready.connect

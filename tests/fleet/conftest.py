@@ -3,6 +3,7 @@ simulated Sume API over HTTP, and Celery worker processes started from `tests.fl
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -21,6 +22,8 @@ from generator.server import RunningServer, run_server
 from tests.e2e.support import APIS, ROOT
 
 SUME = APIS["sume"]
+#: A queue that only the workers a test starts with `queues=f"celery,{HELD}"` consume.
+HELD = "held"
 #: Bound of every wait on the fleet (worker start, reports): a hang fails, it never blocks.
 PATIENCE = 60.0
 
@@ -112,8 +115,17 @@ class Fleet:
         concurrency: int = 2,
         visibility: float | None = None,
         grace: float | None = None,
+        pool: str = "threads",
+        kill_at: str | None = None,
+        kill_whom: str = "self",
+        queues: str = "celery",
+        sweeper: bool = True,
     ) -> None:
-        """Start one worker per name, and return once every one of them consumes."""
+        """Start one worker per name, and return once every one of them consumes.
+
+        `kill_at` names a point (`POINTS`, or "callback"): the first of these workers
+        to reach it SIGKILLs `kill_whom` ("self": the process at the point; "main":
+        the prefork worker's main process and that child)."""
         for name in names:
             env = dict(
                 os.environ,
@@ -124,19 +136,27 @@ class Fleet:
                 "FLEET_RATE": rate,
                 "FLEET_VISIBILITY": visibility,
                 "FLEET_GRACE": grace,
+                "FLEET_KILL_AT": kill_at,
+                "FLEET_KILL_WHOM": kill_whom,
+                "FLEET_SWEEPER": None if sweeper else "off",
             }.items():
                 env.pop(key, None)
                 if value is not None:
                     env[key] = str(value)
             command = [
                 sys.executable, "-m", "celery", "-A", "tests.fleet.app", "worker",
-                "--pool=threads", f"--concurrency={concurrency}", f"--hostname={name}@fleet",
+                f"--pool={pool}", f"--concurrency={concurrency}", f"--hostname={name}@fleet",
                 "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "--loglevel=WARNING",
+                "--loglevel=WARNING", f"--queues={queues}",
             ]  # fmt: skip
             with (self.logs / f"{name}.log").open("ab") as out:
                 self.workers[name] = subprocess.Popen(
-                    command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+                    command,
+                    cwd=ROOT,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
                 )
         self.until(
             lambda: {n.decode() for n in self.app.redis.smembers(self.app.READY)} >= set(names),
@@ -144,10 +164,19 @@ class Fleet:
         )
 
     def kill(self, name: str) -> None:
-        """SIGKILL: the worker dies at once, with whatever steps it holds."""
+        """SIGKILL: the worker dies at once, with whatever steps it holds, and so do its
+        pool's children (a prefork worker's, or those orphaned when its main process was
+        killed at a point)."""
         worker = self.workers.pop(name)
-        worker.send_signal(signal.SIGKILL)
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)  # each worker leads its own group
+        except ProcessLookupError:  # the group is gone already
+            pass
         worker.wait()
+
+    def died(self, name: str) -> bool:
+        """Whether the worker's main process has exited (it was killed at a point)."""
+        return self.workers[name].poll() is not None
 
     def stop(self) -> None:
         """Kill every worker: the next test starts from an empty Redis anyway."""
@@ -157,20 +186,39 @@ class Fleet:
     def job(self, **scenario: Any) -> str:
         return self.server.create_job(SUME.scenario(**scenario), credential="key-1")
 
-    def follow(self, job_id: str, label: str, deadline: float = 30.0) -> Any:
-        """Hand the job to the fleet; returns the handle it was followed with."""
+    def follow(
+        self, job_id: str, label: str, deadline: float = 30.0, queue: str | None = None
+    ) -> Any:
+        """Hand the job to the fleet (its report to `queue`, if given); returns the handle
+        it was followed with."""
         handle = self.client.jobs.handle(job_id, deadline=deadline)
-        self.app.waits.follow(handle, on_done=self.app.record.s(label))
+        callback = self.app.record.s(label)
+        if queue is not None:
+            callback = callback.set(queue=queue)
+        self.app.waits.follow(handle, on_done=callback)
         return handle
 
     def reads(self, job_id: str | None = None) -> list[Any]:
         return [r for r in self.server.requests(job_id) if r.operation == "status"]
 
     def settled(self) -> bool:
-        """Nothing queued, scheduled or running: no report can come any more."""
+        """Nothing queued, scheduled or running, no wait open, no report unacknowledged:
+        no report can come any more."""
         redis = self.app.redis
-        queued = redis.llen("celery")
-        return queued == 0 and redis.hlen("unacked") == 0
+        name = self.app.waits.name
+        queued = redis.llen("celery") or redis.llen(HELD)
+        if queued or redis.hlen("unacked") or redis.zcard(f"{name}:outbox"):
+            return False
+        return not any(redis.scan_iter(f"{name}:wait:*", count=1000))
+
+    def deliveries(self) -> list[dict[str, Any]]:
+        """Every call of the callback, in order: report id, label, when (monotonic)."""
+        return [json.loads(item) for item in self.app.redis.lrange(self.app.DELIVERIES, 0, -1)]
+
+    def reached(self, point: str) -> dict[str, float]:
+        """When each wait first passed `point` (monotonic), by wait id."""
+        raw = self.app.redis.hgetall(self.app.POINT_TIMES + point)
+        return {key.decode(): float(value) for key, value in raw.items()}
 
     def reports(self, count: int) -> list[dict[str, Any]]:
         """Every report the callback got, once `count` came and the fleet settled."""
@@ -182,6 +230,14 @@ class Fleet:
             )
             time.sleep(0.5)
         return [json.loads(item) for item in redis.lrange(self.app.REPORTS, 0, -1)]
+
+    def held(self) -> list[dict[str, Any]]:
+        """The reports waiting in the `HELD` queue (the first argument of each message)."""
+        found = []
+        for raw in self.app.redis.lrange(HELD, 0, -1):
+            body = json.loads(base64.b64decode(json.loads(raw)["body"]))
+            found.append(body[0][0])
+        return found
 
     def until(self, condition: Any, what: str) -> None:
         deadline = time.monotonic() + PATIENCE

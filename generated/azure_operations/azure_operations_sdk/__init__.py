@@ -59,6 +59,7 @@ if _t.TYPE_CHECKING:
     from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
     from ._runtime.handle import JobHandle as JobHandle
     from ._runtime.handle import PollDecision as PollDecision
+    from ._runtime.retry import RetryPolicy as RetryPolicy
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
     from ._runtime.waitspec import WaitConfig as WaitConfig
@@ -100,6 +101,7 @@ __all__ = [
     "RecordDecodeError",
     "ResponseTooLarge",
     "ResultFileError",
+    "RetryPolicy",
     "SDKError",
     "StatusUnavailable",
     "UnknownJobState",
@@ -119,6 +121,7 @@ _MODULES: dict[str, str] = {
     "PollDecision": "._runtime.handle",
     "PollEvent": "._runtime.waitspec",
     "ProgressDisplay": "._runtime.display",
+    "RetryPolicy": "._runtime.retry",
     "WaitConfig": "._runtime.waitspec",
 }
 

@@ -62,6 +62,7 @@ if _t.TYPE_CHECKING:
     from ._runtime.handle import PollDecision as PollDecision
     from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
     from ._runtime.oauth2 import ClientCredentials as ClientCredentials
+    from ._runtime.retry import RetryPolicy as RetryPolicy
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
     from ._runtime.waitspec import WaitConfig as WaitConfig
@@ -105,6 +106,7 @@ __all__ = [
     "RecordDecodeError",
     "ResponseTooLarge",
     "ResultFileError",
+    "RetryPolicy",
     "SDKError",
     "StatusUnavailable",
     "TokenError",
@@ -127,6 +129,7 @@ _MODULES: dict[str, str] = {
     "PollDecision": "._runtime.handle",
     "PollEvent": "._runtime.waitspec",
     "ProgressDisplay": "._runtime.display",
+    "RetryPolicy": "._runtime.retry",
     "WaitConfig": "._runtime.waitspec",
 }
 

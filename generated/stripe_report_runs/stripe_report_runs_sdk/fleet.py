@@ -3,12 +3,13 @@
 
 `CeleryWaits` follows jobs on a Celery app with a Redis broker: each task reads a job's
 status once, schedules the next read with the decided delay and the handle's resume
-token, and sends your callback task one report when the job ends; a worker killed
-mid-wait loses nothing. `RedisRateLimiter` caps the status reads of every worker
-together (`WaitConfig(status_limiter=...)`). Install the SDK's `fleet` extra.
+token, and sends your callback task the report when the job ends: at least once,
+whatever process dies when, every delivery with the same `report_id` (`CeleryWaits.once`
+runs an effect once per report). `RedisRateLimiter` caps the status reads of every
+worker together (`WaitConfig(status_limiter=...)`). Install the SDK's `fleet` extra.
 """
 
-from ._runtime.fleet import CeleryWaits, RedisRateLimiter
+from ._runtime.fleet import POINTS, CeleryWaits, RedisRateLimiter, ReportBusy
 from ._runtime.ratelimit import StatusLimiter
 
-__all__ = ["CeleryWaits", "RedisRateLimiter", "StatusLimiter"]
+__all__ = ["POINTS", "CeleryWaits", "RedisRateLimiter", "ReportBusy", "StatusLimiter"]
