@@ -27,7 +27,7 @@ import keyword
 import re
 from typing import Any, cast
 
-from ..problems import Location, Problem
+from ..problems import Location, Problem, did_you_mean
 from . import ir
 
 __all__ = ["read_carry", "unsupplied"]
@@ -59,12 +59,6 @@ _NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")  # \Z: "$" would let a final newline t
 
 # The helpers shared with jobs.py live there; jobs.py imports this module, so they are
 # imported when called.
-
-
-def _closest(value: str, choices: frozenset[str]) -> str:
-    from .jobs import _closest as closest
-
-    return closest(value, choices)
 
 
 def _deref(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.TypeRef | ir.NamedSchema:
@@ -236,11 +230,9 @@ def _create_source(
             )
         )
         return path, None
-    found, why = type_at(create.response.type, path, schemas)
+    found, why = type_at(create.response.type, path, schemas, "the create answer")
     if found is None:
-        # type_at names its root "the record"; here it is create's response.
-        why = why.replace("the record", "create's response", 1)
-        problems.append(Problem(item_at.child("from"), f"carry.{name}.from: {why}"))
+        problems.append(Problem(item_at.child("from"), why))
     elif _scalar(found, schemas) is None and not isinstance(_deref(found, schemas), ir.AnyType):
         problems.append(
             Problem(
@@ -326,7 +318,7 @@ def _record_pointer(
         return path
     found, why = type_at(record, path, schemas)
     if found is None:
-        problems.append(Problem(at, f"carry.{name}: {why}"))
+        problems.append(Problem(at, why))
         return None
     if _scalar(found, schemas) is None and not isinstance(_deref(found, schemas), ir.AnyType):
         problems.append(Problem(at, f"'{name}' must be a string, number or boolean in the record"))
@@ -353,7 +345,7 @@ def _target(
             Problem(
                 to_at,
                 "must be body:/property, query:name, header:Name or path:name,"
-                f" not {to!r}{_closest(target, frozenset(_TARGETS)) if target else ''}",
+                f" not {to!r}{did_you_mean(target, _TARGETS) if target else ''}",
             )
         )
         return None

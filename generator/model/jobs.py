@@ -7,10 +7,9 @@ naming the file and the JSON pointer of the offending value.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
-from ..problems import Location, Problem
+from ..problems import Location, Problem, closest, did_you_mean
 from . import ir
 from .carry import read_carry, unsupplied
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
@@ -51,21 +50,13 @@ _EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
 
 
-def _closest(value: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` when one of ``choices`` is close to ``value``, else ``""``."""
-    import difflib  # only a misspelt value needs it
-
-    close = difflib.get_close_matches(value, sorted(choices), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def _unknown_keys(
     node: dict[Any, Any], known: frozenset[str], at: Location, problems: list[Problem]
 ) -> list[str]:
     """Report every key of ``node`` outside ``known``; returns them."""
     unknown = [str(key) for key in node if key not in known]
     for key in unknown:
-        hint = _closest(key, known) or f" (known: {', '.join(sorted(known))})"
+        hint = did_you_mean(key, known) or f" (known: {', '.join(sorted(known))})"
         problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
     return unknown
 
@@ -94,14 +85,18 @@ def _deref_type(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.TypeRef
 
 
 def type_at(
-    root: ir.TypeRef, path: tuple[str, ...], schemas: dict[str, ir.NamedSchema]
+    root: ir.TypeRef,
+    path: tuple[str, ...],
+    schemas: dict[str, ir.NamedSchema],
+    root_name: str = "the record",
 ) -> tuple[ir.TypeRef | None, str]:
-    """Walk ``path`` (wire names) from ``root``; returns the type or why it failed."""
+    """Walk ``path`` (wire names) from ``root`` (called ``root_name`` in messages);
+    returns the type or why it failed."""
     current: ir.TypeRef = root
     walked = ""
     for token in path:
         node = _deref_type(current, schemas)
-        where = f"'{walked}'" if walked else "the record"
+        where = f"'{walked}'" if walked else root_name
         if isinstance(node, ir.Model):
             field = next((f for f in node.fields if f.wire == token), None)
             if field is None:
@@ -148,8 +143,13 @@ class _JobReader:
         op = self.operations.get(value)
         if op is None:
             self.problem(
-                at.child(key), f"unknown operationId '{value}'{_closest(value, self.operations)}"
+                at.child(key),
+                f"unknown operationId '{value}'{did_you_mean(value, self.operations)}",
             )
+            # Read on with the operation most likely meant: the rest of the declaration's
+            # problems are found in this run too (the SDK is not generated either way).
+            meant = closest(value, self.operations)
+            return self.operations[meant] if meant is not None else None
         return op
 
     def pointer(self, node: dict[str, Any], key: str, at: Location) -> tuple[str, ...] | None:
@@ -162,13 +162,19 @@ class _JobReader:
         return _split_pointer(value)
 
     def resolve(
-        self, root: ir.TypeRef, path: tuple[str, ...] | None, at: Location, what: str
+        self,
+        root: ir.TypeRef,
+        path: tuple[str, ...] | None,
+        at: Location,
+        root_name: str = "the record",
     ) -> ir.TypeRef | None:
+        """The type at ``path`` from ``root``; a problem at ``at`` (which names the key,
+        so the message does not) when there is none."""
         if path is None:
             return None
-        found, why = type_at(root, path, self.schemas)
+        found, why = type_at(root, path, self.schemas, root_name)
         if found is None:
-            self.problem(at, f"{what}: {why}")
+            self.problem(at, why)
         return found
 
     def number(self, node: dict[str, Any], key: str, at: Location, default: float) -> float:
@@ -216,7 +222,7 @@ class _JobReader:
                 f"operation '{status.operation_id}' has no JSON success response to read the job from",
             )
             return None
-        record_type = self.resolve(body_type, record_path, at.child("record"), "record")
+        record_type = self.resolve(body_type, record_path, at.child("record"), "the status answer")
         if record_type is None:
             return None
 
@@ -236,7 +242,7 @@ class _JobReader:
             record_type, ready_path, at.child("result_ready_field"), "result_ready_field", "bool"
         )
         error_path = self.pointer(node, "error_field", at)
-        error_type = self.resolve(record_type, error_path, at.child("error_field"), "error_field")
+        error_type = self.resolve(record_type, error_path, at.child("error_field"))
         hint_path, hint_unit, headers, floor, first, cap = self._poll(
             node.get("poll"), at.child("poll"), record_type
         )
@@ -356,7 +362,7 @@ class _JobReader:
             )
             return none
         for key, path in paths.items():
-            found = self.resolve(record, path, at.child(key), f"progress.{key}")
+            found = self.resolve(record, path, at.child(key))
             if found is not None and not self._numeric(found):
                 self.problem(
                     at.child(key),
@@ -406,7 +412,7 @@ class _JobReader:
     def _expect(
         self, record: ir.TypeRef, path: tuple[str, ...] | None, at: Location, what: str, kind: str
     ) -> None:
-        found = self.resolve(record, path, at, what)
+        found = self.resolve(record, path, at)
         if found is None:
             return
         node = _deref_type(found, self.schemas)
@@ -506,7 +512,7 @@ class _JobReader:
                 f"'{create.operation_id}' has no JSON success response to read the id from",
             )
             return path, None
-        self.resolve(create.response.type, path, at.child("id_from"), "id_from")
+        self.resolve(create.response.type, path, at.child("id_from"), "the create answer")
         return path, None
 
     def _state(
@@ -549,12 +555,19 @@ class _JobReader:
                 seen[value] = key
         if not groups[0] and not raw.get("success"):
             self.problem(state_at.child("success"), "at least one success state is required")
-        found = self.resolve(record, path, state_at.child("field"), "state.field")
+        found = self.resolve(record, path, state_at.child("field"))
         if found is not None:
             enum = _deref_type(found, self.schemas)
             if isinstance(enum, ir.EnumSchema):
                 documented = {str(m.value) for m in enum.members}
-                for value in sorted(documented - set(seen) - misfiled):
+                misspelt = {
+                    v: closest(v, documented - set(seen))
+                    for values in groups
+                    for v in values
+                    if v not in documented and v not in synthetic
+                }
+                meant = {v for v in misspelt.values() if v is not None}
+                for value in sorted(documented - set(seen) - misfiled - meant):
                     self.problem(
                         state_at,
                         f"state '{value}' of {enum.name} is not classified: add it to success, failure, canceled or pending",
@@ -564,7 +577,13 @@ class _JobReader:
                         if value not in documented and value not in synthetic:
                             self.problem(
                                 state_at.child(key, index),
-                                f"state '{value}' is not one of {enum.name}'s values ({', '.join(sorted(documented))})",
+                                f"state '{value}' is not one of {enum.name}'s values"
+                                f" ({', '.join(sorted(documented))})"
+                                + (
+                                    f"; did you mean '{misspelt[value]}'?"
+                                    if misspelt.get(value)
+                                    else ""
+                                ),
                             )
             elif not (
                 isinstance(enum, ir.Primitive) and enum.kind in ("str", "int")
@@ -593,9 +612,7 @@ class _JobReader:
                         at.child("body_hint"),
                         "'field' is required: a JSON pointer to the hint inside the record",
                     )
-                found = self.resolve(
-                    record, hint_path, at.child("body_hint", "field"), "body_hint.field"
-                )
+                found = self.resolve(record, hint_path, at.child("body_hint", "field"))
                 if found is not None and not self._numeric(found):
                     self.problem(
                         at.child("body_hint", "field"),

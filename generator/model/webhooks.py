@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..problems import Location, Problem
+from ..problems import Location, Problem, did_you_mean
 from ..runtime.webhookrules import secret_env_problem, tolerance_problem
 from ..spec.loader import SpecSet
 from . import ir
@@ -136,7 +136,7 @@ def read_webhooks(
     operations: WebhookOperations | None,
 ) -> ir.Webhooks | None:
     """The job's ``webhooks:`` declaration, checked; None when absent or wrong."""
-    from .jobs import _closest, _unknown_keys
+    from .jobs import _unknown_keys
 
     if raw is None:
         return None
@@ -153,7 +153,7 @@ def read_webhooks(
     if event_id is not None:
         if not isinstance(event_id, str) or event_id not in known:
             listed = ", ".join(sorted(known)) or "none"
-            hint = _closest(str(event_id), known) if isinstance(event_id, str) else ""
+            hint = did_you_mean(str(event_id), known) if isinstance(event_id, str) else ""
             reader.problem(
                 at.child("event"),
                 f"no webhook or callback operation '{event_id}'{hint} (the spec has: {listed})",
@@ -170,7 +170,7 @@ def read_webhooks(
         deliv_record = record_path
     delivered = record_type
     if event_type is not None:
-        found = reader.resolve(event_type, deliv_record, at.child("record"), "record")
+        found = reader.resolve(event_type, deliv_record, at.child("record"), "the delivery")
         delivered = found if found is not None else record_type
     job_id = _pointer(reader, raw, "id_field", at)
     if job_id is None:
@@ -179,7 +179,7 @@ def read_webhooks(
         else:
             reader.problem(at, "'id_field' is required: where the job id is in a delivered record")
             job_id = ("id",)
-    reader.resolve(delivered, job_id, at.child("id_field"), "id_field")
+    reader.resolve(delivered, job_id, at.child("id_field"))
 
     sig = _mapping(reader, raw, "signature", at, _SIGNATURE_KEYS)
     scheme = sig.get("scheme", "standard-webhooks")
@@ -224,7 +224,7 @@ def read_webhooks(
                 at.child("url_field"), "'url_field' needs a 'create' operation with a JSON body"
             )
         else:
-            reader.resolve(create.body.type, url_field, at.child("url_field"), "url_field")
+            reader.resolve(create.body.type, url_field, at.child("url_field"), "the create request")
 
     delivery = _mapping(reader, raw, "delivery", at, _DELIVERY_KEYS)
     attempts = delivery.get("attempts", 10)

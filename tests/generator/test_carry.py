@@ -91,7 +91,7 @@ def test_an_operation_needing_more_than_the_id_is_refused_without_a_carry(tmp_pa
             {"document_key": {"from": "/document_kye", "to": "body:/document_key"}},
             "/carry/document_key/from",
             (
-                "carry.document_key.from: create's response (DocumentHandle) has no property"
+                "the create answer (DocumentHandle) has no property"
                 " 'document_kye' (it has: document_id, document_key)"
             ),
         ),

@@ -56,6 +56,46 @@ def test_example_spec_resolves_to_a_job(tmp_path: Path) -> None:
     assert job.idempotency_header == "Idempotency-Key"
 
 
+def test_every_mistake_of_a_declaration_is_named_in_one_run(tmp_path: Path) -> None:
+    """A misspelt status operation does not hide the declaration's other mistakes: the
+    reader goes on with the operation meant, and each message names its key once."""
+    spec = copy.deepcopy(SUME)
+    jobs = {"jobs": spec.pop("x-jobgen")["jobs"]}
+    job = jobs["jobs"]["job"]
+    job["status"] = "getJb"
+    job["id_from"] = "/data/ident"
+    job["state"]["pending"] = ["queued", "procesing"]
+    job["progress"] = {"field": "/progress/percnt"}
+    at = f"{tmp_path / 'side.jobs.yaml'}#/jobs/job"
+    found = problems(tmp_path, spec, jobs)
+    assert found == [
+        f"{at}/status: unknown operationId 'getJb' (did you mean 'getJob'?)",
+        (
+            f"{at}/id_from: '/data' (Job) has no property 'ident' (it has: id, status, terminal,"
+            " result_ready, created_at, updated_at, next_poll_after_seconds, mode, webhook_url,"
+            " progress, error, metadata)"
+        ),
+        (
+            f"{at}/state/pending/1: state 'procesing' is not one of JobStatus's values (canceled,"
+            " completed, failed, processing, queued); did you mean 'processing'?"
+        ),
+        (
+            f"{at}/progress/field: '/progress' (JobProgress) has no property 'percnt' (it has:"
+            " percent, stage)"
+        ),
+    ]
+
+
+def test_a_missing_field_of_the_create_answer_is_not_called_the_record(tmp_path: Path) -> None:
+    found = problems(tmp_path, mutated(id_from="/info"))
+    assert found == [
+        (
+            f"{tmp_path / 'spec.yaml'}#/x-jobgen/jobs/job/id_from: the create answer"
+            " (JobEnvelope) has no property 'info' (it has: data)"
+        )
+    ]
+
+
 def test_unknown_operation_id_suggests_the_closest(tmp_path: Path) -> None:
     (problem,) = problems(tmp_path, mutated(status="getJobz"))
     assert problem.endswith(

@@ -69,7 +69,7 @@ def test_a_record_value_needs_a_result_operation(tmp_path: Path) -> None:
         (
             carry(**{"from": "record:/output_file"}),
             "from",
-            "carry.output_file_id: the record (Batch) has no property 'output_file'",
+            "the record (Batch) has no property 'output_file'",
         ),
         (
             carry(**{"from": "record:/request_counts"}),
@@ -92,7 +92,7 @@ def test_a_record_value_needs_a_result_operation(tmp_path: Path) -> None:
         (
             carry(failure_from="record:/error_file"),
             "failure_from",
-            "carry.output_file_id: the record (Batch) has no property 'error_file'",
+            "the record (Batch) has no property 'error_file'",
         ),
         (
             carry(to="path:file"),

@@ -128,11 +128,11 @@ def test_mistakes_are_named_with_their_pointer(tmp_path: Path) -> None:
         ),
         "id_field": (
             "/ident",
-            f"{at}/id_field: id_field: the record (Job) has no property 'ident'",
+            f"{at}/id_field: the record (Job) has no property 'ident'",
         ),
         "url_field": (
             "/callback",
-            f"{at}/url_field: url_field: the record (CreateJobRequest) has no property 'callback'",
+            f"{at}/url_field: the create request (CreateJobRequest) has no property 'callback'",
         ),
         "signature": (
             {"scheme": "md5"},
