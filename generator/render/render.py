@@ -31,6 +31,7 @@ from .manifest import MANIFEST
 from .output import GENERATED_MARK
 from .shipping import Features, closure, imported, names_from, runtime_init
 from .views import (
+    ErrorClasses,
     alias_view,
     client_view,
     enum_view,
@@ -234,7 +235,7 @@ def _idempotency_key(resource: ir.Resource, op: ir.Operation) -> tuple[str, str]
 
 
 def _job_errors(
-    code: TypeCode, sdk: ir.Sdk, classes: dict[str, tuple[str, str]]
+    code: TypeCode, sdk: ir.Sdk, classes: dict[str, ErrorClasses]
 ) -> list[dict[str, Code | None]]:
     """Each job's own error classes, typed in its record and error models (and in its
     result, where a failure download goes with the failure)."""
@@ -243,7 +244,7 @@ def _job_errors(
         error = error_type(job)
         params = [code.annotation(job.record_type)]
         params.append(Code("None") if error is None else code.annotation(error))
-        failed, canceled = classes[job.name]
+        failed, canceled, timeout, stalled = classes[job.name]
         phrase = job_phrase(job.name)[1]
         phrase = phrase[0].upper() + phrase[1:]
         typed = f"``record`` is the terminal ``{code.annotation(job.record_type)}``"
@@ -254,9 +255,22 @@ def _job_errors(
                 "failure": _failure_annotation(code, job),
                 "failed": ident(failed),
                 "canceled": ident(canceled),
+                "timeout": ident(timeout),
+                "stalled": ident(stalled),
+                "record": params[0],
                 "params": join(", ", params),
                 "failed_doc": docstring(f"{phrase} failed: {typed}.", indent=4),
                 "canceled_doc": docstring(f"{phrase} was canceled: {typed}.", indent=4),
+                "timeout_doc": docstring(
+                    f"A wait for {job_phrase(job.name)[1]} passed its deadline: ``record`` is"
+                    f" the last ``{params[0]}`` read, or None.",
+                    indent=4,
+                ),
+                "stalled_doc": docstring(
+                    f"{phrase} neither changed state nor progress for ``stall_after``:"
+                    f" ``record`` is the last ``{params[0]}`` read, or None.",
+                    indent=4,
+                ),
             }
         )
     return jobs
@@ -713,7 +727,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     # The errors the SDK names: those its runtime modules use, and their bases.
     public = _bases(names_from("errors", shipped, RUNTIME_DIR))
     job_errors = _job_errors(code, sdk, classes)
-    own = [str(name) for job in job_errors for name in (job["failed"], job["canceled"])]
+    kinds = ("failed", "canceled", "timeout", "stalled")
+    own = [str(job[kind]) for job in job_errors for kind in kinds]
     put(
         f"{pkg}/errors.py",
         "package/errors.py.jinja",

@@ -272,7 +272,7 @@ class WaitCore:
         return encode_resume_token(token)
 
     def timeout_error(self) -> JobTimeout[Any]:
-        error: JobTimeout[Any] = JobTimeout(
+        error: JobTimeout[Any] = self.spec.timeout_error(
             self.job_id,
             elapsed=self.elapsed(),
             deadline=self.deadline,
@@ -284,12 +284,14 @@ class WaitCore:
         logger.info("%s", error)
         return error
 
-    def _decoded_last_record(self) -> object:
-        """The last record for a timeout, typed where it can be; None if none came."""
-        if self.last_record is None or self._event_record is None:
+    def _decoded_last_record(self, raw: object = None) -> object:
+        """The last record (or `raw`) for a timeout or a stall, typed where it can be;
+        None if none came."""
+        raw = self.last_record if raw is None else raw
+        if raw is None or self._event_record is None:
             return None
         try:
-            return self._event_record(self.last_record)
+            return self._event_record(raw)
         except SDKError:
             return None
 
@@ -407,7 +409,7 @@ class WaitCore:
         unchanged = now - self.changed_at
         state = self.last_state if self.last_state is not None else "not finished"
         at = f" at {self.progress:g}%" if self.progress is not None else ""
-        error = JobStalled(
+        error: JobStalled[Any] = self.spec.stalled_error(
             f"job {self.shown} stalled: still {state}{at} after {unchanged:.2f}s without"
             f" a change (stall_after {self.stall_after:g}s); it was not canceled, wait"
             " again or resume with the resume_token",
@@ -417,6 +419,7 @@ class WaitCore:
         )
         error.unchanged_for, error.stall_after = unchanged, self.stall_after
         error.resume_token, error.progress = self.resume_token(), self.progress
+        error.record = self._decoded_last_record(record)
         logger.info("%s", error)
         raise error
 

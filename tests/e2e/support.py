@@ -370,3 +370,15 @@ def scenario_header(scenario: Mapping[str, Any]) -> dict[str, str]:
 def max_overlap(spans: Sequence[tuple[float, float]]) -> int:
     """The most closed intervals that share one instant."""
     return max(sum(1 for lo, hi in spans if lo <= start <= hi) for start, _ in spans)
+
+
+def own_error(sdk: Any, base: type) -> type:
+    """The job's own subclass of ``base`` (``SumeJobTimeout``), which its waits raise so
+    that ``exc.record`` is typed in its record model."""
+    (own,) = [
+        c
+        for c in vars(sdk.errors).values()
+        if isinstance(c, type) and issubclass(c, base) and c is not base
+    ]
+    assert own.__name__.endswith(base.__name__.removeprefix("Job"))
+    return own

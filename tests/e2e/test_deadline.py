@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from generator.server import RunningServer
-from tests.e2e.support import APIS, BY_ID, E2E, KEY, OTHER_KEY
+from tests.e2e.support import APIS, BY_ID, E2E, KEY, OTHER_KEY, own_error
 
 DEADLINE = 0.2
 #: Room for the last request in flight and the client's own bookkeeping.
@@ -30,6 +30,8 @@ def test_a_job_that_never_finishes_times_out_within_the_deadline(e2e: E2E) -> No
     error = caught.value
     assert error.job_id == job_id and job_id in str(error)
     assert error.last_state == e2e.api.pending
+    assert isinstance(error, own_error(e2e.sdk, e2e.sdk.JobTimeout))
+    assert type(error.record).__module__.startswith(f"{e2e.sdk.__name__}.models.")
     assert error.elapsed <= DEADLINE + TOLERANCE and error.deadline == DEADLINE
     # A request the deadline cut short may reach the server's log a little later.
     time.sleep(max(0.0, DEADLINE - error.elapsed) + 0.03)

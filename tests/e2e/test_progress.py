@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support import E2E
+from tests.e2e.support import E2E, own_error
 
 
 def test_every_poll_event_carries_the_progress(e2e: E2E) -> None:
@@ -38,6 +38,8 @@ def test_a_stuck_job_raises_job_stalled_with_a_resume_token(e2e: E2E) -> None:
 
     error = caught.value
     assert not isinstance(error, e2e.sdk.JobTimeout)
+    assert isinstance(error, own_error(e2e.sdk, e2e.sdk.JobStalled))
+    assert type(error.record).__module__.startswith(f"{e2e.sdk.__name__}.models.")
     assert error.job_id == job_id and error.last_state == e2e.api.pending
     assert error.progress == (0.0 if e2e.api.has_progress else None)
     assert len(e2e.reads(job_id)) == 2  # the second unchanged read is the stall

@@ -11,6 +11,8 @@ from sume_sdk import (
     StatusUnavailable,
     SumeJobCanceled,
     SumeJobFailed,
+    SumeJobStalled,
+    SumeJobTimeout,
 )
 from sume_sdk.models import Job, JobError, JobResultEnvelope
 
@@ -24,6 +26,12 @@ def fetch(client: Client, job_id: str) -> JobResultEnvelope | None:
         print(exc.record.status.value, exc.record.updated_at.isoformat())
     except SumeJobCanceled as exc:
         print(exc.job_id, exc.last_state, exc.record.id)
+    except SumeJobStalled as exc:
+        stuck: Job | None = exc.record  # the job's own class: typed without a cast
+        print(exc.unchanged_for, stuck.status.value if stuck else "never read")
+    except SumeJobTimeout as exc:
+        seen: Job | None = exc.record
+        print(seen.updated_at if seen else None)
     except JobTimeout as exc:
         timed_out: JobTimeout[Job] = exc
         last = timed_out.record

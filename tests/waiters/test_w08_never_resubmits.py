@@ -20,7 +20,7 @@ OP = AZURE.make_id(9)
 SF = SALESFORCE.make_id(9)
 
 SCENARIOS = {
-    "timeout": (STRIPE, "frr_01", ["pending"], "wait_for_job", "JobTimeout"),
+    "timeout": (STRIPE, "frr_01", ["pending"], "wait_for_job", "ReportRunTimeout"),
     "unknown-state": (SUME, "job_01", ["queued", "paused"], "wait_for_job", "UnknownJobState"),
     "unavailable": (STRIPE, "frr_01", ["pending", http(503)], "wait_for_job", "StatusUnavailable"),
     "connection": (

@@ -21,8 +21,9 @@ SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
 
-A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
-record and error models: catch those to read `exc.record` and `exc.error` typed.
+A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeout` and
+`JobStalled`, typed in its record and error models: catch those to read `exc.record`
+and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -71,6 +72,8 @@ __all__ = [
     "DecodeError",
     "ExportCanceled",
     "ExportFailed",
+    "ExportStalled",
+    "ExportTimeout",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -106,3 +109,13 @@ class ExportFailed(JobFailed[ExportStatus, ErrorDetail]):
 class ExportCanceled(JobCanceled[ExportStatus, ErrorDetail]):
     """An export job was canceled: ``record`` is the terminal ``ExportStatus``; ``error``
     the server's ``ErrorDetail``, or None."""
+
+
+class ExportTimeout(JobTimeout[ExportStatus]):
+    """A wait for an export job passed its deadline: ``record`` is the last
+    ``ExportStatus`` read, or None."""
+
+
+class ExportStalled(JobStalled[ExportStatus]):
+    """An export job neither changed state nor progress for ``stall_after``: ``record`` is
+    the last ``ExportStatus`` read, or None."""

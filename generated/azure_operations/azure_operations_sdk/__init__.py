@@ -20,6 +20,8 @@ from ._version import API_VERSION, __version__
 from .errors import (
     AnalysisCanceled,
     AnalysisFailed,
+    AnalysisStalled,
+    AnalysisTimeout,
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
@@ -72,6 +74,8 @@ __all__ = [
     "APITimeoutError",
     "AnalysisCanceled",
     "AnalysisFailed",
+    "AnalysisStalled",
+    "AnalysisTimeout",
     "AsyncClient",
     "AsyncJobHandle",
     "AuthenticationError",

@@ -21,8 +21,9 @@ SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
 
-A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
-record and error models: catch those to read `exc.record` and `exc.error` typed.
+A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeout` and
+`JobStalled`, typed in its record and error models: catch those to read `exc.record`
+and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -66,6 +67,8 @@ __all__ = [
     "APITimeoutError",
     "AnalysisCanceled",
     "AnalysisFailed",
+    "AnalysisStalled",
+    "AnalysisTimeout",
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
@@ -104,3 +107,13 @@ class AnalysisFailed(JobFailed[OperationStatus, ErrorDetail]):
 class AnalysisCanceled(JobCanceled[OperationStatus, ErrorDetail]):
     """An analysis job was canceled: ``record`` is the terminal ``OperationStatus``;
     ``error`` the server's ``ErrorDetail``, or None."""
+
+
+class AnalysisTimeout(JobTimeout[OperationStatus]):
+    """A wait for an analysis job passed its deadline: ``record`` is the last
+    ``OperationStatus`` read, or None."""
+
+
+class AnalysisStalled(JobStalled[OperationStatus]):
+    """An analysis job neither changed state nor progress for ``stall_after``: ``record``
+    is the last ``OperationStatus`` read, or None."""

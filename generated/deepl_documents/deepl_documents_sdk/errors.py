@@ -21,8 +21,9 @@ SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
 
-A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
-record and error models: catch those to read `exc.record` and `exc.error` typed.
+A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeout` and
+`JobStalled`, typed in its record and error models: catch those to read `exc.record`
+and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -69,6 +70,8 @@ __all__ = [
     "DecodeError",
     "DocumentCanceled",
     "DocumentFailed",
+    "DocumentStalled",
+    "DocumentTimeout",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -103,3 +106,13 @@ class DocumentFailed(JobFailed[DocumentStatus, str]):
 class DocumentCanceled(JobCanceled[DocumentStatus, str]):
     """A document job was canceled: ``record`` is the terminal ``DocumentStatus``;
     ``error`` the server's ``str``, or None."""
+
+
+class DocumentTimeout(JobTimeout[DocumentStatus]):
+    """A wait for a document job passed its deadline: ``record`` is the last
+    ``DocumentStatus`` read, or None."""
+
+
+class DocumentStalled(JobStalled[DocumentStatus]):
+    """A document job neither changed state nor progress for ``stall_after``: ``record`` is
+    the last ``DocumentStatus`` read, or None."""

@@ -21,8 +21,9 @@ SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
 
-A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
-record and error models: catch those to read `exc.record` and `exc.error` typed.
+A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeout` and
+`JobStalled`, typed in its record and error models: catch those to read `exc.record`
+and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -91,6 +92,8 @@ __all__ = [
     "TokenError",
     "TranscodeCanceled",
     "TranscodeFailed",
+    "TranscodeStalled",
+    "TranscodeTimeout",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -106,3 +109,13 @@ class TranscodeFailed(JobFailed[Transcode, Error]):
 class TranscodeCanceled(JobCanceled[Transcode, Error]):
     """A transcode job was canceled: ``record`` is the terminal ``Transcode``; ``error``
     the server's ``Error``, or None."""
+
+
+class TranscodeTimeout(JobTimeout[Transcode]):
+    """A wait for a transcode job passed its deadline: ``record`` is the last ``Transcode``
+    read, or None."""
+
+
+class TranscodeStalled(JobStalled[Transcode]):
+    """A transcode job neither changed state nor progress for ``stall_after``: ``record``
+    is the last ``Transcode`` read, or None."""

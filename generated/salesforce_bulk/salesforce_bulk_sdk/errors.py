@@ -21,8 +21,9 @@ SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
 
-A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
-record and error models: catch those to read `exc.record` and `exc.error` typed.
+A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeout` and
+`JobStalled`, typed in its record and error models: catch those to read `exc.record`
+and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -70,6 +71,8 @@ __all__ = [
     "DecodeError",
     "IngestJobCanceled",
     "IngestJobFailed",
+    "IngestJobStalled",
+    "IngestJobTimeout",
     "InternalServerError",
     "InvalidResumeToken",
     "JobCanceled",
@@ -105,3 +108,13 @@ class IngestJobFailed(JobFailed[IngestJobInfoFull, str]):
 class IngestJobCanceled(JobCanceled[IngestJobInfoFull, str]):
     """An ingest job was canceled: ``record`` is the terminal ``IngestJobInfoFull``;
     ``error`` the server's ``str``, or None."""
+
+
+class IngestJobTimeout(JobTimeout[IngestJobInfoFull]):
+    """A wait for an ingest job passed its deadline: ``record`` is the last
+    ``IngestJobInfoFull`` read, or None."""
+
+
+class IngestJobStalled(JobStalled[IngestJobInfoFull]):
+    """An ingest job neither changed state nor progress for ``stall_after``: ``record`` is
+    the last ``IngestJobInfoFull`` read, or None."""

@@ -21,8 +21,9 @@ SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
 
-A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
-record and error models: catch those to read `exc.record` and `exc.error` typed.
+A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeout` and
+`JobStalled`, typed in its record and error models: catch those to read `exc.record`
+and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -85,6 +86,8 @@ __all__ = [
     "RecordDecodeError",
     "ReportRunCanceled",
     "ReportRunFailed",
+    "ReportRunStalled",
+    "ReportRunTimeout",
     "ResponseTooLarge",
     "ResultFileError",
     "SDKError",
@@ -105,3 +108,13 @@ class ReportRunFailed(JobFailed[ReportingReportRun, str]):
 class ReportRunCanceled(JobCanceled[ReportingReportRun, str]):
     """A report run job was canceled: ``record`` is the terminal ``ReportingReportRun``;
     ``error`` the server's ``str``, or None."""
+
+
+class ReportRunTimeout(JobTimeout[ReportingReportRun]):
+    """A wait for a report run job passed its deadline: ``record`` is the last
+    ``ReportingReportRun`` read, or None."""
+
+
+class ReportRunStalled(JobStalled[ReportingReportRun]):
+    """A report run job neither changed state nor progress for ``stall_after``: ``record``
+    is the last ``ReportingReportRun`` read, or None."""

@@ -21,8 +21,9 @@ SDKError
       +-- JobCanceled
       +-- StatusUnavailable (last_error)
 
-A job's waits raise its own subclasses of `JobFailed` and `JobCanceled`, typed in its
-record and error models: catch those to read `exc.record` and `exc.error` typed.
+A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeout` and
+`JobStalled`, typed in its record and error models: catch those to read `exc.record`
+and `exc.error` typed.
 """
 
 from ._runtime.errors import (
@@ -89,6 +90,8 @@ __all__ = [
     "StatusUnavailable",
     "SumeJobCanceled",
     "SumeJobFailed",
+    "SumeJobStalled",
+    "SumeJobTimeout",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -104,3 +107,12 @@ class SumeJobFailed(JobFailed[Job, JobError]):
 class SumeJobCanceled(JobCanceled[Job, JobError]):
     """A job was canceled: ``record`` is the terminal ``Job``; ``error`` the server's
     ``JobError``, or None."""
+
+
+class SumeJobTimeout(JobTimeout[Job]):
+    """A wait for a job passed its deadline: ``record`` is the last ``Job`` read, or None."""
+
+
+class SumeJobStalled(JobStalled[Job]):
+    """A job neither changed state nor progress for ``stall_after``: ``record`` is the last
+    ``Job`` read, or None."""

@@ -7,12 +7,13 @@ and ``client`` (the client class and its credentials).
 """
 
 from .client import client_view, env_prefix
-from .jobs import error_classes, error_type, job_phrase, job_view
+from .jobs import ErrorClasses, error_classes, error_type, job_phrase, job_view
 from .models import alias_view, enum_view, model_view, union_view
 from .operations import operation_view
 from .resources import resource_view
 
 __all__ = [
+    "ErrorClasses",
     "alias_view",
     "client_view",
     "enum_view",

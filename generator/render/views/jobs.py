@@ -13,7 +13,7 @@ from ..code import TypeCode
 from ..escape import Code, doc_text, ident, join, py_literal, py_str
 from .operations import OPTION_PARAMS, operation_view, path_tuple, tuple_of
 
-__all__ = ["error_classes", "error_type", "job_phrase", "job_view"]
+__all__ = ["ErrorClasses", "error_classes", "error_type", "job_phrase", "job_view"]
 
 
 def job_phrase(name: str) -> tuple[str, str, str]:
@@ -92,20 +92,28 @@ def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
     return fallback if preferred in taken else preferred
 
 
-def error_classes(sdk: ir.Sdk, reserved: Iterable[str]) -> dict[str, tuple[str, str]]:
-    """Each job's own ``JobFailed`` / ``JobCanceled`` subclasses, by job name:
-    ``TranscriptFailed``, or ``SumeJobFailed`` where the plain name is taken."""
+ErrorClasses = tuple[str, str, str, str]
+
+
+def error_classes(sdk: ir.Sdk, reserved: Iterable[str]) -> dict[str, ErrorClasses]:
+    """Each job's own ``JobFailed``, ``JobCanceled``, ``JobTimeout`` and ``JobStalled``
+    subclasses, by job name: ``TranscriptFailed``, or ``SumeJobFailed`` where a plain
+    name is taken."""
     taken = set(reserved) | {schema.name for schema in sdk.schemas.values()}
     prefix = pascal(sdk.package.removesuffix("_sdk"), "Api")
     classes = {}
     for job in sdk.jobs:
         base = pascal(job.name, "Job")
-        pair = (f"{base}Failed", f"{base}Canceled")
-        if taken & set(pair):
-            pair = (f"{prefix}{base}Failed", f"{prefix}{base}Canceled")
-        taken.update(pair)
-        classes[job.name] = pair
+        names = _error_names(base)
+        if taken & set(names):
+            names = _error_names(prefix + base)
+        taken.update(names)
+        classes[job.name] = names
     return classes
+
+
+def _error_names(base: str) -> ErrorClasses:
+    return (f"{base}Failed", f"{base}Canceled", f"{base}Timeout", f"{base}Stalled")
 
 
 def error_type(job: ir.Job) -> ir.TypeRef | None:
@@ -152,10 +160,15 @@ def job_view(
     single: bool,
     owner: dict[str, str],
     taken: frozenset[str] = frozenset(),
-    classes: tuple[str, str] | None = None,
+    classes: ErrorClasses | None = None,
 ) -> dict[str, Any]:
     name = snake(job.name, "job")
-    failed, canceled = classes or ("JobFailed", "JobCanceled")
+    failed, canceled, timeout, stalled = classes or (
+        "JobFailed",
+        "JobCanceled",
+        "JobTimeout",
+        "JobStalled",
+    )
     error = error_type(job)
     spec_args: dict[str, Code] = {
         "name": py_str(job.name),
@@ -189,6 +202,8 @@ def job_view(
         **carry_spec_args(job),
         "failed_error": ident(failed),
         "canceled_error": ident(canceled),
+        "timeout_error": ident(timeout),
+        "stalled_error": ident(stalled),
         **_polling_args(job),
     }
     if error is not None:
@@ -232,7 +247,7 @@ def job_view(
         "types": [job.record_type]
         + ([error] if error is not None else [])
         + ([job.status.body.type] if job.status.body is not None and job.carry else []),
-        "error_classes": (ident(failed), ident(canceled)),
+        "error_classes": (ident(failed), ident(canceled), ident(timeout), ident(stalled)),
         "imports": [],
     }
     view["by_url"] = bool(job.operation_url)

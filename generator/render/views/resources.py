@@ -9,7 +9,7 @@ import attrs
 from ...model import ir
 from ..code import Imports, TypeCode, all_key, names_in
 from ..escape import Code, doc_text, ident, join, py_str
-from .jobs import job_view
+from .jobs import ErrorClasses, job_view
 from .models import module_imports, ref_items
 from .operations import operation_view
 
@@ -63,7 +63,7 @@ def resource_view(
     code: TypeCode,
     resource: ir.Resource,
     owner: dict[str, str],
-    classes: dict[str, tuple[str, str]] | None = None,
+    classes: dict[str, ErrorClasses] | None = None,
     job_operations: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     if any(op.name == "list" for op in resource.operations):

@@ -19,7 +19,7 @@ from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from ..errors import ExportCanceled, ExportFailed
+from ..errors import ExportCanceled, ExportFailed, ExportStalled, ExportTimeout
 from ..models.error_detail import ErrorDetail
 from ..models.export import Export
 from ..models.export_request import ExportRequest
@@ -63,6 +63,8 @@ _EXPORT_SPEC = _ws.JobSpec(
     stall_after=None,
     failed_error=ExportFailed,
     canceled_error=ExportCanceled,
+    timeout_error=ExportTimeout,
+    stalled_error=ExportStalled,
     operation_url=("Location",),
     status_rules=(
         _ws.StatusRule(state="Completed", status=frozenset({303})),

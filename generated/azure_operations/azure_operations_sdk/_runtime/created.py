@@ -115,18 +115,18 @@ def _usable_id(value: object) -> bool:
     )
 
 
-def overrun(job: str, elapsed: float, deadline: float) -> JobTimeout[Any] | None:
+def overrun(spec: JobSpec, elapsed: float, deadline: float) -> JobTimeout[Any] | None:
     """The `JobTimeout` of a create whose answer the deadline cut short, `elapsed`
     seconds into a wait of `deadline`; None when the create timed out sooner (the
     request's own timeout: an `APITimeoutError`, raised as it is). No answer named
     the job, which may exist: `job_id` and `resume_token` are empty."""
     if elapsed < deadline - _SLACK:
         return None
-    error: JobTimeout[Any] = JobTimeout(
+    error: JobTimeout[Any] = spec.timeout_error(
         "", elapsed=elapsed, deadline=deadline, resume_token=""
     )
     error.message = (
-        f"the create of a {job} job got no complete answer within the deadline"
+        f"the create of a {spec.name} job got no complete answer within the deadline"
         f" ({elapsed:.2f}s of {deadline:g}s): the job may exist, but no answer named it"
         " (a create without an idempotency key is never sent twice)"
     )

@@ -379,7 +379,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _canceled(self, core: WaitCore, error: JobTimeout[Any]) -> JobTimeout[Any]:
         """`error`, saying the job's cancel was sent and accepted."""
-        return JobTimeout(
+        return self.spec.timeout_error(
             core.job_id,
             elapsed=error.elapsed,
             deadline=error.deadline,
@@ -434,7 +434,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         except APITimeoutError as error:
             elapsed = self.config.clock() - started
             timeout = (
-                None if deadline is None else overrun(self.spec.name, elapsed, deadline)
+                None if deadline is None else overrun(self.spec, elapsed, deadline)
             )
             if timeout is None:
                 raise

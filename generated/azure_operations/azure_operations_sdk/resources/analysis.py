@@ -19,7 +19,7 @@ from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from ..errors import AnalysisCanceled, AnalysisFailed
+from ..errors import AnalysisCanceled, AnalysisFailed, AnalysisStalled, AnalysisTimeout
 from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
 from ..models.error_detail import ErrorDetail
@@ -63,6 +63,8 @@ _ANALYSIS_SPEC = _ws.JobSpec(
     stall_after=None,
     failed_error=AnalysisFailed,
     canceled_error=AnalysisCanceled,
+    timeout_error=AnalysisTimeout,
+    stalled_error=AnalysisStalled,
     operation_url=("Operation-Location",),
     final_from="record",
     decode_error=ErrorDetail.from_dict,

@@ -363,11 +363,13 @@ class JobTimeout(WaitError, Generic[RecordT]):
         self.canceled = canceled
 
 
-class JobStalled(WaitError):
+class JobStalled(WaitError, Generic[RecordT]):
     """Neither the state nor the progress changed for `stall_after` seconds; the job was
     not canceled. `resume_token` continues the wait (like `JobTimeout`'s); `progress` is
-    the last percentage seen and `unchanged_for` how long nothing changed."""
+    the last percentage seen, `unchanged_for` how long nothing changed and `record` the
+    last record, decoded to the job's record model (None when it could not be)."""
 
+    record: RecordT | None = None
     unchanged_for: float = 0.0
     stall_after: float = 0.0
     resume_token: str = ""

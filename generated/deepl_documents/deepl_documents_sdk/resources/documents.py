@@ -20,7 +20,7 @@ from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import multipart as _multipart
 from .._runtime.http import path_param as _path
-from ..errors import DocumentCanceled, DocumentFailed
+from ..errors import DocumentCanceled, DocumentFailed, DocumentStalled, DocumentTimeout
 from ..models.document_handle import DocumentHandle
 from ..models.document_key import DocumentKey
 from ..models.document_status import DocumentStatus
@@ -68,6 +68,8 @@ _DOCUMENT_SPEC = _ws.JobSpec(
     result_once=True,
     failed_error=DocumentFailed,
     canceled_error=DocumentCanceled,
+    timeout_error=DocumentTimeout,
+    stalled_error=DocumentStalled,
     decode_error=_s.as_str,
 )
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, Optional, Protocol, TypeVar
 
 import attrs
 
-from .errors import JobCanceled, JobFailed, SDKError
+from .errors import JobCanceled, JobFailed, JobStalled, JobTimeout, SDKError
 from .opurl import StatusRule
 from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
@@ -200,6 +200,8 @@ class JobSpec:
     result_once: bool = False
     failed_error: type[JobFailed[Any, Any]] = JobFailed
     canceled_error: type[JobCanceled[Any, Any]] = JobCanceled
+    timeout_error: type[JobTimeout[Any]] = JobTimeout
+    stalled_error: type[JobStalled[Any]] = JobStalled
     decode_error: Callable[[Any, str], object] | None = None
     operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
     status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)

@@ -18,7 +18,12 @@ from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from ..errors import TranscodeCanceled, TranscodeFailed
+from ..errors import (
+    TranscodeCanceled,
+    TranscodeFailed,
+    TranscodeStalled,
+    TranscodeTimeout,
+)
 from ..models.error import Error
 from ..models.transcode import Transcode
 from ..models.transcode_request import TranscodeRequest
@@ -61,6 +66,8 @@ _TRANSCODE_SPEC = _ws.JobSpec(
     stall_after=None,
     failed_error=TranscodeFailed,
     canceled_error=TranscodeCanceled,
+    timeout_error=TranscodeTimeout,
+    stalled_error=TranscodeStalled,
     decode_error=Error.from_dict,
 )
 

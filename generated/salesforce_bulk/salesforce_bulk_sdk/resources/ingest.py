@@ -19,7 +19,12 @@ from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from ..errors import IngestJobCanceled, IngestJobFailed
+from ..errors import (
+    IngestJobCanceled,
+    IngestJobFailed,
+    IngestJobStalled,
+    IngestJobTimeout,
+)
 from ..models.create_ingest_job_request import CreateIngestJobRequest
 from ..models.get_all_ingest_jobs_job_type import GetAllIngestJobsJobType
 from ..models.ingest_job_info import IngestJobInfo
@@ -65,6 +70,8 @@ _INGEST_JOB_SPEC = _ws.JobSpec(
     stall_after=None,
     failed_error=IngestJobFailed,
     canceled_error=IngestJobCanceled,
+    timeout_error=IngestJobTimeout,
+    stalled_error=IngestJobStalled,
     decode_error=_s.as_str,
 )
 

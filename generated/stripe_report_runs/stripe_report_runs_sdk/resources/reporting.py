@@ -18,7 +18,12 @@ from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from ..errors import ReportRunCanceled, ReportRunFailed
+from ..errors import (
+    ReportRunCanceled,
+    ReportRunFailed,
+    ReportRunStalled,
+    ReportRunTimeout,
+)
 from ..models.post_reporting_report_runs_request import PostReportingReportRunsRequest
 from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
@@ -61,6 +66,8 @@ _REPORT_RUN_SPEC = _ws.JobSpec(
     stall_after=None,
     failed_error=ReportRunFailed,
     canceled_error=ReportRunCanceled,
+    timeout_error=ReportRunTimeout,
+    stalled_error=ReportRunStalled,
     decode_error=_s.as_str,
 )
 

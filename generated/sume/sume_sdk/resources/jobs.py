@@ -19,7 +19,7 @@ from .._runtime import statusread as _statusread
 from .._runtime import waiter as _waiter
 from .._runtime import waitspec as _ws
 from .._runtime.http import path_param as _path
-from ..errors import SumeJobCanceled, SumeJobFailed
+from ..errors import SumeJobCanceled, SumeJobFailed, SumeJobStalled, SumeJobTimeout
 from ..models.create_job_request import CreateJobRequest
 from ..models.job import Job
 from ..models.job_envelope import JobEnvelope
@@ -66,6 +66,8 @@ _JOB_SPEC = _ws.JobSpec(
     stall_after=None,
     failed_error=SumeJobFailed,
     canceled_error=SumeJobCanceled,
+    timeout_error=SumeJobTimeout,
+    stalled_error=SumeJobStalled,
     decode_error=JobError.from_dict,
 )
 
