@@ -47,8 +47,8 @@ def test_longest_hint_wins_and_floor_applies() -> None:
 def test_zero_delay_never_happens() -> None:
     assert choose_delay(
         [(0.0, "retry-after")], attempt=0, floor=0.0, first=0.5, cap=30.0, rng=half
-    ) == (0.5, "floor")
+    ) == (0.5, "backoff")
     assert choose_delay([], attempt=3, floor=0.0, first=0.0, cap=0.0, rng=half) == (
         1.0,
-        "floor",
+        "backoff",
     )

@@ -164,13 +164,14 @@ def test_retry_after_zero_or_past_is_floored(mode: str, value: str) -> None:
 
 
 def test_retry_after_zero_with_zero_floor_waits_first(mode: str) -> None:
-    """A floor of 0 cannot hot-loop: a zero wait becomes `first` (source "floor")."""
+    """A floor of 0 cannot hot-loop: a zero wait becomes `first`, the SDK's own delay
+    (source "backoff", not "floor": there is no floor)."""
     events: list[PollEvent] = []
     steps = [job("running", headers={"Retry-After": "0"})] * 3 + [job("succeeded")]
     clock, _, h = setup(mode, DEMO, steps, on_poll=events.append)
     h.wait_for_job("j")
     assert clock.sleeps == [1.0, 1.0, 1.0]
-    assert {e.source for e in events[:3]} == {"floor"}
+    assert {e.source for e in events[:3]} == {"backoff"}
 
 
 def test_unparsable_retry_after_is_ignored(mode: str) -> None:

@@ -42,9 +42,10 @@ def choose_delay(
 
     `hints` are `(seconds, source)` pairs the server gave on this poll. With hints,
     the longest wins (the first of equals); without, `backoff(attempt)`. Either way
-    the delay is at least `floor` (source `"floor"` when the floor wins). A delay
-    that would still be zero (a floor of 0 with `Retry-After: 0`, or a zero `first`)
-    becomes `first`, or 1 second if that is 0 too, so a wait can never hot-loop.
+    the delay is at least `floor` (source `"floor"` when a floor above zero wins). A
+    delay that would still be zero (a floor of 0 with `Retry-After: 0`, or a zero
+    `first`) becomes `first`, or 1 second if that is 0 too, so a wait can never
+    hot-loop: the SDK's own delay, so its source is `"backoff"`.
     """
     if hints:
         delay, source = hints[0]
@@ -56,5 +57,5 @@ def choose_delay(
     if delay < floor:
         delay, source = floor, "floor"
     if delay <= 0:
-        delay, source = (first if first > 0 else 1.0), "floor"
+        delay, source = (first if first > 0 else 1.0), "backoff"
     return delay, source
