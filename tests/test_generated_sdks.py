@@ -144,3 +144,18 @@ def test_models_and_resources_are_reachable_from_the_package(target: object) -> 
     assert seen["models"] == f"{package}.models"
     assert seen["resources"] == f"{package}.resources"
     assert seen["model"]
+
+
+def test_the_readme_documents_webhooks_exactly_where_the_sdk_has_them() -> None:
+    """Sume's jobs deliver webhooks: its README shows the receiver its SDK has, with the
+    secret's variable; an SDK without webhooks says nothing of them."""
+    sume = (ROOT / "generated" / "sume" / "README.md").read_text(encoding="utf-8")
+    section = sume[sume.index("### Webhooks") : sume.index("### Non-blocking handles")]
+    assert "receiver = client.jobs.webhook_receiver()  # secret: $SUME_WEBHOOK_SECRET" in section
+    assert "client.jobs.wait_for_job(job_id, events=receiver)" in section
+    code = (ROOT / "generated" / "sume" / "sume_sdk" / "resources" / "jobs.py").read_text()
+    assert "def webhook_receiver(" in code and "def asgi_app(" in (
+        ROOT / "generated" / "sume" / "sume_sdk" / "_runtime" / "webhooks.py"
+    ).read_text(encoding="utf-8")
+    stripe = (ROOT / "generated" / "stripe_report_runs" / "README.md").read_text()
+    assert "Webhooks" not in stripe and "webhook_receiver" not in stripe

@@ -355,6 +355,10 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dic
                     "failure": _states(job.failure),
                     "canceled": _states(job.canceled),
                     "has_canceled": bool(job.canceled),
+                    "receiver": (
+                        job_view["webhooks"]["receiver"] if job_view["webhooks"] else None
+                    ),
+                    "secret_env": md_code(job.webhooks.secret_env) if job.webhooks else None,
                     "has_result": job.result is not None,
                     "record_result": job.final_from == "record",
                     "has_create": job.create is not None,
@@ -573,6 +577,7 @@ def _readme(sdk: ir.Sdk, views: list[dict[str, Any]], features: Features) -> dic
         "options": options,
         "paging": paging,
         "has_cancel": any(job["cancel"] for job in jobs),
+        "webhooks": next((job for job in jobs if job["receiver"]), None),
         "oauth2": features.oauth2,
         "has_progress": any(
             job.progress_path is not None or job.progress_done_path is not None for job in sdk.jobs
