@@ -31,6 +31,8 @@ def test_a_job_that_never_finishes_times_out_within_the_deadline(e2e: E2E) -> No
     assert error.job_id == job_id and job_id in str(error)
     assert error.last_state == e2e.api.pending
     assert isinstance(error, own_error(e2e.sdk, e2e.sdk.JobTimeout))
+    # Tracebacks name it where users import it from, not the private runtime.
+    assert type(error).__module__ == e2e.sdk.JobTimeout.__module__ == f"{e2e.sdk.__name__}.errors"
     assert type(error.record).__module__.startswith(f"{e2e.sdk.__name__}.models.")
     assert error.elapsed <= DEADLINE + TOLERANCE and error.deadline == DEADLINE
     # A request the deadline cut short may reach the server's log a little later.

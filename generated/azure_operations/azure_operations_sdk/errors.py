@@ -98,6 +98,42 @@ __all__ = [
     "WaitError",
 ]
 
+# Tracebacks and reprs name these errors where users import them from, not the runtime.
+for _error in (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    DecodeError,
+    InternalServerError,
+    InvalidResumeToken,
+    JobCanceled,
+    JobFailed,
+    JobStalled,
+    JobTimeout,
+    MissingCredentials,
+    MissingJobId,
+    NoCancelOperation,
+    NoResultOperation,
+    NotFoundError,
+    OperationUrlRefused,
+    PermissionDeniedError,
+    RateLimitError,
+    RecordDecodeError,
+    ResponseTooLarge,
+    ResultFileError,
+    SDKError,
+    StatusUnavailable,
+    UnknownJobState,
+    UnprocessableEntityError,
+    UnreadableStatus,
+    WaitError,
+):
+    _error.__module__ = __name__
+del _error
+
 
 class AnalysisFailed(JobFailed[OperationStatus, ErrorDetail]):
     """An analysis job failed: ``record`` is the terminal ``OperationStatus``; ``error``

@@ -100,6 +100,43 @@ __all__ = [
     "WaitError",
 ]
 
+# Tracebacks and reprs name these errors where users import them from, not the runtime.
+for _error in (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    DecodeError,
+    InternalServerError,
+    InvalidResumeToken,
+    JobCanceled,
+    JobFailed,
+    JobStalled,
+    JobTimeout,
+    MissingCredentials,
+    MissingJobId,
+    NoCancelOperation,
+    NoResultOperation,
+    NotFoundError,
+    OperationUrlRefused,
+    PermissionDeniedError,
+    RateLimitError,
+    RecordDecodeError,
+    ResponseTooLarge,
+    ResultFileError,
+    SDKError,
+    StatusUnavailable,
+    TokenError,
+    UnknownJobState,
+    UnprocessableEntityError,
+    UnreadableStatus,
+    WaitError,
+):
+    _error.__module__ = __name__
+del _error
+
 
 class TranscodeFailed(JobFailed[Transcode, Error]):
     """A transcode job failed: ``record`` is the terminal ``Transcode``; ``error`` the
