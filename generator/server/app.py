@@ -64,6 +64,7 @@ from .wire import (
     Scope,
     Send,
     json_answer,
+    parse_json,
     read_request,
     send_answer,
     send_stream,
@@ -461,7 +462,7 @@ class JobApp:
         kind = self.kinds[route.job.name]
         raw = request.headers.get(SCENARIO_HEADER)
         try:
-            scenario = self.jobs.scenario(json.loads(raw) if raw else None, route.job)
+            scenario = self.jobs.scenario(parse_json(raw) if raw else None, route.job)
         except json.JSONDecodeError as exc:
             return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
         except ScenarioError as exc:
@@ -469,7 +470,7 @@ class JobApp:
         body = route.operation.body
         if body is not None and body.kind == "json" and request.body:
             try:
-                json.loads(request.body)
+                parse_json(request.body)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 return self._error(route.operation, 400, "the request body is not JSON")
         header = route.job.idempotency_header

@@ -19,7 +19,7 @@ from .jobs import Jobs
 from .routes import Route
 from .scenario import ScenarioError
 from .webhooks import WebhookSender
-from .wire import Answer, Request, json_answer
+from .wire import Answer, Request, json_answer, parse_json
 
 __all__ = [
     "CONTROL_PREFIX",
@@ -73,7 +73,7 @@ def _create(app: Control, request: Request) -> Answer:
     try:
         job = app.jobs.job_for(names[0] if names else None)
         text = request.body.decode("utf-8")
-        data = json.loads(text) if text.strip() else None
+        data = parse_json(text) if text.strip() else None
         scenario = app.jobs.scenario(data, job)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"

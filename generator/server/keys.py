@@ -9,14 +9,13 @@ missing or wrong value is answered like an unknown job (404): the values are sec
 from __future__ import annotations
 
 import hmac
-import json
 import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from ..model import ir
 from .samples import put
-from .wire import Request
+from .wire import Request, parse_json
 
 __all__ = ["issue", "matches", "place", "secret_wires"]
 
@@ -57,7 +56,7 @@ def place(
 def _presented(c: ir.Carry, request: Request, path_params: Mapping[str, str]) -> Any:
     if c.target == "body":
         try:
-            body = json.loads(request.body or b"null")
+            body = parse_json(request.body or b"null")
         except (ValueError, UnicodeDecodeError):
             return None
         return body.get(c.wire) if isinstance(body, dict) else None

@@ -19,6 +19,7 @@ from .samples import Located, Sampler, drop, locate, put
 from .scenario import RetryAfter, Scenario
 from .store import SimJob
 from .timeline import View
+from .wire import parse_json
 
 __all__ = ["JobKind", "format_retry_after", "timestamp"]
 
@@ -153,7 +154,7 @@ class JobKind:
         if not raw or not isinstance(base, dict) or self.status_type is None:
             return base
         try:
-            sent = json.loads(raw)
+            sent = parse_json(raw)
         except (ValueError, UnicodeDecodeError):
             return base
         if not isinstance(sent, dict):

@@ -10,6 +10,8 @@ from urllib.parse import unquote_plus
 
 import attrs
 
+from .wire import parse_json
+
 __all__ = ["MASK", "MAX_LOGGED_BODY", "RequestRecord", "mask_body", "mask_headers", "mask_query"]
 
 MASK = "***"
@@ -88,7 +90,7 @@ def mask_body(raw: bytes, content_type: str | None, secrets: Collection[str] = (
         text = mask_query(text, secrets)
     elif media == "application/json" or media.endswith("+json"):
         try:
-            text = json.dumps(_mask_json(json.loads(text), secrets), ensure_ascii=False)
+            text = json.dumps(_mask_json(parse_json(text), secrets), ensure_ascii=False)
         except ValueError:
             pass
     if len(text) > MAX_LOGGED_BODY:

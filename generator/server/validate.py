@@ -18,7 +18,6 @@ required of a request.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -33,7 +32,7 @@ import jsonschema_rs
 from ..model import ir
 from ..problems import Location, SpecError, pointer_join
 from ..spec.loader import SpecSet
-from .wire import Request
+from .wire import Request, parse_json
 
 __all__ = ["OperationCheck", "RequestChecks", "Violation"]
 
@@ -359,7 +358,7 @@ def _cookies(header: str) -> dict[str, str]:
 
 def _json_or_text(text: str) -> JSON:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except ValueError:
         return text
 
@@ -599,7 +598,7 @@ class OperationCheck:
     ) -> tuple[JSON, Violation | None]:
         if media.form == "json":
             try:
-                return json.loads(raw), None
+                return parse_json(raw), None
             except (ValueError, UnicodeDecodeError) as exc:
                 return None, Violation("body", "/body", f"is not JSON: {exc}")
         if media.form == "text":

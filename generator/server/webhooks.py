@@ -33,6 +33,7 @@ from .samples import JSON
 from .scenario import WebhookFaults
 from .store import SimJob
 from .timeline import peek
+from .wire import parse_json
 
 __all__ = ["Delivery", "WebhookSender", "new_secret"]
 
@@ -129,7 +130,7 @@ class WebhookSender:
         if kind.job.webhooks is None:
             return
         try:
-            body = json.loads(raw) if raw else None
+            body = parse_json(raw) if raw else None
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = None
         sim.progress, view = peek(sim.scenario, sim.progress, now)

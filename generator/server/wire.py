@@ -20,10 +20,22 @@ __all__ = [
     "Scope",
     "Send",
     "json_answer",
+    "parse_json",
     "read_request",
     "send_answer",
     "send_stream",
 ]
+
+
+def parse_json(raw: str | bytes) -> Any:
+    """``json.loads``, with JSON nested too deeply to read raised as the
+    ``json.JSONDecodeError`` of any other unreadable JSON (a request answered 400, not
+    a ``RecursionError``)."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", "", 0) from None
+
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -320,3 +320,20 @@ def test_invalid_json_create_body(sume: Session) -> None:
         "/v1/jobs", content=b"{", headers={"content-type": "application/json"}
     )
     assert answer.status_code == 400 and answer.json()["code"] == "invalid_request"
+
+
+def test_json_nested_too_deeply_is_a_400_not_a_500(sume: Session) -> None:
+    """A create body, a control body or a scenario header of JSON nested beyond what a
+    parser recurses through is refused with a clear 400 (never a 500 and a traceback)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    create = sume.job.create
+    assert create is not None
+    sent = {"content-type": "application/json"}
+    answer = sume.client.post(create.path, content=deep, headers=sent)
+    assert answer.status_code == 400 and "nested too deeply" in answer.text
+    control = sume.client.post("/_jobgen/jobs", content=deep, headers=sent)
+    assert control.status_code == 400
+    assert control.json()["error"]["message"].startswith("the body is not JSON: nested too deeply")
+    header = "[" * 5_000 + "]" * 5_000
+    scenario_answer = sume.create(None, **{"x-jobgen-scenario": header})
+    assert scenario_answer.status_code == 400 and "nested too deeply" in scenario_answer.text
