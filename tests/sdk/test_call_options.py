@@ -255,6 +255,28 @@ def test_with_options_copies_and_shares_the_pool(calls: ModuleType) -> None:
         assert "X-B" not in rec.requests[-1].headers
 
 
+def test_with_options_changes_the_wait_settings_and_the_base_url(calls: ModuleType) -> None:
+    """openai-python's with_options takes base_url; a job SDK's takes its WaitConfig too:
+    the copy's waits use it, the original's keep their own."""
+    done = httpx.Response(200, json={"id": "j1", "state": "done"})
+    rec = Recorder(job(), job(), done)
+    with sync_client(calls, rec) as client:
+        slept: list[float] = []
+        fast = calls.WaitConfig(
+            floor=0.0, first=0.25, cap=0.25, sleep=slept.append, rng=lambda: 1.0
+        )
+        moved = client.with_options(base_url="https://eu.calls.example/", wait_config=fast)
+        assert moved.jobs.wait_for_job("j1", deadline=30).state == "done"
+        assert slept == [0.25, 0.25]
+        assert {str(r.url) for r in rec.requests} == {"https://eu.calls.example/jobs/j1"}
+        assert moved._http.wait_config is fast and client._http.wait_config is not fast
+        rec.responses = [done]
+        client.jobs.wait_for_job("j1", deadline=30)
+        assert str(rec.requests[-1].url) == "https://calls.example/jobs/j1"
+        with pytest.raises(ValueError, match="base_url must not be empty"):
+            client.with_options(base_url="")
+
+
 def test_async_with_options(calls: ModuleType) -> None:
     rec = Recorder(httpx.Response(503), job())
 

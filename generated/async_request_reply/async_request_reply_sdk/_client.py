@@ -93,17 +93,24 @@ class Client:
     def with_options(
         self,
         *,
+        base_url: str | None = None,
         timeout: float | httpx.Timeout | None = None,
         max_retries: int | None = None,
         headers: _abc.Mapping[str, str] | None = None,
+        wait_config: _ws.WaitConfig | None = None,
     ) -> Client:
         """A copy of this client with other defaults, sharing its connection pool.
 
-        ``headers`` are added to this client's; closing the copy leaves the pool open.
+        ``headers`` are added to this client's; ``wait_config`` replaces its
+        wait settings for the copy's waits; closing the copy leaves the pool open.
         """
         client = object.__new__(Client)
         client._http = self._http.copy(
-            timeout=timeout, max_retries=max_retries, headers=headers
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            headers=headers,
+            wait_config=wait_config,
         )
         return client
 
@@ -185,17 +192,24 @@ class AsyncClient:
     def with_options(
         self,
         *,
+        base_url: str | None = None,
         timeout: float | httpx.Timeout | None = None,
         max_retries: int | None = None,
         headers: _abc.Mapping[str, str] | None = None,
+        wait_config: _ws.WaitConfig | None = None,
     ) -> AsyncClient:
         """A copy of this client with other defaults, sharing its connection pool.
 
-        ``headers`` are added to this client's; closing the copy leaves the pool open.
+        ``headers`` are added to this client's; ``wait_config`` replaces its
+        wait settings for the copy's waits; closing the copy leaves the pool open.
         """
         client = object.__new__(AsyncClient)
         client._http = self._http.copy(
-            timeout=timeout, max_retries=max_retries, headers=headers
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            headers=headers,
+            wait_config=wait_config,
         )
         return client
 

@@ -220,6 +220,7 @@ class BaseHTTP:
     def copy(  # noqa: PYI019 - typing.Self is not in Python 3.9
         self: _H,
         *,
+        base_url: str | None = None,
         timeout: float | httpx.Timeout | None = None,
         max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
@@ -227,6 +228,10 @@ class BaseHTTP:
         """A copy with other defaults, sending through the same connection pool."""
         new = _copy.copy(self)
         new._owns_client = False
+        if base_url is not None:
+            if not base_url:
+                raise ValueError("base_url must not be empty")
+            new.base_url, new._url_auth = split_userinfo(base_url.rstrip("/"))
         new.headers = {**self.headers, **(headers or {})}
         if timeout is not None:
             new.timeout = timeout

@@ -4,12 +4,12 @@
 `SyncJobHTTP` and `AsyncJobHTTP` are the plain HTTP twins with what every wait of one
 client shares: the `WaitConfig` (also the requests' `Timing`) and the limiter that caps
 status reads across all of them. Copies (`with_options`, raw and streaming views)
-share both.
+share both, unless `with_options(wait_config=...)` gives the copy its own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from .base import BaseHTTP
 from .http import AsyncHTTP, SyncHTTP
@@ -17,6 +17,8 @@ from .ratelimit import RateLimiter, StatusLimiter
 from .waitspec import WaitConfig
 
 __all__ = ["AsyncJobHTTP", "SyncJobHTTP", "status_limiter"]
+
+_J = TypeVar("_J", bound="_Waits")
 
 
 def status_limiter(config: WaitConfig) -> StatusLimiter | None:
@@ -36,8 +38,20 @@ class _Waits(BaseHTTP):
     ) -> None:
         config = wait_config or WaitConfig()
         super().__init__(timing=config, **settings)
-        self.wait_config = config
+        self._configure(config)
+
+    def _configure(self, config: WaitConfig) -> None:
+        self.timing = self.wait_config = config
         self.status_limiter = status_limiter(config)
+
+    def copy(  # noqa: PYI019 - typing.Self is not in Python 3.9
+        self: _J, *, wait_config: WaitConfig | None = None, **options: Any
+    ) -> _J:
+        """`BaseHTTP.copy`, whose waits use `wait_config` when given."""
+        new = super().copy(**options)
+        if wait_config is not None:
+            new._configure(wait_config)
+        return new
 
 
 class SyncJobHTTP(_Waits, SyncHTTP):
