@@ -96,7 +96,7 @@ def test_retry_after_zero_with_no_floor_is_still_not_a_hot_loop(e2e: E2E) -> Non
         e2e, {"states": e2e.api.stages(4), "retry_after": 0}, floor=0.0, first=0.02
     )
 
-    assert [(e.delay, e.source) for e in events[:-1]] == [(0.02, "floor")] * 4
+    assert [(e.delay, e.source) for e in events[:-1]] == [(0.02, "backoff")] * 4
     assert all(gap >= 0.02 - EPSILON for gap in gaps(reads))
 
 

@@ -64,14 +64,16 @@ def check(fleet: Fleet, jobs: dict[str, str]) -> dict[str, Any]:
 def test_a_worker_killed_at_a_point_loses_no_report_and_repeats_no_effect(
     fleet: Fleet, pool: str, whom: str, point: str
 ) -> None:
+    # Worker a alone takes the work until it reaches the point (another worker could
+    # take every callback first, and a would never get there); b starts after the kill.
     fleet.start("a", pool=pool, kill_at=point, kill_whom=whom, grace=2)
-    fleet.start("b", pool=pool, grace=2)
     jobs = {f"job-{n}": fleet.job(states=[{"state": "processing", "polls": 2}]) for n in range(5)}
     jobs["failure"] = fleet.job(final="failure")
     for label, job_id in jobs.items():
         fleet.follow(job_id, label)
 
     fleet.until(lambda: fleet.app.redis.get(fleet.app.KILLED) == point.encode(), "the kill")
+    fleet.start("b", pool=pool, grace=2)
     if pool == "threads" or whom == "main":
         fleet.until(lambda: fleet.died("a"), "worker a to die")
         fleet.start("c", pool=pool, grace=2)  # its replacement
