@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from tests.vendor.server import Answer, Seen, json_answer
+from tests.vendors.server import Answer, Seen, json_answer
 
 KEY = "sk-test-openai"
 CREATED = 1711471533

@@ -35,7 +35,7 @@ from typing import Any
 
 import attrs
 
-from tests.vendor.server import Answer, Seen, json_answer
+from tests.vendors.server import Answer, Seen, json_answer
 
 KEY = "sk-ant-test"
 VERSION = "2023-06-01"

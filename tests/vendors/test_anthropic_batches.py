@@ -1,5 +1,5 @@
 """Anthropic Message Batches, end to end: a generated SDK (sync and async) against a
-server written from Anthropic's documentation (`tests/vendor/anthropic.py`).
+server written from Anthropic's documentation (`tests/vendors/anthropic.py`).
 
 The job declares a cancel operation and no canceled state: a canceled batch goes
 `canceling`, then the ordinary `ended`, and its results report each request that was
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.vendor.anthropic import KEY, VERSION, AnthropicBatches
-from tests.vendor.server import Seen, Sleeps, VendorServer, assert_backoff, drive, vendor_sdk
+from tests.vendors.anthropic import KEY, VERSION, AnthropicBatches
+from tests.vendors.server import Seen, Sleeps, VendorServer, assert_backoff, drive, vendor_sdk
 
 REQUESTS = [
     {

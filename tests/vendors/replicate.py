@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from tests.vendor.server import Answer, Seen, json_answer
+from tests.vendors.server import Answer, Seen, json_answer
 
 TOKEN = "r8_test_token"
 VERSION = "5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa"

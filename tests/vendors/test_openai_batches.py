@@ -1,5 +1,5 @@
 """OpenAI Batches, end to end: a generated SDK (sync and async) against a server
-written from OpenAI's documentation (`tests/vendor/openai.py`).
+written from OpenAI's documentation (`tests/vendors/openai.py`).
 
 The result is the file the finished batch names: `output_file_id` is carried from the
 terminal record into `GET /v1/files/{file_id}/content` (`from: record:/output_file_id`).
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.vendor.openai import KEY, OpenAIBatches, Plan, error_line, jsonl, output_line
-from tests.vendor.server import Sleeps, VendorServer, assert_backoff, drive, vendor_sdk
+from tests.vendors.openai import KEY, OpenAIBatches, Plan, error_line, jsonl, output_line
+from tests.vendors.server import Sleeps, VendorServer, assert_backoff, drive, vendor_sdk
 
 CREATE = {
     "input_file_id": "file-in-1",

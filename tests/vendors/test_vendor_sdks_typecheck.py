@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.pipeline import Target, generate
-from tests.vendor.server import SPECS
+from tests.vendors.server import SPECS
 
 VENDORS = ["anthropic_batches", "openai_batches", "replicate_predictions"]
 

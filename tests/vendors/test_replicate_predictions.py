@@ -1,5 +1,5 @@
 """Replicate predictions, end to end: a generated SDK (sync and async) against a server
-written from Replicate's documentation (`tests/vendor/replicate.py`).
+written from Replicate's documentation (`tests/vendors/replicate.py`).
 
 The output is in the prediction: the job's result is its terminal record
 (`final_from: record`), so `wait_for_result`, `create_and_wait` and a handle's
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.vendor.replicate import OUTPUT, TOKEN, VERSION, Plan, ReplicatePredictions
-from tests.vendor.server import Sleeps, VendorServer, drive, vendor_sdk
+from tests.vendors.replicate import OUTPUT, TOKEN, VERSION, Plan, ReplicatePredictions
+from tests.vendors.server import Sleeps, VendorServer, drive, vendor_sdk
 
 INPUT = {"prompt": "an astronaut riding a rainbow unicorn"}
 CREATE = {"version": VERSION, "input": INPUT}
