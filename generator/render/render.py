@@ -715,6 +715,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         lazy += [(name, "._runtime.events") for name in _EVENT_NAMES]
     if any(op["redirected"] for view in views for op in view["operations"]):
         lazy.append(("Redirect", "._runtime.response"))
+    if any(job.webhooks is not None for job in sdk.jobs):
+        lazy.append(("WebhookReceiver", "._runtime.webhooks"))  # for `events=` annotations
     if features.oauth2:
         home = "._client" if client["token_url"] else "._runtime.oauth2"
         lazy += [(name, home) for name in ("AsyncClientCredentials", "ClientCredentials")]

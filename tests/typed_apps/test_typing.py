@@ -55,7 +55,7 @@ def test_the_applications_cover_each_use() -> None:
     names = {p.stem for p in APPS}
     assert {"sync_app", "async_app", "hooks_app", "errors_app", "optional_fields"} <= names
     assert "enum_literals" in names
-    assert "keyed_app" in names
+    assert "keyed_app" in names and "webhook_app" in names
 
 
 @pytest.mark.slow

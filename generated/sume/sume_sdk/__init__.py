@@ -66,6 +66,7 @@ if _t.TYPE_CHECKING:
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
     from ._runtime.waitspec import WaitConfig as WaitConfig
+    from ._runtime.webhooks import WebhookReceiver as WebhookReceiver
 
 __all__ = [
     "API_VERSION",
@@ -118,6 +119,7 @@ __all__ = [
     "Unset",
     "WaitConfig",
     "WaitError",
+    "WebhookReceiver",
     "__version__",
 ]
 
@@ -134,6 +136,7 @@ _MODULES: dict[str, str] = {
     "RetryPolicy": "._runtime.retry",
     "ServerSentEvent": "._runtime.events",
     "WaitConfig": "._runtime.waitspec",
+    "WebhookReceiver": "._runtime.webhooks",
 }
 
 
