@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import importlib
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -115,8 +116,16 @@ def test_make_demo_on_a_fresh_clone_installs_only_what_the_demo_runs(tmp_path: P
     toolchain (mypy, pyright, celery, ...) that ``make test`` needs."""
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    # As typed in a shell: not inside the make of `make test` (whose MAKEFLAGS and
+    # MAKELEVEL would make this one print the folders it enters).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     planned = subprocess.run(
-        ["make", "-n", "demo"], cwd=tmp_path, capture_output=True, text=True, check=True
+        ["make", "--no-print-directory", "-n", "demo"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     ).stdout
     installs = [line for line in planned.splitlines() if "pip install" in line and "-e" in line]
     assert installs == [".venv/bin/python -m pip install --quiet -e '.[serve,progress]'"]
