@@ -122,9 +122,6 @@ def error_type(job: ir.Job) -> ir.TypeRef | None:
     return found.inner if isinstance(found, ir.Nullable) else found
 
 
-_EVENTS_PARAM = "events: _wh.WebhookReceiver[_t.Any] | None = None, "
-
-
 def _webhooks_view(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict[str, Any] | None:
     """What the resource module declares for a job's webhook deliveries, if it has any."""
     hooks = job.webhooks
@@ -254,7 +251,13 @@ def job_view(
     view["status_import"] = owner.get(job.status.operation_id)
     view["webhooks"] = _webhooks_view(code, job, name, single)
     view["wait_target"] = ident(f"_{name}_events" if job.webhooks else f"_{name}_waiter")
-    view["events_param"] = Code(_EVENTS_PARAM if job.webhooks else "")
+    # A wait takes the receiver of its own job's deliveries, typed as its method returns it.
+    hooks = view["webhooks"]
+    view["events_param"] = Code(
+        f"events: _wh.WebhookReceiver[{hooks['event_annotation']}] | None = None, "
+        if hooks
+        else ""
+    )
     view["events_arg"] = Code(", events=events" if job.webhooks else "")
     if job.webhooks is not None and job.webhooks.event_type is not None:
         view["types"].append(job.webhooks.event_type)

@@ -405,7 +405,7 @@ class Jobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
-        events: _wh.WebhookReceiver[_t.Any] | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
 
@@ -443,7 +443,7 @@ class Jobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
-        events: _wh.WebhookReceiver[_t.Any] | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
 
@@ -474,7 +474,7 @@ class Jobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
-        events: _wh.WebhookReceiver[_t.Any] | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -856,7 +856,7 @@ class AsyncJobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
-        events: _wh.WebhookReceiver[_t.Any] | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
 
@@ -894,7 +894,7 @@ class AsyncJobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
-        events: _wh.WebhookReceiver[_t.Any] | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
 
@@ -925,7 +925,7 @@ class AsyncJobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
-        events: _wh.WebhookReceiver[_t.Any] | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
