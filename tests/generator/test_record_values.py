@@ -16,7 +16,7 @@ from generator.model.build import load_and_build
 from generator.problems import SpecError
 from tests.helpers import write
 
-SPECS = Path(__file__).resolve().parents[1] / "vendor" / "specs"
+SPECS = Path(__file__).resolve().parents[1] / "vendors" / "specs"
 OPENAI = SPECS / "openai_batches.yaml"
 SIDE = yaml.safe_load((SPECS / "openai_batches.jobs.yaml").read_text())
 AT = "side.jobs.yaml#/jobs/batch"
