@@ -254,9 +254,7 @@ def job_view(
     # A wait takes the receiver of its own job's deliveries, typed as its method returns it.
     hooks = view["webhooks"]
     view["events_param"] = Code(
-        f"events: _wh.WebhookReceiver[{hooks['event_annotation']}] | None = None, "
-        if hooks
-        else ""
+        f"events: _wh.WebhookReceiver[{hooks['event_annotation']}] | None = None, " if hooks else ""
     )
     view["events_arg"] = Code(", events=events" if job.webhooks else "")
     if job.webhooks is not None and job.webhooks.event_type is not None:
