@@ -2,8 +2,8 @@
 
 Exit codes: 0 success; 1 ``generate --check`` found stale output, or ``diff`` found a
 breaking change; 2 bad input (spec, side file, config or arguments), with every problem
-printed as ``file#pointer: message``; 70 an internal error (a bug in jobgen), reported
-without a traceback; 141 the reader of the output went away (``jobgen generate --check |
+printed as ``file#pointer: message``; 70 an internal error (a bug in jobgen, or an
+installation missing one of its dependencies, which is named), reported without a traceback; 141 the reader of the output went away (``jobgen generate --check |
 head``), quietly, as other Unix tools do.
 """
 
@@ -430,6 +430,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
+    except ModuleNotFoundError as exc:
+        # A dependency jobgen declares is absent: the installation, not the input, is broken.
+        print(
+            f"jobgen: {exc.name or exc} is not installed, though jobgen needs it: reinstall "
+            "jobgen with its dependencies (pip install jobgen, or make in a checkout)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     except Exception as exc:  # noqa: BLE001 - the CLI never shows a bare traceback
         print(f"jobgen: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_INTERNAL

@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from ..problems import Location, Problem, counted
+from ..problems import Location, Problem, closest, counted
 
 __all__ = ["LENIENT", "MAX_PROBLEMS", "check_spec_schema", "merge_problems", "version_of"]
 
@@ -119,13 +119,9 @@ def _allowed(schema: dict[str, Any], location: str) -> list[str]:
 
 
 def _did_you_mean(name: str, allowed: list[str]) -> str:
-    import difflib  # only for a misspelt key
-
     folded = {a.lower(): a for a in allowed}
-    if name.lower() in folded:
-        return f"; did you mean '{folded[name.lower()]}'?"
-    close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    close = folded.get(name.lower()) or closest(name, allowed)
+    return f"; did you mean '{close}'?" if close else ""
 
 
 def _noise(location: str, message: str) -> bool:

@@ -417,3 +417,24 @@ def test_serve_refuses_a_webhook_secret_too_short_to_sign_with(
     err = capsys.readouterr().err
     assert "--webhook-secret: a webhook signing key must be at least 16 bytes" in err
     assert "Traceback" not in err
+
+
+def test_a_missing_dependency_is_named_with_how_to_reinstall(tmp_path: Path) -> None:
+    """An environment whose jobgen lacks a dependency it declares (an old virtual
+    environment after an upgrade) says which and how to mend it, not a bare ModuleNotFound."""
+    hide = tmp_path / "hide"
+    write(hide / "sitecustomize.py", "import sys\nsys.modules['jsonschema_rs'] = None\n")
+    env = {**os.environ, "PYTHONPATH": f"{hide}{os.pathsep}{ROOT}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(SPECS / "sume.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 70
+    assert done.stderr == (
+        "jobgen: jsonschema_rs is not installed, though jobgen needs it: reinstall jobgen "
+        "with its dependencies (pip install jobgen, or make in a checkout)\n"
+    )
