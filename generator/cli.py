@@ -309,6 +309,9 @@ def _validate(args: argparse.Namespace) -> int:
         f"{args.spec}: valid ({counted(len(sdk.schemas), 'schema')}, "
         f"{counted(operations, 'operation')}, {counted(len(sdk.jobs), 'job')}{warned})"
     )
+    for job in sdk.jobs:
+        origin = job.origin or (f"declared at {job.location}" if job.location else "declared")
+        print(f"  {job.name}: {printable(origin)}")
     if not sdk.jobs:
         _print_no_jobs(args.spec, args.jobs)
     return 0

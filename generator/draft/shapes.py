@@ -32,6 +32,7 @@ __all__ = [
     "kind",
     "owner_of",
     "parent",
+    "path_name",
     "path_words",
     "plain_words",
     "pointer",
@@ -360,10 +361,15 @@ def _singular(word: str) -> str:
 
 def id_name(monitor: Monitor) -> str:
     """``job_id`` -> job; ``jobs/ingest/{jobId}`` -> ingest_job; ``batches/{id}`` -> batch."""
-    parts = [w.lower() for w in words(monitor.id_param.wire)]
+    return path_name(monitor.id_param.wire, monitor.base)
+
+
+def path_name(id_wire: str, base: str) -> str:
+    """The name of what ``base`` (a path ending in ``{id_wire}``) reads, as ``id_name``."""
+    parts = [w.lower() for w in words(id_wire)]
     if len(parts) > 1 and parts[-1] in ("id", "uuid"):
         parts = parts[:-1]
-    before = monitor.base.rsplit("/", 1)[0].rsplit("/", 1)[-1]
+    before = base.rsplit("/", 1)[0].rsplit("/", 1)[-1]
     segment = _singular(plain_words(before)) if before and not before.startswith("{") else ""
     name = "_".join(parts)
     if name in ("id", "uuid") or not name:

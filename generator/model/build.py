@@ -17,6 +17,7 @@ from ..problems import Location, Problem, SpecError
 from ..spec.loader import Document, SpecSet, load_document, load_spec
 from ..spec.specschema import merge_problems
 from . import ir
+from .declare.imported import import_dialects
 from .jobs import build_jobs
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources, server_url
@@ -266,7 +267,10 @@ def _build_sdk(
     for given, given_at in prefixes:
         auths = with_prefixes(auths, given, given_at, problems)
     hooks = WebhookOperations(spec, operations, problems)
-    jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems, hooks)
+    imported = import_dialects(spec, operations.by_id, schemas.schemas, problems, warnings)
+    jobs = build_jobs(
+        extension, ext_at, operations.by_id, schemas.schemas, problems, hooks, imported
+    )
     listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
     if problems or spec.root.schema_errors:

@@ -448,6 +448,12 @@ class Job:
     """Rules giving a status answer its state by HTTP status or body value."""
     final_from: FinalFrom = "result"
     """Where ``wait_for_result`` gets the result (see ``model/opurl.py``)."""
+    id_last_segment: bool = False
+    """The id is the last ``/``-separated segment of the value at ``id_path`` (an
+    AIP-151 Operation's ``operations/123`` -> ``123``)."""
+    origin: str = ""
+    """Where a job not declared in ``x-jobgen`` or a side file comes from
+    (``imported from x-speakeasy-polling at file#pointer``); empty for declared jobs."""
 
 
 @attrs.frozen

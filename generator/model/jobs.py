@@ -7,11 +7,15 @@ naming the file and the JSON pointer of the offending value.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
+
+import attrs
 
 from ..problems import Location, Problem, closest, did_you_mean
 from . import ir
 from .carry import read_carry, unsupplied
+from .declare.imported import Imported
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 from .webhooks import WebhookOperations, read_webhooks
 
@@ -38,6 +42,7 @@ _KNOWN_KEYS = frozenset(
         "description",
         "carry",
         "result_once",
+        "id_last_segment",
     }
     | POLLING_KEYS
 )
@@ -227,6 +232,16 @@ class _JobReader:
             return None
 
         id_path, id_header = self._id_source(node, at, create, "operation_url" in node)
+        last_segment = node.get("id_last_segment", False)
+        if not isinstance(last_segment, bool):
+            self.problem(at.child("id_last_segment"), f"must be true or false, not {last_segment!r}")
+            last_segment = False
+        if last_segment and id_path is None:
+            self.problem(
+                at.child("id_last_segment"),
+                "'id_last_segment' needs 'id_from' naming a value of the create answer",
+            )
+            last_segment = False
         state_path, classes = self._state(node, at, record_type, rule_states(node))
         check_rule_states(polling, frozenset(s for c in classes for s in c), at, self.problems)
         terminal_path = self.pointer(node, "terminal_field", at)
@@ -338,6 +353,7 @@ class _JobReader:
             operation_url=polling.operation_url,
             status_rules=polling.rules,
             final_from=polling.final_from,
+            id_last_segment=last_segment,
         )
 
     def _progress(
@@ -674,21 +690,43 @@ def build_jobs(
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
     webhooks: WebhookOperations | None = None,
+    imported: Sequence[Imported] = (),
 ) -> tuple[ir.Job, ...]:
-    """The jobs an ``x-jobgen`` mapping (or a side file) declares."""
-    if extension is None:
-        return ()
-    if not isinstance(extension, dict):
-        problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
-        return ()
-    _unknown_keys(extension, _EXTENSION_KEYS, at, problems)
-    jobs_node = extension.get("jobs")
-    if not isinstance(jobs_node, dict) or not jobs_node:
-        problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
-        return ()
+    """The jobs an ``x-jobgen`` mapping (or a side file) declares, and those ``imported``
+    from the spec's vendor dialects. A declared job of an imported job's name completes
+    and overrides it key by key; one naming the same create replaces it."""
+    jobs_node: dict[Any, Any] = {}
+    if extension is not None:
+        if not isinstance(extension, dict):
+            problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
+            return ()
+        _unknown_keys(extension, _EXTENSION_KEYS, at, problems)
+        found = extension.get("jobs")
+        if not isinstance(found, dict) or not found:
+            problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
+            return ()
+        jobs_node = found
     reader = _JobReader(operations, schemas, problems, webhooks)
     out = []
+    creates = {
+        node.get("create") for node in jobs_node.values() if isinstance(node, dict)
+    } - {None}
+    merged: set[str] = set()
+    for item in imported:
+        own = jobs_node.get(item.name)
+        if own is None and item.declaration.get("create") in creates:
+            continue
+        if isinstance(own, dict):
+            merged.add(item.name)
+            node = {**item.declaration, **own}
+            job = reader.job(item.name, node, at.child("jobs", item.name))
+        else:
+            job = reader.job(item.name, item.declaration, item.location)
+        if job is not None:
+            out.append(attrs.evolve(job, origin=item.origin))
     for name, node in jobs_node.items():
+        if str(name) in merged:
+            continue
         job = reader.job(str(name), node, at.child("jobs", str(name)))
         if job is not None:
             out.append(job)

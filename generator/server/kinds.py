@@ -112,6 +112,15 @@ class JobKind:
         """The id as the record carries it (an integer where the schema says so)."""
         return int(job_id) if self._id_kind() == "int" else job_id
 
+    def _named_id(self, job_id: str) -> JSON:
+        """The id as the create answer names it: with ``id_last_segment``, under the
+        collection the status path reads it from (``operations/123``)."""
+        if not self.job.id_last_segment:
+            return self.id_value(job_id)
+        marker = "{" + self.job.id_parameter + "}"
+        collection = self.job.status.path.split(marker)[0].rstrip("/").rsplit("/", 1)[-1]
+        return f"{collection}/{job_id}" if collection else job_id
+
     def fill_path(self, op: ir.Operation, sim: SimJob) -> str:
         """``op``'s path for ``sim``: the id, the create's own path parameters of the same
         name (Azure's ``{modelId}``), and an example value for any other."""
@@ -259,7 +268,7 @@ class JobKind:
         job, record = self.job, self._record
         for path in (job.id_path, (*record, "id")):
             if path and self._at(t, path) is not None:
-                put(body, path, self.id_value(sim.id))
+                put(body, path, self._named_id(sim.id) if path == job.id_path else self.id_value(sim.id))
                 break
         flags = (
             (job.state_path, view.state),

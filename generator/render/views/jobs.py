@@ -51,6 +51,8 @@ def _polling_args(job: ir.Job) -> dict[str, Code]:
         args["status_rules"] = tuple_of(rules)
     if job.final_from != "result":
         args["final_from"] = py_str(job.final_from)
+    if job.id_last_segment:
+        args["id_last_segment"] = Code("True")
     return args
 
 
