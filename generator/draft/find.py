@@ -50,12 +50,12 @@ from .shapes import (
 )
 from .states import Classified, classify, classify_all
 
-__all__ = ["Draft", "DraftJob", "draft_jobs"]
+__all__ = ["ERROR_FIELDS", "Draft", "DraftJob", "draft_jobs"]
 
 # Headers naming the monitor of a job, in the order the Azure guidelines read them.
 MONITOR_HEADERS = ("Operation-Location", "Azure-AsyncOperation", "Location")
 _RESULT_WORDS = ("result", "results", "content", "download", "output", "outputs")
-_ERROR_FIELDS = (
+ERROR_FIELDS = (
     "error",
     "errors",
     "error_message",
@@ -526,7 +526,7 @@ class _Finder:
     def _record_fields(self, record: ir.Model, checks: dict[str, str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         schemas = self.schemas
-        error = field_named(record, _ERROR_FIELDS)
+        error = field_named(record, ERROR_FIELDS)
         if error is not None:
             out["error_field"] = pointer(error.wire)
         for key, names, exact in (

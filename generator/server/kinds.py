@@ -334,16 +334,22 @@ class JobKind:
     def _embedded_result(
         self, body: dict[str, JSON], t: ir.TypeRef, sim: SimJob, view: View
     ) -> None:
-        """A record field named ``result`` holds the result once the job has succeeded."""
-        path = (*self._record, "result")
+        """A record field named ``result`` holds the result once the job has succeeded
+        (``response``, in a record whose state is a terminal flag: an AIP-151 Operation
+        holds its ``response`` once done, and only when it did not fail)."""
         taken = {
             self.job.state_path,
             self.job.ready_path,
             self.job.terminal_path,
             self.job.error_path,
         }
+        names = ("result", "response") if self.job.state_path is None else ("result",)
+        name = next((n for n in names if self._at(t, (*self._record, n)) is not None), None)
+        if name is None or (name,) in taken:
+            return
+        path = (*self._record, name)
         found = self._at(t, path)
-        if found is None or ("result",) in taken:
+        if found is None:
             return
         value = None
         if view.kind == "success":

@@ -39,7 +39,8 @@ from typing import Any, Literal
 
 import attrs
 
-from ...draft.shapes import deref, find_model, id_field, inputs_needed, parent, path_name
+from ...draft.find import ERROR_FIELDS
+from ...draft.shapes import deref, field_named, find_model, id_field, inputs_needed, path_name
 from ...draft.states import classify
 from ...problems import Location, Problem
 from .. import ir
@@ -212,6 +213,10 @@ class _Reader:
                 "cap": max(_DEFAULT_CAP, delay, interval),
             },
         }
+        record = deref(op.response.type, self.schemas)
+        error = field_named(record, ERROR_FIELDS) if isinstance(record, ir.Model) else None
+        if error is not None:
+            declaration["error_field"] = "/" + error.wire.replace("~", "~0").replace("/", "~1")
         creates = self.create(op)
         if creates is not None:
             declaration["create"], declaration["id_from"] = creates

@@ -185,6 +185,9 @@ class JobSpec:
         default=None, converter=_optional_path
     )
     id_header: str | None = None
+    #: The id is the last `/`-separated segment of the value at `id_path`
+    #: (an AIP-151 Operation's name `operations/123` -> `123`).
+    id_last_segment: bool = False
     idempotency_header: str | None = None
     progress_path: tuple[str, ...] | None = attrs.field(
         default=None, converter=_optional_path

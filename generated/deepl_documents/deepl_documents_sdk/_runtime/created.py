@@ -97,6 +97,8 @@ def job_id_of(spec: JobSpec, response: httpx.Response) -> str:
             found = dig(response.json(), spec.id_path)
         except ValueError:
             where = "the create response body is not JSON"
+        if spec.id_last_segment and isinstance(found, str):
+            found = found.rstrip("/").rsplit("/", 1)[-1]
     if not _usable_id(found) and spec.id_header is not None:
         where = f"no usable {spec.id_header} header in the create response"
         url = response.headers.get(spec.id_header)
