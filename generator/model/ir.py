@@ -447,7 +447,7 @@ class Job:
     status_rules: tuple[StatusRule, ...] = ()
     """Rules giving a status answer its state by HTTP status or body value."""
     final_from: FinalFrom = "result"
-    """Where ``wait_for_result`` gets the result (see ``model/opurl.py``)."""
+    """Where ``wait_for_result`` gets the result (see ``model/declare/opurl.py``)."""
     id_last_segment: bool = False
     """The id is the last ``/``-separated segment of the value at ``id_path`` (an
     AIP-151 Operation's ``operations/123`` -> ``123``)."""

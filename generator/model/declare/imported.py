@@ -11,11 +11,9 @@ from typing import Any
 
 import attrs
 
-from ...problems import Location, Problem
-from .. import ir
-from ..names import NameSet
+from ...problems import Location
 
-__all__ = ["Imported", "import_dialects", "raw_node"]
+__all__ = ["Imported", "raw_node"]
 
 
 @attrs.frozen
@@ -48,20 +46,3 @@ def raw_node(spec: Any, at: Location | None) -> Any:
             return None
     return node
 
-
-def import_dialects(
-    spec: Any,
-    operations: dict[str, ir.Operation],
-    schemas: dict[str, ir.NamedSchema],
-    problems: list[Problem],
-    warnings: list[Problem],
-) -> list[Imported]:
-    """Every job the spec's vendor dialects declare, each with a name of its own."""
-    from .aip151 import read_aip151
-    from .speakeasy import read_speakeasy
-
-    found: list[Imported] = []
-    for read in (read_speakeasy, read_aip151):
-        found += read(spec, operations, schemas, problems, warnings)
-    names = NameSet()
-    return [attrs.evolve(item, name=names.claim(item.name)) for item in found]

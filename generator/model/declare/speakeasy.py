@@ -45,6 +45,7 @@ from ...draft.states import classify
 from ...problems import Location, Problem
 from .. import ir
 from ..names import snake
+from .common import split_pointer, type_at
 from .imported import Imported, raw_node
 
 __all__ = ["EXTENSION", "read_speakeasy"]
@@ -248,10 +249,7 @@ class _Reader:
         if body is None:
             self.problem(at, f"'{op.operation_id}' has no JSON success response to test")
             return None
-        from ..jobs import type_at  # the job reader's own walk (jobs imports this package)
-
-        tokens = tuple(t.replace("~1", "/").replace("~0", "~") for t in field[1:].split("/"))
-        found, why = type_at(body, tokens, self.schemas, "the response body")
+        found, why = type_at(body, split_pointer(field), self.schemas, "the response body")
         first = next(t for t in (*success, *failure) if t.pointer is not None)
         if found is None:
             self.problem(first.at.child("condition"), why)
