@@ -55,7 +55,7 @@ _ENTRY_KEYS = frozenset(
     {"name", "successCriteria", "failureCriteria", "delaySeconds", "intervalSeconds", "limitCount"}
 )
 _CONDITION = re.compile(
-    r"^\s*(?:\$statusCode|\$response\.body#(?P<pointer>/\S*|))\s*(?P<op>==|!=)\s*(?P<value>.*?)\s*$"
+    r"^\s*(?:\$statusCode|\$response\.body#(?P<pointer>/\S*|))\s*(?P<op>==|!=)(?!=)\s*(?P<value>.*?)\s*$"
 )
 _CONTEXT = re.compile(r"^\s*(?:\$statusCode|\$response\.body#(?P<pointer>/\S*|))\s*$")
 _DEFAULT_CAP = 30.0
@@ -237,23 +237,29 @@ class _Reader:
                     f" ({op.response.status}) of '{op.operation_id}'",
                 )
                 return None
-        pointers = {t.pointer for t in (*success, *failure) if t.pointer is not None}
+        body_tests = [t for t in (*success, *failure) if t.pointer is not None]
+        body = op.response.type if op.response.kind == "json" else None
+        if body_tests and body is None:
+            self.problem(at, f"'{op.operation_id}' has no JSON success response to test")
+            return None
+        types: dict[str, ir.TypeRef] = {}
+        for test in body_tests:
+            assert test.pointer is not None and body is not None
+            if test.pointer in types:
+                continue
+            found, why = type_at(body, split_pointer(test.pointer), self.schemas, "the response body")
+            if found is None:
+                self.problem(test.at.child("context" if test.op == "regex" else "condition"), why)
+                return None
+            types[test.pointer] = found
         if not any(t.pointer is not None for t in success):
             self.warn(at.child("successCriteria"), "the success criteria test no value of the body")
             return None
-        if len(pointers) > 1:
-            self.warn(at, f"the criteria test several fields ({', '.join(sorted(pointers))}), not one state")
+        if len(types) > 1:
+            self.warn(at, f"the criteria test several fields ({', '.join(sorted(types))}), not one state")
             return None
-        field = pointers.pop()
-        body = op.response.type if op.response.kind == "json" else None
-        if body is None:
-            self.problem(at, f"'{op.operation_id}' has no JSON success response to test")
-            return None
-        found, why = type_at(body, split_pointer(field), self.schemas, "the response body")
-        first = next(t for t in (*success, *failure) if t.pointer is not None)
-        if found is None:
-            self.problem(first.at.child("condition"), why)
-            return None
+        field, found = next(iter(types.items()))
+        first = body_tests[0]
         enum = deref(found, self.schemas)
         if not isinstance(enum, ir.EnumSchema):
             self.warn(
