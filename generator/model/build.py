@@ -17,14 +17,14 @@ from ..problems import Location, Problem, SpecError
 from ..spec.loader import Document, SpecSet, load_document, load_spec
 from ..spec.specschema import merge_problems
 from . import ir
+from .declare import build_jobs
 from .declare.azure import STATUS_MODEL, Imported, read_azure
-from .jobs import build_jobs
+from .declare.webhooks import WebhookOperations
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources, server_url
 from .pagination import paginate
 from .placement import host_in_models
 from .schemas import SchemaBuilder
-from .webhooks import WebhookOperations
 
 _PREFIX = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 

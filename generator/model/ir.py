@@ -450,7 +450,7 @@ class Job:
     status_rules: tuple[StatusRule, ...] = ()
     """Rules giving a status answer its state by HTTP status or body value."""
     final_from: FinalFrom = "result"
-    """Where ``wait_for_result`` gets the result (see ``model/opurl.py``)."""
+    """Where ``wait_for_result`` gets the result (see ``model/declare/opurl.py``)."""
     ignore_case: bool = False
     """States are compared without regard to case (Azure's ``succeeded``/``Succeeded``)."""
     origin: str | None = None

@@ -9,14 +9,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..problems import Location, Problem, closest, did_you_mean
-from . import ir
+from ...problems import Location, Problem, closest, did_you_mean
+from .. import ir
 from .carry import read_carry, unsupplied
-from .declare.azure import AZURE_ORIGIN, Imported, skipped
+from .azure import AZURE_ORIGIN, Imported, skipped
+from .common import deref_type, split_pointer, type_at, unknown_keys
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 from .webhooks import WebhookOperations, read_webhooks
 
-__all__ = ["build_jobs", "type_at"]
+__all__ = ["build_jobs"]
 
 _KNOWN_KEYS = frozenset(
     {
@@ -49,69 +50,6 @@ _BODY_HINT_KEYS = frozenset({"field", "unit"})
 _HEADER_KEYS = frozenset({"name", "format"})
 _EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
-
-
-def _unknown_keys(
-    node: dict[Any, Any], known: frozenset[str], at: Location, problems: list[Problem]
-) -> list[str]:
-    """Report every key of ``node`` outside ``known``; returns them."""
-    unknown = [str(key) for key in node if key not in known]
-    for key in unknown:
-        hint = did_you_mean(key, known) or f" (known: {', '.join(sorted(known))})"
-        problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
-    return unknown
-
-
-unknown_keys = _unknown_keys
-
-
-def _split_pointer(pointer: str) -> tuple[str, ...]:
-    if pointer in ("", "/"):
-        return ()
-    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
-
-
-def _deref_type(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.TypeRef | ir.NamedSchema:
-    while True:
-        if isinstance(t, ir.Nullable):
-            t = t.inner
-        elif isinstance(t, ir.Ref):
-            named = schemas[t.key]
-            if isinstance(named, ir.AliasSchema):
-                t = named.target
-            else:
-                return named
-        else:
-            return t
-
-
-def type_at(
-    root: ir.TypeRef,
-    path: tuple[str, ...],
-    schemas: dict[str, ir.NamedSchema],
-    root_name: str = "the record",
-) -> tuple[ir.TypeRef | None, str]:
-    """Walk ``path`` (wire names) from ``root`` (called ``root_name`` in messages);
-    returns the type or why it failed."""
-    current: ir.TypeRef = root
-    walked = ""
-    for token in path:
-        node = _deref_type(current, schemas)
-        where = f"'{walked}'" if walked else root_name
-        if isinstance(node, ir.Model):
-            field = next((f for f in node.fields if f.wire == token), None)
-            if field is None:
-                known = ", ".join(f.wire for f in node.fields) or "none"
-                return None, f"{where} ({node.name}) has no property '{token}' (it has: {known})"
-            current = field.type
-        elif isinstance(node, ir.MapType):
-            current = node.value
-        elif isinstance(node, ir.AnyType):
-            return ir.AnyType(), ""
-        else:
-            return None, f"{where} is not an object, so it has no property '{token}'"
-        walked += "/" + token
-    return current, ""
 
 
 class _JobReader:
@@ -160,7 +98,7 @@ class _JobReader:
         if not isinstance(value, str) or (value and not value.startswith("/")):
             self.problem(at.child(key), f"must be a JSON pointer such as '/status', not {value!r}")
             return None
-        return _split_pointer(value)
+        return split_pointer(value)
 
     def resolve(
         self,
@@ -200,7 +138,7 @@ class _JobReader:
         if not isinstance(node, dict):
             self.problem(at, "a job declaration must be a mapping")
             return None
-        _unknown_keys(node, _KNOWN_KEYS, at, self.problems)
+        unknown_keys(node, _KNOWN_KEYS, at, self.problems)
         status = self.operation(node, "status", at, required=True)
         create = self.operation(node, "create", at, required=False)
         result = self.operation(node, "result", at, required=False)
@@ -366,7 +304,7 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(at, "must be a mapping with 'field', or with 'done' and 'total'")
             return none
-        _unknown_keys(raw, _PROGRESS_KEYS, at, self.problems)
+        unknown_keys(raw, _PROGRESS_KEYS, at, self.problems)
         paths = {key: self.pointer(raw, key, at) for key in ("field", "done", "total")}
         if (paths["field"] is None) == (paths["done"] is None and paths["total"] is None):
             self.problem(at, "declare either 'field' (a percentage) or both 'done' and 'total'")
@@ -431,7 +369,7 @@ class _JobReader:
         found = self.resolve(record, path, at)
         if found is None:
             return
-        node = _deref_type(found, self.schemas)
+        node = deref_type(found, self.schemas)
         if isinstance(node, ir.Primitive) and node.kind != kind:
             self.problem(
                 at,
@@ -440,7 +378,7 @@ class _JobReader:
 
     def _numeric(self, found: ir.TypeRef) -> bool:
         """Whether a value of type ``found`` can be a number (a union: any variant)."""
-        node = _deref_type(found, self.schemas)
+        node = deref_type(found, self.schemas)
         if isinstance(node, ir.Primitive):
             return node.kind in ("int", "float")
         if isinstance(node, ir.ConstType):
@@ -450,7 +388,7 @@ class _JobReader:
         return isinstance(node, ir.AnyType)
 
     def _kind(self, found: ir.TypeRef) -> str:
-        node = _deref_type(found, self.schemas)
+        node = deref_type(found, self.schemas)
         if isinstance(node, ir.Primitive):
             return {"str": "a string", "bool": "a boolean"}.get(node.kind, node.kind)
         if isinstance(node, ir.EnumSchema):
@@ -548,7 +486,7 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(state_at, "must be a mapping with 'field' and the state lists")
             return None, empty
-        unknown = _unknown_keys(raw, _STATE_KEYS, state_at, self.problems)
+        unknown = unknown_keys(raw, _STATE_KEYS, state_at, self.problems)
         # States listed under a misspelt key are reported there, not again as unclassified.
         misfiled = {str(v) for key in unknown if isinstance(raw[key], list) for v in raw[key]}
         path = self.pointer(raw, "field", state_at)
@@ -573,7 +511,7 @@ class _JobReader:
             self.problem(state_at.child("success"), "at least one success state is required")
         found = self.resolve(record, path, state_at.child("field"))
         if found is not None:
-            enum = _deref_type(found, self.schemas)
+            enum = deref_type(found, self.schemas)
             if isinstance(enum, ir.EnumSchema):
                 documented = {str(m.value) for m in enum.members}
                 misspelt = {
@@ -615,13 +553,13 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(at, "must be a mapping")
             raw = {}
-        _unknown_keys(raw, _POLL_KEYS, at, self.problems)
+        unknown_keys(raw, _POLL_KEYS, at, self.problems)
         hint_path = None
         unit = "seconds"
         hint = raw.get("body_hint")
         if hint is not None:
             if isinstance(hint, dict):
-                _unknown_keys(hint, _BODY_HINT_KEYS, at.child("body_hint"), self.problems)
+                unknown_keys(hint, _BODY_HINT_KEYS, at.child("body_hint"), self.problems)
                 hint_path = self.pointer(hint, "field", at.child("body_hint"))
                 if hint_path is None:
                     self.problem(
@@ -654,7 +592,7 @@ class _JobReader:
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 self.problem(item_at, "a header hint needs a 'name'")
                 continue
-            _unknown_keys(item, _HEADER_KEYS, item_at, self.problems)
+            unknown_keys(item, _HEADER_KEYS, item_at, self.problems)
             fmt = item.get(
                 "format", "retry-after" if item["name"].lower() == "retry-after" else "seconds"
             )
@@ -702,7 +640,7 @@ def build_jobs(
         if not isinstance(extension, dict):
             problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
             return ()
-        _unknown_keys(extension, _EXTENSION_KEYS, at, problems)
+        unknown_keys(extension, _EXTENSION_KEYS, at, problems)
         jobs_node = extension.get("jobs")
         if not isinstance(jobs_node, dict) or not jobs_node:
             if imported is None or not imported.jobs or "jobs" in extension:

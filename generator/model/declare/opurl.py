@@ -22,9 +22,10 @@ from typing import Any, cast
 
 import attrs
 
-from ..problems import Location, Problem
-from . import ir
-from .operations import _TOKEN, _token_problem
+from ...problems import Location, Problem
+from .. import ir
+from ..operations import HEADER_TOKEN, token_problem
+from .common import split_pointer, unknown_keys
 
 __all__ = ["POLLING_KEYS", "Polling", "check_rule_states", "read_polling", "rule_states"]
 
@@ -54,12 +55,6 @@ def rule_states(node: dict[str, Any]) -> frozenset[str]:
     )
 
 
-def _split(pointer: str) -> tuple[str, ...]:
-    if pointer in ("", "/"):
-        return ()
-    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
-
-
 def _headers(value: Any, at: Location, problems: list[Problem]) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -78,15 +73,14 @@ def _headers(value: Any, at: Location, problems: list[Problem]) -> tuple[str, ..
         )
         return ()
     for index, name in enumerate(names):
-        if not _TOKEN.match(name.strip()):
+        if not HEADER_TOKEN.match(name.strip()):
             where = at if isinstance(value, str) else at.child(str(index))
-            problems.append(Problem(where, _token_problem("header", name.strip())))
+            problems.append(Problem(where, token_problem("header", name.strip())))
             return ()
     return tuple(n.strip() for n in names)
 
 
 def _rule(raw: Any, at: Location, problems: list[Problem]) -> ir.StatusRule | None:
-    from .jobs import unknown_keys  # jobs imports this module
 
     if not isinstance(raw, dict):
         problems.append(
@@ -122,7 +116,7 @@ def _rule(raw: Any, at: Location, problems: list[Problem]) -> ir.StatusRule | No
     return ir.StatusRule(
         state=str(state),
         status=tuple(codes),
-        path=None if path is None else _split(path),
+        path=None if path is None else split_pointer(path),
         equals=None if equals is None else str(equals),
     )
 
