@@ -764,7 +764,14 @@ def group_resources(
     resources = []
     for name, attr, module, ops in staged:
         ids = {op.operation_id for op in ops}
-        own = tuple(_rebind(job, final) for job in jobs if job.status.operation_id in ids)
+        # A job lives with its status operation; one whose monitor the spec has no
+        # operation for (an imported Azure job's made-up one) with its create.
+        own = tuple(
+            _rebind(job, final)
+            for job in jobs
+            if job.status.operation_id in ids
+            or (job.status.synthetic and job.create is not None and job.create.operation_id in ids)
+        )
         resources.append(
             ir.Resource(name=name, attr=attr, module=module, operations=tuple(ops), jobs=own)
         )
@@ -777,7 +784,7 @@ def _rebind(job: ir.Job, final: dict[str, ir.Operation]) -> ir.Job:
 
     return attrs.evolve(
         job,
-        status=final[job.status.operation_id],
+        status=final.get(job.status.operation_id, job.status),
         create=pick(job.create),
         result=pick(job.result),
         cancel=pick(job.cancel),
