@@ -174,7 +174,10 @@ def _client(sdk: ModuleType, service: Contoso, time: FakeTime) -> Any:
         clock=time.clock, wall_clock=time.wall_clock, sleep=time.sleep, rng=lambda: 0.5
     )
     return sdk.Client(
-        api_key="k", base_url=HOST, wait_config=config, transport=httpx.MockTransport(service.handle)
+        api_key="k",
+        base_url=HOST,
+        wait_config=config,
+        transport=httpx.MockTransport(service.handle),
     )
 
 
@@ -251,7 +254,7 @@ def _roots() -> list[str]:
     roots = []
     for readme in ("README-ai.md", "README-other.md"):
         text = (AZURE / readme).read_text(encoding="utf-8")
-        roots += re.findall(r"^\| \d+ \| `([^`]+)`", text, flags=re.M)
+        roots += re.findall(r"^\| \d+ \| `([^`]+)`", text, flags=re.MULTILINE)
     return roots
 
 
