@@ -18,7 +18,9 @@ from ..spec.loader import Document, SpecSet, load_document, load_spec
 from ..spec.specschema import merge_problems
 from . import ir
 from .declare import build_jobs
+from .declare.azure import STATUS_MODEL, read_azure
 from .declare.dialects import import_dialects
+from .declare.imported import Imported
 from .declare.webhooks import WebhookOperations
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources, server_url
@@ -267,9 +269,16 @@ def _build_sdk(
     for given, given_at in prefixes:
         auths = with_prefixes(auths, given, given_at, problems)
     hooks = WebhookOperations(spec, operations, problems)
-    imported = import_dialects(spec, operations.by_id, schemas.schemas, problems, warnings)
+    imported = _imported(spec, root, operations.by_id, schemas, problems, warnings)
     jobs = build_jobs(
-        extension, ext_at, operations.by_id, schemas.schemas, problems, hooks, imported
+        extension,
+        ext_at,
+        operations.by_id,
+        schemas.schemas,
+        problems,
+        hooks,
+        imported=imported,
+        warnings=warnings,
     )
     listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
@@ -310,6 +319,38 @@ def _build_sdk(
         sdk_version=own_version,
         spec=spec,
     )
+
+
+def _imported(
+    spec: SpecSet,
+    root: dict[str, Any],
+    by_id: dict[str, ir.Operation],
+    schemas: SchemaBuilder,
+    problems: list[Problem],
+    warnings: list[Problem],
+) -> Imported | None:
+    """The jobs the spec declares in vendors' own dialects (Azure's
+    ``x-ms-long-running-operation``, Speakeasy's ``x-speakeasy-polling``, Google's
+    AIP-151 operations), or None when it declares none."""
+    name = spec.root.name
+    made: list[ir.TypeRef] = []
+
+    def status_model() -> ir.TypeRef:
+        if not made:
+            made.append(
+                schemas.named(STATUS_MODEL, Location(name, "/x-jobgen-imported/OperationStatus"))
+            )
+        return made[0]
+
+    imported = read_azure(root, name, by_id, schemas.schemas, warnings, status_model)
+    found = import_dialects(spec, by_id, schemas.schemas, problems, warnings)
+    imported = imported.with_jobs(found, set())
+    if not imported.jobs:
+        return None
+    shown = {
+        job: str(spec.source(Problem(at, "")).location) for job, at in imported.origins.items()
+    }
+    return attrs.evolve(imported, shown=shown)
 
 
 def with_prefixes(

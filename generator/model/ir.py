@@ -280,6 +280,9 @@ class Operation:
     """The 3xx statuses a redirect-only operation declares (returned, not followed)."""
     stream_name: str | None = None
     """The method asking for the ``text/event-stream`` alternative (``response.events``)."""
+    synthetic: bool = False
+    """A status operation made up for a monitor the spec has no operation for (an
+    imported Azure job's): it types the record and is never a method of the SDK."""
 
     @property
     def path_parameters(self) -> tuple[Parameter, ...]:
@@ -382,7 +385,7 @@ class Webhooks:
     fallback_cap: float
 
 
-FinalFrom = Literal["result", "location", "record"]
+FinalFrom = Literal["result", "location", "record", "original-uri"]
 
 
 @attrs.frozen
@@ -451,9 +454,10 @@ class Job:
     id_last_segment: bool = False
     """The id is the last ``/``-separated segment of the value at ``id_path`` (an
     AIP-151 Operation's ``operations/123`` -> ``123``)."""
-    origin: str = ""
-    """Where a job not declared in ``x-jobgen`` or a side file comes from
-    (``imported from x-speakeasy-polling at file#pointer``); empty for declared jobs."""
+    ignore_case: bool = False
+    """States are compared without regard to case (Azure's ``succeeded``/``Succeeded``)."""
+    origin: str | None = None
+    """Where the declaration came from, as ``jobgen validate`` shows it."""
 
 
 @attrs.frozen

@@ -141,7 +141,7 @@ def _translate(sdk: ModuleType, headers: dict[str, str]) -> Any:
     body = sdk.models.TranslateDocumentRequest(
         source_uri="gs://bucket/a.pdf", target_language_code="de"
     )
-    return lambda client: client.operations.create_and_wait(body=body, extra_headers=headers)
+    return lambda client: client.documents.create_and_wait(body=body, extra_headers=headers)
 
 
 def test_an_aip151_operation_is_done_without_an_error(
@@ -181,7 +181,7 @@ def test_an_aip151_operation_not_done_is_read_again(
     headers = _scenario("running", 3, "success")
 
     def call(client: Any) -> Any:
-        return client.operations.create_and_wait(
+        return client.documents.create_and_wait(
             body=body, extra_headers=headers, on_poll=lambda e: polled.append(e.record.done)
         )
 

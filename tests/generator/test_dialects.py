@@ -101,7 +101,7 @@ def test_validate_names_the_speakeasy_job_and_where_it_was_imported_from(
     assert code == 0, err
     assert "1 job" in out
     pointer = "#/paths/~1v1~1transcripts~1{transcript_id}/get/x-speakeasy-polling/0"
-    assert f"  transcript: imported from x-speakeasy-polling at {spec}{pointer}\n" in out
+    assert f"  job transcript: imported from x-speakeasy-polling at {spec}{pointer}\n" in out
     assert "declares no jobs" not in err
 
 
@@ -120,8 +120,8 @@ def test_several_entries_on_one_operation_are_told_apart_by_their_names(
     )
     code, out, err = _validate(capsys, spec)
     assert code == 0, err
-    assert f"  job_completed: imported from x-speakeasy-polling at {spec}{POINTER}/0\n" in out
-    assert f"  job_ready: imported from x-speakeasy-polling at {spec}{POINTER}/1\n" in out
+    assert f"  job job_completed: imported from x-speakeasy-polling at {spec}{POINTER}/0\n" in out
+    assert f"  job job_ready: imported from x-speakeasy-polling at {spec}{POINTER}/1\n" in out
 
 
 def test_a_state_neither_criteria_name_but_surely_terminal_is_classified_by_its_name(
@@ -263,7 +263,7 @@ def test_an_unknown_key_of_an_entry_is_a_warning_and_the_job_is_imported(
     code, out, err = _validate(capsys, spec)
     assert code == 0, err
     assert f"warning: {spec}{POINTER}/0/timeoutSeconds: unknown key 'timeoutSeconds'" in err
-    assert "  job: imported from x-speakeasy-polling" in out
+    assert "  job job: imported from x-speakeasy-polling" in out
 
 
 def _job(status: str, job_id: str = "j1") -> dict[str, Any]:
@@ -391,14 +391,14 @@ def test_validate_names_the_aip151_job_after_its_create(
     code, out, err = _validate(capsys, spec)
     assert code == 0, err
     at = f"{spec}#/paths/~1v1~1books:export/post/responses/200"
-    assert f"  export_books: imported from the AIP-151 Operation shape at {at}\n" in out
+    assert f"  job export_books: imported from the AIP-151 Operation shape at {at}\n" in out
 
 
 def test_the_example_aip151_spec_has_its_job(capsys: pytest.CaptureFixture[str]) -> None:
     spec = SPECS / "aip151_example.yaml"
     code, out, err = _validate(capsys, spec)
     assert code == 0, err
-    assert "  translate_document: imported from the AIP-151 Operation shape at" in out
+    assert "  job translate_document: imported from the AIP-151 Operation shape at" in out
 
 
 def test_a_schema_without_the_operation_shape_imports_nothing(

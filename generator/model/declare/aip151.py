@@ -36,7 +36,7 @@ from typing import Any
 from ...draft.shapes import create_name, deref, inputs_needed, kind
 from ...problems import Problem
 from .. import ir
-from .imported import Imported
+from .imported import ImportedJob
 
 __all__ = ["is_operation_shape", "read_aip151"]
 
@@ -95,13 +95,13 @@ def read_aip151(
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
     warnings: list[Problem],
-) -> list[Imported]:
+) -> list[ImportedJob]:
     """A job per operation answering an AIP-151 Operation, polled at its ``GET``."""
     del spec, problems, warnings  # shapes only: nothing declared, nothing to refuse
     status = _status(operations, schemas)
     if status is None:
         return []
-    out: list[Imported] = []
+    out: list[ImportedJob] = []
     for op in operations.values():
         method = op.method.lower()
         if op is status or method == "get" or op.response.kind != "json":
@@ -123,13 +123,12 @@ def read_aip151(
         }
         if _last_segment(status):
             declaration["id_last_segment"] = True
-        at = op.location.child("responses", op.response.status)
         out.append(
-            Imported(
+            ImportedJob(
                 name=create_name(op),
                 declaration=declaration,
-                origin=f"imported from the AIP-151 Operation shape at {at}",
-                location=op.location,
+                dialect="imported from the AIP-151 Operation shape at",
+                location=op.location.child("responses", op.response.status),
             )
         )
     return out

@@ -1,17 +1,14 @@
-"""The jobs a spec's vendor dialects declare: Speakeasy's ``x-speakeasy-polling`` and
-Google's AIP-151 long-running operations, each imported as a side file's declaration."""
+"""The jobs a spec's vendor dialects declare besides Azure's: Speakeasy's
+``x-speakeasy-polling`` and Google's AIP-151 long-running operations."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from ...problems import Problem
 from .. import ir
-from ..names import NameSet
 from .aip151 import read_aip151
-from .imported import Imported
+from .imported import ImportedJob
 from .speakeasy import read_speakeasy
 
 __all__ = ["import_dialects"]
@@ -23,10 +20,10 @@ def import_dialects(
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
     warnings: list[Problem],
-) -> list[Imported]:
-    """Every job the spec's vendor dialects declare, each with a name of its own."""
-    found: list[Imported] = []
+) -> list[ImportedJob]:
+    """Every job ``x-speakeasy-polling`` entries and AIP-151 Operation shapes declare
+    (names not yet made unique)."""
+    found: list[ImportedJob] = []
     for read in (read_speakeasy, read_aip151):
         found += read(spec, operations, schemas, problems, warnings)
-    names = NameSet()
-    return [attrs.evolve(item, name=names.claim(item.name)) for item in found]
+    return found

@@ -7,16 +7,13 @@ naming the file and the JSON pointer of the offending value.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
-
-import attrs
 
 from ...problems import Location, Problem, closest, did_you_mean
 from .. import ir
 from .carry import read_carry, unsupplied
 from .common import deref_type, split_pointer, type_at, unknown_keys
-from .imported import Imported
+from .imported import Imported, left_out
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 from .webhooks import WebhookOperations, read_webhooks
 
@@ -48,7 +45,7 @@ _KNOWN_KEYS = frozenset(
     | POLLING_KEYS
 )
 _PROGRESS_KEYS = frozenset({"field", "done", "total"})
-_STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending"})
+_STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending", "ignore_case"})
 _POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
 _BODY_HINT_KEYS = frozenset({"field", "unit"})
 _HEADER_KEYS = frozenset({"name", "format"})
@@ -136,7 +133,7 @@ class _JobReader:
             return ()
         return tuple(str(v) for v in value)
 
-    def job(self, name: str, node: Any, at: Location) -> ir.Job | None:
+    def job(self, name: str, node: Any, at: Location, origin: str | None = None) -> ir.Job | None:
         if not isinstance(node, dict):
             self.problem(at, "a job declaration must be a mapping")
             return None
@@ -155,7 +152,9 @@ class _JobReader:
         by_id = polling.final_from == "result" and not record_fed
         # A job polled at its operation URL needs the id parameter only where a call
         # takes the id: a result fetched by id, or a cancel.
-        by_url_only = bool(polling.operation_url) and cancel is None and not by_id
+        by_url_only = (
+            bool(polling.operation_url) and cancel is None and not (by_id and result is not None)
+        )
         id_parameter = self._id_parameter(node, at, status, result if by_id else None, by_url_only)
         record_path = self.pointer(node, "record", at) or ()
         body_type = status.response.type if status.response.kind == "json" else None
@@ -292,7 +291,18 @@ class _JobReader:
             status_rules=polling.rules,
             final_from=polling.final_from,
             id_last_segment=last_segment,
+            ignore_case=self._ignore_case(node, at),
+            origin=origin,
         )
+
+    def _ignore_case(self, node: dict[str, Any], at: Location) -> bool:
+        """``state.ignore_case``: states compared without regard to case."""
+        raw = node.get("state")
+        value = raw.get("ignore_case", False) if isinstance(raw, dict) else False
+        if not isinstance(value, bool):
+            self.problem(at.child("state", "ignore_case"), f"must be true or false, not {value!r}")
+            return False
+        return value
 
     def _progress(
         self, raw: Any, at: Location, record: ir.TypeRef
@@ -628,44 +638,49 @@ def build_jobs(
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
     webhooks: WebhookOperations | None = None,
-    imported: Sequence[Imported] = (),
+    imported: Imported | None = None,
+    warnings: list[Problem] | None = None,
 ) -> tuple[ir.Job, ...]:
-    """The jobs an ``x-jobgen`` mapping (or a side file) declares, and those ``imported``
-    from the spec's vendor dialects. A declared job of an imported job's name completes
-    and overrides it key by key; one naming the same create replaces it."""
-    jobs_node: dict[Any, Any] = {}
+    """The jobs an ``x-jobgen`` mapping (or a side file) declares, and those
+    ``imported`` from the spec's own dialect (see "Imported declarations" in
+    docs/job-extension.md): a declared job of the same name completes the imported one
+    key by key, one naming the same ``create`` replaces it."""
+    declared: dict[str, Any] = {}
     if extension is not None:
         if not isinstance(extension, dict):
             problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
             return ()
         unknown_keys(extension, _EXTENSION_KEYS, at, problems)
-        found = extension.get("jobs")
-        if not isinstance(found, dict) or not found:
-            problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
-            return ()
-        jobs_node = found
-    reader = _JobReader(operations, schemas, problems, webhooks)
+        jobs_node = extension.get("jobs")
+        if not isinstance(jobs_node, dict) or not jobs_node:
+            if imported is None or not imported.jobs or "jobs" in extension:
+                problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
+                return ()
+            jobs_node = {}
+        declared = jobs_node
+    all_operations = {**operations, **(imported.operations if imported else {})}
+    reader = _JobReader(all_operations, schemas, problems, webhooks)
     out = []
-    creates = {
-        node.get("create") for node in jobs_node.values() if isinstance(node, dict)
-    } - {None}
-    merged: set[str] = set()
-    for item in imported:
-        own = jobs_node.get(item.name)
-        if own is None and item.declaration.get("create") in creates:
-            continue
-        if isinstance(own, dict):
-            merged.add(item.name)
-            node = {**item.declaration, **own}
-            job = reader.job(item.name, node, at.child("jobs", item.name))
-        else:
-            job = reader.job(item.name, item.declaration, item.location)
-        if job is not None:
-            out.append(attrs.evolve(job, origin=item.origin))
-    for name, node in jobs_node.items():
-        if str(name) in merged:
-            continue
-        job = reader.job(str(name), node, at.child("jobs", str(name)))
+    creates = {str(node.get("create")) for node in declared.values() if isinstance(node, dict)}
+    origins = imported.origins if imported is not None else {}
+    for name, node in declared.items():
+        origin = f"declared at {at.child('jobs', str(name))}"
+        if imported is not None and str(name) in imported.jobs and isinstance(node, dict):
+            node = {**imported.jobs[str(name)], **node}
+            origin += f", over the job {imported.origin(str(name))}"
+        job = reader.job(str(name), node, at.child("jobs", str(name)), origin)
         if job is not None:
             out.append(job)
+    for name, node in (imported.jobs if imported is not None else {}).items():
+        if name in declared or node.get("create") in creates:
+            continue
+        found: list[Problem] = []
+        own = _JobReader(all_operations, schemas, found, webhooks)
+        job = own.job(name, node, origins[name], imported.origin(name))
+        if found or job is None:
+            if warnings is not None:
+                why = found[0].message if found else "it does not read as a job"
+                warnings.append(left_out(imported.left_out_at.get(name, origins[name]), why))
+            continue
+        out.append(job)
     return tuple(out)

@@ -46,7 +46,7 @@ from ...problems import Location, Problem
 from .. import ir
 from ..names import snake
 from .common import split_pointer, type_at
-from .imported import Imported, raw_node
+from .imported import ImportedJob, raw_node
 
 __all__ = ["EXTENSION", "read_speakeasy"]
 
@@ -368,10 +368,10 @@ def read_speakeasy(
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
     warnings: list[Problem],
-) -> list[Imported]:
+) -> list[ImportedJob]:
     """A job per ``x-speakeasy-polling`` entry of the spec's operations."""
     reader = _Reader(operations, schemas, problems, warnings)
-    out: list[Imported] = []
+    out: list[ImportedJob] = []
     for op in operations.values():
         node = raw_node(spec, op.location)
         if not isinstance(node, dict) or EXTENSION not in node or op.location is None:
@@ -396,10 +396,10 @@ def read_speakeasy(
                 )
                 continue
             out.append(
-                Imported(
+                ImportedJob(
                     name=job_name(op, name, len(entries)),
                     declaration=declaration,
-                    origin=f"imported from {EXTENSION} at {entry_at}",
+                    dialect=f"imported from {EXTENSION} at",
                     location=entry_at,
                 )
             )

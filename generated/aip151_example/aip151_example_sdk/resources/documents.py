@@ -5,14 +5,30 @@ from __future__ import annotations
 
 import collections.abc as _abc
 import functools
+import typing as _t
 
 import httpx
 
 from .._runtime import http as _http
+from .._runtime import jobhttp as _jobhttp
 from .._runtime import response as _resp
 from .._runtime import serde as _s
+from .._runtime import statusread as _statusread
+from .._runtime import waiter as _waiter
+from .._runtime import waitspec as _ws
+from ..errors import (
+    TranslateDocumentCanceled,
+    TranslateDocumentFailed,
+    TranslateDocumentStalled,
+    TranslateDocumentTimeout,
+)
 from ..models.operation import Operation
+from ..models.status import Status
 from ..models.translate_document_request import TranslateDocumentRequest
+from .operations import _get_request
+
+if _t.TYPE_CHECKING:
+    from .._runtime import handle as _handle
 
 __all__ = [
     "AsyncDocuments",
@@ -22,6 +38,39 @@ __all__ = [
     "DocumentsWithRawResponse",
     "DocumentsWithStreamingResponse",
 ]
+
+_TRANSLATE_DOCUMENT_SPEC = _ws.JobSpec(
+    name="translate_document",
+    record_path=(),
+    state_path=None,
+    success=frozenset(),
+    failure=frozenset(),
+    canceled=frozenset(),
+    pending=frozenset(),
+    terminal_path=("done",),
+    ready_path=None,
+    error_path=("error",),
+    hint_path=None,
+    hint_scale=1.0,
+    header_hints=(_ws.HeaderHint("Retry-After", "retry-after"),),
+    floor=0.0,
+    first=1.0,
+    cap=20.0,
+    id_path=("name",),
+    id_header=None,
+    idempotency_header=None,
+    progress_path=None,
+    progress_done_path=None,
+    progress_total_path=None,
+    stall_after=None,
+    failed_error=TranslateDocumentFailed,
+    canceled_error=TranslateDocumentCanceled,
+    timeout_error=TranslateDocumentTimeout,
+    stalled_error=TranslateDocumentStalled,
+    final_from="record",
+    id_last_segment=True,
+    decode_error=Status.from_dict,
+)
 
 
 def _translate_request(
@@ -48,11 +97,24 @@ def _translate_response(response: httpx.Response) -> Operation:
     return result
 
 
+def _decode_translate_document_record(raw: object) -> Operation:
+    return Operation.from_dict(raw, "$")
+
+
 class Documents:
     """Operations of the Documents resource."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         self._http = http
+        self._translate_document_waiter: _waiter.SyncJobWaiter[Operation, Operation] = (
+            _waiter.SyncJobWaiter(
+                _TRANSLATE_DOCUMENT_SPEC,
+                prepare_status=self._translate_document_status_read,
+                decode_record=_decode_translate_document_record,
+                config=http.wait_config,
+                limiter=http.status_limiter,
+            )
+        )
 
     @functools.cached_property
     def with_raw_response(self) -> DocumentsWithRawResponse:
@@ -87,12 +149,222 @@ class Documents:
             _translate_response,
         )
 
+    def _translate_document_status_read(
+        self,
+        job_id: str,
+        **carried: object,
+    ) -> _statusread.SyncStatusRead:
+        return _statusread.SyncStatusRead(self._http, _get_request(job_id))
+
+    def wait_for_job(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        resume: str | None = None,
+        stall_after: float | None = None,
+    ) -> Operation:
+        """Wait until the translate document job reaches a terminal state and return its record.
+
+        Returns the record whatever the terminal state (success, failure or
+        cancellation); a state the API does not document raises ``UnknownJobState``.
+        Polls honour the server's hints and back off with jitter otherwise.
+
+        Args:
+            job_id: The job to wait for (omit it when ``resume`` is given).
+            deadline: Seconds to wait in all before ``JobTimeout`` is raised.
+            on_poll: Called after every status read with a
+                ``PollEvent[Operation]`` (``event.record`` is typed).
+            resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
+                in another process: continues that job's poll schedule, with a
+                new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
+        """
+        return self._translate_document_waiter.wait_for_job(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
+            stall_after=stall_after,
+        )
+
+    def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> Operation:
+        """Wait for the translate document job to succeed and return its terminal record.
+
+        Raises:
+            TranslateDocumentFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            TranslateDocumentCanceled: The job was canceled (a ``JobCanceled``).
+            JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
+        """
+        return self._translate_document_waiter.wait_for_result(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def create_and_wait(
+        self,
+        *,
+        body: TranslateDocumentRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> Operation:
+        """Create a translate document job and wait for its result.
+
+        The create is sent once: without an idempotency key it is never retried.
+        """
+
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
+            return self._http.request(
+                _translate_request(
+                    body=body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+                ),
+                idempotency_header=None,
+                time_left=time_left,
+            )
+
+        outcome = self._translate_document_waiter.create_and_wait(
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+        return outcome
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Operation, Operation]:
+        """A non-blocking handle on a translate document job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        from .._runtime import handle as _handle
+
+        return _handle.JobHandle(
+            self._translate_document_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def start(
+        self,
+        *,
+        body: TranslateDocumentRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.JobHandle[Operation, Operation]:
+        """Create a translate document job and return a non-blocking handle on it.
+
+        The create is sent once: without an idempotency key it is never retried.
+        """
+
+        from .._runtime import handle as _handle
+
+        def create(key: str | None, time_left: float | None) -> httpx.Response:
+            return self._http.request(
+                _translate_request(
+                    body=body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+                ),
+                idempotency_header=None,
+                time_left=time_left,
+            )
+
+        return _handle.JobHandle.start(
+            self._translate_document_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def wait_for_jobs(
+        self,
+        job_ids: _abc.Iterable[str],
+        *,
+        concurrency: int = 8,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _abc.Iterator[_ws.JobOutcome[Operation]]:
+        """Wait for many translate document jobs, at most ``concurrency`` at once.
+
+        Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
+        the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
+        """
+        return self._translate_document_waiter.wait_for_jobs(
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
 
 class AsyncDocuments:
     """Asynchronous operations of the Documents resource."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         self._http = http
+        self._translate_document_waiter: _waiter.AsyncJobWaiter[
+            Operation,
+            Operation,
+        ] = _waiter.AsyncJobWaiter(
+            _TRANSLATE_DOCUMENT_SPEC,
+            prepare_status=self._translate_document_status_read,
+            decode_record=_decode_translate_document_record,
+            config=http.wait_config,
+            limiter=http.status_limiter,
+        )
 
     @functools.cached_property
     def with_raw_response(self) -> AsyncDocumentsWithRawResponse:
@@ -127,11 +399,211 @@ class AsyncDocuments:
             _translate_response,
         )
 
+    def _translate_document_status_read(
+        self,
+        job_id: str,
+        **carried: object,
+    ) -> _statusread.AsyncStatusRead:
+        return _statusread.AsyncStatusRead(self._http, _get_request(job_id))
+
+    async def wait_for_job(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        resume: str | None = None,
+        stall_after: float | None = None,
+    ) -> Operation:
+        """Wait until the translate document job reaches a terminal state and return its record.
+
+        Returns the record whatever the terminal state (success, failure or
+        cancellation); a state the API does not document raises ``UnknownJobState``.
+        Polls honour the server's hints and back off with jitter otherwise.
+
+        Args:
+            job_id: The job to wait for (omit it when ``resume`` is given).
+            deadline: Seconds to wait in all before ``JobTimeout`` is raised.
+            on_poll: Called after every status read with a
+                ``PollEvent[Operation]`` (``event.record`` is typed).
+            resume: A ``JobTimeout.resume_token`` from an earlier wait, possibly
+                in another process: continues that job's poll schedule, with a
+                new ``deadline``.
+            stall_after: Seconds without a change of state or progress before
+                ``JobStalled`` is raised (default: the job's own, if declared).
+        """
+        return await self._translate_document_waiter.wait_for_job(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            resume=resume,
+            stall_after=stall_after,
+        )
+
+    async def wait_for_result(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> Operation:
+        """Wait for the translate document job to succeed and return its terminal record.
+
+        Raises:
+            TranslateDocumentFailed: The job failed (a ``JobFailed``): ``record`` is the
+                terminal record and ``error`` the server's error, both typed.
+            TranslateDocumentCanceled: The job was canceled (a ``JobCanceled``).
+            JobTimeout: The deadline passed; carries a resume token.
+            JobStalled: Nothing changed for ``stall_after``; carries a resume token.
+        """
+        return await self._translate_document_waiter.wait_for_result(
+            job_id,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def create_and_wait(
+        self,
+        *,
+        body: TranslateDocumentRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> Operation:
+        """Create a translate document job and wait for its result.
+
+        The create is sent once: without an idempotency key it is never retried.
+        """
+
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
+            return await self._http.request(
+                _translate_request(
+                    body=body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+                ),
+                idempotency_header=None,
+                time_left=time_left,
+            )
+
+        outcome = await self._translate_document_waiter.create_and_wait(
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+        return outcome
+
+    def handle(
+        self,
+        job_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        resume: str | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Operation, Operation]:
+        """A non-blocking handle on a translate document job: ``poll()`` reads its status once.
+
+        ``poll()`` returns the decision (done, or poll again in ``delay`` seconds and
+        why) without sleeping, so a task queue or a cron can drive the wait; the
+        handle's ``resume_token`` continues it in another process.
+
+        Args:
+            job_id: The job to follow (omit it when ``resume`` is given).
+            deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
+                none by default (a resumed handle keeps its token's deadline).
+            resume: A handle's ``resume_token`` (its deadline is kept unless
+                ``deadline`` is given), or a ``JobTimeout``'s (give a new ``deadline``).
+            on_poll: Called after every status read with a ``PollEvent``.
+            stall_after: Seconds without a change of state or progress before
+                ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
+        """
+        from .._runtime import handle as _handle
+
+        return _handle.AsyncJobHandle(
+            self._translate_document_waiter,
+            job_id,
+            deadline=deadline,
+            resume=resume,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    async def start(
+        self,
+        *,
+        body: TranslateDocumentRequest,
+        timeout: float | httpx.Timeout | None = None,
+        deadline: float | None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+        max_retries: int | None = None,
+        extra_headers: _abc.Mapping[str, str] | None = None,
+        extra_query: _abc.Mapping[str, object] | None = None,
+        extra_body: _abc.Mapping[str, object] | None = None,
+    ) -> _handle.AsyncJobHandle[Operation, Operation]:
+        """Create a translate document job and return a non-blocking handle on it.
+
+        The create is sent once: without an idempotency key it is never retried.
+        """
+
+        from .._runtime import handle as _handle
+
+        async def create(key: str | None, time_left: float | None) -> httpx.Response:
+            return await self._http.request(
+                _translate_request(
+                    body=body,
+                    call=(timeout, max_retries, extra_headers, extra_query, extra_body),
+                ),
+                idempotency_header=None,
+                time_left=time_left,
+            )
+
+        return await _handle.AsyncJobHandle.start(
+            self._translate_document_waiter,
+            create,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
+    def wait_for_jobs(
+        self,
+        job_ids: _abc.Iterable[str],
+        *,
+        concurrency: int = 8,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _waiter.AsyncJobOutcomes[Operation]:
+        """Wait for many translate document jobs, at most ``concurrency`` at once.
+
+        Yields a ``JobOutcome`` (record or error) as each job ends. Status reads of
+        the whole client stay under ``WaitConfig.max_status_reads_per_second``.
+        ``deadline`` bounds the whole collection; ``stall_after`` (default: the
+        job's own, if declared) ends a job with ``JobStalled`` when neither its state
+        nor its progress changed for that long.
+        """
+        return self._translate_document_waiter.wait_for_jobs(
+            job_ids,
+            concurrency=concurrency,
+            deadline=deadline,
+            on_poll=on_poll,
+            stall_after=stall_after,
+        )
+
 
 class DocumentsWithRawResponse:
     """Operations of the Documents resource, returning the raw response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Documents(http.view("raw"))
         self.translate = _resp.as_raw(ops.translate)
 
@@ -139,7 +611,7 @@ class DocumentsWithRawResponse:
 class AsyncDocumentsWithRawResponse:
     """Asynchronous operations of the Documents resource, returning the raw response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncDocuments(http.view("raw"))
         self.translate = _resp.as_async_raw(ops.translate)
 
@@ -147,7 +619,7 @@ class AsyncDocumentsWithRawResponse:
 class DocumentsWithStreamingResponse:
     """Operations of the Documents resource, streaming the response."""
 
-    def __init__(self, http: _http.SyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.SyncJobHTTP) -> None:
         ops = Documents(http.view("streaming"))
         self.translate = _resp.as_streaming(ops.translate)
 
@@ -155,6 +627,6 @@ class DocumentsWithStreamingResponse:
 class AsyncDocumentsWithStreamingResponse:
     """Asynchronous operations of the Documents resource, streaming the response."""
 
-    def __init__(self, http: _http.AsyncHTTP) -> None:
+    def __init__(self, http: _jobhttp.AsyncJobHTTP) -> None:
         ops = AsyncDocuments(http.view("streaming"))
         self.translate = _resp.as_async_streaming(ops.translate)
