@@ -268,7 +268,11 @@ class JobKind:
         job, record = self.job, self._record
         for path in (job.id_path, (*record, "id")):
             if path and self._at(t, path) is not None:
-                put(body, path, self._named_id(sim.id) if path == job.id_path else self.id_value(sim.id))
+                put(
+                    body,
+                    path,
+                    self._named_id(sim.id) if path == job.id_path else self.id_value(sim.id),
+                )
                 break
         flags = (
             (job.state_path, view.state),

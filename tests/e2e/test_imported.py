@@ -94,9 +94,7 @@ def test_a_speakeasy_job_waits_for_its_success_criteria(
     assert isinstance(record, speakeasy.models.Transcript)
     assert record.status == "completed"
     log = speakeasy_server.requests(record.id)
-    assert [(r.method, r.operation) for r in log] == [("POST", "create")] + [
-        ("GET", "status")
-    ] * 4
+    assert [(r.method, r.operation) for r in log] == [("POST", "create")] + [("GET", "status")] * 4
     assert {r.path for r in log[1:]} == {f"/v1/transcripts/{record.id}"}
     assert [r.status for r in log] == [201, 200, 200, 200, 200]
 
@@ -147,7 +145,9 @@ def _translate(sdk: ModuleType, headers: dict[str, str]) -> Any:
 def test_an_aip151_operation_is_done_without_an_error(
     mode: str, aip: ModuleType, aip_server: RunningServer
 ) -> None:
-    record = _run(mode, aip, aip_server, "api_key", _translate(aip, _scenario("running", 2, "success")))
+    record = _run(
+        mode, aip, aip_server, "api_key", _translate(aip, _scenario("running", 2, "success"))
+    )
     assert isinstance(record, aip.models.Operation)
     assert record.done is True and record.error is aip.UNSET
     assert isinstance(record.response, aip.models.TranslateDocumentResponse)

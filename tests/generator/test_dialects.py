@@ -81,9 +81,7 @@ def _entry(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if v is not None}
 
 
-def _validate(
-    capsys: pytest.CaptureFixture[str], spec: Path, *extra: str
-) -> tuple[int, str, str]:
+def _validate(capsys: pytest.CaptureFixture[str], spec: Path, *extra: str) -> tuple[int, str, str]:
     code = main(["validate", str(spec), *extra])
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
@@ -111,7 +109,11 @@ def test_several_entries_on_one_operation_are_told_apart_by_their_names(
     ready = _entry(
         name="WaitForReady",
         successCriteria=[
-            {"context": "$response.body#/status", "condition": "^(completed|ready)$", "type": "regex"}
+            {
+                "context": "$response.body#/status",
+                "condition": "^(completed|ready)$",
+                "type": "regex",
+            }
         ],
     )
     spec = write(
@@ -130,6 +132,7 @@ def test_a_state_neither_criteria_name_but_surely_terminal_is_classified_by_its_
     spec = write(tmp_path / "jobs.yaml", _speakeasy_spec([_entry()], [*STATES, "canceled"]))
     code, out, err = _validate(capsys, spec)
     assert code == 0, err
+    assert "1 job" in out
     assert (
         f"warning: {spec}{POINTER}/0: state 'canceled' meets neither criteria: read as"
         " canceled from its name" in err
@@ -224,8 +227,10 @@ def test_a_malformed_speakeasy_declaration_is_a_problem_naming_its_pointer(
             [_entry()],
             None,
             "/0/successCriteria/1",
-            "the state at /status has no enum, so the states that keep a wait going cannot be"
-            " listed",
+            (
+                "the state at /status has no enum, so the states that keep a wait going cannot be"
+                " listed"
+            ),
         ),
         (
             [
@@ -303,7 +308,9 @@ def test_the_speakeasy_delay_and_interval_set_the_first_wait_and_the_floor(
     with imported_sdk(spec, tmp_path / "out", "dialect_sdk") as sdk:
         config = sdk.WaitConfig(clock=fake.clock, sleep=fake.sleep, rng=lambda: 0.0)
         transport = httpx.MockTransport(handler)
-        with sdk.Client(base_url="https://api.example", wait_config=config, transport=transport) as client:
+        with sdk.Client(
+            base_url="https://api.example", wait_config=config, transport=transport
+        ) as client:
             events: list[Any] = []
             record = client.jobs.wait_for_job("j1", on_poll=events.append)
     assert record.status == "completed"
@@ -324,11 +331,44 @@ def test_a_speakeasy_failure_raises_the_jobs_failed_error_with_its_error_field(
     with imported_sdk(spec, tmp_path / "out", "dialect_sdk") as sdk:
         config = sdk.WaitConfig(clock=fake.clock, sleep=fake.sleep)
         transport = httpx.MockTransport(handler)
-        with sdk.Client(base_url="https://api.example", wait_config=config, transport=transport) as client:
-            with pytest.raises(sdk.errors.JobFailed) as caught:
-                client.jobs.wait_for_result("j1")
+        with (
+            sdk.Client(
+                base_url="https://api.example", wait_config=config, transport=transport
+            ) as client,
+            pytest.raises(sdk.errors.JobFailed) as caught,
+        ):
+            client.jobs.wait_for_result("j1")
     assert caught.value.error == "it broke"
     assert caught.value.record.status == "failed"
+
+
+def test_a_side_file_job_of_the_same_name_overrides_the_imported_one_key_by_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write(tmp_path / "jobs.yaml", _speakeasy_spec([_entry()], STATES))
+    side = write(tmp_path / "jobs.side.yaml", "jobs:\n  job:\n    poll: {floor: 0.5}\n")
+    code, out, err = _validate(capsys, spec, "--jobs", str(side))
+    assert code == 0, err
+    assert (
+        f"  job job: declared at {side}#/jobs/job, over the job imported from"
+        f" x-speakeasy-polling at {spec}{POINTER}/0\n" in out
+    )
+
+
+def test_a_side_file_job_naming_the_same_create_replaces_the_imported_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write(tmp_path / "jobs.yaml", _speakeasy_spec([_entry()], STATES))
+    side = write(
+        tmp_path / "jobs.side.yaml",
+        "jobs:\n  run:\n    create: createJob\n    status: getJob\n    id_from: /id\n"
+        "    state: {field: /status, success: [completed], failure: [failed],"
+        " pending: [queued, running]}\n",
+    )
+    code, out, err = _validate(capsys, spec, "--jobs", str(side))
+    assert code == 0, err
+    assert "1 job" in out
+    assert "x-speakeasy-polling" not in out  # no job is imported: none is listed as such
 
 
 # -- AIP-151 ------------------------------------------------------------------------
@@ -451,7 +491,9 @@ def test_an_aip151_job_is_read_at_its_operations_name(
     with imported_sdk(spec, tmp_path / "out", "ops_sdk") as sdk:
         config = sdk.WaitConfig(clock=fake.clock, sleep=fake.sleep, rng=lambda: 0.0)
         transport = httpx.MockTransport(handler)
-        with sdk.Client(base_url="https://ops.example", wait_config=config, transport=transport) as client:
+        with sdk.Client(
+            base_url="https://ops.example", wait_config=config, transport=transport
+        ) as client:
             record = client.operations.create_and_wait()
     assert record.done is True and record.response == {"books": 3}
     assert reads == [read_at, read_at]
@@ -471,8 +513,12 @@ def test_an_aip151_operation_done_with_an_error_fails(tmp_path: Path) -> None:
     with imported_sdk(spec, tmp_path / "out", "ops_sdk") as sdk:
         config = sdk.WaitConfig(clock=fake.clock, sleep=fake.sleep)
         transport = httpx.MockTransport(handler)
-        with sdk.Client(base_url="https://ops.example", wait_config=config, transport=transport) as client:
-            with pytest.raises(sdk.errors.ExportBooksFailed) as caught:
-                client.operations.create_and_wait()
+        with (
+            sdk.Client(
+                base_url="https://ops.example", wait_config=config, transport=transport
+            ) as client,
+            pytest.raises(sdk.errors.ExportBooksFailed) as caught,
+        ):
+            client.operations.create_and_wait()
     assert caught.value.job_id == "9"
     assert caught.value.error.code == 3 and caught.value.error.message == "bad input"

@@ -70,9 +70,7 @@ class Imported:
             jobs[name] = item.declaration
             origins[name] = item.location
             dialects[name] = item.dialect
-        return attrs.evolve(
-            self, jobs=jobs, origins=origins, dialects=dialects, left_out_at=left
-        )
+        return attrs.evolve(self, jobs=jobs, origins=origins, dialects=dialects, left_out_at=left)
 
 
 def left_out(at: Location, why: str) -> Problem:

@@ -171,7 +171,9 @@ class _JobReader:
         id_path, id_header = self._id_source(node, at, create, "operation_url" in node)
         last_segment = node.get("id_last_segment", False)
         if not isinstance(last_segment, bool):
-            self.problem(at.child("id_last_segment"), f"must be true or false, not {last_segment!r}")
+            self.problem(
+                at.child("id_last_segment"), f"must be true or false, not {last_segment!r}"
+            )
             last_segment = False
         if last_segment and id_path is None:
             self.problem(
@@ -671,7 +673,9 @@ def build_jobs(
         job = reader.job(str(name), node, at.child("jobs", str(name)), origin)
         if job is not None:
             out.append(job)
-    for name, node in (imported.jobs if imported is not None else {}).items():
+    if imported is None:
+        return tuple(out)
+    for name, node in imported.jobs.items():
         if name in declared or node.get("create") in creates:
             continue
         found: list[Problem] = []

@@ -161,7 +161,11 @@ class _Reader:
 
     def seconds(self, entry: dict[str, Any], key: str, at: Location, default: float) -> float:
         value = entry.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not 0 <= value < math.inf
+        ):
             self.problem(at.child(key), f"must be a non-negative number of seconds, not {value!r}")
             return default
         return float(value)
@@ -180,10 +184,14 @@ class _Reader:
         for key in raw:
             if key not in _ENTRY_KEYS:
                 self.warnings.append(
-                    Problem(at.child(str(key)), f"unknown key '{key}' of x-speakeasy-polling, ignored")
+                    Problem(
+                        at.child(str(key)), f"unknown key '{key}' of x-speakeasy-polling, ignored"
+                    )
                 )
         if not raw.get("successCriteria"):
-            self.problem(at.child("successCriteria"), "'successCriteria' is required (a non-empty list)")
+            self.problem(
+                at.child("successCriteria"), "'successCriteria' is required (a non-empty list)"
+            )
             return None
         success = self.criteria(raw, "successCriteria", at)
         failure = self.criteria(raw, "failureCriteria", at)
@@ -247,7 +255,9 @@ class _Reader:
             assert test.pointer is not None and body is not None
             if test.pointer in types:
                 continue
-            found, why = type_at(body, split_pointer(test.pointer), self.schemas, "the response body")
+            found, why = type_at(
+                body, split_pointer(test.pointer), self.schemas, "the response body"
+            )
             if found is None:
                 self.problem(test.at.child("context" if test.op == "regex" else "condition"), why)
                 return None
@@ -256,7 +266,9 @@ class _Reader:
             self.warn(at.child("successCriteria"), "the success criteria test no value of the body")
             return None
         if len(types) > 1:
-            self.warn(at, f"the criteria test several fields ({', '.join(sorted(types))}), not one state")
+            self.warn(
+                at, f"the criteria test several fields ({', '.join(sorted(types))}), not one state"
+            )
             return None
         field, found = next(iter(types.items()))
         first = body_tests[0]
