@@ -404,7 +404,7 @@ def read_speakeasy(
             if needs is None or needs:
                 reader.warn(
                     entry_at,
-                    f"'{op.operation_id}' needs more than one path parameter (the job id)",
+                    f"'{op.operation_id}' needs more than the job id (one path parameter)",
                 )
                 continue
             out.append(
