@@ -19,7 +19,9 @@ from tests.helpers import SPECS, imported_sdk, write
 POINTER = "#/paths/~1v1~1jobs~1{job_id}/get/x-speakeasy-polling"
 
 
-def _speakeasy_spec(polling: Any, states: list[str] | None = None, create: bool = True) -> str:
+def _speakeasy_spec(
+    polling: Any, states: list[str] | None = None, create: bool = True, query: bool = False
+) -> str:
     """A job API whose status operation declares ``polling`` as x-speakeasy-polling."""
     status: dict[str, Any] = {"type": "string"}
     if states is not None:
@@ -40,7 +42,19 @@ def _speakeasy_spec(polling: Any, states: list[str] | None = None, create: bool 
                 "operationId": "getJob",
                 "parameters": [
                     {"name": "job_id", "in": "path", "required": True, "schema": {"type": "string"}}
-                ],
+                ]
+                + (
+                    [
+                        {
+                            "name": "region",
+                            "in": "query",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        }
+                    ]
+                    if query
+                    else []
+                ),
                 "responses": {"200": {"description": "the job", **answer}},
                 "x-speakeasy-polling": polling,
             }
@@ -259,6 +273,28 @@ def test_a_speakeasy_entry_jobgen_cannot_express_is_a_warning_and_no_job(
     assert f"warning: {spec}{POINTER}{where}: {message}" in err
     assert ": no job imported from it" in err
     assert "0 jobs" in out
+
+
+def test_a_speakeasy_status_operation_needing_more_than_the_id_is_a_warning_and_no_job(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write(tmp_path / "jobs.yaml", _speakeasy_spec([_entry()], STATES, query=True))
+    code, out, err = _validate(capsys, spec)
+    assert code == 0, err
+    assert (
+        f"warning: {spec}{POINTER}/0: 'getJob' needs more than the job id (one path parameter):"
+        " no job imported from it" in err
+    )
+    assert "0 jobs" in out
+
+
+def test_a_speakeasy_job_without_a_create_is_still_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write(tmp_path / "jobs.yaml", _speakeasy_spec([_entry()], STATES, create=False))
+    code, out, err = _validate(capsys, spec)
+    assert code == 0, err
+    assert "  job job: imported from x-speakeasy-polling" in out
 
 
 def test_an_unknown_key_of_an_entry_is_a_warning_and_the_job_is_imported(
