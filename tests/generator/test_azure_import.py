@@ -283,3 +283,34 @@ def test_every_published_lro_becomes_a_job_or_a_warning_saying_why() -> None:
         imported += len(sdk.jobs)
         warned += len(skipped)
     assert (found, imported, warned, unreadable) == (83, 76, 0, 7)
+
+
+# -- jobgen serve ---------------------------------------------------------------------------
+
+
+async def _no_sleep(seconds: float) -> None:
+    return None
+
+
+def test_jobgen_serve_simulates_imported_jobs(contoso: ModuleType) -> None:
+    from generator.server import run_server
+
+    with run_server(KINDS) as server:
+        config = contoso.WaitConfig(sleep=lambda seconds: None, async_sleep=_no_sleep)
+        with contoso.Client(api_key="k", base_url=server.base_url, wait_config=config) as client:
+            polished = client.widgets.create_polish_and_wait("w1", deadline=60)
+            handle = client.widgets.start_create_or_replace(
+                "w7", body=contoso.models.Widget(color="blue"), deadline=60
+            )
+            widget = handle.result(timeout=60)
+            deleted = client.widgets.create_delete_and_wait("w7", deadline=60)
+        job_id = httpx.URL(handle.job_id).path.rsplit("/", 1)[1]
+        log = server.requests(job_id)
+
+    # The create answered with the monitor's URL, api-version and all.
+    assert "/operations/" in handle.job_id and QUERY in handle.job_id
+    assert polished.status.value == deleted.status.value == "Succeeded"
+    operations = [r.operation for r in log]
+    assert operations[0] == "create" and operations[-1] == "result"
+    assert set(operations[1:-1]) == {"status"}
+    assert type(widget).__name__ == "Widget"  # the GET of the PUT's own URL
