@@ -314,3 +314,31 @@ def test_jobgen_serve_simulates_imported_jobs(contoso: ModuleType) -> None:
     assert operations[0] == "create" and operations[-1] == "result"
     assert set(operations[1:-1]) == {"status"}
     assert type(widget).__name__ == "Widget"  # the GET of the PUT's own URL
+
+
+# -- jobgen diff ----------------------------------------------------------------------------
+
+
+def test_diff_reports_changes_to_imported_jobs_and_an_operation_no_longer_long_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = KINDS.read_text(encoding="utf-8")
+    polish = "      operationId: Widgets_Polish\n      x-ms-long-running-operation: true\n"
+    assert polish in text
+    new = text.replace(polish, "      operationId: Widgets_Polish\n")
+    # The PATCH's result is no longer the resource: its final GET goes.
+    new = new.replace(
+        "      operationId: Widgets_Update\n      x-ms-long-running-operation: true\n",
+        "      operationId: Widgets_Update\n      x-ms-long-running-operation: true\n"
+        "      x-ms-long-running-operation-options:\n        final-state-via: location\n",
+    )
+    newer = write(tmp_path / "azure_lro_kinds.yaml", new)
+
+    assert main(["diff", str(KINDS), str(newer)]) == 1
+
+    out = capsys.readouterr().out
+    assert (
+        "job polish and its waiters (client.widgets.wait_for_polish(), ...) were removed:"
+        " Widgets_Polish is no longer long-running (x-ms-long-running-operation)"
+    ) in out
+    assert "job update" in out and "original-uri" in out
