@@ -558,3 +558,32 @@ def test_an_aip151_operation_done_with_an_error_fails(tmp_path: Path) -> None:
             client.operations.create_and_wait()
     assert caught.value.job_id == "9"
     assert caught.value.error.code == 3 and caught.value.error.message == "bad input"
+
+
+# -- jobgen diff ---------------------------------------------------------------------
+
+
+def test_diff_reports_a_speakeasy_job_whose_polling_went_as_breaking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write(tmp_path / "old.yaml", _speakeasy_spec([_entry()], STATES))
+    new_spec = yaml.safe_load(old.read_text(encoding="utf-8"))
+    del new_spec["paths"]["/v1/jobs/{job_id}"]["get"]["x-speakeasy-polling"]
+    new = write(tmp_path / "new.yaml", yaml.safe_dump(new_spec, sort_keys=False))
+    assert main(["diff", str(old), str(new)]) == 1
+    out = capsys.readouterr().out
+    assert "job job and its waiters" in out
+    assert "createJob is no longer long-running (x-speakeasy-polling)" in out
+
+
+def test_diff_reports_the_new_states_of_an_imported_speakeasy_job(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value the criteria leave is pending, unless its name surely ends the job."""
+    old = write(tmp_path / "old.yaml", _speakeasy_spec([_entry()], STATES))
+    pending = write(tmp_path / "pending.yaml", _speakeasy_spec([_entry()], [*STATES, "paused"]))
+    assert main(["diff", str(old), str(pending)]) == 0
+    assert "job job: new pending state 'paused'" in capsys.readouterr().out
+    ended = write(tmp_path / "ended.yaml", _speakeasy_spec([_entry()], [*STATES, "canceled"]))
+    assert main(["diff", str(old), str(ended)]) == 1
+    assert "job job: new terminal state 'canceled' (canceled)" in capsys.readouterr().out
