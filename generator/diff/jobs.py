@@ -368,7 +368,8 @@ def _rules(job: ir.Job) -> str:
     for rule in job.status_rules:
         tests = [f"status {'/'.join(map(str, rule.status))}"] if rule.status else []
         if rule.path is not None:
-            tests.append(f"{_pointer(rule.path)}" + (f"={rule.equals}" if rule.equals else ""))
+            equals = str(rule.equals).lower() if isinstance(rule.equals, bool) else rule.equals
+            tests.append(f"{_pointer(rule.path)}" + (f"={equals}" if equals is not None else ""))
         shown.append(f"{' and '.join(tests)}: {rule.state}")
     return "[" + "; ".join(shown) + "]"
 

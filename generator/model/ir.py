@@ -395,7 +395,8 @@ class StatusRule:
     state: str
     status: tuple[int, ...] = ()
     path: tuple[str, ...] | None = None
-    equals: str | None = None
+    equals: str | bool | None = None
+    """The value at ``path``: a JSON boolean (``equals: true``) or a value's text."""
 
 
 @attrs.frozen

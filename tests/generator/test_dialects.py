@@ -587,3 +587,57 @@ def test_diff_reports_the_new_states_of_an_imported_speakeasy_job(
     ended = write(tmp_path / "ended.yaml", _speakeasy_spec([_entry()], [*STATES, "canceled"]))
     assert main(["diff", str(old), str(ended)]) == 1
     assert "job job: new terminal state 'canceled' (canceled)" in capsys.readouterr().out
+
+
+# -- status rules on a JSON boolean ----------------------------------------------------
+
+FLAGGED = """\
+openapi: 3.0.3
+info: {title: Flagged, version: "1"}
+paths:
+  /jobs/{job_id}:
+    get:
+      operationId: getJob
+      tags: [jobs]
+      parameters:
+        - {name: job_id, in: path, required: true, schema: {type: string}}
+      responses:
+        "200":
+          description: the job
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  status: {type: string, enum: [running, stopped]}
+                  done: {type: boolean}
+x-jobgen:
+  jobs:
+    job:
+      status: getJob
+      status_rules:
+        - {path: /done, equals: true, state: finished}
+      final_from: record
+      state: {field: /status, success: [finished], failure: [stopped], pending: [running]}
+"""
+
+
+def test_a_status_rule_equal_to_true_matches_the_json_boolean_only(tmp_path: Path) -> None:
+    spec = write(tmp_path / "flagged.yaml", FLAGGED)
+    answers = iter(
+        [
+            {"status": "running", "done": False},
+            {"status": "running", "done": "True"},  # text, not the boolean
+            {"status": "running", "done": True},
+        ]
+    )
+    fake = _FakeTime()
+    with imported_sdk(spec, tmp_path / "out", "flagged_sdk") as sdk:
+        config = sdk.WaitConfig(clock=fake.clock, sleep=fake.sleep)
+        transport = httpx.MockTransport(lambda _: httpx.Response(200, json=next(answers)))
+        states: list[Any] = []
+        with sdk.Client(
+            base_url="https://flagged.example", wait_config=config, transport=transport
+        ) as client:
+            client.jobs.wait_for_job("j1", on_poll=lambda e: states.append(e.state))
+    assert states == ["running", "running", "finished"]

@@ -108,7 +108,7 @@ def _rule(raw: Any, at: Location, problems: list[Problem]) -> ir.StatusRule | No
         problems.append(Problem(at.child("equals"), "'equals' needs a 'path'"))
         return None
     if equals is not None and not isinstance(equals, (str, int)):
-        problems.append(Problem(at.child("equals"), "must be a string or an integer"))
+        problems.append(Problem(at.child("equals"), "must be a string, an integer or a boolean"))
         return None
     if not codes and path is None:
         problems.append(Problem(at, "a status rule needs 'status', 'path' or both"))
@@ -117,7 +117,8 @@ def _rule(raw: Any, at: Location, problems: list[Problem]) -> ir.StatusRule | No
         state=str(state),
         status=tuple(codes),
         path=None if path is None else split_pointer(path),
-        equals=None if equals is None else str(equals),
+        # A boolean stays one: `equals: true` is the JSON `true`, not the text "True".
+        equals=equals if equals is None or isinstance(equals, bool) else str(equals),
     )
 
 

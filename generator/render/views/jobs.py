@@ -45,7 +45,9 @@ def _polling_args(job: ir.Job) -> dict[str, Code]:
                 parts.append("status=frozenset({" + ", ".join(map(str, rule.status)) + "})")
             if rule.path is not None:
                 parts.append(f"path={path_tuple(rule.path)}")
-            if rule.equals is not None:
+            if isinstance(rule.equals, bool):
+                parts.append(f"equals={rule.equals}")
+            elif rule.equals is not None:
                 parts.append(f"equals={py_str(rule.equals)}")
             rules.append(Code("_ws.StatusRule(" + ", ".join(parts) + ")"))
         args["status_rules"] = tuple_of(rules)

@@ -56,13 +56,14 @@ class StatusRule:
     """A status answer matching every given test has the state `state`.
 
     `status`: the HTTP status is one of these; `path` (keys into the body): the body
-    has a value there other than null, equal to `equals` when that is given.
+    has a value there other than null, equal to `equals` when that is given (a JSON
+    boolean equals only `True` or `False`; any other value is compared as text).
     """
 
     state: str
     status: frozenset[int] = attrs.field(default=frozenset(), converter=_codes)
     path: tuple[str, ...] | None = attrs.field(default=None, converter=_optional_path)
-    equals: str | None = None
+    equals: str | bool | None = None
 
     def matches(self, status: int, body: object) -> bool:
         if self.status and status not in self.status:
@@ -79,7 +80,11 @@ class StatusRule:
                 return False
         if value is None:
             return False
-        return self.equals is None or str(value) == self.equals
+        if self.equals is None:
+            return True
+        if isinstance(value, bool) or isinstance(self.equals, bool):
+            return value is self.equals
+        return str(value) == self.equals
 
 
 def match_rule(
