@@ -33,6 +33,7 @@ def _speakeasy_spec(
             "id": {"type": "string"},
             "status": status,
             "error": {"type": ["string", "null"]},
+            "done": {"type": "boolean"},
         },
     }
     answer = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Job"}}}}
@@ -174,7 +175,7 @@ def test_a_state_neither_criteria_name_but_surely_terminal_is_classified_by_its_
                 )
             ],
             "/0/successCriteria/0/condition",
-            "the response body (Job) has no property 'stat' (it has: id, status, error)",
+            "the response body (Job) has no property 'stat' (it has: id, status, error, done)",
         ),
         (
             [_entry(successCriteria=[{"condition": "$response.body#/status == done"}])],
@@ -295,6 +296,36 @@ def test_a_speakeasy_job_without_a_create_is_still_imported(
     code, out, err = _validate(capsys, spec)
     assert code == 0, err
     assert "  job job: imported from x-speakeasy-polling" in out
+
+
+def test_a_speakeasy_job_waiting_for_a_boolean_ends_when_it_is_true(tmp_path: Path) -> None:
+    """``$response.body#/done == true``: the flag is the job's terminal field, and a done
+    record with its error set failed."""
+    flag = {
+        "name": "WaitForDone",
+        "successCriteria": [{"condition": "$response.body#/done == true"}],
+    }
+    spec = write(tmp_path / "jobs.yaml", _speakeasy_spec([flag], STATES))
+    answers = iter(
+        [
+            {"id": "j1", "status": "running", "done": False},
+            {"id": "j1", "status": "running"},
+            {"id": "j1", "status": "completed", "done": True},
+            {"id": "j2", "status": "running", "done": True, "error": "it broke"},
+        ]
+    )
+    fake = _FakeTime()
+    with imported_sdk(spec, tmp_path / "out", "flag_sdk") as sdk:
+        config = sdk.WaitConfig(clock=fake.clock, sleep=fake.sleep)
+        transport = httpx.MockTransport(lambda _: httpx.Response(200, json=next(answers)))
+        with sdk.Client(
+            base_url="https://api.example", wait_config=config, transport=transport
+        ) as client:
+            assert client.jobs.wait_for_result("j1").done is True
+            assert len(fake.sleeps) == 2
+            with pytest.raises(sdk.errors.JobFailed) as caught:
+                client.jobs.wait_for_result("j2")
+    assert caught.value.error == "it broke"
 
 
 def test_an_unknown_key_of_an_entry_is_a_warning_and_the_job_is_imported(

@@ -222,6 +222,8 @@ class _Reader:
                 "cap": max(_DEFAULT_CAP, delay, interval),
             },
         }
+        if success_values is None:
+            declaration["terminal_field"] = declaration.pop("state")["field"]
         record = deref(op.response.type, self.schemas)
         error = field_named(record, ERROR_FIELDS) if isinstance(record, ir.Model) else None
         if error is not None:
@@ -233,8 +235,9 @@ class _Reader:
 
     def states(
         self, op: ir.Operation, success: list[_Test], failure: list[_Test], at: Location
-    ) -> tuple[str, list[Any], list[Any], list[Any], list[Any]] | None:
-        """The state field and its classes, from the criteria."""
+    ) -> tuple[str, list[Any] | None, list[Any], list[Any], list[Any]] | None:
+        """The state field and its classes, from the criteria (success None: the field
+        is a boolean flag, true when the job is done)."""
         for test in (*success, *failure):
             if test.pointer is None and not (
                 test.op == "==" and str(test.value) == op.response.status
@@ -273,6 +276,8 @@ class _Reader:
         field, found = next(iter(types.items()))
         first = body_tests[0]
         enum = deref(found, self.schemas)
+        if isinstance(enum, ir.Primitive) and enum.kind == "bool":
+            return self.flag(field, success, failure, at)
         if not isinstance(enum, ir.EnumSchema):
             self.warn(
                 first.at,
@@ -321,6 +326,23 @@ class _Reader:
             else:
                 pending.append(value)
         return field, won, [v for v in values if v in lost], canceled, pending
+
+    def flag(
+        self, field: str, success: list[_Test], failure: list[_Test], at: Location
+    ) -> tuple[str, None, list[Any], list[Any], list[Any]] | None:
+        """A boolean the success criteria want true (``$response.body#/done == true``):
+        the job's ``terminal_field``, its error field telling a failure."""
+        tests = [t for t in success if t.pointer is not None]
+        if any(t.pointer is not None for t in failure) or not all(
+            t.holds(True) and not t.holds(False) for t in tests
+        ):
+            self.warn(
+                at,
+                f"the criteria on the boolean {field} are not 'true ends the wait' alone"
+                " (failure criteria on it, or success on false)",
+            )
+            return None
+        return field, None, [], [], []
 
     def create(self, status: ir.Operation) -> tuple[str, str] | None:
         """The create of the status operation's record: ``(operationId, id_from)``."""
