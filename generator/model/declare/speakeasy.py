@@ -12,7 +12,8 @@ Each entry becomes one job (see "Imported declarations" in ``docs/job-extension.
   test, and it must have an enum: ``success`` / ``failure`` are the enum values the
   criteria accept, ``pending`` the rest (a value named as surely canceled or failed,
   such as ``canceled``, is classified so by its name, with a warning: a wait must not
-  poll a finished job until its deadline);
+  poll a finished job until its deadline); a boolean the success criteria want true is
+  the job's ``terminal_field`` instead;
 - ``create``: a ``POST`` (or ``PUT``) returning the record (on the status path's
   collection first), or a ``POST`` on the collection returning the id; else none;
 - ``final_from: record``: the succeeded record is the result, as Speakeasy's polling
