@@ -529,8 +529,9 @@ def _operation(done: bool, job: str, **fields: Any) -> dict[str, Any]:
     [
         ("/v1/operations/{operation}", "operation", "operations/op-7", "/v1/operations/op-7"),
         ("/v1/{name}", "name", "op-7", "/v1/op-7"),
+        ("/v1beta1/{name}", "name", "op-7", "/v1beta1/op-7"),
     ],
-    ids=["collection-path", "whole-name"],
+    ids=["collection-path", "whole-name", "whole-name-beta"],
 )
 def test_an_aip151_job_is_read_at_its_operations_name(
     tmp_path: Path, status_path: str, param: str, name: str, read_at: str

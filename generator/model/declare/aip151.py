@@ -31,6 +31,7 @@ Nothing is imported from a spec without both.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...draft.shapes import create_name, deref, inputs_needed, kind
@@ -43,6 +44,8 @@ __all__ = ["is_operation_shape", "read_aip151"]
 #: Google's api_core polling: first delay 1 s, growing to 20 s.
 _FIRST, _CAP = 1.0, 20.0
 _SKIP_SUFFIXES = (":cancel", ":wait", ":delete")
+#: A version segment of a path: v1, v2.1, v1beta1, v1alpha, v1p1beta1.
+_VERSION = re.compile(r"v\d+(?:\.\d+)*(?:(?:alpha|beta|p)\d*)*", re.IGNORECASE)
 
 
 def is_operation_shape(t: ir.TypeRef | None, schemas: dict[str, ir.NamedSchema]) -> bool:
@@ -86,7 +89,7 @@ def _last_segment(status: ir.Operation) -> bool:
     """Whether the status path puts the id under a collection (``/v1/operations/{id}``)
     rather than taking the whole name (``/v1/{name}``)."""
     before = status.path.rsplit("{", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-    return bool(before) and not (before[0] == "v" and before[1:].replace(".", "").isdigit())
+    return bool(before) and _VERSION.fullmatch(before) is None
 
 
 def read_aip151(
