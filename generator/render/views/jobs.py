@@ -351,4 +351,9 @@ def job_view(
     returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
     view["create_returns"] = returns
     view["create_returns_str"] = py_str(returns)
+    # A result of the record's own type (Azure's PUT: the GET of the resource polled)
+    # needs no cast: the waiter's outcome is already that type.
+    view["outcome_is_result"] = view["record_result"] or str(returns) == str(
+        view["record_annotation"]
+    )
     return view
