@@ -353,7 +353,7 @@ def job_view(
     view["create_returns_str"] = py_str(returns)
     # A result of the record's own type (Azure's PUT: the GET of the resource polled)
     # needs no cast: the waiter's outcome is already that type.
-    view["outcome_is_result"] = view["record_result"] or str(returns) == str(
-        view["record_annotation"]
+    view["outcome_is_result"] = view["record_result"] or (
+        view["result"] is not None and str(returns) == str(view["record_annotation"])
     )
     return view
