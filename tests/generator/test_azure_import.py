@@ -342,3 +342,17 @@ def test_diff_reports_changes_to_imported_jobs_and_an_operation_no_longer_long_r
         " Widgets_Polish is no longer long-running (x-ms-long-running-operation)"
     ) in out
     assert "job update" in out and "original-uri" in out
+
+
+def test_the_states_microsofts_own_sdks_end_on_end_the_job() -> None:
+    spec = AZURE / "translation/data-plane/DocumentTranslation/stable/2024-05-01/openapi.json"
+    (job,) = load_and_build(spec, ref_root=AZURE).jobs
+
+    assert (job.success, job.failure, job.canceled, job.pending) == (
+        ("Succeeded",),
+        ("Failed", "ValidationFailed"),
+        ("Cancelled",),
+        ("NotStarted", "Running", "Cancelling"),
+    )
+    assert job.name == "start_translation" and job.ignore_case
+    assert job.status.operation_id == "DocumentTranslationOperations_GetTranslationStatus"

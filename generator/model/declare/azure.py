@@ -50,6 +50,20 @@ MONITOR_HEADERS = ("Operation-Location", "Azure-AsyncOperation", "Location")
 _SUCCESS = "succeeded"
 _FAILURE = "failed"
 _CANCELED = "canceled"
+#: The terminal states by outcome, compared lower-cased: azure-core's (`succeeded`,
+#: `failed`, `canceled`), and those Microsoft's own SDKs end on for services that
+#: spell them otherwise (Document Translation's `Cancelled` and `ValidationFailed`, the
+#: Language services' `partiallySucceeded` / `partiallyCompleted`, a success with
+#: errors in some of its items).
+_OUTCOMES = {
+    _SUCCESS: "success",
+    "partiallysucceeded": "success",
+    "partiallycompleted": "success",
+    _FAILURE: "failure",
+    "validationfailed": "failure",
+    _CANCELED: "canceled",
+    "cancelled": "canceled",
+}
 #: The documented states of a status field with no enum.
 _PLAIN_STATES = ("NotStarted", "Running", "InProgress", "Succeeded", "Failed", "Canceled")
 _FINAL_KINDS = ("azure-async-operation", "location", "original-uri", "operation-location")
@@ -233,9 +247,7 @@ class _Reader:
         groups: dict[str, list[str]] = {"success": [], "failure": [], "canceled": []}
         pending = []
         for value in values:
-            key = {_SUCCESS: "success", _FAILURE: "failure", _CANCELED: "canceled"}.get(
-                value.lower()
-            )
+            key = _OUTCOMES.get(value.lower())
             if key is None:
                 pending.append(value)
             else:
