@@ -98,7 +98,8 @@ class KeyVaultBackupService(AzureService):
     Azure-AsyncOperation"); `GET /backup/{jobId}/pending` (`FullBackupStatus`) answers the
     `FullBackupOperation`, whose `status` is `InProgress`, `Succeeded`, `Canceled` or
     `Failed` (the spec's `OperationStatus`), with `azureStorageBlobContainerUri` once
-    succeeded. The result is that last status answer. Credential: Azure AD bearer token.
+    succeeded (null before, as the spec's own example answers). The result is that last
+    status answer. Credential: Azure AD bearer token.
     """
 
     API_VERSION = "2025-06-01"
@@ -123,7 +124,7 @@ class KeyVaultBackupService(AzureService):
     def _record(self, operation: Operation, state: str) -> dict[str, Any]:
         record: dict[str, Any] = {
             "status": state,
-            "statusDetails": None,
+            "statusDetails": f"Full backup is {state}",
             "error": self.error_of(state),
             "startTime": 1767225600,
             "endTime": None,
