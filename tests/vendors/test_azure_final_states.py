@@ -170,13 +170,39 @@ def test_original_uri_failure_raises_the_jobs_failed_error_with_the_monitors_err
     rig = _deid(sdks, mode, states=["Running", "Failed"])
     job = _deid_job(rig.sdk)
 
-    with pytest.raises(rig.sdk.errors.JobFailed) as caught:
+    with pytest.raises(rig.sdk.errors.DeidentifyDocumentsFailed) as caught:
         rig.run(lambda c: c.jobs.create_and_wait("job-1", body=job, deadline=60))
 
     assert caught.value.error.code == "SourceNotFound"
     assert caught.value.error.message == "The source location has no documents."
     assert [m for m, *_ in rig.wire()] == ["PUT", "GET", "GET"]  # no resource read
     assert rig.service.violations == []
+
+
+def test_a_put_jobs_handle_ends_with_the_get_of_the_original_uri(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    rig = _deid(sdks, mode, create_retry_after=5)
+    job = _deid_job(rig.sdk)
+
+    async def flow_async(c: Any) -> Any:
+        handle = await c.jobs.start("job-1", body=job, deadline=60)
+        return await handle.result(timeout=60)
+
+    def flow(c: Any) -> Any:
+        return c.jobs.start("job-1", body=job, deadline=60).result(timeout=60)
+
+    outcome = rig.run(flow_async if mode == "async" else flow)
+
+    assert [(m, p.split("/operations/")[0], t) for m, p, t in rig.wire()] == [
+        ("PUT", "/jobs/job-1", 0.0),
+        ("GET", "/jobs/job-1", 5.0),
+        ("GET", "/jobs/job-1", 6.0),
+        ("GET", "/jobs/job-1", 7.0),
+        ("GET", "/jobs/job-1", 7.0),
+    ]
+    assert rig.service.resource_reads == ["after"] and rig.service.violations == []
+    assert outcome.name == "job-1" and outcome.summary.total == 3
 
 
 # -- azure-async-operation: Communication Email, POST /emails:send ----------------------
@@ -228,7 +254,7 @@ def test_azure_async_operation_failure_carries_the_services_code_and_message(
     rig = _email(sdks, mode, states=["Running", "Failed"])
     message = _message(rig.sdk)
 
-    with pytest.raises(rig.sdk.errors.JobFailed) as caught:
+    with pytest.raises(rig.sdk.errors.SendFailed) as caught:
         rig.run(lambda c: _send(c, message))
 
     assert caught.value.error.code == "EmailDroppedAllRecipientsSuppressed"
@@ -278,7 +304,7 @@ def test_key_vault_backup_failure_raises_with_the_vaults_error(
 ) -> None:
     rig = _keyvault(sdks, mode, states=["InProgress", "Failed"])
 
-    with pytest.raises(rig.sdk.errors.JobFailed) as caught:
+    with pytest.raises(rig.sdk.errors.FullBackupFailed) as caught:
         rig.run(_backup(rig))
 
     assert caught.value.error.code == "StorageAccessDenied"
@@ -296,8 +322,13 @@ def _translation(sdks: Callable[[str], ModuleType], mode: str, **service: Any) -
 
 
 def _translate(rig: Rig) -> Callable[[Any], Any]:
+    body = _body(rig)
+    return lambda c: c.document.create_and_wait(body=body, deadline=60)
+
+
+def _body(rig: Rig) -> Any:
     m = rig.sdk.models
-    body = m.StartTranslationDetails(
+    return m.StartTranslationDetails(
         inputs=[
             m.BatchRequest(
                 source=m.SourceInput(source_url="https://contoso.blob.core.windows.net/src"),
@@ -309,7 +340,6 @@ def _translate(rig: Rig) -> Callable[[Any], Any]:
             )
         ]
     )
-    return lambda c: c.document.create_and_wait(body=body, deadline=60)
 
 
 def test_operation_location_post_returns_the_final_translation_status(
@@ -335,13 +365,42 @@ def test_operation_location_post_returns_the_final_translation_status(
     assert outcome.summary.success == 1 and outcome.summary.total_character_charged == 1200
 
 
+def test_wait_for_result_given_a_translation_handles_job_id(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    rig = _translation(sdks, mode, create_retry_after=6)
+    handles: list[Any] = []
+
+    async def start_async(c: Any) -> None:
+        handles.append(await c.document.start(body=_body(rig), deadline=60))
+
+    def start(c: Any) -> None:
+        handles.append(c.document.start(body=_body(rig), deadline=60))
+
+    rig.run(start_async if mode == "async" else start)
+    (handle,) = handles
+    rig.time.sleep(6)  # the 202's Retry-After, as a task queue's countdown would
+    outcome = rig.run(lambda c: c.document.wait_for_result(handle.job_id, deadline=60))
+
+    batch = f"{TranslationService.BATCHES}/{_only(rig.service)}"
+    assert handle.job_id == rig.service.url(batch)
+    assert rig.wire() == [
+        ("POST", TranslationService.BATCHES, 0.0),
+        ("GET", batch, 6.0),
+        ("GET", batch, 7.0),
+        ("GET", batch, 8.0),
+    ]
+    assert rig.service.violations == []
+    assert str(getattr(outcome.status, "value", outcome.status)) == "Succeeded"
+
+
 @pytest.mark.parametrize("failure", ["Failed", "ValidationFailed"])
 def test_a_failed_translation_raises_with_its_translation_error(
     sdks: Callable[[str], ModuleType], mode: str, failure: str
 ) -> None:
     rig = _translation(sdks, mode, states=["NotStarted", failure])
 
-    with pytest.raises(rig.sdk.errors.JobFailed) as caught:
+    with pytest.raises(rig.sdk.errors.StartTranslationFailed) as caught:
         rig.run(_translate(rig))
 
     code = caught.value.error.code
@@ -397,11 +456,27 @@ def test_a_failed_conversion_raises_with_the_maps_error(
 ) -> None:
     rig = _maps(sdks, mode, states=["Running", "Failed"], status_retry_after=1)
 
-    with pytest.raises(rig.sdk.errors.JobFailed) as caught:
+    with pytest.raises(rig.sdk.errors.CreateFailed) as caught:
         rig.run(_convert(rig))
 
     assert caught.value.error.code == "Conversion.ParseError"
     assert rig.service.resource_reads == 0 and rig.service.violations == []
+
+
+def test_location_post_without_a_location_header_returns_the_terminal_status(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    # The 202 as the Maps spec declares it (Operation-Location alone): azure-core's
+    # get_final_get_url then has no Location and no `resourceLocation`, and a POST takes
+    # the status monitor's last answer.
+    rig = _maps(sdks, mode, location_header=False, status_retry_after=1)
+
+    outcome = rig.run(_convert(rig))
+
+    assert [m for m, *_ in rig.wire()] == ["POST", "GET", "GET", "GET"]
+    assert rig.service.resource_reads == 0 and rig.service.violations == []
+    assert isinstance(outcome, rig.sdk.models.LongRunningOperationResult)
+    assert outcome.operation_id == _only(rig.service)
 
 
 # -- no final-state-via: Dev Center, DELETE a dev box ------------------------------------
@@ -442,7 +517,7 @@ def test_a_failed_delete_raises_with_the_dev_centers_error(
 ) -> None:
     rig = _devcenter(sdks, mode, states=["Running", "Failed"])
 
-    with pytest.raises(rig.sdk.errors.JobFailed) as caught:
+    with pytest.raises(rig.sdk.errors.DeleteDevBoxFailed) as caught:
         rig.run(_delete)
 
     assert caught.value.error.code == "DevBoxDeleteFailed"
