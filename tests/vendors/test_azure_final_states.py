@@ -224,7 +224,7 @@ def _message(sdk: ModuleType) -> Any:
 
 
 def _send(client: Any, message: Any) -> Any:
-    return client.email_get_send_result.create_and_wait(body=message, deadline=60)
+    return client.email_send.create_and_wait(body=message, deadline=60)
 
 
 @pytest.mark.parametrize("states", [["Running", "Succeeded"], ["running", "succeeded"]])
@@ -275,7 +275,7 @@ def _backup(rig: Rig) -> Callable[[Any], Any]:
     body = rig.sdk.models.SASTokenParameter(
         storage_resource_uri="https://contoso.blob.core.windows.net/backups", token="sas"
     )
-    return lambda c: c.backup.create_full_backup_and_wait(body=body, deadline=120)
+    return lambda c: c.backup.create_and_wait(body=body, deadline=120)
 
 
 def test_azure_asyncoperation_header_is_polled_after_its_retry_after(
