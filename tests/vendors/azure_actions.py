@@ -42,7 +42,10 @@ class EmailService(AzureService):
     with `Operation-Id` (Guidelines, lro-operation-id-request-header). The result is the
     status monitor's last answer: a POST with azure-async-operation has no final GET
     (azure-core `get_final_get_url`). Credential: the spec's apiKey header `Authorization`
-    (the service signs it with HMAC-SHA256; the key stands for that signature here).
+    (the service signs it with HMAC-SHA256; the key stands for that signature here). The
+    answers follow the spec's own examples (SendEmail.json: `202`, `{"id", "status":
+    "Running"}`, `Operation-Location` with `api-version`, `retry-after`;
+    GetOperationStatusReturnsFailedTerminalStatus.json: `error` `EmailDropped`).
     """
 
     API_VERSION = "2025-09-01"
@@ -51,7 +54,7 @@ class EmailService(AzureService):
 
     def __init__(self, clock: Callable[[], float], **options: Any) -> None:
         options.setdefault(
-            "failure", ("EmailDroppedAllRecipientsSuppressed", "Message was dropped.")
+            "failure", ("EmailDropped", "Email was dropped after several attempts to deliver.")
         )
         super().__init__(clock, **options)
 

@@ -254,8 +254,8 @@ def test_azure_async_operation_failure_carries_the_services_code_and_message(
     with pytest.raises(rig.sdk.errors.SendFailed) as caught:
         rig.run(lambda c: _send(c, message))
 
-    assert caught.value.error.code == "EmailDroppedAllRecipientsSuppressed"
-    assert caught.value.error.message == "Message was dropped."
+    assert caught.value.error.code == "EmailDropped"
+    assert caught.value.error.message == "Email was dropped after several attempts to deliver."
     assert rig.service.violations == []
 
 
