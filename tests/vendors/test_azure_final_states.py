@@ -202,6 +202,43 @@ def test_a_put_jobs_handle_ends_with_the_get_of_the_original_uri(
     assert outcome.name == "job-1" and outcome.summary.total == 3
 
 
+def test_a_put_jobs_resume_token_keeps_the_original_uri(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    rig = _deid(sdks, mode)
+    job = _deid_job(rig.sdk)
+    tokens: list[str] = []
+
+    async def start_async(c: Any) -> None:
+        tokens.append((await c.jobs.start("job-1", body=job, deadline=60)).resume_token)
+
+    def start(c: Any) -> None:
+        tokens.append(c.jobs.start("job-1", body=job, deadline=60).resume_token)
+
+    rig.run(start_async if mode == "async" else start)
+    outcome = rig.run(lambda c: c.jobs.handle(resume=tokens[0]).result(timeout=60))
+
+    assert [m for m, *_ in rig.wire()] == ["PUT", "GET", "GET", "GET", "GET"]
+    assert rig.wire()[-1][1] == "/jobs/job-1"
+    assert rig.service.resource_reads == ["after"] and rig.service.violations == []
+    assert outcome.name == "job-1"
+
+
+def test_a_put_jobs_result_is_refused_given_its_operation_url_alone(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    rig = _deid(sdks, mode, create_retry_after=0)
+    job = _deid_job(rig.sdk)
+    rig.run(lambda c: c.jobs.start("job-1", body=job, deadline=60))
+    monitor = rig.service.url(f"/jobs/job-1/operations/{_only(rig.service)}")
+
+    with pytest.raises(rig.sdk.errors.OperationUrlRefused) as caught:
+        rig.run(lambda c: c.jobs.wait_for_result(monitor, deadline=60))
+
+    assert "URL of the request that created it" in str(caught.value)
+    assert rig.service.resource_reads == []
+
+
 # -- azure-async-operation: Communication Email, POST /emails:send ----------------------
 
 
