@@ -45,7 +45,10 @@ class EmailService(AzureService):
     (the service signs it with HMAC-SHA256; the key stands for that signature here). The
     answers follow the spec's own examples (SendEmail.json: `202`, `{"id", "status":
     "Running"}`, `Operation-Location` with `api-version`, `retry-after`;
-    GetOperationStatusReturnsFailedTerminalStatus.json: `error` `EmailDropped`).
+    GetOperationStatusReturnsFailedTerminalStatus.json: `error` `EmailDropped`). With
+    `first_state="Succeeded"` the send is done before its answer, which "should still
+    return a 202 Accepted with the status property set to the appropriate terminal state"
+    (Considerations, "Long-Running Operations", step 6).
     """
 
     API_VERSION = "2025-09-01"
@@ -56,6 +59,7 @@ class EmailService(AzureService):
         options.setdefault(
             "failure", ("EmailDropped", "Email was dropped after several attempts to deliver.")
         )
+        self.first_state = options.pop("first_state", "Running")
         super().__init__(clock, **options)
 
     def authorized(self, seen: Request) -> bool:
@@ -78,9 +82,13 @@ class EmailService(AzureService):
             return error(400, "DuplicateOperationId", f"Operation {op_id} already exists.")
         operation = self.begin(now, op_id)
         headers = {"Operation-Location": self.url(f"/emails/operations/{operation.id}")}
-        if self.create_retry_after is not None:
+        if self.first_state.lower() in _TERMINAL:  # done before the 202 (Considerations, 6.)
+            operation.states, operation.done_at = [self.first_state], now
+            operation.not_before = now
+        elif self.create_retry_after is not None:
             headers["retry-after"] = str(self.create_retry_after)
-        return httpx.Response(202, json={"id": operation.id, "status": "Running"}, headers=headers)
+        record = {"id": operation.id, "status": self.first_state}
+        return httpx.Response(202, json=record, headers=headers)
 
     def _status(self, op_id: str, now: float) -> httpx.Response:
         operation = self.operations.get(op_id)

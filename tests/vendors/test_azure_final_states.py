@@ -282,6 +282,19 @@ def test_azure_async_operation_post_returns_the_last_status_in_any_casing(
     assert outcome.status.value == states[-1]
 
 
+def test_a_202_that_is_already_terminal_needs_no_status_read(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    rig = _email(sdks, mode, first_state="Succeeded")
+    message = _message(rig.sdk)
+
+    outcome = rig.run(lambda c: _send(c, message))
+
+    assert rig.wire() == [("POST", "/emails:send", 0.0)]
+    assert rig.time.sleeps == []
+    assert outcome.id == _only(rig.service) and outcome.status.value == "Succeeded"
+
+
 def test_azure_async_operation_failure_carries_the_services_code_and_message(
     sdks: Callable[[str], ModuleType], mode: str
 ) -> None:

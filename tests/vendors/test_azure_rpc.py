@@ -227,6 +227,20 @@ def test_email_send_is_polled_at_its_operation_location_and_answers_the_status_m
     assert service.violations == []
 
 
+def test_email_done_before_its_answer_says_so_in_the_202() -> None:
+    service, _time, client = _rig(EmailService, first_state="Succeeded")
+    client.http.headers["Authorization"] = EmailService.KEY
+
+    first = client.http.post(
+        EmailService.ENDPOINT + "/emails:send", params={"api-version": "2025-09-01"}, json=EMAIL
+    )
+
+    assert first.status_code == 202 and first.json()["status"] == "Succeeded"
+    assert "retry-after" not in first.headers
+    assert client.get(first.headers["operation-location"]).json()["status"] == "Succeeded"
+    assert service.violations == []
+
+
 def test_email_refuses_a_send_without_its_authorization_header() -> None:
     _service, _time, client = _rig(EmailService)
 
