@@ -283,3 +283,62 @@ def test_every_published_lro_becomes_a_job_or_a_warning_saying_why() -> None:
         imported += len(sdk.jobs)
         warned += len(skipped)
     assert (found, imported, warned, unreadable) == (83, 76, 0, 7)
+
+
+# -- jobgen serve ---------------------------------------------------------------------------
+
+
+async def _no_sleep(seconds: float) -> None:
+    return None
+
+
+def test_jobgen_serve_simulates_imported_jobs(contoso: ModuleType) -> None:
+    from generator.server import run_server
+
+    with run_server(KINDS) as server:
+        config = contoso.WaitConfig(sleep=lambda seconds: None, async_sleep=_no_sleep)
+        with contoso.Client(api_key="k", base_url=server.base_url, wait_config=config) as client:
+            polished = client.widgets.create_polish_and_wait("w1", deadline=60)
+            handle = client.widgets.start_create_or_replace(
+                "w7", body=contoso.models.Widget(color="blue"), deadline=60
+            )
+            widget = handle.result(timeout=60)
+            deleted = client.widgets.create_delete_and_wait("w7", deadline=60)
+        job_id = httpx.URL(handle.job_id).path.rsplit("/", 1)[1]
+        log = server.requests(job_id)
+
+    # The create answered with the monitor's URL, api-version and all.
+    assert "/operations/" in handle.job_id and QUERY in handle.job_id
+    assert polished.status.value == deleted.status.value == "Succeeded"
+    operations = [r.operation for r in log]
+    assert operations[0] == "create" and operations[-1] == "result"
+    assert set(operations[1:-1]) == {"status"}
+    assert type(widget).__name__ == "Widget"  # the GET of the PUT's own URL
+
+
+# -- jobgen diff ----------------------------------------------------------------------------
+
+
+def test_diff_reports_changes_to_imported_jobs_and_an_operation_no_longer_long_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = KINDS.read_text(encoding="utf-8")
+    polish = "      operationId: Widgets_Polish\n      x-ms-long-running-operation: true\n"
+    assert polish in text
+    new = text.replace(polish, "      operationId: Widgets_Polish\n")
+    # The PATCH's result is no longer the resource: its final GET goes.
+    new = new.replace(
+        "      operationId: Widgets_Update\n      x-ms-long-running-operation: true\n",
+        "      operationId: Widgets_Update\n      x-ms-long-running-operation: true\n"
+        "      x-ms-long-running-operation-options:\n        final-state-via: location\n",
+    )
+    newer = write(tmp_path / "azure_lro_kinds.yaml", new)
+
+    assert main(["diff", str(KINDS), str(newer)]) == 1
+
+    out = capsys.readouterr().out
+    assert (
+        "job polish and its waiters (client.widgets.wait_for_polish(), ...) were removed:"
+        " Widgets_Polish is no longer long-running (x-ms-long-running-operation)"
+    ) in out
+    assert "job update" in out and "original-uri" in out
