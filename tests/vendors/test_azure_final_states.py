@@ -309,6 +309,19 @@ def test_azure_async_operation_failure_carries_the_services_code_and_message(
     assert rig.service.violations == []
 
 
+def test_a_canceled_send_raises_the_jobs_canceled_error(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    rig = _email(sdks, mode, states=["Running", "Canceled"])
+    message = _message(rig.sdk)
+
+    with pytest.raises(rig.sdk.errors.SendCanceled) as caught:
+        rig.run(lambda c: _send(c, message))
+
+    assert caught.value.job_id == rig.service.url(f"/emails/operations/{_only(rig.service)}")
+    assert [at for *_, at in rig.wire()] == [0.0, 2.0, 3.0]
+
+
 # -- azure-async-operation: Key Vault full backup, POST /backup (Azure-AsyncOperation) ---
 
 
@@ -452,6 +465,19 @@ def test_a_failed_translation_raises_with_its_translation_error(
 
     assert caught.value.error.code.value == "InvalidRequest"
     assert caught.value.error.message == "The source container is empty."
+    assert [at for *_, at in rig.wire()] == [0.0, 2.0, 3.0]
+
+
+def test_a_cancelled_translation_ends_the_wait_as_canceled(
+    sdks: Callable[[str], ModuleType], mode: str
+) -> None:
+    # Document Translation spells it "Cancelled" (its Status enum; the service's SDK,
+    # azure-ai-translation-document, counts it among the finished states).
+    rig = _translation(sdks, mode, states=["Running", "Cancelled"])
+
+    with pytest.raises(rig.sdk.errors.StartTranslationCanceled):
+        rig.run(_translate(rig))
+
     assert [at for *_, at in rig.wire()] == [0.0, 2.0, 3.0]
 
 
