@@ -356,6 +356,7 @@ _FINAL = {
     "location": "the terminal answer's Location",
     "record": "the terminal record",
     "original-uri": "a GET of the URL that created the job (original-uri)",
+    "create-location": "the create answer's Location (create-location)",
 }
 
 
