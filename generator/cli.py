@@ -309,6 +309,10 @@ def _validate(args: argparse.Namespace) -> int:
         f"{args.spec}: valid ({counted(len(sdk.schemas), 'schema')}, "
         f"{counted(operations, 'operation')}, {counted(len(sdk.jobs), 'job')}{warned})"
     )
+    # Where each job came from, once any was imported from the spec's own dialect.
+    if any(job.origin and "imported" in job.origin for job in sdk.jobs):
+        for job in sdk.jobs:
+            print(f"  job {job.name}: {printable(job.origin or 'declared')}")
     if not sdk.jobs:
         _print_no_jobs(args.spec, args.jobs)
     return 0

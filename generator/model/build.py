@@ -17,13 +17,14 @@ from ..problems import Location, Problem, SpecError
 from ..spec.loader import Document, SpecSet, load_document, load_spec
 from ..spec.specschema import merge_problems
 from . import ir
-from .jobs import build_jobs
+from .declare import build_jobs
+from .declare.azure import STATUS_MODEL, Imported, read_azure
+from .declare.webhooks import WebhookOperations
 from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources, server_url
 from .pagination import paginate
 from .placement import host_in_models
 from .schemas import SchemaBuilder
-from .webhooks import WebhookOperations
 
 _PREFIX = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 
@@ -266,7 +267,17 @@ def _build_sdk(
     for given, given_at in prefixes:
         auths = with_prefixes(auths, given, given_at, problems)
     hooks = WebhookOperations(spec, operations, problems)
-    jobs = build_jobs(extension, ext_at, operations.by_id, schemas.schemas, problems, hooks)
+    imported = _imported(spec, root, operations.by_id, schemas, warnings)
+    jobs = build_jobs(
+        extension,
+        ext_at,
+        operations.by_id,
+        schemas.schemas,
+        problems,
+        hooks,
+        imported=imported,
+        warnings=warnings,
+    )
     listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
     if problems or spec.root.schema_errors:
@@ -306,6 +317,34 @@ def _build_sdk(
         sdk_version=own_version,
         spec=spec,
     )
+
+
+def _imported(
+    spec: SpecSet,
+    root: dict[str, Any],
+    by_id: dict[str, ir.Operation],
+    schemas: SchemaBuilder,
+    warnings: list[Problem],
+) -> Imported | None:
+    """The jobs the spec declares in a vendor's own dialect (Azure's
+    ``x-ms-long-running-operation``), or None when it declares none."""
+    name = spec.root.name
+    made: list[ir.TypeRef] = []
+
+    def status_model() -> ir.TypeRef:
+        if not made:
+            made.append(
+                schemas.named(
+                    STATUS_MODEL, Location(name, "/x-jobgen-imported/OperationStatus")
+                )
+            )
+        return made[0]
+
+    imported = read_azure(root, name, by_id, schemas.schemas, warnings, status_model)
+    if not imported.jobs:
+        return None
+    shown = {job: str(spec.source(Problem(at, "")).location) for job, at in imported.origins.items()}
+    return attrs.evolve(imported, shown=shown)
 
 
 def with_prefixes(

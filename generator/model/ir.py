@@ -280,6 +280,9 @@ class Operation:
     """The 3xx statuses a redirect-only operation declares (returned, not followed)."""
     stream_name: str | None = None
     """The method asking for the ``text/event-stream`` alternative (``response.events``)."""
+    synthetic: bool = False
+    """A status operation made up for a monitor the spec has no operation for (an
+    imported Azure job's): it types the record and is never a method of the SDK."""
 
     @property
     def path_parameters(self) -> tuple[Parameter, ...]:
@@ -382,7 +385,7 @@ class Webhooks:
     fallback_cap: float
 
 
-FinalFrom = Literal["result", "location", "record"]
+FinalFrom = Literal["result", "location", "record", "original-uri"]
 
 
 @attrs.frozen
@@ -447,7 +450,11 @@ class Job:
     status_rules: tuple[StatusRule, ...] = ()
     """Rules giving a status answer its state by HTTP status or body value."""
     final_from: FinalFrom = "result"
-    """Where ``wait_for_result`` gets the result (see ``model/opurl.py``)."""
+    """Where ``wait_for_result`` gets the result (see ``model/declare/opurl.py``)."""
+    ignore_case: bool = False
+    """States are compared without regard to case (Azure's ``succeeded``/``Succeeded``)."""
+    origin: str | None = None
+    """Where the declaration came from, as ``jobgen validate`` shows it."""
 
 
 @attrs.frozen

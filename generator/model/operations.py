@@ -29,10 +29,10 @@ _PARAM_RESERVED = frozenset(
 )
 # An HTTP field name (RFC 9110 token), without the single quote: no spaces, quotes,
 # separators or line breaks can reach a request's header lines.
-_TOKEN = re.compile(r"[!#$%&*+\-.^_`|~0-9A-Za-z]+\Z")
+HEADER_TOKEN = re.compile(r"[!#$%&*+\-.^_`|~0-9A-Za-z]+\Z")
 
 
-def _token_problem(where: str, name: str) -> str:
+def token_problem(where: str, name: str) -> str:
     return (
         f"{name!r} is not a valid {where} name: only letters, digits and !#$%&*+-.^_`|~ are allowed"
     )
@@ -96,7 +96,7 @@ _TRAILING_FILLER = frozenset(
 _BODY_PREFERENCE: tuple[ir.BodyKind, ...] = ("json", "form", "multipart", "text", "binary")
 
 
-def _safe_deref(
+def safe_deref(
     spec: SpecSet, node: Any, at: Location, problems: list[Problem]
 ) -> tuple[Any, Location]:
     """Follow a ``$ref``; a broken one becomes a problem and ``None``."""
@@ -129,7 +129,7 @@ class OperationBuilder:
         seen: dict[str, Location] = {}
         for path, item in paths.items():
             item_at = at.child(str(path))
-            item, item_at = _safe_deref(self.spec, item, item_at, self.problems)
+            item, item_at = safe_deref(self.spec, item, item_at, self.problems)
             if not isinstance(item, dict):
                 self.problems.append(Problem(item_at, "a path item must be a mapping"))
                 continue
@@ -141,7 +141,7 @@ class OperationBuilder:
             for method in METHODS:
                 if method not in item:
                     continue
-                node, op_at = _safe_deref(
+                node, op_at = safe_deref(
                     self.spec, item[method], item_at.child(method), self.problems
                 )
                 if not isinstance(node, dict):
@@ -251,7 +251,7 @@ class OperationBuilder:
                 self.problems.append(Problem(source_at, "parameters must be a list"))
                 continue
             for index, raw in enumerate(source):
-                param, param_at = _safe_deref(self.spec, raw, source_at.child(index), self.problems)
+                param, param_at = safe_deref(self.spec, raw, source_at.child(index), self.problems)
                 if not isinstance(param, dict) or not isinstance(param.get("name"), str):
                     self.problems.append(Problem(param_at, "a parameter needs a string 'name'"))
                     continue
@@ -261,11 +261,11 @@ class OperationBuilder:
                         Problem(param_at.child("in"), f"unknown parameter location {where!r}")
                     )
                     continue
-                if where in ("header", "cookie") and not _TOKEN.match(param["name"]):
+                if where in ("header", "cookie") and not HEADER_TOKEN.match(param["name"]):
                     # No request can carry it: the operation is generated without it.
                     self.schemas.warn(
                         param_at.child("name"),
-                        _token_problem(where, param["name"]) + "; the parameter is left out",
+                        token_problem(where, param["name"]) + "; the parameter is left out",
                     )
                     continue
                 merged[(param["name"], where)] = (param, param_at)
@@ -344,7 +344,7 @@ class OperationBuilder:
     def _body(self, raw: Any, at: Location, hint: str) -> ir.Body | None:
         if raw is None:
             return None
-        node, at = _safe_deref(self.spec, raw, at, self.problems)
+        node, at = safe_deref(self.spec, raw, at, self.problems)
         if not isinstance(node, dict) or not isinstance(node.get("content"), dict):
             self.problems.append(Problem(at, "requestBody needs a 'content' mapping"))
             return None
@@ -421,7 +421,7 @@ class OperationBuilder:
             return ir.Response("200", "empty", None, None)
         response = self._success(raw, at, hint)
         for code in raw:
-            node, node_at = _safe_deref(self.spec, raw[code], at.child(str(code)), [])
+            node, node_at = safe_deref(self.spec, raw[code], at.child(str(code)), [])
             if not isinstance(node, dict):
                 continue
             chosen = response.media_type if str(code) == response.status else None
@@ -457,7 +457,7 @@ class OperationBuilder:
     def _success(self, raw: dict[Any, Any], at: Location, hint: str) -> ir.Response:
         codes = sorted(str(code) for code in raw if str(code).startswith("2"))
         for code in codes:
-            node, node_at = _safe_deref(
+            node, node_at = safe_deref(
                 self.spec,
                 raw[code] if code in raw else raw[int(code)],
                 at.child(code),
@@ -498,7 +498,7 @@ class OperationBuilder:
             )
         moved = sorted(str(code) for code in raw if _is_redirect(code))
         if not codes and moved:
-            node, _ = _safe_deref(self.spec, raw.get(moved[0], raw.get(int(moved[0]))), at, [])
+            node, _ = safe_deref(self.spec, raw.get(moved[0], raw.get(int(moved[0]))), at, [])
             description = _text(node.get("description")) if isinstance(node, dict) else ""
             return ir.Response(moved[0], "redirect", None, ir.Primitive("str"), description)
         return ir.Response(codes[0] if codes else "200", "empty", None, None)
@@ -655,11 +655,11 @@ def build_auths(
                     )
                 )
                 continue
-            if where in ("header", "cookie") and not _TOKEN.match(node["name"]):
+            if where in ("header", "cookie") and not HEADER_TOKEN.match(node["name"]):
                 warnings.append(
                     Problem(
                         at.child(scheme, "name"),
-                        _token_problem(where, node["name"]) + "; the scheme is left out",
+                        token_problem(where, node["name"]) + "; the scheme is left out",
                     )
                 )
                 continue
@@ -693,7 +693,7 @@ def key_prefix(node: dict[str, Any]) -> str:
     default = node.get("x-default")
     if isinstance(default, str):
         words = default.split()
-        if len(words) == 2 and _PLACEHOLDER.match(words[1]) and _TOKEN.match(words[0]):
+        if len(words) == 2 and _PLACEHOLDER.match(words[1]) and HEADER_TOKEN.match(words[0]):
             return words[0]
     description = node.get("description")
     if str(node.get("name", "")).lower() == "authorization" and isinstance(description, str):
@@ -764,7 +764,14 @@ def group_resources(
     resources = []
     for name, attr, module, ops in staged:
         ids = {op.operation_id for op in ops}
-        own = tuple(_rebind(job, final) for job in jobs if job.status.operation_id in ids)
+        # A job lives with its status operation; one whose monitor the spec has no
+        # operation for (an imported Azure job's made-up one) with its create.
+        own = tuple(
+            _rebind(job, final)
+            for job in jobs
+            if job.status.operation_id in ids
+            or (job.status.synthetic and job.create is not None and job.create.operation_id in ids)
+        )
         resources.append(
             ir.Resource(name=name, attr=attr, module=module, operations=tuple(ops), jobs=own)
         )
@@ -777,7 +784,7 @@ def _rebind(job: ir.Job, final: dict[str, ir.Operation]) -> ir.Job:
 
     return attrs.evolve(
         job,
-        status=final[job.status.operation_id],
+        status=final.get(job.status.operation_id, job.status),
         create=pick(job.create),
         result=pick(job.result),
         cancel=pick(job.cancel),

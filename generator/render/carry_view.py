@@ -1,4 +1,4 @@
-"""What a job's ``carry`` and ``result_once`` add to its view (see ``model/carry.py``).
+"""What a job's ``carry`` and ``result_once`` add to its view (see ``model/declare/carry.py``).
 
 A job that carries values takes them as typed keyword arguments (``document_key: str``)
 in its waits, handles and cancel, and its status, result and cancel calls put them

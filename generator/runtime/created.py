@@ -40,6 +40,8 @@ class Created:
     job_id: str
     carried: dict[str, object]
     answer: Poll
+    #: The create request's own URL, where a `final_from: original-uri` job's result is.
+    final_url: str | None = None
 
 
 def read_created(
@@ -49,7 +51,12 @@ def read_created(
     `SDKError` when it does not fit the job's record model)."""
     job_id = job_id_of(spec, response)
     carried = spec.carried_from(response)
-    return Created(job_id, carried, first_answer(spec, job_id, response, check))
+    final_url = (
+        str(response.request.url) if spec.final_from == "original-uri" else None
+    )
+    return Created(
+        job_id, carried, first_answer(spec, job_id, response, check), final_url
+    )
 
 
 def first_answer(

@@ -1,5 +1,6 @@
 """A generated SDK against an Azure long-running-operation service written from
-Microsoft's documents (`azure_lro`), sync and async: `create_and_wait`, `start()` and
+Microsoft's documents (`azure_lro`), sync and async, generated from a spec declaring
+its job and from one carrying only Azure's `x-ms-long-running-operation`: `create_and_wait`, `start()` and
 its handle, `wait_for_result` given the handle's job id. The service checks the wire;
 the tests check the exact requests, the delays taken and the errors raised."""
 
@@ -22,11 +23,20 @@ RESULT = f"/documentintelligence/documentModels/{MODEL}/analyzeResults/"
 QUERY = f"api-version={API_VERSION}"
 
 
-@pytest.fixture(scope="module")
-def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+@pytest.fixture(
+    scope="module",
+    params=["azure_document_intelligence.yaml", "azure_document_intelligence_lro.yaml"],
+    ids=["declared", "imported"],
+)
+def sdk(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[ModuleType]:
+    """The SDK of the spec declaring its job with x-jobgen, and of the same spec
+    declaring nothing but Azure's own x-ms-long-running-operation (imported)."""
     out = tmp_path_factory.mktemp("azure_di")
-    spec = TEST_SPECS / "azure_document_intelligence.yaml"
-    with imported_sdk(spec, out, "azure_di_sdk") as module:
+    spec = TEST_SPECS / str(request.param)
+    package = "azure_di_sdk" if request.param.endswith("intelligence.yaml") else "azure_di_lro_sdk"
+    with imported_sdk(spec, out, package) as module:
         yield module
 
 

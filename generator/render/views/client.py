@@ -85,7 +85,9 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         for auth in auths
     )
     return {
-        "operation_urls": any(j.operation_url or j.final_from == "location" for j in sdk.jobs),
+        "operation_urls": any(
+            j.operation_url or j.final_from in ("location", "original-uri") for j in sdk.jobs
+        ),
         "auths": auths,
         "envs": envs,
         "required": required,

@@ -51,6 +51,8 @@ def _polling_args(job: ir.Job) -> dict[str, Code]:
         args["status_rules"] = tuple_of(rules)
     if job.final_from != "result":
         args["final_from"] = py_str(job.final_from)
+    if job.ignore_case:
+        args["ignore_case"] = Code("True")
     return args
 
 
@@ -84,7 +86,7 @@ def _takes_the_id_alone(op: ir.Operation, id_parameter: str) -> bool:
         p for p in op.parameters if p.required and not p.has_default and p.wire != id_parameter
     ]
     has_id = any(p.wire == id_parameter for p in op.path_parameters)
-    return has_id and not needs and (op.body is None or not op.body.required)
+    return not op.synthetic and has_id and not needs and (op.body is None or not op.body.required)
 
 
 def _free_name(preferred: str, fallback: str, taken: frozenset[str]) -> str:
@@ -267,7 +269,7 @@ def job_view(
             "returns": result_view["returns"],
             "module": owner.get(job.result.operation_id),
             "options": _target_options(
-                job.final_from == "location",
+                job.final_from in ("location", "original-uri"),
                 ident(f"_{job.result.name}_request"),
                 job.result,
                 call=carry_call(code, job, job.result),

@@ -9,13 +9,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..problems import Location, Problem, closest, did_you_mean
-from . import ir
+from ...problems import Location, Problem, closest, did_you_mean
+from .. import ir
 from .carry import read_carry, unsupplied
+from .azure import AZURE_ORIGIN, Imported, skipped
+from .common import deref_type, split_pointer, type_at, unknown_keys
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 from .webhooks import WebhookOperations, read_webhooks
 
-__all__ = ["build_jobs", "type_at"]
+__all__ = ["build_jobs"]
 
 _KNOWN_KEYS = frozenset(
     {
@@ -42,75 +44,12 @@ _KNOWN_KEYS = frozenset(
     | POLLING_KEYS
 )
 _PROGRESS_KEYS = frozenset({"field", "done", "total"})
-_STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending"})
+_STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending", "ignore_case"})
 _POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
 _BODY_HINT_KEYS = frozenset({"field", "unit"})
 _HEADER_KEYS = frozenset({"name", "format"})
 _EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
-
-
-def _unknown_keys(
-    node: dict[Any, Any], known: frozenset[str], at: Location, problems: list[Problem]
-) -> list[str]:
-    """Report every key of ``node`` outside ``known``; returns them."""
-    unknown = [str(key) for key in node if key not in known]
-    for key in unknown:
-        hint = did_you_mean(key, known) or f" (known: {', '.join(sorted(known))})"
-        problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
-    return unknown
-
-
-unknown_keys = _unknown_keys
-
-
-def _split_pointer(pointer: str) -> tuple[str, ...]:
-    if pointer in ("", "/"):
-        return ()
-    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
-
-
-def _deref_type(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.TypeRef | ir.NamedSchema:
-    while True:
-        if isinstance(t, ir.Nullable):
-            t = t.inner
-        elif isinstance(t, ir.Ref):
-            named = schemas[t.key]
-            if isinstance(named, ir.AliasSchema):
-                t = named.target
-            else:
-                return named
-        else:
-            return t
-
-
-def type_at(
-    root: ir.TypeRef,
-    path: tuple[str, ...],
-    schemas: dict[str, ir.NamedSchema],
-    root_name: str = "the record",
-) -> tuple[ir.TypeRef | None, str]:
-    """Walk ``path`` (wire names) from ``root`` (called ``root_name`` in messages);
-    returns the type or why it failed."""
-    current: ir.TypeRef = root
-    walked = ""
-    for token in path:
-        node = _deref_type(current, schemas)
-        where = f"'{walked}'" if walked else root_name
-        if isinstance(node, ir.Model):
-            field = next((f for f in node.fields if f.wire == token), None)
-            if field is None:
-                known = ", ".join(f.wire for f in node.fields) or "none"
-                return None, f"{where} ({node.name}) has no property '{token}' (it has: {known})"
-            current = field.type
-        elif isinstance(node, ir.MapType):
-            current = node.value
-        elif isinstance(node, ir.AnyType):
-            return ir.AnyType(), ""
-        else:
-            return None, f"{where} is not an object, so it has no property '{token}'"
-        walked += "/" + token
-    return current, ""
 
 
 class _JobReader:
@@ -159,7 +98,7 @@ class _JobReader:
         if not isinstance(value, str) or (value and not value.startswith("/")):
             self.problem(at.child(key), f"must be a JSON pointer such as '/status', not {value!r}")
             return None
-        return _split_pointer(value)
+        return split_pointer(value)
 
     def resolve(
         self,
@@ -193,11 +132,13 @@ class _JobReader:
             return ()
         return tuple(str(v) for v in value)
 
-    def job(self, name: str, node: Any, at: Location) -> ir.Job | None:
+    def job(
+        self, name: str, node: Any, at: Location, origin: str | None = None
+    ) -> ir.Job | None:
         if not isinstance(node, dict):
             self.problem(at, "a job declaration must be a mapping")
             return None
-        _unknown_keys(node, _KNOWN_KEYS, at, self.problems)
+        unknown_keys(node, _KNOWN_KEYS, at, self.problems)
         status = self.operation(node, "status", at, required=True)
         create = self.operation(node, "create", at, required=False)
         result = self.operation(node, "result", at, required=False)
@@ -212,7 +153,9 @@ class _JobReader:
         by_id = polling.final_from == "result" and not record_fed
         # A job polled at its operation URL needs the id parameter only where a call
         # takes the id: a result fetched by id, or a cancel.
-        by_url_only = bool(polling.operation_url) and cancel is None and not by_id
+        by_url_only = (
+            bool(polling.operation_url) and cancel is None and not (by_id and result is not None)
+        )
         id_parameter = self._id_parameter(node, at, status, result if by_id else None, by_url_only)
         record_path = self.pointer(node, "record", at) or ()
         body_type = status.response.type if status.response.kind == "json" else None
@@ -338,7 +281,18 @@ class _JobReader:
             operation_url=polling.operation_url,
             status_rules=polling.rules,
             final_from=polling.final_from,
+            ignore_case=self._ignore_case(node, at),
+            origin=origin,
         )
+
+    def _ignore_case(self, node: dict[str, Any], at: Location) -> bool:
+        """``state.ignore_case``: states compared without regard to case."""
+        raw = node.get("state")
+        value = raw.get("ignore_case", False) if isinstance(raw, dict) else False
+        if not isinstance(value, bool):
+            self.problem(at.child("state", "ignore_case"), f"must be true or false, not {value!r}")
+            return False
+        return value
 
     def _progress(
         self, raw: Any, at: Location, record: ir.TypeRef
@@ -350,7 +304,7 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(at, "must be a mapping with 'field', or with 'done' and 'total'")
             return none
-        _unknown_keys(raw, _PROGRESS_KEYS, at, self.problems)
+        unknown_keys(raw, _PROGRESS_KEYS, at, self.problems)
         paths = {key: self.pointer(raw, key, at) for key in ("field", "done", "total")}
         if (paths["field"] is None) == (paths["done"] is None and paths["total"] is None):
             self.problem(at, "declare either 'field' (a percentage) or both 'done' and 'total'")
@@ -415,7 +369,7 @@ class _JobReader:
         found = self.resolve(record, path, at)
         if found is None:
             return
-        node = _deref_type(found, self.schemas)
+        node = deref_type(found, self.schemas)
         if isinstance(node, ir.Primitive) and node.kind != kind:
             self.problem(
                 at,
@@ -424,7 +378,7 @@ class _JobReader:
 
     def _numeric(self, found: ir.TypeRef) -> bool:
         """Whether a value of type ``found`` can be a number (a union: any variant)."""
-        node = _deref_type(found, self.schemas)
+        node = deref_type(found, self.schemas)
         if isinstance(node, ir.Primitive):
             return node.kind in ("int", "float")
         if isinstance(node, ir.ConstType):
@@ -434,7 +388,7 @@ class _JobReader:
         return isinstance(node, ir.AnyType)
 
     def _kind(self, found: ir.TypeRef) -> str:
-        node = _deref_type(found, self.schemas)
+        node = deref_type(found, self.schemas)
         if isinstance(node, ir.Primitive):
             return {"str": "a string", "bool": "a boolean"}.get(node.kind, node.kind)
         if isinstance(node, ir.EnumSchema):
@@ -532,7 +486,7 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(state_at, "must be a mapping with 'field' and the state lists")
             return None, empty
-        unknown = _unknown_keys(raw, _STATE_KEYS, state_at, self.problems)
+        unknown = unknown_keys(raw, _STATE_KEYS, state_at, self.problems)
         # States listed under a misspelt key are reported there, not again as unclassified.
         misfiled = {str(v) for key in unknown if isinstance(raw[key], list) for v in raw[key]}
         path = self.pointer(raw, "field", state_at)
@@ -557,7 +511,7 @@ class _JobReader:
             self.problem(state_at.child("success"), "at least one success state is required")
         found = self.resolve(record, path, state_at.child("field"))
         if found is not None:
-            enum = _deref_type(found, self.schemas)
+            enum = deref_type(found, self.schemas)
             if isinstance(enum, ir.EnumSchema):
                 documented = {str(m.value) for m in enum.members}
                 misspelt = {
@@ -599,13 +553,13 @@ class _JobReader:
         if not isinstance(raw, dict):
             self.problem(at, "must be a mapping")
             raw = {}
-        _unknown_keys(raw, _POLL_KEYS, at, self.problems)
+        unknown_keys(raw, _POLL_KEYS, at, self.problems)
         hint_path = None
         unit = "seconds"
         hint = raw.get("body_hint")
         if hint is not None:
             if isinstance(hint, dict):
-                _unknown_keys(hint, _BODY_HINT_KEYS, at.child("body_hint"), self.problems)
+                unknown_keys(hint, _BODY_HINT_KEYS, at.child("body_hint"), self.problems)
                 hint_path = self.pointer(hint, "field", at.child("body_hint"))
                 if hint_path is None:
                     self.problem(
@@ -638,7 +592,7 @@ class _JobReader:
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                 self.problem(item_at, "a header hint needs a 'name'")
                 continue
-            _unknown_keys(item, _HEADER_KEYS, item_at, self.problems)
+            unknown_keys(item, _HEADER_KEYS, item_at, self.problems)
             fmt = item.get(
                 "format", "retry-after" if item["name"].lower() == "retry-after" else "seconds"
             )
@@ -674,22 +628,51 @@ def build_jobs(
     schemas: dict[str, ir.NamedSchema],
     problems: list[Problem],
     webhooks: WebhookOperations | None = None,
+    imported: Imported | None = None,
+    warnings: list[Problem] | None = None,
 ) -> tuple[ir.Job, ...]:
-    """The jobs an ``x-jobgen`` mapping (or a side file) declares."""
-    if extension is None:
-        return ()
-    if not isinstance(extension, dict):
-        problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
-        return ()
-    _unknown_keys(extension, _EXTENSION_KEYS, at, problems)
-    jobs_node = extension.get("jobs")
-    if not isinstance(jobs_node, dict) or not jobs_node:
-        problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
-        return ()
-    reader = _JobReader(operations, schemas, problems, webhooks)
+    """The jobs an ``x-jobgen`` mapping (or a side file) declares, and those
+    ``imported`` from the spec's own dialect (see "Imported declarations" in
+    docs/job-extension.md): a declared job of the same name completes the imported one
+    key by key, one naming the same ``create`` replaces it."""
+    declared: dict[str, Any] = {}
+    if extension is not None:
+        if not isinstance(extension, dict):
+            problems.append(Problem(at, "must be a mapping with a 'jobs' key"))
+            return ()
+        unknown_keys(extension, _EXTENSION_KEYS, at, problems)
+        jobs_node = extension.get("jobs")
+        if not isinstance(jobs_node, dict) or not jobs_node:
+            if imported is None or not imported.jobs or "jobs" in extension:
+                problems.append(Problem(at.child("jobs"), "must map job names to declarations"))
+                return ()
+            jobs_node = {}
+        declared = jobs_node
+    all_operations = {**operations, **(imported.operations if imported else {})}
+    reader = _JobReader(all_operations, schemas, problems, webhooks)
     out = []
-    for name, node in jobs_node.items():
-        job = reader.job(str(name), node, at.child("jobs", str(name)))
+    creates = {
+        str(node.get("create")) for node in declared.values() if isinstance(node, dict)
+    }
+    origins = imported.origins if imported is not None else {}
+    for name, node in declared.items():
+        origin = f"declared at {at.child('jobs', str(name))}"
+        if imported is not None and str(name) in imported.jobs and isinstance(node, dict):
+            node = {**imported.jobs[str(name)], **node}
+            origin += f", over the job {AZURE_ORIGIN} {imported.shown[str(name)]}"
+        job = reader.job(str(name), node, at.child("jobs", str(name)), origin)
         if job is not None:
             out.append(job)
+    for name, node in (imported.jobs if imported is not None else {}).items():
+        if name in declared or node.get("create") in creates:
+            continue
+        found: list[Problem] = []
+        own = _JobReader(all_operations, schemas, found, webhooks)
+        job = own.job(name, node, origins[name], f"{AZURE_ORIGIN} {imported.shown[name]}")
+        if found or job is None:
+            if warnings is not None:
+                why = found[0].message if found else "it does not read as a job"
+                warnings.append(skipped(origins[name], why))
+            continue
+        out.append(job)
     return tuple(out)

@@ -22,15 +22,16 @@ from typing import Any, cast
 
 import attrs
 
-from ..problems import Location, Problem
-from . import ir
-from .operations import _TOKEN, _token_problem
+from ...problems import Location, Problem
+from .. import ir
+from ..operations import HEADER_TOKEN, token_problem
+from .common import split_pointer, unknown_keys
 
 __all__ = ["POLLING_KEYS", "Polling", "check_rule_states", "read_polling", "rule_states"]
 
 POLLING_KEYS = frozenset({"operation_url", "status_rules", "final_from"})
 _RULE_KEYS = frozenset({"state", "status", "path", "equals"})
-_FINAL = ("result", "location", "record")
+_FINAL = ("result", "location", "record", "original-uri")
 #: Older spellings of a `final_from`, read as the current one.
 _FINAL_ALIASES = {"operation-url": "record"}
 
@@ -54,12 +55,6 @@ def rule_states(node: dict[str, Any]) -> frozenset[str]:
     )
 
 
-def _split(pointer: str) -> tuple[str, ...]:
-    if pointer in ("", "/"):
-        return ()
-    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
-
-
 def _headers(value: Any, at: Location, problems: list[Problem]) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -78,15 +73,14 @@ def _headers(value: Any, at: Location, problems: list[Problem]) -> tuple[str, ..
         )
         return ()
     for index, name in enumerate(names):
-        if not _TOKEN.match(name.strip()):
+        if not HEADER_TOKEN.match(name.strip()):
             where = at if isinstance(value, str) else at.child(str(index))
-            problems.append(Problem(where, _token_problem("header", name.strip())))
+            problems.append(Problem(where, token_problem("header", name.strip())))
             return ()
     return tuple(n.strip() for n in names)
 
 
 def _rule(raw: Any, at: Location, problems: list[Problem]) -> ir.StatusRule | None:
-    from .jobs import unknown_keys  # jobs imports this module
 
     if not isinstance(raw, dict):
         problems.append(
@@ -122,7 +116,7 @@ def _rule(raw: Any, at: Location, problems: list[Problem]) -> ir.StatusRule | No
     return ir.StatusRule(
         state=str(state),
         status=tuple(codes),
-        path=None if path is None else _split(path),
+        path=None if path is None else split_pointer(path),
         equals=None if equals is None else str(equals),
     )
 
@@ -169,9 +163,19 @@ def read_polling(
                 " Location header names) or record (the terminal record is the result)",
             )
         )
-    elif final == "location" and not has_result:
+    elif final in ("location", "original-uri") and not has_result:
         problems.append(
-            Problem(final_at, "final_from: location needs a 'result' operation to type the result")
+            Problem(
+                final_at, f"final_from: {final} needs a 'result' operation to type the result"
+            )
+        )
+    elif final == "original-uri" and not headers:
+        problems.append(
+            Problem(
+                final_at,
+                "final_from: original-uri needs 'operation_url': a job known by id"
+                " fetches its result with the result operation",
+            )
         )
     elif final == "record" and has_result:
         problems.append(

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..problems import Location, Problem, did_you_mean
-from ..runtime.webhookrules import secret_env_problem, tolerance_problem
-from ..spec.loader import SpecSet
-from . import ir
-from .operations import METHODS, OperationBuilder, _safe_deref
+from ...problems import Location, Problem, did_you_mean
+from ...runtime.webhookrules import secret_env_problem, tolerance_problem
+from ...spec.loader import SpecSet
+from .. import ir
+from ..operations import METHODS, OperationBuilder, safe_deref
+from .common import unknown_keys
 
 __all__ = ["WebhookOperations", "read_webhooks"]
 
@@ -58,13 +59,13 @@ class WebhookOperations:
                     continue
                 at = Location(name, "/paths").child(str(path), method, "callbacks")
                 for key, callback in callbacks.items():
-                    callback, cb_at = _safe_deref(spec, callback, at.child(str(key)), problems)
+                    callback, cb_at = safe_deref(spec, callback, at.child(str(key)), problems)
                     if isinstance(callback, dict):
                         for expression, inner in callback.items():
                             self._item(inner, cb_at.child(str(expression)))
 
     def _item(self, item: Any, at: Location) -> None:
-        item, at = _safe_deref(self.spec, item, at, self.problems)
+        item, at = safe_deref(self.spec, item, at, self.problems)
         if not isinstance(item, dict):
             return
         for method in METHODS:
@@ -78,7 +79,7 @@ class WebhookOperations:
         An inline schema becomes a model named after the operation (``...Event``).
         """
         node, at = self.nodes[operation_id]
-        body, at = _safe_deref(
+        body, at = safe_deref(
             self.spec, node.get("requestBody"), at.child("requestBody"), self.problems
         )
         content = body.get("content") if isinstance(body, dict) else None
@@ -102,7 +103,6 @@ def _pointer(reader: Any, node: dict[str, Any], key: str, at: Location) -> tuple
 def _mapping(
     reader: Any, node: dict[str, Any], key: str, at: Location, known: frozenset[str]
 ) -> dict[str, Any]:
-    from .jobs import _unknown_keys
 
     raw = node.get(key)
     if raw is None:
@@ -110,7 +110,7 @@ def _mapping(
     if not isinstance(raw, dict):
         reader.problem(at.child(key), "must be a mapping")
         return {}
-    _unknown_keys(raw, known, at.child(key), reader.problems)
+    unknown_keys(raw, known, at.child(key), reader.problems)
     return raw
 
 
@@ -136,7 +136,6 @@ def read_webhooks(
     operations: WebhookOperations | None,
 ) -> ir.Webhooks | None:
     """The job's ``webhooks:`` declaration, checked; None when absent or wrong."""
-    from .jobs import _unknown_keys
 
     if raw is None:
         return None
@@ -144,7 +143,7 @@ def read_webhooks(
         reader.problem(at, "must be a mapping (see docs/webhooks.md)")
         return None
     before = len(reader.problems)
-    _unknown_keys(raw, _KEYS, at, reader.problems)
+    unknown_keys(raw, _KEYS, at, reader.problems)
     known = operations.nodes if operations is not None else {}
     event_id = raw.get("event")
     if event_id is None and len(known) == 1:

@@ -27,8 +27,9 @@ import keyword
 import re
 from typing import Any, cast
 
-from ..problems import Location, Problem, did_you_mean
-from . import ir
+from ...problems import Location, Problem, did_you_mean
+from .. import ir
+from .common import deref_type, split_pointer, type_at, unknown_keys
 
 __all__ = ["read_carry", "unsupplied"]
 
@@ -57,18 +58,8 @@ _RESERVED = frozenset(
 _NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")  # \Z: "$" would let a final newline through
 
 
-# The helpers shared with jobs.py live there; jobs.py imports this module, so they are
-# imported when called.
-
-
-def _deref(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.TypeRef | ir.NamedSchema:
-    from .jobs import _deref_type
-
-    return _deref_type(t, schemas)
-
-
 def _scalar(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.CarryKind | None:
-    node = _deref(t, schemas)
+    node = deref_type(t, schemas)
     if isinstance(node, ir.Primitive) and node.kind in _SCALARS:
         return cast(ir.CarryKind, node.kind)
     if isinstance(node, ir.Primitive) and node.kind == "uuid":
@@ -79,7 +70,7 @@ def _scalar(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.CarryKind |
 def _body_model(op: ir.Operation, schemas: dict[str, ir.NamedSchema]) -> ir.Model | None:
     if op.body is None or op.body.kind != "json":
         return None
-    node = _deref(op.body.type, schemas)
+    node = deref_type(op.body.type, schemas)
     return node if isinstance(node, ir.Model) else None
 
 
@@ -126,7 +117,6 @@ def read_carry(
     result, cancel); each must take every carried value at its ``to``. A value read
     from the terminal record (typed by ``record``) goes to the result operation alone.
     """
-    from .jobs import _unknown_keys
 
     if raw is None:
         return ()
@@ -149,7 +139,7 @@ def read_carry(
         if not isinstance(node, dict):
             problems.append(Problem(item_at, "must be a mapping with 'from' and 'to'"))
             continue
-        _unknown_keys(node, _CARRY_KEYS, item_at, problems)
+        unknown_keys(node, _CARRY_KEYS, item_at, problems)
         source, to = node.get("from"), node.get("to")
         missing = [key for key, value in (("from", source), ("to", to)) if value is None]
         if missing:
@@ -208,7 +198,6 @@ def _create_source(
 ) -> tuple[tuple[str, ...] | None, str | None] | None:
     """Where a value comes from in create's answer: ``(pointer, None)`` into its
     body or ``(None, header)``; None (reported) when ``source`` says neither."""
-    from .jobs import _split_pointer, type_at
 
     if isinstance(source, str) and source.startswith("header:") and source[7:].strip():
         return None, source[7:].strip()
@@ -221,7 +210,7 @@ def _create_source(
             )
         )
         return None
-    path = _split_pointer(source)
+    path = split_pointer(source)
     if create.response.kind != "json" or create.response.type is None:
         problems.append(
             Problem(
@@ -233,7 +222,7 @@ def _create_source(
     found, why = type_at(create.response.type, path, schemas, "the create answer")
     if found is None:
         problems.append(Problem(item_at.child("from"), why))
-    elif _scalar(found, schemas) is None and not isinstance(_deref(found, schemas), ir.AnyType):
+    elif _scalar(found, schemas) is None and not isinstance(deref_type(found, schemas), ir.AnyType):
         problems.append(
             Problem(
                 item_at.child("from"),
@@ -303,7 +292,6 @@ def _record_pointer(
     problems: list[Problem],
 ) -> tuple[str, ...] | None:
     """The pointer of ``record:/pointer``, checked against the record's schema."""
-    from .jobs import _split_pointer, type_at
 
     pointer = source[len(_RECORD) :]
     if not pointer.startswith("/"):
@@ -313,14 +301,14 @@ def _record_pointer(
             )
         )
         return None
-    path = _split_pointer(pointer)
+    path = split_pointer(pointer)
     if record is None:
         return path
     found, why = type_at(record, path, schemas)
     if found is None:
         problems.append(Problem(at, why))
         return None
-    if _scalar(found, schemas) is None and not isinstance(_deref(found, schemas), ir.AnyType):
+    if _scalar(found, schemas) is None and not isinstance(deref_type(found, schemas), ir.AnyType):
         problems.append(Problem(at, f"'{name}' must be a string, number or boolean in the record"))
         return None
     return path
@@ -337,7 +325,6 @@ def _target(
 ) -> tuple[ir.CarryTarget, str, ir.CarryKind] | None:
     """Where a value goes, the same input of every call in ``calls``, and its type;
     None (reported) when ``to`` names no input every call has."""
-    from .jobs import _split_pointer
 
     target, _, wire = str(to).partition(":") if isinstance(to, str) else ("", "", "")
     if target not in _TARGETS or not wire.strip():
@@ -351,7 +338,7 @@ def _target(
         return None
     wire = wire.strip()
     if target == "body":
-        tokens = _split_pointer(wire) if wire.startswith("/") else ()
+        tokens = split_pointer(wire) if wire.startswith("/") else ()
         if len(tokens) != 1:
             problems.append(
                 Problem(
@@ -397,7 +384,7 @@ def unsupplied(
     for p in op.parameters:
         # A required parameter of a single value (Anthropic's `anthropic-version`, an
         # enum of one) is sent with that value, as its default.
-        single = isinstance(_deref(p.type, schemas), ir.ConstType)
+        single = isinstance(deref_type(p.type, schemas), ir.ConstType)
         if not p.required or p.has_default or single or p.wire == id_parameter:
             continue
         wire = p.wire.lower() if p.location == "header" else p.wire

@@ -1,0 +1,75 @@
+"""Helpers every reader of job declarations shares: unknown keys, JSON pointers, types.
+
+Each source of declarations (the ``x-jobgen`` extension or its side file, and the
+long-running-operation dialects vendors publish) reads its nodes with these, so a
+problem reads the same whichever source it came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...problems import Location, Problem, did_you_mean
+from .. import ir
+
+__all__ = ["deref_type", "split_pointer", "type_at", "unknown_keys"]
+
+
+def unknown_keys(
+    node: dict[Any, Any], known: frozenset[str], at: Location, problems: list[Problem]
+) -> list[str]:
+    """Report every key of ``node`` outside ``known``; returns them."""
+    unknown = [str(key) for key in node if key not in known]
+    for key in unknown:
+        hint = did_you_mean(key, known) or f" (known: {', '.join(sorted(known))})"
+        problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
+    return unknown
+
+
+def split_pointer(pointer: str) -> tuple[str, ...]:
+    if pointer in ("", "/"):
+        return ()
+    return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
+
+
+def deref_type(t: ir.TypeRef, schemas: dict[str, ir.NamedSchema]) -> ir.TypeRef | ir.NamedSchema:
+    while True:
+        if isinstance(t, ir.Nullable):
+            t = t.inner
+        elif isinstance(t, ir.Ref):
+            named = schemas[t.key]
+            if isinstance(named, ir.AliasSchema):
+                t = named.target
+            else:
+                return named
+        else:
+            return t
+
+
+def type_at(
+    root: ir.TypeRef,
+    path: tuple[str, ...],
+    schemas: dict[str, ir.NamedSchema],
+    root_name: str = "the record",
+) -> tuple[ir.TypeRef | None, str]:
+    """Walk ``path`` (wire names) from ``root`` (called ``root_name`` in messages);
+    returns the type or why it failed."""
+    current: ir.TypeRef = root
+    walked = ""
+    for token in path:
+        node = deref_type(current, schemas)
+        where = f"'{walked}'" if walked else root_name
+        if isinstance(node, ir.Model):
+            field = next((f for f in node.fields if f.wire == token), None)
+            if field is None:
+                known = ", ".join(f.wire for f in node.fields) or "none"
+                return None, f"{where} ({node.name}) has no property '{token}' (it has: {known})"
+            current = field.type
+        elif isinstance(node, ir.MapType):
+            current = node.value
+        elif isinstance(node, ir.AnyType):
+            return ir.AnyType(), ""
+        else:
+            return None, f"{where} is not an object, so it has no property '{token}'"
+        walked += "/" + token
+    return current, ""
