@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -27,11 +28,28 @@ from tests.real.azure import AzureSpec, Outcome, corpus, validate
 COMMAND = ".venv/bin/python -m tests.real.azure_compare"
 BEGIN_METHODS = ROOT / "tests" / "real" / "azure_begin_methods.json"
 DOC = ROOT / "docs" / "real-specs.md"
+SIDES = ("both", "jobgen only", "Microsoft only", "neither")
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 
 # Why a long-running operation is on one side only, where the data does not say it by itself
 # (keyed by spec path and operation id).
-REASONS: dict[tuple[str, str], str] = {}
+_FR20 = "cognitiveservices/data-plane/FormRecognizer/stable/v2.0/FormRecognizer.json"
+_TA31 = "cognitiveservices/data-plane/TextAnalytics/stable/v3.1/TextAnalytics.json"
+_CONV = "cognitiveservices/data-plane/Language/stable/2022-05-01/analyzeconversations-authoring.json"
+REASONS: dict[tuple[str, str], str] = {
+    (_FR20, "TrainCustomModelAsync"): (
+        "the spec does not mark it `x-ms-long-running-operation` (v2.1 does); Microsoft's"
+        " hand-written `begin_training` sends it as a plain call and polls the model itself"
+    ),
+    (_TA31, "CancelHealthJob"): (
+        "no `begin_` method: the poller `begin_analyze_healthcare_entities` returns cancels"
+        " the job through it (`AnalyzeHealthcareEntitiesLROPoller.cancel()`)"
+    ),
+    (_CONV, "ConversationalAnalysisAuthoring_CancelTrainingJob"): (
+        "the spec does not mark it `x-ms-long-running-operation`; the packages are generated"
+        " from later api-versions (2023-04-01, 2025-11-15-preview) that do"
+    ),
+}
 
 
 @functools.cache
@@ -59,7 +77,9 @@ class Row:
     def side(self) -> str:
         if self.job and self.methods:
             return "both"
-        return "jobgen only" if self.job else "Microsoft only"
+        if self.job:
+            return "jobgen only"
+        return "Microsoft only" if self.methods else "neither"
 
 
 def _clients(spec: AzureSpec) -> list[dict[str, Any]]:
@@ -111,21 +131,23 @@ def _packages(clients: list[dict[str, Any]]) -> str:
     return ", ".join(seen)
 
 
-def _microsoft_only_reason(
-    spec: AzureSpec, outcome: Outcome, op: str, methods: tuple[str, ...]
-) -> str:
+def _microsoft_only_reason(spec: AzureSpec, outcome: Outcome, op: str) -> str:
+    if (spec.path, op) in REASONS:
+        return REASONS[(spec.path, op)]
     if outcome.sdk is None:
-        return "jobgen refuses the spec (published defect): " + outcome.problems[0]
+        return _refused(spec)
     if op not in _long_running(spec):
         return (
             "the spec does not mark it `x-ms-long-running-operation`; the package's"
             " hand-written code polls it"
         )
     pointer = _pointers(spec).get(op, "")
-    return _warning(outcome, pointer) or REASONS.get((spec.path, op), "")
+    return _warning(outcome, pointer) or ""
 
 
 def _jobgen_only_reason(spec: AzureSpec, op: str) -> str:
+    if (spec.path, op) in REASONS:
+        return REASONS[(spec.path, op)]
     unpublished = begin_methods()["unpublished"].get(spec.path)
     if unpublished:
         return unpublished
@@ -145,16 +167,30 @@ def _jobgen_only_reason(spec: AzureSpec, op: str) -> str:
             f"no package offers api-version {clients[0]['spec_api_version']} (they target"
             f" {targets}) and none calls this operation's URL"
         )
-    return REASONS.get((spec.path, op), "")
+    return ""
+
+
+def _refused(spec: AzureSpec) -> str:
+    return f"jobgen refuses the spec (a published defect: {spec.expected_error})"
+
+
+def _neither_reason(spec: AzureSpec, outcome: Outcome, op: str) -> str:
+    reasons = []
+    if outcome.sdk is None:
+        reasons.append(_refused(spec))
+    else:
+        pointer = _pointers(spec).get(op, "")
+        reasons.append(_warning(outcome, pointer) or REASONS.get((spec.path, op), ""))
+    reasons.append(_jobgen_only_reason(spec, op))
+    return "; ".join(r for r in reasons if r) if all(reasons) else ""
 
 
 def _unmatched_reason(client: dict[str, Any], method: dict[str, Any]) -> str:
     used = client["api_version_used"]
     if "request" in method:
-        return (
-            f"calls `{method['request']}` (api-version {used}), which is no operation of this"
-            " spec"
-        )
+        # The placeholders the survey passed stand for path parameters.
+        request = re.sub(r"(?<=/)(x1|instance1|k1)(?=[/:]|$)", "{…}", method["request"])
+        return f"calls `{request}` (api-version {used}), which is no operation of this spec"
     return f"not available at api-version {used}: {method['reason']}"
 
 
@@ -176,15 +212,17 @@ def rows(spec: AzureSpec) -> list[Row]:
                 )
     order = list(_pointers(spec))
     out = []
-    for op in sorted(set(jobs) | set(microsoft), key=order.index):
+    for op in sorted(set(jobs) | set(microsoft) | set(_long_running(spec)), key=order.index):
         methods = tuple(microsoft.get(op, ()))
         job = jobs.get(op)
         if job and methods:
             reason = ""
         elif job:
             reason = _jobgen_only_reason(spec, op)
+        elif methods:
+            reason = _microsoft_only_reason(spec, outcome, op)
         else:
-            reason = _microsoft_only_reason(spec, outcome, op, methods)
+            reason = _neither_reason(spec, outcome, op)
         out.append(Row(spec.path, op, job, methods, reason))
     return out + unmatched
 
@@ -227,8 +265,8 @@ def packages_table() -> list[str]:
 def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
     lines = [
         "| spec | api-version | Microsoft's package (offers the spec's api-version) | both"
-        " | jobgen only | Microsoft only | `begin_` calls outside the spec |",
-        "|---|---|---|---|---|---|---|",
+        " | jobgen only | Microsoft only | neither | `begin_` calls outside the spec |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for spec in specs:
         mine = [r for r in found if r.spec == spec.path]
@@ -244,22 +282,23 @@ def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
             package = "none published"
         count = {
             side: sum(1 for r in mine if r.operation and r.side == side)
-            for side in ("both", "jobgen only", "Microsoft only")
+            for side in SIDES
         }
         outside = sum(1 for r in mine if r.operation is None)
         version = spec.raw()["info"]["version"]
         lines.append(
             f"| `{spec.path}` | {version} | {package} | {count['both']}"
-            f" | {count['jobgen only']} | {count['Microsoft only']} | {outside} |"
+            f" | {count['jobgen only']} | {count['Microsoft only']} | {count['neither']}"
+            f" | {outside} |"
         )
     total = {
         side: sum(1 for r in found if r.operation and r.side == side)
-        for side in ("both", "jobgen only", "Microsoft only")
+        for side in SIDES
     }
     outside = sum(1 for r in found if r.operation is None)
     lines.append(
         f"| **all {len(specs)} specs** | | | **{total['both']}** | **{total['jobgen only']}**"
-        f" | **{total['Microsoft only']}** | **{outside}** |"
+        f" | **{total['Microsoft only']}** | **{total['neither']}** | **{outside}** |"
     )
     return lines
 

@@ -1,0 +1,81 @@
+"""The comparison of docs/real-specs.md between the jobs jobgen imports from the Azure corpus
+(no side file) and the ``begin_*`` methods of Microsoft's Python SDKs is current: its tables
+are rebuilt from jobgen's build of every spec and ``tests/real/azure_begin_methods.json``
+(the azure-* packages are not needed), and every difference has its reason.
+
+Regenerate the tables with ``.venv/bin/python -m tests.real.azure_compare``; regenerate the
+JSON with ``bench/azure_begin_methods.py`` (its top says how).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.real.azure import AZURE, corpus
+from tests.real.azure_compare import (
+    BEGIN_METHODS,
+    COMMAND,
+    SIDES,
+    Row,
+    all_rows,
+    begin_methods,
+    documented,
+    tables,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+
+@pytest.mark.parametrize("name", ["packages", "summary", "detail"])
+def test_the_document_holds_the_comparison(name: str) -> None:
+    assert documented(name) == tables()[name], f"run {COMMAND} and update docs/real-specs.md"
+
+
+def test_every_difference_has_its_reason() -> None:
+    rows = all_rows()
+    assert {r.side for r in rows} <= set(SIDES)
+    unexplained = [r for r in rows if r.side != "both" and not r.reason.strip()]
+    assert unexplained == [], "give each difference a reason in tests/real/azure_compare.py"
+    assert all(r.reason == "" for r in rows if r.side == "both")
+
+
+def test_every_long_running_operation_of_the_corpus_has_a_row() -> None:
+    rows = all_rows()
+    for spec in corpus():
+        published = [
+            op["operationId"]
+            for op in spec.operations()
+            if op.get("x-ms-long-running-operation") is True
+        ]
+        listed = {r.operation for r in rows if r.spec == spec.path}
+        assert set(published) <= listed, spec.path
+
+
+def test_the_recorded_begin_methods_cover_the_corpus_and_name_real_operations() -> None:
+    data = begin_methods()
+    described = {c["spec"] for c in data["clients"]} | set(data["unpublished"])
+    assert described == {s.path for s in corpus()}
+    for client in data["clients"]:
+        raw = json.loads((AZURE / client["spec"]).read_text(encoding="utf-8"))
+        ids = {
+            op["operationId"]
+            for section in ("paths", "x-ms-paths")
+            for item in (raw.get(section) or {}).values()
+            for op in item.values()
+            if isinstance(op, dict) and "operationId" in op
+        }
+        for method in client["begin_methods"]:
+            assert method["method"].rsplit(".", 1)[-1].startswith("begin_")
+            if method["operation_id"] is None:
+                assert method["reason"], (BEGIN_METHODS.name, client["client"], method)
+            else:
+                assert method["operation_id"] in ids, (client["spec"], method)
+
+
+def test_a_row_reads_its_side_from_what_each_found() -> None:
+    assert Row("s", "op", "job", ("C.begin_x",), "").side == "both"
+    assert Row("s", "op", "job", (), "why").side == "jobgen only"
+    assert Row("s", "op", None, ("C.begin_x",), "why").side == "Microsoft only"
+    assert Row("s", "op", None, (), "why").side == "neither"
