@@ -44,9 +44,9 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from enum import Enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -231,10 +231,18 @@ CLIENTS: tuple[Client, ...] = (
         "EmailClient",
         "2023-03-31",
     ),
-    Client(f"{KV}/backuprestore.json", "azure-keyvault-administration",
-           "azure.keyvault.administration", "KeyVaultBackupClient"),
-    Client(f"{KV}/securitydomain.json", "azure-keyvault-securitydomain",
-           "azure.keyvault.securitydomain", "SecurityDomainClient"),
+    Client(
+        f"{KV}/backuprestore.json",
+        "azure-keyvault-administration",
+        "azure.keyvault.administration",
+        "KeyVaultBackupClient",
+    ),
+    Client(
+        f"{KV}/securitydomain.json",
+        "azure-keyvault-securitydomain",
+        "azure.keyvault.securitydomain",
+        "SecurityDomainClient",
+    ),
     Client(
         "healthdataaiservices/data-plane/HealthDataAIServices.DeidServices/stable/2024-11-15/"
         "HealthDataAIServices.DeidServices.json",
@@ -366,7 +374,7 @@ def _transport() -> Any:
     from azure.core.pipeline.transport import HttpTransport
 
     class Capture(HttpTransport):  # type: ignore[misc]
-        def __enter__(self) -> Capture:
+        def __enter__(self) -> Any:
             return self
 
         def __exit__(self, *args: object) -> None:
@@ -439,8 +447,10 @@ def placeholder(param: inspect.Parameter) -> Any:
         return True
     if note in ("int", "float"):
         return 1
-    if note == "str" or note.startswith("Optional[str") or name.endswith(
-        ("_id", "_name", "name", "_key", "token", "language")
+    if (
+        note == "str"
+        or note.startswith("Optional[str")
+        or name.endswith(("_id", "_name", "name", "_key", "token", "language"))
     ):
         return "x1"
     return {}
@@ -514,7 +524,12 @@ def internal_begin_methods(instance: Any) -> Iterator[tuple[str, Callable[..., A
 
 def configured_version(instance: Any) -> str | None:
     """The API version a client holds (for clients that put it in the path, not the query)."""
-    for path in ("_api_version", "api_version", "_config.api_version", "_client._config.api_version"):
+    for path in (
+        "_api_version",
+        "api_version",
+        "_config.api_version",
+        "_client._config.api_version",
+    ):
         value: Any = instance
         for part in path.split("."):
             value = getattr(value, part, None)
@@ -647,7 +662,9 @@ def api_versions(module: Any) -> list[str]:
 def owns(dist: str, module: Any) -> bool:
     """Whether the module's file is one of the distribution's files."""
     here = Path(module.__file__).resolve()
-    return any(Path(str(f.locate())).resolve() == here for f in importlib.metadata.files(dist) or ())
+    return any(
+        Path(str(f.locate())).resolve() == here for f in importlib.metadata.files(dist) or ()
+    )
 
 
 def _bare(version: str | None) -> str:
@@ -725,7 +742,9 @@ def main(argv: list[str] | None = None) -> int:
     for python in args.also:
         out = subprocess.run(
             [python, __file__, "--corpus", str(args.corpus)],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         rows.extend(json.loads(out)["clients"])
     public: dict[tuple[str, str], set[str]] = {}

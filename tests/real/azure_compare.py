@@ -35,7 +35,9 @@ _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 # (keyed by spec path and operation id).
 _FR20 = "cognitiveservices/data-plane/FormRecognizer/stable/v2.0/FormRecognizer.json"
 _TA31 = "cognitiveservices/data-plane/TextAnalytics/stable/v3.1/TextAnalytics.json"
-_CONV = "cognitiveservices/data-plane/Language/stable/2022-05-01/analyzeconversations-authoring.json"
+_CONV = (
+    "cognitiveservices/data-plane/Language/stable/2022-05-01/analyzeconversations-authoring.json"
+)
 REASONS: dict[tuple[str, str], str] = {
     (_FR20, "TrainCustomModelAsync"): (
         "the spec does not mark it `x-ms-long-running-operation` (v2.1 does); Microsoft's"
@@ -148,7 +150,7 @@ def _microsoft_only_reason(spec: AzureSpec, outcome: Outcome, op: str) -> str:
 def _jobgen_only_reason(spec: AzureSpec, op: str) -> str:
     if (spec.path, op) in REASONS:
         return REASONS[(spec.path, op)]
-    unpublished = begin_methods()["unpublished"].get(spec.path)
+    unpublished: str | None = begin_methods()["unpublished"].get(spec.path)
     if unpublished:
         return unpublished
     clients = _clients(spec)
@@ -229,11 +231,7 @@ def rows(spec: AzureSpec) -> list[Row]:
 
 def _jobs(outcome: Outcome) -> dict[str, str]:
     assert outcome.sdk is not None
-    return {
-        job.create.operation_id: job.name
-        for job in outcome.sdk.jobs
-        if job.create is not None
-    }
+    return {job.create.operation_id: job.name for job in outcome.sdk.jobs if job.create is not None}
 
 
 def all_rows() -> list[Row]:
@@ -264,8 +262,10 @@ def packages_table() -> list[str]:
 
 def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
     lines = [
-        "| spec | api-version | Microsoft's package (offers the spec's api-version) | both"
-        " | jobgen only | Microsoft only | neither | `begin_` calls outside the spec |",
+        (
+            "| spec | api-version | Microsoft's package (offers the spec's api-version) | both"
+            " | jobgen only | Microsoft only | neither | `begin_` calls outside the spec |"
+        ),
         "|---|---|---|---|---|---|---|---|",
     ]
     for spec in specs:
@@ -280,10 +280,7 @@ def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
             )
         else:
             package = "none published"
-        count = {
-            side: sum(1 for r in mine if r.operation and r.side == side)
-            for side in SIDES
-        }
+        count = {side: sum(1 for r in mine if r.operation and r.side == side) for side in SIDES}
         outside = sum(1 for r in mine if r.operation is None)
         version = spec.raw()["info"]["version"]
         lines.append(
@@ -291,10 +288,7 @@ def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
             f" | {count['jobgen only']} | {count['Microsoft only']} | {count['neither']}"
             f" | {outside} |"
         )
-    total = {
-        side: sum(1 for r in found if r.operation and r.side == side)
-        for side in SIDES
-    }
+    total = {side: sum(1 for r in found if r.operation and r.side == side) for side in SIDES}
     outside = sum(1 for r in found if r.operation is None)
     lines.append(
         f"| **all {len(specs)} specs** | | | **{total['both']}** | **{total['jobgen only']}**"
