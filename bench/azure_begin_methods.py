@@ -33,7 +33,6 @@ an ``operation_id`` of null and the error as the reason.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import importlib
 import importlib.metadata
 import inspect
@@ -373,7 +372,7 @@ class Sent(Exception):
 def _transport() -> Any:
     from azure.core.pipeline.transport import HttpTransport
 
-    class Capture(HttpTransport):  # type: ignore[misc]
+    class Capture(HttpTransport):  # type: ignore[type-arg]
         def __enter__(self) -> Any:
             return self
 
@@ -606,7 +605,7 @@ def describe(variant: dict[str, Any]) -> dict[str, str]:
     """How a variant call differs from the plain one (``body=JSON``, ``key_name='k1'``)."""
     if not variant:
         return {}
-    shown = {dict: "JSON", io.BytesIO: "bytes"}
+    shown: dict[type, str] = {dict: "JSON", io.BytesIO: "bytes"}
     return {
         "arguments": ", ".join(
             f"{k}={shown.get(type(v)) or repr(v)}" for k, v in sorted(variant.items())
@@ -629,6 +628,7 @@ def outcome(sent: Any, ops: list[Operation]) -> dict[str, Any]:
         return {
             "operation_id": hits[0].operation_id,
             "request": request,
+            "spec_operation": hits[0].template,
             "long_running_in_spec": hits[0].long_running,
         }
     if hits:
@@ -736,17 +736,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--also", action="append", default=[], help="another interpreter")
+    parser.add_argument("--rows", action="store_true", help="print this interpreter's rows")
     parser.add_argument("-o", "--output", type=Path, help="write the JSON here")
     args = parser.parse_args(argv)
     rows = survey(args.corpus)
+    if args.rows:
+        sys.stdout.write(json.dumps(rows) + "\n")
+        return 0
     for python in args.also:
         out = subprocess.run(
-            [python, __file__, "--corpus", str(args.corpus)],
+            [python, __file__, "--corpus", str(args.corpus), "--rows"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
-        rows.extend(json.loads(out)["clients"])
+        rows.extend(json.loads(out))
+    # A generated operation is "not exposed" only if no client of the package has it.
     public: dict[tuple[str, str], set[str]] = {}
     for row in rows:
         ids = {m["operation_id"] for m in row["begin_methods"] if m["operation_id"]}
@@ -756,13 +761,22 @@ def main(argv: list[str] | None = None) -> int:
         row["not_exposed"] = [m for m in row["not_exposed"] if m["operation_id"] not in shown]
     key = {(c.spec, f"{c.module}.{c.name}", c.dist): i for i, c in enumerate(CLIENTS)}
     rows.sort(key=lambda r: key[(r["spec"], r["client"], r["package"])])
+    specs: dict[str, dict[str, Any]] = {}
+    for path in sorted({c.spec for c in CLIENTS} | set(UNPUBLISHED)):
+        raw = json.loads((args.corpus / path).read_text(encoding="utf-8"))
+        entry: dict[str, Any] = {"api_version": raw["info"]["version"], "clients": []}
+        if path in UNPUBLISHED:
+            entry["no_package"] = UNPUBLISHED[path]
+        specs[path] = entry
+    for row in rows:
+        spec = row.pop("spec")
+        row.pop("spec_api_version")
+        specs[spec]["clients"].append(row)
     document = {
         "generated_by": "bench/azure_begin_methods.py",
-        "date": dt.date.today().isoformat(),
         "python": sys.version.split()[0],
         "azure_core": importlib.metadata.version("azure-core"),
-        "unpublished": UNPUBLISHED,
-        "clients": rows,
+        "specs": specs,
     }
     text = json.dumps(document, indent=2) + "\n"
     if args.output:

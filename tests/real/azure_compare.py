@@ -84,8 +84,14 @@ class Row:
         return "Microsoft only" if self.methods else "neither"
 
 
+def _recorded(spec: AzureSpec) -> dict[str, Any]:
+    entry: dict[str, Any] = begin_methods()["specs"][spec.path]
+    return entry
+
+
 def _clients(spec: AzureSpec) -> list[dict[str, Any]]:
-    return [c for c in begin_methods()["clients"] if c["spec"] == spec.path]
+    clients: list[dict[str, Any]] = _recorded(spec)["clients"]
+    return clients
 
 
 def _label(client: dict[str, Any], method: dict[str, Any], several: bool) -> str:
@@ -150,7 +156,7 @@ def _microsoft_only_reason(spec: AzureSpec, outcome: Outcome, op: str) -> str:
 def _jobgen_only_reason(spec: AzureSpec, op: str) -> str:
     if (spec.path, op) in REASONS:
         return REASONS[(spec.path, op)]
-    unpublished: str | None = begin_methods()["unpublished"].get(spec.path)
+    unpublished: str | None = _recorded(spec).get("no_package")
     if unpublished:
         return unpublished
     clients = _clients(spec)
@@ -166,7 +172,7 @@ def _jobgen_only_reason(spec: AzureSpec, op: str) -> str:
             dict.fromkeys(f"{c['package']}: {c['default_api_version']}" for c in clients)
         )
         return (
-            f"no package offers api-version {clients[0]['spec_api_version']} (they target"
+            f"no package offers api-version {_recorded(spec)['api_version']} (they target"
             f" {targets}) and none calls this operation's URL"
         )
     return ""
@@ -247,7 +253,8 @@ def packages_table() -> list[str]:
         "|---|---|---|---|---|",
     ]
     seen = set()
-    for client in begin_methods()["clients"]:
+    everyone = [c for entry in begin_methods()["specs"].values() for c in entry["clients"]]
+    for client in sorted(everyone, key=lambda c: (c["package"], c["client"])):
         key = (client["package"], client["client"])
         if key in seen:
             continue
