@@ -28,7 +28,7 @@ from tests.real.azure import AzureSpec, Outcome, corpus, validate
 COMMAND = ".venv/bin/python -m tests.real.azure_compare"
 BEGIN_METHODS = ROOT / "tests" / "real" / "azure_begin_methods.json"
 DOC = ROOT / "docs" / "real-specs.md"
-SIDES = ("both", "jobgen only", "Microsoft only", "neither")
+SIDES = ("both", "jobgen only", "Microsoft only", "neither", "outside the spec")
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 
 # Why a long-running operation is on one side only, where the data does not say it by itself
@@ -67,7 +67,8 @@ def _outcome(spec: AzureSpec) -> Outcome:
 
 @attrs.frozen
 class Row:
-    """One long-running operation (or one ``begin_*`` call with no operation in the spec)."""
+    """One long-running operation, or one ``begin_*`` call that is no operation of the spec
+    (``operation`` None: "outside the spec")."""
 
     spec: str
     operation: str | None
@@ -77,6 +78,8 @@ class Row:
 
     @property
     def side(self) -> str:
+        if self.operation is None:
+            return "outside the spec"
         if self.job and self.methods:
             return "both"
         if self.job:
@@ -267,6 +270,10 @@ def packages_table() -> list[str]:
     return lines
 
 
+def _counts(rows: list[Row], bold: str = "") -> str:
+    return " | ".join(f"{bold}{sum(1 for r in rows if r.side == side)}{bold}" for side in SIDES)
+
+
 def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
     lines = [
         (
@@ -287,20 +294,9 @@ def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
             )
         else:
             package = "none published"
-        count = {side: sum(1 for r in mine if r.operation and r.side == side) for side in SIDES}
-        outside = sum(1 for r in mine if r.operation is None)
         version = spec.raw()["info"]["version"]
-        lines.append(
-            f"| `{spec.path}` | {version} | {package} | {count['both']}"
-            f" | {count['jobgen only']} | {count['Microsoft only']} | {count['neither']}"
-            f" | {outside} |"
-        )
-    total = {side: sum(1 for r in found if r.operation and r.side == side) for side in SIDES}
-    outside = sum(1 for r in found if r.operation is None)
-    lines.append(
-        f"| **all {len(specs)} specs** | | | **{total['both']}** | **{total['jobgen only']}**"
-        f" | **{total['Microsoft only']}** | **{total['neither']}** | **{outside}** |"
-    )
+        lines.append(f"| `{spec.path}` | {version} | {package} | " + _counts(mine) + " |")
+    lines.append(f"| **all {len(specs)} specs** | | | " + _counts(found, "**") + " |")
     return lines
 
 
@@ -314,7 +310,7 @@ def detail_table(found: list[Row]) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for row in found:
-        short = "/".join(row.spec.split("/")[-3:])
+        short = "/".join(row.spec.split("/")[-4:])
         methods = "<br>".join(f"`{m}`" for m in row.methods) or "-"
         lines.append(
             f"| `{short}` | {f'`{row.operation}`' if row.operation else '-'}"

@@ -81,3 +81,4 @@ def test_a_row_reads_its_side_from_what_each_found() -> None:
     assert Row("s", "op", "job", (), "why").side == "jobgen only"
     assert Row("s", "op", None, ("C.begin_x",), "why").side == "Microsoft only"
     assert Row("s", "op", None, (), "why").side == "neither"
+    assert Row("s", None, None, ("C.begin_x",), "why").side == "outside the spec"
