@@ -14,12 +14,15 @@ Run it with an interpreter that has the packages installed (not jobgen's venv), 
     python3 -m venv /work/msvenv-authoring && /work/msvenv-authoring/bin/pip install \
         azure-ai-textanalytics-authoring azure-ai-language-conversations-authoring \
         azure-ai-language-questionanswering-authoring
+    python3 -m venv /work/msvenv-translation1 && /work/msvenv-translation1/bin/pip install \
+        "azure-ai-translation-document==1.0.0" six  # 1.0.0 imports six without requiring it
     /work/msvenv/bin/python bench/azure_begin_methods.py \
-        --also /work/msvenv-authoring/bin/python -o tests/real/azure_begin_methods.json
+        --also /work/msvenv-authoring/bin/python --also /work/msvenv-translation1/bin/python \
+        -o tests/real/azure_begin_methods.json
 
 (the three ``*-authoring`` betas need pre-releases of the runtime packages that the stable
-ones conflict with, hence a second interpreter: ``--also`` runs this script there and merges
-its answer).
+ones conflict with, and Document Translation's v1.0 API is served by its 1.0.0 release only,
+hence more interpreters: ``--also`` runs this script there and merges its answer).
 
 Nothing is sent over the network. Each sync client is built with a transport that keeps the
 first request it is given and stops there; every ``begin_*`` method (of the client and of its
@@ -68,6 +71,11 @@ class Client:
     None: the package's default (it does not offer the spec's version)."""
     args: dict[str, Any] = field(default_factory=dict)
     """Constructor arguments beyond endpoint and credential."""
+    major: int | None = None
+    """Only this major version of the package (another interpreter may hold another)."""
+
+    def accepts(self, version: str) -> bool:
+        return self.major is None or version.split(".")[0] == str(self.major)
 
 
 FR = "cognitiveservices/data-plane/FormRecognizer/stable"
@@ -79,17 +87,35 @@ EMAIL = "communication/data-plane/Email/stable"
 CREATOR = "maps/data-plane/Creator/stable/2023-07-01"
 
 CLIENTS: tuple[Client, ...] = (
+    # 1.0.0 is the release for the v1.0 API (1.1.0 moved to 2024-05-01, 2.0.0 to 2026-03-01).
     Client(
         f"{TB}/v1.0/TranslatorBatch.json",
         "azure-ai-translation-document",
         "azure.ai.translation.document",
         "DocumentTranslationClient",
+        "1.0",
+        major=1,
+    ),
+    Client(
+        f"{TB}/v1.0/TranslatorBatch.json",
+        "azure-ai-translation-document",
+        "azure.ai.translation.document",
+        "DocumentTranslationClient",
+        major=2,
     ),
     Client(
         f"{TB}/v1.1/TranslatorBatch.json",
         "azure-ai-translation-document",
         "azure.ai.translation.document",
         "DocumentTranslationClient",
+        major=1,
+    ),
+    Client(
+        f"{TB}/v1.1/TranslatorBatch.json",
+        "azure-ai-translation-document",
+        "azure.ai.translation.document",
+        "DocumentTranslationClient",
+        major=2,
     ),
     Client(
         f"{LANG}/2021-10-01/questionanswering-authoring.json",
@@ -216,6 +242,7 @@ CLIENTS: tuple[Client, ...] = (
         "azure.ai.translation.document",
         "DocumentTranslationClient",
         "2024-05-01",
+        major=2,
     ),
     Client(
         f"{HI}/stable/2024-04-01/openapi.json",
@@ -681,19 +708,23 @@ def survey(corpus: Path) -> list[dict[str, Any]]:
             getattr(module, client.name)
         except (ImportError, AttributeError, importlib.metadata.PackageNotFoundError):
             continue
-        if not owns(client.dist, module):
-            continue  # another distribution installs that module here
+        if not owns(client.dist, module) or not client.accepts(version):
+            continue  # another distribution installs that module here, or another release
         ops = operations(corpus / client.spec)
         spec_version = json.loads((corpus / client.spec).read_text())["info"]["version"]
         default = build(client, None)
         probe = next(iter(begin_methods(default)), None)
         default_version = None
+        in_path = None
         if probe is not None:
             sent = call(probe[1], ARGUMENTS.get(f"{client.name}.{probe[0]}", {}))
             if not isinstance(sent, Exception):
-                query = urllib.parse.parse_qs(urllib.parse.urlsplit(sent.url).query)
-                default_version = (query.get("api-version") or [None])[0]
-        default_version = default_version or configured_version(default)
+                url = urllib.parse.urlsplit(sent.url)
+                default_version = (urllib.parse.parse_qs(url.query).get("api-version") or [None])[0]
+                found = re.search(r"/(v\d+\.\d+)(/|$)", url.path)
+                in_path = found[1] if found else None
+        # Clients of the older APIs put the version in the path, not the query.
+        default_version = default_version or configured_version(default) or in_path
         declared = api_versions(module)
         instance = build(client, client.api_version) if client.api_version else default
         methods = []
@@ -755,12 +786,21 @@ def main(argv: list[str] | None = None) -> int:
     public: dict[tuple[str, str], set[str]] = {}
     for row in rows:
         ids = {m["operation_id"] for m in row["begin_methods"] if m["operation_id"]}
-        public.setdefault((row["spec"], row["package"]), set()).update(ids)
+        public.setdefault((row["spec"], row["package"], row["version"]), set()).update(ids)
     for row in rows:
-        shown = public[(row["spec"], row["package"])]
+        shown = public[(row["spec"], row["package"], row["version"])]
         row["not_exposed"] = [m for m in row["not_exposed"] if m["operation_id"] not in shown]
-    key = {(c.spec, f"{c.module}.{c.name}", c.dist): i for i, c in enumerate(CLIENTS)}
-    rows.sort(key=lambda r: key[(r["spec"], r["client"], r["package"])])
+
+    def index(row: dict[str, Any]) -> int:
+        return next(
+            i
+            for i, c in enumerate(CLIENTS)
+            if (c.spec, f"{c.module}.{c.name}", c.dist)
+            == (row["spec"], row["client"], row["package"])
+            and c.accepts(row["version"])
+        )
+
+    rows.sort(key=index)
     specs: dict[str, dict[str, Any]] = {}
     for path in sorted({c.spec for c in CLIENTS} | set(UNPUBLISHED)):
         raw = json.loads((args.corpus / path).read_text(encoding="utf-8"))

@@ -33,12 +33,20 @@ _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 
 # Why a long-running operation is on one side only, where the data does not say it by itself
 # (keyed by spec path and operation id).
+_TB10 = "cognitiveservices/data-plane/TranslatorText/stable/v1.0/TranslatorBatch.json"
 _FR20 = "cognitiveservices/data-plane/FormRecognizer/stable/v2.0/FormRecognizer.json"
 _TA31 = "cognitiveservices/data-plane/TextAnalytics/stable/v3.1/TextAnalytics.json"
 _CONV = (
     "cognitiveservices/data-plane/Language/stable/2022-05-01/analyzeconversations-authoring.json"
 )
 REASONS: dict[tuple[str, str], str] = {
+    (_TB10, "DocumentTranslation_StartTranslation"): (
+        "the v1.0 spec's published host template is `{endpoint}/translator/text/batch/v1.1`,"
+        " so its operation is `POST /translator/text/batch/v1.1/batches`;"
+        " azure-ai-translation-document 1.0.0, made for v1.0, calls"
+        " `/translator/text/batch/v1.0/batches`, and 2.0.0 calls 2026-03-01's"
+        " `/translator/document/batches`"
+    ),
     (_FR20, "TrainCustomModelAsync"): (
         "the spec does not mark it `x-ms-long-running-operation` (v2.1 does); Microsoft's"
         " hand-written `begin_training` sends it as a plain call and polls the model itself"
@@ -101,7 +109,7 @@ def _label(client: dict[str, Any], method: dict[str, Any], several: bool) -> str
     name = client["client"].rsplit(".", 1)[1] + "." + method["method"]
     if method.get("arguments"):
         name += f"({method['arguments']})"
-    return f"{name} [{client['package']}]" if several else name
+    return f"{name} [{_release(client)}]" if several else name
 
 
 def _pointers(spec: AzureSpec) -> dict[str, str]:
@@ -137,9 +145,8 @@ def _warning(outcome: Outcome, pointer: str) -> str | None:
     return None
 
 
-def _packages(clients: list[dict[str, Any]]) -> str:
-    seen = dict.fromkeys(f"{c['package']} {c['version']}" for c in clients)
-    return ", ".join(seen)
+def _release(client: dict[str, Any]) -> str:
+    return f"{client['package']} {client['version']}"
 
 
 def _microsoft_only_reason(spec: AzureSpec, outcome: Outcome, op: str) -> str:
@@ -172,7 +179,7 @@ def _jobgen_only_reason(spec: AzureSpec, op: str) -> str:
                 )
     if clients and not any(c["supports_spec_api_version"] for c in clients):
         targets = ", ".join(
-            dict.fromkeys(f"{c['package']}: {c['default_api_version']}" for c in clients)
+            dict.fromkeys(f"{_release(c)}: {c['default_api_version']}" for c in clients)
         )
         return (
             f"no package offers api-version {_recorded(spec)['api_version']} (they target"
@@ -209,7 +216,7 @@ def rows(spec: AzureSpec) -> list[Row]:
     outcome = _outcome(spec)
     jobs = {} if outcome.sdk is None else _jobs(outcome)
     clients = _clients(spec)
-    several = len({c["package"] for c in clients}) > 1
+    several = len({_release(c) for c in clients}) > 1
     microsoft: dict[str, list[str]] = {}
     unmatched: list[Row] = []
     for client in clients:
@@ -257,8 +264,8 @@ def packages_table() -> list[str]:
     ]
     seen = set()
     everyone = [c for entry in begin_methods()["specs"].values() for c in entry["clients"]]
-    for client in sorted(everyone, key=lambda c: (c["package"], c["client"])):
-        key = (client["package"], client["client"])
+    for client in sorted(everyone, key=lambda c: (c["package"], c["version"], c["client"])):
+        key = (client["package"], client["version"], client["client"])
         if key in seen:
             continue
         seen.add(key)
@@ -286,12 +293,8 @@ def summary_table(specs: list[AzureSpec], found: list[Row]) -> list[str]:
         mine = [r for r in found if r.spec == spec.path]
         clients = _clients(spec)
         if clients:
-            offers = {c["package"]: c["supports_spec_api_version"] for c in clients}
-            package = ", ".join(
-                f"{p} {next(c['version'] for c in clients if c['package'] == p)}"
-                f" ({'yes' if ok else 'no'})"
-                for p, ok in offers.items()
-            )
+            offers = {_release(c): c["supports_spec_api_version"] for c in clients}
+            package = ", ".join(f"{p} ({'yes' if ok else 'no'})" for p, ok in offers.items())
         else:
             package = "none published"
         version = spec.raw()["info"]["version"]
