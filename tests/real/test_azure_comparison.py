@@ -9,10 +9,14 @@ JSON with ``bench/azure_begin_methods.py`` (its top says how).
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
+from tests.helpers import ROOT
 from tests.real.azure import AZURE, corpus
 from tests.real.azure_compare import (
     BEGIN_METHODS,
@@ -82,3 +86,46 @@ def test_a_row_reads_its_side_from_what_each_found() -> None:
     assert Row("s", "op", None, ("C.begin_x",), "why").side == "Microsoft only"
     assert Row("s", "op", None, (), "why").side == "neither"
     assert Row("s", None, None, ("C.begin_x",), "why").side == "outside the spec"
+
+
+def _survey() -> ModuleType:
+    """bench/azure_begin_methods.py (its azure imports are made only when it surveys)."""
+    path = ROOT / "bench" / "azure_begin_methods.py"
+    spec = importlib.util.spec_from_file_location("azure_begin_methods", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_survey_maps_a_request_by_method_host_template_path_and_content_type() -> None:
+    survey = _survey()
+    di = survey.operations(
+        AZURE / "ai/data-plane/DocumentIntelligence/stable/2024-11-30/DocumentIntelligence.json"
+    )
+
+    def sent(method: str, path: str, content_type: str = "application/json") -> list[str]:
+        request = SimpleNamespace(
+            method=method,
+            url=f"https://example.test{path}?api-version=2024-11-30",
+            headers={"Content-Type": content_type},
+        )
+        return [op.operation_id for op in survey.match(request, di)]
+
+    analyze = "/documentintelligence/documentModels/m1:analyze"
+    assert sent("POST", analyze) == ["DocumentModels_AnalyzeDocument"]
+    assert sent("POST", analyze, "application/octet-stream") == [
+        "DocumentModels_AnalyzeDocumentFromStream"
+    ]
+    assert sent("GET", "/documentintelligence/documentModels/m1") == ["DocumentModels_GetModel"]
+    assert sent("POST", "/documentModels/m1:analyze") == []  # the host template's path counts
+    assert sent("PUT", analyze) == []
+
+    ta = survey.operations(
+        AZURE / "cognitiveservices/data-plane/TextAnalytics/stable/v3.1/TextAnalytics.json"
+    )
+    request = SimpleNamespace(
+        method="POST", url="https://example.test/text/analytics/v3.1/analyze", headers={}
+    )
+    assert [op.operation_id for op in survey.match(request, ta)] == ["Analyze"]
