@@ -74,11 +74,18 @@ def job_changes(ctx: Context) -> Iterator[Change]:
         _waiters(ctx.old, ctx.old.jobs),
         _waiters(ctx.new, ctx.new.jobs),
     )
-    for name, _ in jobs.removed:
+    new_ids = {op.operation_id for r in ctx.new.resources for op in r.operations}
+    for name, old in jobs.removed:
+        why = ""
+        imported = old.origin is not None and old.origin.startswith("imported from ")
+        if imported and old.create is not None and old.create.operation_id in new_ids:
+            # The spec's own declaration went (Azure's x-ms-long-running-operation).
+            dialect = old.origin.removeprefix("imported from ").split(" at ", 1)[0]
+            why = f": {old.create.operation_id} is no longer long-running ({dialect})"
         yield Change(
             "job.removed",
             f"job {name}",
-            f"job {name} and its waiters ({old_waiters[name]}(), ...) were removed",
+            f"job {name} and its waiters ({old_waiters[name]}(), ...) were removed{why}",
             True,
         )
     for name, job in jobs.added:
@@ -347,6 +354,7 @@ _FINAL = {
     "result": "the result operation",
     "location": "the terminal answer's Location",
     "record": "the terminal record",
+    "original-uri": "a GET of the URL that created the job (original-uri)",
 }
 
 

@@ -334,16 +334,16 @@ def _imported(
     def status_model() -> ir.TypeRef:
         if not made:
             made.append(
-                schemas.named(
-                    STATUS_MODEL, Location(name, "/x-jobgen-imported/OperationStatus")
-                )
+                schemas.named(STATUS_MODEL, Location(name, "/x-jobgen-imported/OperationStatus"))
             )
         return made[0]
 
     imported = read_azure(root, name, by_id, schemas.schemas, warnings, status_model)
     if not imported.jobs:
         return None
-    shown = {job: str(spec.source(Problem(at, "")).location) for job, at in imported.origins.items()}
+    shown = {
+        job: str(spec.source(Problem(at, "")).location) for job, at in imported.origins.items()
+    }
     return attrs.evolve(imported, shown=shown)
 
 

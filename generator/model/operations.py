@@ -764,18 +764,21 @@ def group_resources(
     resources = []
     for name, attr, module, ops in staged:
         ids = {op.operation_id for op in ops}
-        # A job lives with its status operation; one whose monitor the spec has no
-        # operation for (an imported Azure job's made-up one) with its create.
-        own = tuple(
-            _rebind(job, final)
-            for job in jobs
-            if job.status.operation_id in ids
-            or (job.status.synthetic and job.create is not None and job.create.operation_id in ids)
-        )
+        own = tuple(_rebind(job, final) for job in jobs if _home(job) in ids)
         resources.append(
             ir.Resource(name=name, attr=attr, module=module, operations=tuple(ops), jobs=own)
         )
     return tuple(resources)
+
+
+def _home(job: ir.Job) -> str:
+    """The operation whose resource holds the job: its status operation, or for a job
+    imported from the spec's own dialect (whose status operation may be shared by many,
+    or made up), its create: ``client.document_models.create_and_wait``."""
+    imported = job.origin is not None and job.origin.startswith("imported")
+    if job.create is not None and (job.status.synthetic or imported):
+        return job.create.operation_id
+    return job.status.operation_id
 
 
 def _rebind(job: ir.Job, final: dict[str, ir.Operation]) -> ir.Job:

@@ -51,9 +51,7 @@ def read_created(
     `SDKError` when it does not fit the job's record model)."""
     job_id = job_id_of(spec, response)
     carried = spec.carried_from(response)
-    final_url = (
-        str(response.request.url) if spec.final_from == "original-uri" else None
-    )
+    final_url = str(response.request.url) if spec.final_from == "original-uri" else None
     return Created(
         job_id, carried, first_answer(spec, job_id, response, check), final_url
     )

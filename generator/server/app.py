@@ -34,7 +34,7 @@ from .control import (
     handle_control,
 )
 from .errors import ErrorShapes
-from .flows import operation_headers, ruled_status
+from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
 from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
@@ -316,6 +316,16 @@ class JobApp:
     ) -> Answer:
         route = found.route
         job_id = found.params.get(route.job.id_parameter, "")
+        if route.role == "result" and route.job.final_from == "original-uri":
+            names = {
+                r.job.name
+                for r in self.router.routes
+                if r.role == "result"
+                and r.method == route.method
+                and r.operation.path == route.operation.path
+            }
+            job_id = original_job(self.store.jobs, names, found.params) or ""
+            exchange.job_id = job_id or None
         sim = self.store.jobs.get(job_id)
         if sim is not None and sim.name != route.job.name:
             shared = self.router.for_job(route, sim.name)

@@ -8,11 +8,14 @@ test that an SDK refuses it (or follows it once allowed). A job declaring
 with that status: 202 with the record while running, 303 See Other with a
 ``Location`` of the result (and no body), 404 with an error body once expired, and
 a rule with a ``path`` only gets a body holding that value and no state field.
+A job whose result is at its original URI (``final_from: original-uri``, Azure's PUT
+and PATCH) serves it on a GET of the URL that created it: the result operation's path
+filled with the create's own path parameters names the newest such job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,7 +23,7 @@ from .kinds import JobKind
 from .samples import put
 from .store import SimJob
 
-__all__ = ["operation_headers", "result_url", "ruled_status"]
+__all__ = ["operation_headers", "original_job", "result_url", "ruled_status"]
 
 
 def _base(host: str, other: str | None) -> str:
@@ -51,6 +54,18 @@ def operation_headers(
     if carried:
         url += ("&" if "?" in url else "?") + urlencode(carried)
     return tuple((name.lower(), url) for name in job.operation_url)
+
+
+def original_job(
+    jobs: Mapping[str, SimJob], names: Collection[str], params: Mapping[str, str]
+) -> str | None:
+    """The id of the newest job of one of ``names`` created at the URL a result read
+    names (its path parameters ``params``): a ``final_from: original-uri`` result is
+    read there."""
+    for sim in reversed(list(jobs.values())):
+        if sim.name in names and all(sim.path.get(k) == v for k, v in params.items()):
+            return sim.id
+    return None
 
 
 def result_url(kind: JobKind, sim: SimJob, host: str) -> str | None:

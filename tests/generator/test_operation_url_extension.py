@@ -96,9 +96,10 @@ def test_final_from_location_needs_a_result_operation(tmp_path: Path) -> None:
 
 
 def test_an_unknown_final_source_is_refused(tmp_path: Path) -> None:
-    (problem,) = problems(tmp_path, reply(final_from="original-uri"))
+    (problem,) = problems(tmp_path, reply(final_from="original-url"))
     assert problem.endswith(
-        f"{AT}/final_from: must be one of result, location, record, not 'original-uri'"
+        f"{AT}/final_from: must be one of result, location, record, original-uri,"
+        " not 'original-url'"
     )
 
 
@@ -145,3 +146,22 @@ def test_an_operation_url_header_name_must_be_a_token(tmp_path: Path) -> None:
     )
     (problem,) = problems(tmp_path, reply(operation_url=["Location", "X-Op:Url"]))
     assert f"{AT}/operation_url/1: 'X-Op:Url' is not a valid header name" in problem
+
+
+def test_original_uri_reads_with_a_result_operation_to_type_it(tmp_path: Path) -> None:
+    (job,) = build(tmp_path, reply(final_from="original-uri")).jobs
+    assert job.final_from == "original-uri" and job.result is not None
+
+
+def test_original_uri_needs_a_result_operation_and_an_operation_url(tmp_path: Path) -> None:
+    (problem,) = problems(tmp_path, reply(final_from="original-uri", result=None))
+    assert problem.endswith(
+        f"{AT}/final_from: final_from: original-uri needs a 'result' operation to type the result"
+    )
+
+
+def test_ignore_case_must_be_a_boolean(tmp_path: Path) -> None:
+    spec = reply()
+    spec["x-jobgen"]["jobs"]["export"]["state"]["ignore_case"] = "yes"
+    (problem,) = problems(tmp_path, spec)
+    assert problem.endswith(f"{AT}/state/ignore_case: must be true or false, not 'yes'")

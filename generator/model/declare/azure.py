@@ -247,7 +247,7 @@ class _Reader:
         if not ref:
             return None
         tail = ref.split("#", 1)[-1].rsplit("/", 1)[-1]
-        for key, named in self.schemas.items():
+        for key in self.schemas:
             if key.endswith("/components/schemas/" + tail):
                 return key
         return None
@@ -270,10 +270,10 @@ class _Reader:
         if rest & _MONITOR_WORDS:
             score += 2
         extra = candidate[len(create_full) :]
-        if candidate[: len(create_full)] == create_full and extra:
-            # The monitor under the created resource (``.../deployments/{d}/jobs/{id}``).
-            if all(s == "{}" or _path_words([s]) <= _MONITOR_WORDS for s in extra):
-                score += 3
+        # The monitor under the created resource (``.../deployments/{d}/jobs/{id}``).
+        under = candidate[: len(create_full)] == create_full and bool(extra)
+        if under and all(s == "{}" or _path_words([s]) <= _MONITOR_WORDS for s in extra):
+            score += 3
         if isinstance(get.response.type, ir.Ref) and get.response.type.key in preferred:
             score += 4
         if get.path.split("?", 1)[0] == lro.path.split("?", 1)[0]:
@@ -345,9 +345,7 @@ class _Reader:
     def declare(self, lro: _Lro) -> dict[str, Any] | str:
         """The declaration of ``lro``'s job, or why there is none."""
         if lro.final is not None and lro.final not in _FINAL_KINDS:
-            return (
-                f"final-state-via {lro.final!r} is none of {', '.join(_FINAL_KINDS)}"
-            )
+            return f"final-state-via {lro.final!r} is none of {', '.join(_FINAL_KINDS)}"
         named = {"operation-location", "azure-asyncoperation"} & lro.headers
         location_only = "location" in lro.headers and not named
         status, model, _ = (None, None, "") if location_only else self.monitor(lro)

@@ -165,9 +165,7 @@ def read_polling(
         )
     elif final in ("location", "original-uri") and not has_result:
         problems.append(
-            Problem(
-                final_at, f"final_from: {final} needs a 'result' operation to type the result"
-            )
+            Problem(final_at, f"final_from: {final} needs a 'result' operation to type the result")
         )
     elif final == "original-uri" and not headers:
         problems.append(

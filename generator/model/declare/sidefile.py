@@ -11,8 +11,8 @@ from typing import Any
 
 from ...problems import Location, Problem, closest, did_you_mean
 from .. import ir
-from .carry import read_carry, unsupplied
 from .azure import AZURE_ORIGIN, Imported, skipped
+from .carry import read_carry, unsupplied
 from .common import deref_type, split_pointer, type_at, unknown_keys
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 from .webhooks import WebhookOperations, read_webhooks
@@ -132,9 +132,7 @@ class _JobReader:
             return ()
         return tuple(str(v) for v in value)
 
-    def job(
-        self, name: str, node: Any, at: Location, origin: str | None = None
-    ) -> ir.Job | None:
+    def job(self, name: str, node: Any, at: Location, origin: str | None = None) -> ir.Job | None:
         if not isinstance(node, dict):
             self.problem(at, "a job declaration must be a mapping")
             return None
@@ -651,9 +649,7 @@ def build_jobs(
     all_operations = {**operations, **(imported.operations if imported else {})}
     reader = _JobReader(all_operations, schemas, problems, webhooks)
     out = []
-    creates = {
-        str(node.get("create")) for node in declared.values() if isinstance(node, dict)
-    }
+    creates = {str(node.get("create")) for node in declared.values() if isinstance(node, dict)}
     origins = imported.origins if imported is not None else {}
     for name, node in declared.items():
         origin = f"declared at {at.child('jobs', str(name))}"
@@ -663,12 +659,13 @@ def build_jobs(
         job = reader.job(str(name), node, at.child("jobs", str(name)), origin)
         if job is not None:
             out.append(job)
+    shown = imported.shown if imported is not None else {}
     for name, node in (imported.jobs if imported is not None else {}).items():
         if name in declared or node.get("create") in creates:
             continue
         found: list[Problem] = []
         own = _JobReader(all_operations, schemas, found, webhooks)
-        job = own.job(name, node, origins[name], f"{AZURE_ORIGIN} {imported.shown[name]}")
+        job = own.job(name, node, origins[name], f"{AZURE_ORIGIN} {shown[name]}")
         if found or job is None:
             if warnings is not None:
                 why = found[0].message if found else "it does not read as a job"

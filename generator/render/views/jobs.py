@@ -225,7 +225,9 @@ def job_view(
             job.operation_url,
             ident(f"_{job.status.name}_request"),
             job.status,
-            by_id=_takes_the_id_alone(job.status, job.id_parameter),
+            # An imported job's id is always its operation URL (it lives with its create).
+            by_id=_takes_the_id_alone(job.status, job.id_parameter)
+            and not (job.origin or "").startswith("imported"),
             call=(
                 carry_call(code, job, job.status)
                 if _takes_the_id_alone(job.status, job.id_parameter) or not job.operation_url
