@@ -19,7 +19,8 @@ from tests.real.realspecs import RealSpec
 # so (tests/conftest.py).
 collect_ignore_glob = [] if REAL_SPECS.is_dir() else ["test_*.py"]
 if REAL_SPECS.is_dir() and not (REAL_SPECS / "azure").is_dir():
-    collect_ignore_glob.append("test_azure_corpus.py")  # an older copy without the corpus
+    # an older copy without the corpus
+    collect_ignore_glob += ["test_azure_corpus.py", "test_azure_comparison.py"]
 
 
 @attrs.frozen
