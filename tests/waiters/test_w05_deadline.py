@@ -172,7 +172,7 @@ def test_resume_on_a_fresh_client_continues_the_same_job(twin) -> None:
 
     assert record.id == "frr_01" and record.status == "succeeded"
     assert [r.job_id for r in api.requests] == ["frr_01"]
-    assert [e.attempt for e in events] == [7]
+    assert [e.attempt for e in events] == [8]  # seven reads before, this is the eighth
     assert api.of("create") == []
 
 
@@ -184,7 +184,7 @@ def test_resume_counts_on_with_a_deadline_of_its_own(twin) -> None:
     with pytest.raises(s.errors.JobTimeout) as caught:
         s.run(lambda c: c.reporting.wait_for_job(resume=token, deadline=15))
 
-    # attempt 7 backs off 22.5 s (the cap), past the new 15 s deadline: one poll, then
+    # the eighth read backs off 22.5 s (the cap), past the new 15 s deadline: one poll, then
     # the last look at 15 less a read's budget
     assert [r.at for r in api.requests] == [0.0, 14.5]
     assert s.time.sleeps == [14.5]
