@@ -299,6 +299,19 @@ def test_resume_token_of_another_job_type_is_refused(twin) -> None:
     assert api.requests == []
 
 
+def test_a_wait_or_handle_with_neither_job_id_nor_resume_says_what_it_needs(twin) -> None:
+    # The type checkers refuse these calls (tests/typed_apps/mistakes); untyped code
+    # is told at run time, before any request.
+    api = ScriptedAPI(SUME).script("job_01", "completed")
+    s = twin.connect(api)
+
+    with pytest.raises(TypeError, match=r"job_id to wait for, or resume=<a resume token>"):
+        s.run(lambda c: c.jobs.wait_for_job())
+    with pytest.raises(TypeError, match=r"job_id to wait for, or resume=<a resume token>"):
+        s.run(lambda c: c.jobs.handle(deadline=60))
+    assert api.requests == []
+
+
 @pytest.mark.parametrize("deadline", [0, -1, float("inf"), float("nan")])
 def test_deadline_must_be_a_positive_number(twin, deadline: float) -> None:
     api = ScriptedAPI(SUME).script("job_01", "completed")
