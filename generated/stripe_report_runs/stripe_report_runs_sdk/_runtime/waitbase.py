@@ -99,7 +99,9 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         spec = self.spec
         if resume is None:
             if job_id is None:
-                raise TypeError("give the job_id to wait for, or resume=<a resume token>")
+                raise TypeError(
+                    "give the job_id to wait for, or resume=<a resume token>"
+                )
             if not isinstance(job_id, str) or not job_id:
                 raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
             return Begun(job_id, job_id, carried=spec.carried(carried))
