@@ -104,7 +104,7 @@ class Progress:
             self.display(event)
         elif self.live and event.delay is not None:
             self.out.write(
-                f"\r  ... {event.job_id}: check {event.attempt + 1} says {event.state}; "
+                f"\r  ... {event.job_id}: check {event.attempt} says {event.state}; "
                 f"next check in {event.delay:.1f} s ({event.source})   "
             )
             self.out.flush()

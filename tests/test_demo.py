@@ -82,8 +82,8 @@ class _Stream(io.StringIO):
 def _events(sdk: ModuleType) -> list[Any]:
     event = functools.partial(sdk.PollEvent, job_id="job_1", elapsed=0.0, record=None)
     return [
-        event(attempt=0, state="processing", delay=2.0, source="floor", progress=40.0),
-        event(attempt=1, state="completed", delay=None, source=None, progress=100.0),
+        event(attempt=1, state="processing", delay=2.0, source="floor", progress=40.0),
+        event(attempt=2, state="completed", delay=None, source=None, progress=100.0),
     ]
 
 

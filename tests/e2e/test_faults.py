@@ -37,7 +37,7 @@ def test_a_429_run_with_retry_after_is_waited_out(e2e: E2E) -> None:
     assert [(p.poll, p.status) for p in polls] == [(1, 200), (2, 429), (3, 429), (4, 200), (5, 200)]
     # The status retry honours the 429's Retry-After before each new attempt.
     assert gaps(polls)[1] >= 0.05 - EPSILON and gaps(polls)[2] >= 0.05 - EPSILON
-    assert [e.attempt for e in events] == [0, 1, 2]
+    assert [e.attempt for e in events] == [1, 2, 3]
 
 
 def test_5xx_and_408_runs_mid_job_are_retried_and_the_wait_succeeds(e2e: E2E) -> None:
@@ -50,7 +50,7 @@ def test_5xx_and_408_runs_mid_job_are_retried_and_the_wait_succeeds(e2e: E2E) ->
     polls = e2e.polls(job_id)
     assert [p.status for p in polls] == [200, 408, 500, 502, 200, 503, 504, 200]
     assert [p.fault for p in polls].count("status_error") == 5
-    assert [e.attempt for e in events] == [0, 1, 2]
+    assert [e.attempt for e in events] == [1, 2, 3]
     assert [e.state for e in events] == [e2e.api.pending] * 2 + [e2e.api.success]
 
 
@@ -116,7 +116,7 @@ def test_failed_reads_do_not_advance_the_backoff(e2e: E2E) -> None:
         return [(e.attempt, e.state, e.delay, e.source) for e in seen]
 
     assert schedule(events) == schedule(expected)
-    assert [e.attempt for e in events] == [0, 1, 2, 3]
+    assert [e.attempt for e in events] == [1, 2, 3, 4]
     polls = e2e.polls(faulty)
     assert [p.fault for p in polls] == [
         None,
@@ -166,7 +166,7 @@ def test_dropped_connections_are_retried(e2e: E2E) -> None:
         (200, None),
         (200, None),
     ]
-    assert [e.attempt for e in events] == [0, 1, 2]
+    assert [e.attempt for e in events] == [1, 2, 3]
 
 
 def test_a_malformed_status_body_is_retried_and_the_job_still_succeeds(e2e: E2E) -> None:

@@ -45,7 +45,7 @@ def test_poll_reads_the_status_once_per_call_and_returns_the_decision(e2e: E2E) 
         assert decision.delay >= FLOOR and decision.source in {"backoff", "floor", "hint"}
     assert last.done and last.outcome == "success" and last.delay is None
     assert last.state == e2e.api.success and str(last.record.id) == job_id
-    assert [e.attempt for e in events] == [0, 1, 2]
+    assert [e.attempt for e in events] == [1, 2, 3]
     assert json.loads(last.resume_token)["attempt"] == 3
     assert e2e.results(job_id) == []
 
@@ -72,7 +72,7 @@ def test_a_resume_token_continues_the_handle_in_another_client(e2e: E2E) -> None
     decision = _drive(e2e, finish)
 
     assert decision.done and decision.state == e2e.api.success
-    assert [e.attempt for e in events] == [1, 2]  # the schedule goes on from the token
+    assert [e.attempt for e in events] == [2, 3]  # the schedule goes on from the token
     assert json.loads(token)["deadline_at"] is not None
     assert len(e2e.reads(job_id)) == 3
 

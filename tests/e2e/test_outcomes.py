@@ -24,10 +24,10 @@ def test_success_after_n_checks_returns_the_typed_record(e2e: E2E) -> None:
     assert e2e.polls(job_id) == reads
     assert all(gap >= FLOOR - EPSILON for gap in gaps(reads))
     assert [(e.attempt, e.state) for e in events] == [
-        (0, e2e.api.pending),
         (1, e2e.api.pending),
         (2, e2e.api.pending),
-        (3, e2e.api.success),
+        (3, e2e.api.pending),
+        (4, e2e.api.success),
     ]
     assert events[-1].delay is None
     assert e2e.results(job_id) == []  # wait_for_job never fetches the result

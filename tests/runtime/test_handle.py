@@ -52,7 +52,7 @@ def test_a_handles_polls_report_typed_records_as_a_wait_does(mode: str) -> None:
 
     assert (first.done, first.state, last.done, last.outcome) == (False, "running", True, "success")
     assert isinstance(first.record, Typed) and isinstance(last.record, Typed)
-    assert [(e.attempt, e.state) for e in events] == [(0, "running"), (1, "succeeded")]
+    assert [(e.attempt, e.state) for e in events] == [(1, "running"), (2, "succeeded")]
     assert all(isinstance(e.record, Typed) for e in events)
     assert [e.raw_record for e in events] == [{"status": "running"}, {"status": "succeeded"}]
 

@@ -225,9 +225,9 @@ def test_503s_mid_job_neither_fail_nor_advance_the_schedule(mode: str) -> None:
     steps = [job("running"), busy, busy, busy, job("running"), job("succeeded")]
     clock, script, h = setup(mode, DEMO, steps, on_poll=events.append)
     assert h.wait_for_job("j")["status"] == "succeeded"
-    # polls wait 1.5 then 3.0 (attempts 0, 1); the retries in between wait 0.375, 0.75, 1.5
+    # polls wait 1.5 then 3.0 (polls 1, 2); the retries in between wait 0.375, 0.75, 1.5
     assert clock.sleeps == [1.5, 0.375, 0.75, 1.5, 3.0]
-    assert [(e.attempt, e.delay) for e in events] == [(0, 1.5), (1, 3.0), (2, None)]
+    assert [(e.attempt, e.delay) for e in events] == [(1, 1.5), (2, 3.0), (3, None)]
     assert script.count == 6
 
 
@@ -307,7 +307,7 @@ def test_an_unreadable_status_body_is_retried_like_a_5xx(mode: str, body: str) -
     assert script.count == 4
     # one poll delay (the 2 s floor), then the status-read backoff: 0.375, 0.75
     assert clock.sleeps == [2.0, 0.375, 0.75]
-    assert [e.attempt for e in events] == [0, 1]  # retries do not advance the schedule
+    assert [e.attempt for e in events] == [1, 2]  # retries do not advance the schedule
 
 
 @pytest.mark.parametrize("body", list(UNREADABLE))
@@ -461,7 +461,7 @@ def test_resume_token_continues_in_a_fresh_waiter(mode: str) -> None:
     second = Harness(mode, DEMO, script, clock.config(on_poll=events.append))
     with pytest.raises(JobTimeout) as again:
         second.wait_for_job(resume=token, deadline=7.5)
-    assert events[0].attempt == 5  # the attempt count goes on
+    assert events[0].attempt == 6  # the count goes on: five reads before, this is the sixth
     assert again.value.deadline == pytest.approx(7.5)  # the resumed wait's own deadline
     # 6 s of the 7.5 s, then 8 > 7.5: the server's Retry-After gets no last look
     assert clock.sleeps == [2.0, 2.0, 2.0]
@@ -565,9 +565,9 @@ def test_on_poll_events_and_logging(mode: str, caplog: pytest.LogCaptureFixture)
         h.wait_for_job("job_log", on_poll=call_events.append)
     assert config_events == call_events
     assert [(e.attempt, e.state, e.delay, e.source) for e in call_events] == [
-        (0, "queued", 4.0, "retry-after"),
-        (1, "running", 3.0, "backoff"),
-        (2, "succeeded", None, None),
+        (1, "queued", 4.0, "retry-after"),
+        (2, "running", 3.0, "backoff"),
+        (3, "succeeded", None, None),
     ]
     assert [e.elapsed for e in call_events] == [0.0, 4.0, 7.0]
     assert call_events[2].record == {"status": "succeeded"} and call_events[0].job_id == "job_log"

@@ -118,4 +118,4 @@ def test_schedule_invariants(
             assert poll.delay >= floor and poll.delay > 0  # never below the floor
     poll_delays = [e.delay for e in events if e.delay is not None]
     assert all(d in clock.sleeps for d in poll_delays)
-    assert [e.attempt for e in events] == list(range(len(events)))  # retries don't count
+    assert [e.attempt for e in events] == list(range(1, len(events) + 1))  # retries don't count

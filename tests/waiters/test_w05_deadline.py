@@ -172,7 +172,7 @@ def test_resume_on_a_fresh_client_continues_the_same_job(twin) -> None:
 
     assert record.id == "frr_01" and record.status == "succeeded"
     assert [r.job_id for r in api.requests] == ["frr_01"]
-    assert [e.attempt for e in events] == [7]
+    assert [e.attempt for e in events] == [8]  # seven reads before, this is the eighth
     assert api.of("create") == []
 
 
@@ -184,7 +184,7 @@ def test_resume_counts_on_with_a_deadline_of_its_own(twin) -> None:
     with pytest.raises(s.errors.JobTimeout) as caught:
         s.run(lambda c: c.reporting.wait_for_job(resume=token, deadline=15))
 
-    # attempt 7 backs off 22.5 s (the cap), past the new 15 s deadline: one poll, then
+    # the eighth read backs off 22.5 s (the cap), past the new 15 s deadline: one poll, then
     # the last look at 15 less a read's budget
     assert [r.at for r in api.requests] == [0.0, 14.5]
     assert s.time.sleeps == [14.5]
@@ -296,6 +296,19 @@ def test_resume_token_of_another_job_type_is_refused(twin) -> None:
 
     with pytest.raises(s.errors.InvalidResumeToken, match="report_run"):
         s.run(lambda c: c.jobs.wait_for_job(resume=token))
+    assert api.requests == []
+
+
+def test_a_wait_or_handle_with_neither_job_id_nor_resume_says_what_it_needs(twin) -> None:
+    # The type checkers refuse these calls (tests/typed_apps/mistakes); untyped code
+    # is told at run time, before any request.
+    api = ScriptedAPI(SUME).script("job_01", "completed")
+    s = twin.connect(api)
+
+    with pytest.raises(TypeError, match=r"job_id to wait for, or resume=<a resume token>"):
+        s.run(lambda c: c.jobs.wait_for_job())
+    with pytest.raises(TypeError, match=r"job_id to wait for, or resume=<a resume token>"):
+        s.run(lambda c: c.jobs.handle(deadline=60))
     assert api.requests == []
 
 

@@ -27,9 +27,9 @@ def test_three_503s_mid_job_neither_fail_nor_advance_the_schedule(twin) -> None:
     )
 
     assert record.status == "succeeded"
-    # polls wait 1.5, 3.0, 6.0 (attempts 0, 1, 2); the retries wait 0.375, 0.75, 1.5
+    # polls wait 1.5, 3.0, 6.0 (polls 1, 2, 3); the retries wait 0.375, 0.75, 1.5
     assert s.time.sleeps == [1.5, 3.0, 0.375, 0.75, 1.5, 6.0]
-    assert [(e.attempt, e.delay) for e in events] == [(0, 1.5), (1, 3.0), (2, 6.0), (3, None)]
+    assert [(e.attempt, e.delay) for e in events] == [(1, 1.5), (2, 3.0), (3, 6.0), (4, None)]
     assert len(api.requests) == 7
 
 

@@ -60,11 +60,11 @@ def test_the_202s_retry_after_schedules_the_first_status_read(twin) -> None:
         ("status", "GET", 7.0),
     ]
     assert s.time.sleeps == [5.0, 2.0]
-    # the create answer is poll 0, seen by on_poll like any status read
+    # the create answer is poll 1, seen by on_poll like any status read
     assert [(e.attempt, e.state, e.delay, e.source) for e in events] == [
-        (0, "NotStarted", 5.0, "retry-after"),
-        (1, "Running", 2.0, "retry-after"),
-        (2, "Succeeded", None, None),
+        (1, "NotStarted", 5.0, "retry-after"),
+        (2, "Running", 2.0, "retry-after"),
+        (3, "Succeeded", None, None),
     ]
     assert api.requests[1].query == "api-version=2024-05-01"
 
@@ -77,7 +77,7 @@ def test_a_bodiless_202_still_schedules_the_first_read_by_its_retry_after(twin) 
     _azure_create_and_wait(s, on_poll=events.append)
 
     assert _timeline(api) == [("create", "POST", 0.0), ("status", "GET", 5.0)]
-    assert [e.attempt for e in events] == [0]  # no record came with the create
+    assert [e.attempt for e in events] == [1]  # no record came with the create
 
 
 def test_a_create_answer_without_record_or_hint_is_read_at_once(twin) -> None:

@@ -28,11 +28,11 @@ def test_on_poll_receives_one_event_per_poll(twin) -> None:
     s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=600, on_poll=events.append))
 
     assert [(e.attempt, e.state, e.delay, e.source) for e in events] == [
-        (0, "queued", 5.0, "retry-after"),
-        (1, "processing", 4.0, "hint"),
-        (2, "processing", 2.0, "floor"),
-        (3, "processing", 22.5, "backoff"),  # first 2: raw = min(30, 2 * 2**4)
-        (4, "completed", None, None),
+        (1, "queued", 5.0, "retry-after"),
+        (2, "processing", 4.0, "hint"),
+        (3, "processing", 2.0, "floor"),
+        (4, "processing", 22.5, "backoff"),  # first 2: raw = min(30, 2 * 2**4)
+        (5, "completed", None, None),
     ]
     assert all(isinstance(e, s.sdk.PollEvent) for e in events)
     assert {e.source for e in events if e.source} <= SOURCES
@@ -53,9 +53,9 @@ def test_wait_config_hook_and_call_hook_both_see_every_poll(twin) -> None:
 
     assert configured == per_call
     assert [(e.attempt, e.delay, e.source) for e in per_call] == [
-        (0, 1.5, "backoff"),
-        (1, 3.0, "backoff"),
-        (2, None, None),
+        (1, 1.5, "backoff"),
+        (2, 3.0, "backoff"),
+        (3, None, None),
     ]
 
 
@@ -67,7 +67,7 @@ def test_status_retries_are_not_poll_events(twin) -> None:
 
     s.run(lambda c: c.analysis.wait_for_job(op, deadline=60, on_poll=events.append))
 
-    assert [e.attempt for e in events] == [0, 1]
+    assert [e.attempt for e in events] == [1, 2]
     assert len(api.requests) == 4
 
 
@@ -83,7 +83,7 @@ def test_the_last_event_of_a_timeout_has_no_delay(twin) -> None:
     except s.errors.JobTimeout:
         pass
 
-    assert [(e.attempt, e.delay) for e in events] == [(0, 1.5), (1, 3.0), (2, None)]
+    assert [(e.attempt, e.delay) for e in events] == [(1, 1.5), (2, 3.0), (3, None)]
 
 
 def test_polls_are_logged_at_debug_by_the_runtime_logger(twin, caplog) -> None:
@@ -101,7 +101,7 @@ def test_polls_are_logged_at_debug_by_the_runtime_logger(twin, caplog) -> None:
     ]
     assert len(polls) == 5
     assert all("job_01" in r.getMessage() for r in polls)
-    assert "poll 0" in polls[0].getMessage() and "retry-after" in polls[0].getMessage()
+    assert "poll 1" in polls[0].getMessage() and "retry-after" in polls[0].getMessage()
     finished = [
         r for r in caplog.records if r.levelno == logging.INFO and "finished" in r.getMessage()
     ]

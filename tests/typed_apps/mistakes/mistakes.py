@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepl_documents_sdk import Client as DocumentsClient
-from sume_sdk import Client, JobFailed, PollEvent, SumeJobFailed
+from sume_sdk import AsyncClient, Client, JobFailed, PollEvent, SumeJobFailed
 from sume_sdk.models import CreateJobRequest, Job, TextInput
 
 TEXT = TextInput(type="text", text="hello")
@@ -47,3 +47,25 @@ def raw_status(client: Client, job_id: str) -> str:
 
 def raw_body(client: Client, job_id: str) -> Job:
     return client.jobs.with_raw_response.get(job_id).parse()  # error: a JobEnvelope
+
+
+def wait_for_nothing(client: Client, job_id: str, token: str) -> None:
+    client.jobs.wait_for_job()  # error: a job_id or a resume token is required
+    client.jobs.wait_for_job(job_id, resume=token)  # error: one of them, not both
+    client.jobs.handle()  # error: a job_id or a resume token is required
+    client.jobs.handle(job_id, resume=token)  # error: one of them, not both
+    client.jobs.wait_for_job(job_id)
+    client.jobs.handle(resume=token)
+
+
+async def await_nothing(client: AsyncClient, job_id: str, token: str) -> None:
+    await client.jobs.wait_for_job(deadline=60)  # error: a job_id or a resume token is required
+    await client.jobs.wait_for_job(job_id, resume=token)  # error: one of them, not both
+    client.jobs.handle(resume=None)  # error: a job_id or a resume token is required
+    await client.jobs.wait_for_job(resume=token)
+
+
+def keyless(client: DocumentsClient, document_id: str, token: str) -> None:
+    client.documents.wait_for_job(document_id)  # error: document_key is required
+    client.documents.handle(document_id)  # error: document_key is required
+    client.documents.wait_for_job(resume=token)

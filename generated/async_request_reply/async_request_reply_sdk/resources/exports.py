@@ -275,6 +275,28 @@ class Exports:
         )
         return _get_response(response)
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> ExportStatus: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> ExportStatus: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -291,7 +313,8 @@ class Exports:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to wait for: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[ExportStatus]`` (``event.record`` is typed).
@@ -371,6 +394,28 @@ class Exports:
         )
         return _t.cast("Export", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[ExportStatus, Export]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[ExportStatus, Export]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -387,7 +432,8 @@ class Exports:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to follow: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -596,6 +642,28 @@ class AsyncExports:
         )
         return _get_response(response)
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> ExportStatus: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> ExportStatus: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -612,7 +680,8 @@ class AsyncExports:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to wait for: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[ExportStatus]`` (``event.record`` is typed).
@@ -692,6 +761,28 @@ class AsyncExports:
         )
         return _t.cast("Export", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[ExportStatus, Export]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[ExportStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[ExportStatus, Export]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -708,7 +799,8 @@ class AsyncExports:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to follow: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless

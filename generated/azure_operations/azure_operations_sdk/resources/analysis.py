@@ -290,6 +290,28 @@ class Analysis:
             ),
         )
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> OperationStatus: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> OperationStatus: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -306,7 +328,8 @@ class Analysis:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to wait for: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[OperationStatus]`` (``event.record`` is typed).
@@ -390,6 +413,28 @@ class Analysis:
         )
         return outcome
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[OperationStatus, OperationStatus]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[OperationStatus, OperationStatus]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -406,7 +451,8 @@ class Analysis:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to follow: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -628,6 +674,28 @@ class AsyncAnalysis:
             ),
         )
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> OperationStatus: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> OperationStatus: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -644,7 +712,8 @@ class AsyncAnalysis:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to wait for: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[OperationStatus]`` (``event.record`` is typed).
@@ -728,6 +797,28 @@ class AsyncAnalysis:
         )
         return outcome
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[OperationStatus, OperationStatus]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[OperationStatus]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[OperationStatus, OperationStatus]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -744,7 +835,8 @@ class AsyncAnalysis:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow: its operation URL (omit it when ``resume`` is given).
+            job_id: The job to follow: its operation URL. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless

@@ -294,6 +294,30 @@ class Documents:
         )
         return _download_response(response)
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+        document_key: str,
+    ) -> DocumentStatus: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+        document_key: str | None = None,
+    ) -> DocumentStatus: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -311,7 +335,8 @@ class Documents:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[DocumentStatus]`` (``event.record`` is typed).
@@ -447,6 +472,30 @@ class Documents:
         )
         return _t.cast("bytes", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str,
+    ) -> _handle.JobHandle[DocumentStatus, bytes]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str | None = None,
+    ) -> _handle.JobHandle[DocumentStatus, bytes]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -464,7 +513,8 @@ class Documents:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -696,6 +746,30 @@ class AsyncDocuments:
         )
         return _download_response(response)
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+        document_key: str,
+    ) -> DocumentStatus: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+        document_key: str | None = None,
+    ) -> DocumentStatus: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -713,7 +787,8 @@ class AsyncDocuments:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[DocumentStatus]`` (``event.record`` is typed).
@@ -849,6 +924,30 @@ class AsyncDocuments:
         )
         return _t.cast("bytes", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str,
+    ) -> _handle.AsyncJobHandle[DocumentStatus, bytes]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[DocumentStatus]], None] | None = None,
+        stall_after: float | None = None,
+        document_key: str | None = None,
+    ) -> _handle.AsyncJobHandle[DocumentStatus, bytes]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -866,7 +965,8 @@ class AsyncDocuments:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless

@@ -266,6 +266,28 @@ class Transcodes:
         )
         return _download_output_response(response)
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> Transcode: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> Transcode: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -282,7 +304,8 @@ class Transcodes:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Transcode]`` (``event.record`` is typed).
@@ -407,6 +430,28 @@ class Transcodes:
         )
         return _t.cast("bytes", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Transcode, bytes]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Transcode, bytes]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -423,7 +468,8 @@ class Transcodes:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -628,6 +674,28 @@ class AsyncTranscodes:
         )
         return _download_output_response(response)
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> Transcode: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> Transcode: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -644,7 +712,8 @@ class AsyncTranscodes:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Transcode]`` (``event.record`` is typed).
@@ -769,6 +838,28 @@ class AsyncTranscodes:
         )
         return _t.cast("bytes", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Transcode, bytes]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcode]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Transcode, bytes]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -785,7 +876,8 @@ class AsyncTranscodes:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless

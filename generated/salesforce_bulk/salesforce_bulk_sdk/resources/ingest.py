@@ -542,6 +542,28 @@ class Ingest:
         )
         return _get_job_successful_record_results_response(response)
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> IngestJobInfoFull: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> IngestJobInfoFull: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -558,7 +580,8 @@ class Ingest:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[IngestJobInfoFull]`` (``event.record`` is typed).
@@ -683,6 +706,28 @@ class Ingest:
         )
         return _t.cast("str", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[IngestJobInfoFull, str]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[IngestJobInfoFull, str]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -699,7 +744,8 @@ class Ingest:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -1046,6 +1092,28 @@ class AsyncIngest:
         )
         return _get_job_successful_record_results_response(response)
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> IngestJobInfoFull: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> IngestJobInfoFull: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -1062,7 +1130,8 @@ class AsyncIngest:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[IngestJobInfoFull]`` (``event.record`` is typed).
@@ -1187,6 +1256,28 @@ class AsyncIngest:
         )
         return _t.cast("str", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[IngestJobInfoFull, str]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[IngestJobInfoFull]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[IngestJobInfoFull, str]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -1203,7 +1294,8 @@ class AsyncIngest:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless

@@ -308,6 +308,28 @@ class Reporting:
             _get_report_runs_report_run_request(job_id),
         )
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> ReportingReportRun: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> ReportingReportRun: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -324,7 +346,8 @@ class Reporting:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[ReportingReportRun]`` (``event.record`` is typed).
@@ -380,6 +403,28 @@ class Reporting:
         )
         return _t.cast("ReportingReportRun", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[ReportingReportRun, None]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[ReportingReportRun, None]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -396,7 +441,8 @@ class Reporting:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -612,6 +658,28 @@ class AsyncReporting:
             _get_report_runs_report_run_request(job_id),
         )
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> ReportingReportRun: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> ReportingReportRun: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -628,7 +696,8 @@ class AsyncReporting:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[ReportingReportRun]`` (``event.record`` is typed).
@@ -684,6 +753,28 @@ class AsyncReporting:
         )
         return _t.cast("ReportingReportRun", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[ReportingReportRun, None]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[ReportingReportRun]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[ReportingReportRun, None]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -700,7 +791,8 @@ class AsyncReporting:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless

@@ -397,6 +397,30 @@ class Jobs:
         response = self._http.request(_cancel_request(job_id), time_left=time_left)
         return _cancel_response(response)
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
+    ) -> Job: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
+    ) -> Job: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -414,7 +438,8 @@ class Jobs:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Job]`` (``event.record`` is typed).
@@ -506,6 +531,28 @@ class Jobs:
         )
         return _t.cast("JobResultEnvelope", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Job, JobResultEnvelope]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Job, JobResultEnvelope]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -522,7 +569,8 @@ class Jobs:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -848,6 +896,30 @@ class AsyncJobs:
         )
         return _cancel_response(response)
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
+    ) -> Job: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+        events: _wh.WebhookReceiver[JobEnvelope] | None = None,
+    ) -> Job: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -865,7 +937,8 @@ class AsyncJobs:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Job]`` (``event.record`` is typed).
@@ -957,6 +1030,28 @@ class AsyncJobs:
         )
         return _t.cast("JobResultEnvelope", outcome)
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Job, JobResultEnvelope]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Job, JobResultEnvelope]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -973,7 +1068,8 @@ class AsyncJobs:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
