@@ -1,6 +1,6 @@
 """Application code written the natural way against the committed Sume SDK (and the
-keyed DeepL-style one) type-checks under mypy --strict and pyright; the mistakes in
-``mistakes/`` are caught by both."""
+keyed DeepL-style one) type-checks under mypy --strict and pyright --strict, with no cast
+and no ignore comment; the mistakes in ``mistakes/`` are caught by both."""
 
 from __future__ import annotations
 
@@ -58,6 +58,16 @@ def test_the_applications_cover_each_use() -> None:
     assert "keyed_app" in names and "webhook_app" in names
 
 
+def test_the_applications_are_checked_strictly_as_written() -> None:
+    """Strict everywhere, and nothing silenced: no cast, no ignore comment."""
+    for config in (HERE / "pyrightconfig.json", MISTAKES.parent / "pyrightconfig.json"):
+        assert json.loads(config.read_text(encoding="utf-8"))["typeCheckingMode"] == "strict"
+    for app in [*APPS, MISTAKES, *HERE.glob("opurl/*.py")]:
+        text = app.read_text(encoding="utf-8")
+        for silencer in ("cast(", "type: ignore", "pyright: ignore"):
+            assert silencer not in text, f"{app.name}: {silencer}"
+
+
 @pytest.mark.slow
 def test_applications_pass_mypy_strict(mypy_cache: Path) -> None:
     proc = _mypy(*APPS, cache=mypy_cache)
@@ -65,7 +75,7 @@ def test_applications_pass_mypy_strict(mypy_cache: Path) -> None:
 
 
 @pytest.mark.slow
-def test_applications_pass_pyright() -> None:
+def test_applications_pass_pyright_strict() -> None:
     proc = _pyright(HERE)
     report = json.loads(proc.stdout)
     assert report["summary"]["errorCount"] == 0, proc.stdout
