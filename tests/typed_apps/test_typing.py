@@ -56,6 +56,30 @@ def test_the_applications_cover_each_use() -> None:
     assert {"sync_app", "async_app", "hooks_app", "errors_app", "optional_fields"} <= names
     assert "enum_literals" in names
     assert "keyed_app" in names and "webhook_app" in names
+    assert "pytest_app" in names and "fastapi_app" in names
+
+
+def test_the_pytest_app_passes(tmp_path: Path) -> None:
+    """The pytest suite among the applications passes against the simulated Sume API."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(HERE / "pytest_app.py"),
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SDK), str(ROOT)])},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("3 passed"), proc.stdout
 
 
 def test_the_applications_are_checked_strictly_as_written() -> None:
