@@ -7,7 +7,7 @@ import asyncio
 import os
 
 from fastapi import FastAPI, Request, Response
-from sume_sdk import AsyncClient, SumeJobFailed, WebhookReceiver
+from sume_sdk import AsyncClient, SumeJobFailed, WebhookDelivery, WebhookError, WebhookReceiver
 from sume_sdk.models import CreateJobRequest, Job, JobEnvelope, TextInput
 
 PUBLIC_URL = os.environ.get("PUBLIC_URL", "https://app.example.com")
@@ -50,3 +50,15 @@ async def summary_status(job_id: str) -> dict[str, str | None]:
 async def sume_webhook(request: Request) -> Response:
     status, text = receiver.acknowledge(request.headers.items(), await request.body())
     return Response(text, status_code=status)
+
+
+@app.post("/sume/webhooks/checked")
+async def sume_webhook_checked(request: Request) -> Response:
+    """The same, raising: each refusal is a WebhookError carrying the status to answer."""
+    try:
+        delivery: WebhookDelivery[JobEnvelope] = receiver.handle(
+            request.headers.items(), await request.body()
+        )
+    except WebhookError as exc:
+        return Response(str(exc), status_code=exc.status)
+    return Response(f"{delivery.job_id}: {delivery.event.data.status.value}")
