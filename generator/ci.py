@@ -328,7 +328,7 @@ def _verdict(
             f"(suggested bump: {result.report.bump})"
         )
         lines.append(
-            f"  to release them, bump the major version ({where}) and let the check "
+            f"  to release {'it' if breaking == 1 else 'them'}, bump the major version ({where}) and let the check "
             "through with --allow-breaking (the Action's allow-breaking input, e.g. from a "
             "'breaking-change' label: docs/ci.md)"
         )

@@ -297,10 +297,10 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_no_jobs(spec: Path, jobs: Path | None) -> None:
+def _print_no_jobs(spec: Path, jobs: Path | None, command: str = "generate") -> None:
     from .config import no_jobs_hint
 
-    print(f"note: {spec} declares no jobs: {no_jobs_hint(spec, jobs)}", file=sys.stderr)
+    print(f"note: {spec} declares no jobs: {no_jobs_hint(spec, jobs, command)}", file=sys.stderr)
 
 
 def _print_drift(out: str, drift: Drift) -> None:
@@ -351,7 +351,7 @@ def _print_valid(spec: Path, jobs: Path | None, sdk: ir.Sdk) -> None:
         f"{counted(operations, 'operation')}, {counted(len(sdk.jobs), 'job')}{warned})"
     )
     if not sdk.jobs:
-        _print_no_jobs(spec, jobs)
+        _print_no_jobs(spec, jobs, "validate")
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -393,7 +393,7 @@ def _serve(args: argparse.Namespace) -> int:
     except NoJobs as exc:
         from .config import no_jobs_hint
 
-        exc.add_note(no_jobs_hint(args.spec, args.jobs))
+        exc.add_note(no_jobs_hint(args.spec, args.jobs, "serve"))
         raise
 
 

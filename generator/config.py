@@ -242,19 +242,20 @@ def _relative(base: Path, value: str) -> Path:
 _SIDE_FILE_SUFFIXES = (".jobs.yaml", ".jobs.yml", ".jobs.json")
 
 
-def no_jobs_hint(spec: Path, jobs: Path | None) -> str:
+def no_jobs_hint(spec: Path, jobs: Path | None, command: str = "generate") -> str:
     """What to tell someone whose spec (with side file ``jobs``, if any) declared no job:
-    the side file they most likely forgot, else how jobs are declared."""
+    the side file they most likely forgot, else how jobs are declared. ``command`` is the
+    jobgen command they ran; ``generate`` and ``validate`` also run from the config."""
     if jobs is None:
         config = find_config(Path.cwd())
         named = _side_file_in_config(config, spec) if config is not None else None
         if config is not None and named is not None:
             if config.is_relative_to(Path.cwd()):
                 config = config.relative_to(Path.cwd())
-            return (
-                f"{config} names {named} as its side file: pass it with --jobs {named}, "
-                "or run `jobgen generate` with no SPEC to use the config"
-            )
+            hint = f"{config} names {named} as its side file: pass it with --jobs {named}"
+            if command in ("generate", "validate"):
+                hint += f", or run `jobgen {command}` with no SPEC to use the config"
+            return hint
         beside = _side_file_beside(spec)
         if beside is not None:
             return (

@@ -224,7 +224,18 @@ def test_the_first_hour(tmp_path: Path) -> None:
         )
     ]
 
-    # 4. Against `jobgen serve`: the scripts, the pytest suite and the FastAPI app.
+    # 4. Against `jobgen serve`: first without the side file (it says which to pass), then
+    # with it: the scripts, the pytest suite and the FastAPI app.
+    forgot = jobgen(app, "serve", "transcoder.yaml", "--port", "0")
+    assert forgot.returncode == 2
+    assert forgot.stderr.splitlines() == [
+        "error: transcoder.yaml#/x-jobgen: declares no jobs: there is nothing to simulate",
+        "1 problem",
+        (
+            "note: pyproject.toml names transcoder.jobs.yaml as its side file: "
+            "pass it with --jobs transcoder.jobs.yaml"
+        ),
+    ]
     args = ("transcoder.yaml", "--jobs", "transcoder.jobs.yaml", "--port", "0")
     with serving(app, *args, "--time-scale", "50", "--webhook-secret", SECRET) as (url, banner):
         assert f"transcode    create  POST   {url}/transcodes  (createTranscode)" in banner
@@ -314,7 +325,7 @@ def test_the_first_hour(tmp_path: Path) -> None:
         "error: sdk is stale: run `jobgen generate` and commit the result",
         "error: transcoder.yaml: 1 change breaks SDK callers (suggested bump: major)",
         (
-            '  to release them, bump the major version (info.version = "2.0.0" in transcoder.yaml, '
+            '  to release it, bump the major version (info.version = "2.0.0" in transcoder.yaml, '
             'now "1.0.0"; the SDK\'s version follows it) and let the check through with '
             "--allow-breaking (the Action's allow-breaking input, e.g. from a 'breaking-change' "
             "label: docs/ci.md)"
