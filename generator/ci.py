@@ -329,8 +329,8 @@ def _verdict(
         )
         lines.append(
             f"  to release {'it' if breaking == 1 else 'them'}, bump the major version "
-            f"({where}) and let the check through with --allow-breaking (the Action's allow-breaking input, e.g. from a "
-            "'breaking-change' label: docs/ci.md)"
+            f"({where}) and let the check through with --allow-breaking (the Action's "
+            "allow-breaking input, e.g. from a 'breaking-change' label: docs/ci.md)"
         )
     if version is not None and pinned.get(_key(result.target.output, config)) == version:
         lines.append(
