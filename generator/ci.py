@@ -53,6 +53,8 @@ class SdkResult:
     report: Report | None = None
     new_spec: bool = False
     errors: tuple[str, ...] = ()
+    spec_version: str | None = None
+    """The spec's ``info.version``, when it is unchanged since the base revision."""
 
     @property
     def breaking(self) -> bool:
@@ -89,15 +91,16 @@ def _check(target: Target) -> tuple[tuple[str, ...], str]:
     return names, drift.diff_text()
 
 
-def _compare(target: Target, base: str, top: Path) -> tuple[Report | None, bool]:
-    """The report for one SDK, or (None, True) when its spec is new since ``base``."""
+def _compare(target: Target, base: str, top: Path) -> tuple[Report | None, bool, str | None]:
+    """The report for one SDK, or (None, True, None) when its spec is new since ``base``;
+    and the spec's ``info.version`` when it is the same as at ``base``."""
     old_spec = _at_base(base, top, target.spec)
     if old_spec is None:
-        return None, True
+        return None, True, None
     old_jobs = _at_base(base, top, target.jobs) if target.jobs is not None else None
     old = load_sdk(f"git:{base}:{old_spec}", f"git:{base}:{old_jobs}" if old_jobs else None)
     new = load_sdk(str(target.spec), str(target.jobs) if target.jobs is not None else None)
-    return diff_sdks(old, new), False
+    return diff_sdks(old, new), False, new.version if new.version == old.version else None
 
 
 def _one(target: Target, base: str | None, top: Path | None) -> SdkResult:
@@ -106,6 +109,7 @@ def _one(target: Target, base: str | None, top: Path | None) -> SdkResult:
     drift = ""
     report: Report | None = None
     new_spec = False
+    version: str | None = None
     try:
         stale, drift = _check(target)
     except SpecError as exc:
@@ -114,12 +118,12 @@ def _one(target: Target, base: str | None, top: Path | None) -> SdkResult:
         errors.append(str(exc))
     if base is not None and top is not None:
         try:
-            report, new_spec = _compare(target, base, top)
+            report, new_spec, version = _compare(target, base, top)
         except SpecError as exc:
             errors.extend(str(p) for p in exc.problems if str(p) not in errors)
         except (OSError, ValueError, _Stop) as exc:
             errors.append(str(exc))
-    return SdkResult(target, stale, drift, report, new_spec, tuple(errors))
+    return SdkResult(target, stale, drift, report, new_spec, tuple(errors), version)
 
 
 def run(config: Path, base: str | None) -> list[SdkResult]:
@@ -304,27 +308,34 @@ def _verdict(
         lines.append(f"error: {out} is stale: run `jobgen generate` and commit the result")
     if not result.breaking or result.report is None:
         return lines
-    count = counted(len(result.report.breaking), "change")
+    breaking = len(result.report.breaking)
+    count = counted(breaking, "change") + (" breaks" if breaking == 1 else " break")
     version = result.target.version
     bump = _next_major(version) if version is not None else None
     if version is None:
+        spec_version = result.spec_version
         where = "the spec's info.version, which the SDK's version follows"
+        if spec_version is not None:
+            where = (
+                f'info.version = "{_next_major(spec_version)}" in {result.target.spec}, '
+                f'now "{spec_version}"; the SDK\'s version follows it'
+            )
     else:
         where = f'version = "{bump}" for {out} in {config.name}'
     if not allow_breaking:
         lines.append(
-            f"error: {result.target.spec}: {count} break SDK callers "
+            f"error: {result.target.spec}: {count} SDK callers "
             f"(suggested bump: {result.report.bump})"
         )
         lines.append(
-            f"  to release them, bump the major version ({where}) and let the check "
-            "through with --allow-breaking (the Action's allow-breaking input, e.g. from a "
-            "'breaking-change' label: docs/ci.md)"
+            f"  to release {'it' if breaking == 1 else 'them'}, bump the major version "
+            f"({where}) and let the check through with --allow-breaking (the Action's "
+            "allow-breaking input, e.g. from a 'breaking-change' label: docs/ci.md)"
         )
     if version is not None and pinned.get(_key(result.target.output, config)) == version:
         lines.append(
             f'warning: {out} keeps version = "{version}" from the base revision in '
-            f"{config.name} although {count} break callers: set {where}"
+            f"{config.name} although {count} callers: set {where}"
         )
     return lines
 

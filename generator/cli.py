@@ -17,12 +17,16 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .model.build import load_and_build, package_problem, version_problem
-from .pipeline import Target, check_all, generate_all
-from .problems import NoJobs, SpecError, counted, printable
+from .pipeline import Target, check_all, generate_all, load_target, problems_of
+from .problems import NoJobs, Problem, SpecError, counted, printable
 from .render.output import Drift
+
+if TYPE_CHECKING:
+    from .model import ir
 
 __all__ = ["main"]
 
@@ -76,9 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     val = commands.add_parser(
         "validate", help="report every problem in a spec, with file and JSON pointer"
     )
-    val.add_argument("spec", type=Path)
+    val.add_argument(
+        "spec", nargs="?", type=Path, help="OpenAPI spec (YAML or JSON); omit to use the config"
+    )
     val.add_argument("--jobs", type=Path, help="side file declaring the jobs")
     val.add_argument("--ref-root", type=Path, metavar="DIR", help=REF_ROOT_HELP)
+    val.add_argument("--config", type=Path, help="jobgen.toml or pyproject.toml listing SDKs")
 
     serve = commands.add_parser("serve", help="run a simulated job API for a spec over HTTP")
     serve.add_argument("spec", type=Path)
@@ -205,12 +212,23 @@ def _targets(args: argparse.Namespace) -> list[Target]:
     for flag, value in (("-o/--output", args.output), *_per_spec(args)):
         if value is not None:
             raise _Usage(f"{flag} applies to `jobgen generate SPEC`; set it in the config instead")
-    from .config import find_config, load_targets  # tomllib, for a run from the config
+    return _config_targets(args.config)
 
-    config = args.config or find_config(Path.cwd())
+
+def _config_targets(named: Path | None) -> list[Target]:
+    """The SDKs of the config; its problems are reported with those of every spec and side
+    file its sound entries name, all in one run."""
+    from .config import find_config, read_targets  # tomllib, for a run from the config
+
+    config = named or find_config(Path.cwd())
     if config is None:
         raise _Usage("no SPEC given and no [tool.jobgen] in pyproject.toml (or jobgen.toml) found")
-    return load_targets(config)
+    if config.is_absolute() and config.is_relative_to(Path.cwd()):
+        config = config.relative_to(Path.cwd())  # named as the specs it lists are
+    targets, problems = read_targets(config)
+    if problems:
+        raise SpecError([*problems, *problems_of(targets)])
+    return targets
 
 
 def _keep_problem(pattern: str) -> str | None:
@@ -279,10 +297,10 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_no_jobs(spec: Path, jobs: Path | None) -> None:
+def _print_no_jobs(spec: Path, jobs: Path | None, command: str = "generate") -> None:
     from .config import no_jobs_hint
 
-    print(f"note: {spec} declares no jobs: {no_jobs_hint(spec, jobs)}", file=sys.stderr)
+    print(f"note: {spec} declares no jobs: {no_jobs_hint(spec, jobs, command)}", file=sys.stderr)
 
 
 def _print_drift(out: str, drift: Drift) -> None:
@@ -300,13 +318,36 @@ def _print_warnings(warnings: Sequence[str]) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    sdk = load_and_build(args.spec, jobs_file=args.jobs, ref_root=args.ref_root)
+    if args.spec is not None:
+        if args.config is not None:
+            raise _Usage("give either SPEC or --config, not both")
+        sdk = load_and_build(args.spec, jobs_file=args.jobs, ref_root=args.ref_root)
+        _print_valid(args.spec, args.jobs, sdk)
+        return 0
+    for flag, value in (("--jobs", args.jobs), ("--ref-root", args.ref_root)):
+        if value is not None:
+            raise _Usage(f"{flag} applies to `jobgen validate SPEC`; set it in the config instead")
+    loaded: list[tuple[Target, ir.Sdk]] = []
+    problems: list[Problem] = []  # every SDK's, before any is said to be valid
+    for target in _config_targets(args.config):
+        try:
+            loaded.append((target, load_target(target)))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    for target, sdk in loaded:
+        _print_valid(target.spec, target.jobs, sdk)
+    return 0
+
+
+def _print_valid(spec: Path, jobs: Path | None, sdk: ir.Sdk) -> None:
     _print_warnings(sdk.warnings)
     operations = sum(len(r.operations) for r in sdk.resources)
     count = len(sdk.warnings)
     warned = f", {counted(count, 'warning')}" if count else ""
     print(
-        f"{args.spec}: valid ({counted(len(sdk.schemas), 'schema')}, "
+        f"{spec}: valid ({counted(len(sdk.schemas), 'schema')}, "
         f"{counted(operations, 'operation')}, {counted(len(sdk.jobs), 'job')}{warned})"
     )
     # Where each job came from, once any was imported from the spec's own dialect.
@@ -314,8 +355,7 @@ def _validate(args: argparse.Namespace) -> int:
         for job in sdk.jobs:
             print(f"  job {job.name}: {printable(job.origin or 'declared')}")
     if not sdk.jobs:
-        _print_no_jobs(args.spec, args.jobs)
-    return 0
+        _print_no_jobs(spec, jobs, "validate")
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -357,7 +397,7 @@ def _serve(args: argparse.Namespace) -> int:
     except NoJobs as exc:
         from .config import no_jobs_hint
 
-        exc.add_note(no_jobs_hint(args.spec, args.jobs))
+        exc.add_note(no_jobs_hint(args.spec, args.jobs, "serve"))
         raise
 
 
@@ -370,6 +410,8 @@ def _diff(args: argparse.Namespace) -> int:
         found = config_side_files(args.old, args.new)
         if found is not None:
             old_jobs, new_jobs, config = found
+            if config.is_relative_to(Path.cwd()):
+                config = config.relative_to(Path.cwd())
             print(
                 f"side files from {config}: {old_jobs or 'none'} (old), {new_jobs or 'none'} (new)",
                 file=sys.stderr,

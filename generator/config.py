@@ -32,7 +32,7 @@ from .pipeline import Target
 from .problems import Location, Problem, SpecError, did_you_mean
 from .render.manifest import MANIFEST
 
-__all__ = ["find_config", "keep_problem", "load_targets", "no_jobs_hint"]
+__all__ = ["find_config", "keep_problem", "load_targets", "no_jobs_hint", "read_targets"]
 
 _KEYS = (
     "spec",
@@ -83,6 +83,16 @@ def _table(data: dict[str, Any], path: Path, at: Location) -> tuple[Any, Locatio
 
 def load_targets(path: Path) -> list[Target]:
     """Targets listed in a config file; paths are relative to the file."""
+    targets, problems = read_targets(path)
+    if problems:
+        raise SpecError(problems)
+    return targets
+
+
+def read_targets(path: Path) -> tuple[list[Target], list[Problem]]:
+    """The entries of a config file that are sound, as targets, and the problems of the
+    others (so that a run can report the problems of the specs those targets name too).
+    A file that cannot be read as a config at all raises SpecError."""
     name = str(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -120,9 +130,7 @@ def load_targets(path: Path) -> list[Target]:
                 )
             )
         targets.append(target)
-    if problems:
-        raise SpecError(problems)
-    return targets
+    return targets, problems
 
 
 def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Target | None:
@@ -130,10 +138,12 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         problems.append(Problem(at, "must be a table"))
         return None
     count = len(problems)
+    unknown = 0  # an unknown key alone leaves the entry's spec to be checked too
     for key, value in entry.items():
         if key not in _KEYS:
             hint = did_you_mean(str(key), _KEYS) or f" (known: {', '.join(_KEYS)})"
             problems.append(Problem(at.child(key), f"unknown key '{key}'{hint}"))
+            unknown += 1
         elif key == "keep":
             if not isinstance(value, list):
                 problems.append(
@@ -162,7 +172,7 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
     for key in ("spec", "output"):
         if key not in entry:
             problems.append(Problem(at.child(key), "is required and must be a string"))
-    if len(problems) > count:
+    if len(problems) > count + unknown:
         return None
     package, version, version_from = (entry.get(k) for k in ("package", "version", "version_from"))
     if package is not None and (problem := package_problem(package)):
@@ -180,7 +190,7 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
     for key in ("spec", "output", "jobs", "ref_root"):
         if key in entry and not entry[key].strip():
             problems.append(Problem(at.child(key), "must not be empty"))
-    if len(problems) > count:
+    if len(problems) > count + unknown:
         return None
     jobs = entry.get("jobs")
     ref_root = entry.get("ref_root")
@@ -232,19 +242,20 @@ def _relative(base: Path, value: str) -> Path:
 _SIDE_FILE_SUFFIXES = (".jobs.yaml", ".jobs.yml", ".jobs.json")
 
 
-def no_jobs_hint(spec: Path, jobs: Path | None) -> str:
+def no_jobs_hint(spec: Path, jobs: Path | None, command: str = "generate") -> str:
     """What to tell someone whose spec (with side file ``jobs``, if any) declared no job:
-    the side file they most likely forgot, else how jobs are declared."""
+    the side file they most likely forgot, else how jobs are declared. ``command`` is the
+    jobgen command they ran; ``generate`` and ``validate`` also run from the config."""
     if jobs is None:
         config = find_config(Path.cwd())
         named = _side_file_in_config(config, spec) if config is not None else None
         if config is not None and named is not None:
             if config.is_relative_to(Path.cwd()):
                 config = config.relative_to(Path.cwd())
-            return (
-                f"{config} names {named} as its side file: pass it with --jobs {named}, "
-                "or run `jobgen generate` with no SPEC to use the config"
-            )
+            hint = f"{config} names {named} as its side file: pass it with --jobs {named}"
+            if command in ("generate", "validate"):
+                hint += f", or run `jobgen {command}` with no SPEC to use the config"
+            return hint
         beside = _side_file_beside(spec)
         if beside is not None:
             return (

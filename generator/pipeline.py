@@ -24,6 +24,8 @@ __all__ = [
     "check_all",
     "generate",
     "generate_all",
+    "load_target",
+    "problems_of",
     "render",
     "render_all",
 ]
@@ -62,6 +64,32 @@ class Generated:
 
 
 def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
+    sdk = load_target(target)
+    rendered = render_sdk(sdk, target.spec.name)
+    files = {r: t for r, t in rendered.items() if not is_kept(r, target.keep)}
+    options: dict[str, Any] = {"package": sdk.package, "version": sdk.sdk_version}
+    if target.keep:
+        options["keep"] = list(target.keep)
+    if target.auth_prefix:
+        options["auth_prefix"] = dict(target.auth_prefix)
+    files[MANIFEST] = render_manifest(sdk, files, options)
+    return sdk, files
+
+
+def problems_of(targets: Sequence[Target]) -> list[Problem]:
+    """Every problem of each target's spec, side file and options, as generation would
+    find them (nothing rendered): one run reports them all."""
+    found: list[Problem] = []
+    for target in targets:
+        try:
+            load_target(target)
+        except SpecError as exc:
+            found.extend(exc.problems)
+    return found
+
+
+def load_target(target: Target) -> ir.Sdk:
+    """The SDK model of a target (its spec, side file and options); raises SpecError."""
     sdk = load_and_build(
         target.spec,
         package=target.package,
@@ -76,15 +104,7 @@ def _render(target: Target) -> tuple[ir.Sdk, dict[str, str]]:
             Location(str(target.spec), "/info/title"),
             f"{problem} (the name comes from the title: choose one with --package)",
         )
-    rendered = render_sdk(sdk, target.spec.name)
-    files = {r: t for r, t in rendered.items() if not is_kept(r, target.keep)}
-    options: dict[str, Any] = {"package": sdk.package, "version": sdk.sdk_version}
-    if target.keep:
-        options["keep"] = list(target.keep)
-    if target.auth_prefix:
-        options["auth_prefix"] = dict(target.auth_prefix)
-    files[MANIFEST] = render_manifest(sdk, files, options)
-    return sdk, files
+    return sdk
 
 
 def render(target: Target) -> dict[str, str]:

@@ -103,6 +103,15 @@ def _errors() -> tuple[str, ...]:
 
 
 _HANDLE_NAMES = ("AsyncJobHandle", "JobHandle", "PollDecision")
+_WEBHOOK_NAMES = (
+    "DuplicateWebhook",
+    "InvalidSignature",
+    "MalformedWebhook",
+    "StaleWebhook",
+    "WebhookDelivery",
+    "WebhookError",
+    "WebhookReceiver",
+)
 _EVENT_NAMES = ("AsyncEventStream", "EventStream", "ServerSentEvent")
 
 
@@ -716,7 +725,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     if any(op["redirected"] for view in views for op in view["operations"]):
         lazy.append(("Redirect", "._runtime.response"))
     if any(job.webhooks is not None for job in sdk.jobs):
-        lazy.append(("WebhookReceiver", "._runtime.webhooks"))  # for `events=` annotations
+        # For `events=` annotations, and what a web app catches or reads from a receiver.
+        lazy += [(name, "._runtime.webhooks") for name in _WEBHOOK_NAMES]
     if features.oauth2:
         home = "._client" if client["token_url"] else "._runtime.oauth2"
         lazy += [(name, home) for name in ("AsyncClientCredentials", "ClientCredentials")]

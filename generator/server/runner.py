@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, TypeVar
 
 from ..model import ir
 from ..model.build import load_and_build
@@ -21,6 +21,10 @@ from .webhooks import Delivery
 __all__ = ["RunningServer", "run_server"]
 
 STARTUP_TIMEOUT = 10.0
+
+
+# Not typing.Self: a test typed for an older Python than jobgen's own reads these too.
+_Server = TypeVar("_Server", bound="RunningServer")
 
 
 class RunningServer:
@@ -62,7 +66,7 @@ class RunningServer:
 
     # -- lifecycle --------------------------------------------------------------------
 
-    def start(self) -> Self:
+    def start(self: _Server) -> _Server:  # noqa: PYI019
         if self._thread is not None:
             raise RuntimeError("the server is already running")
         sock = bind(self._host, 0)
@@ -107,7 +111,7 @@ class RunningServer:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def __enter__(self) -> Self:
+    def __enter__(self: _Server) -> _Server:  # noqa: PYI019
         return self.start()
 
     def __exit__(
@@ -115,7 +119,7 @@ class RunningServer:
     ) -> None:
         self.stop()
 
-    async def __aenter__(self) -> Self:
+    async def __aenter__(self: _Server) -> _Server:  # noqa: PYI019
         return await asyncio.to_thread(self.start)
 
     async def __aexit__(

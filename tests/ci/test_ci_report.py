@@ -73,9 +73,10 @@ def test_breaking_change_fails_unless_allowed(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[-2:] == [
         "error: specs/sume.yaml: 2 changes break SDK callers (suggested bump: major)",
         (
-            "  to release them, bump the major version (the spec's info.version, which the SDK's "
-            "version follows) and let the check through with --allow-breaking (the Action's "
-            "allow-breaking input, e.g. from a 'breaking-change' label: docs/ci.md)"
+            '  to release them, bump the major version (info.version = "2.0.0" in '
+            'specs/sume.yaml, now "1.0.0"; the SDK\'s version follows it) and let the check '
+            "through with --allow-breaking (the Action's allow-breaking input, e.g. from a "
+            "'breaking-change' label: docs/ci.md)"
         ),
     ]
     allowed, again = ci(repo, "--base", "HEAD~1", "--allow-breaking")

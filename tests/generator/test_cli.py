@@ -349,9 +349,13 @@ def test_a_side_file_the_config_names_for_the_spec_is_named(
     err = capsys.readouterr().err
     assert (
         "note: api/transcoder.yaml declares no jobs: jobgen.toml names decl/t.yaml as its "
-        "side file: pass it with --jobs decl/t.yaml, or run `jobgen generate` with no SPEC "
+        "side file: pass it with --jobs decl/t.yaml, or run `jobgen validate` with no SPEC "
         "to use the config"
     ) in err
+    assert main(["serve", "api/transcoder.yaml", "--port", "0"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "note: jobgen.toml names decl/t.yaml as its side file: pass it with --jobs decl/t.yaml"
+    )
 
 
 def test_a_spec_without_jobs_says_how_to_declare_them(

@@ -259,3 +259,30 @@ def test_two_sdks_with_one_output_are_refused(
     assert "#/sdk/1/output: " in err and "is also the output of sdk entry 0" in err, err
     assert "each SDK needs a folder of its own" in err and "Traceback" not in err
     assert not (project / "out").exists()
+
+
+def test_validate_without_a_spec_checks_the_config_and_each_spec_it_names_in_one_run(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    spec = project / "sume.yaml"
+    spec.write_text(spec.read_text().replace("operationId: getJob\n", "operationId: getJb\n", 1))
+    write(project / "pyproject.toml", SDK.format(prefix="tool.jobgen.", extra='kep = ["x"]\n'))
+    assert main(["validate"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        err[0]
+        == "error: pyproject.toml#/tool/jobgen/sdk/0/kep: unknown key 'kep' (did you mean 'keep'?)"
+    )
+    assert any(line.startswith("error: sume.yaml#/x-jobgen/jobs/job/status: ") for line in err)
+    assert err[-1].endswith(" problems") and int(err[-1].split()[0]) >= 2
+    assert main(["generate"]) == 2, "generate reports the same problems"
+    assert capsys.readouterr().err.splitlines()[:-1] == err[:-1]
+
+    write(project / "pyproject.toml", SDK.format(prefix="tool.jobgen.", extra=""))
+    spec.write_text((SPECS / "sume.yaml").read_text())
+    assert main(["validate"]) == 0
+    assert capsys.readouterr().out.startswith("sume.yaml: valid (")
+    assert main(["validate", "sume.yaml", "--config", "pyproject.toml"]) == 2
+    assert main(["validate", "--jobs", "x.jobs.yaml"]) == 2
+    assert "jobgen: --jobs applies to `jobgen validate SPEC`" in capsys.readouterr().err

@@ -30,14 +30,15 @@ def fetch(client: Client, job_id: str) -> JobResultEnvelope | None:
         stuck: Job | None = exc.record  # the job's own class: typed without a cast
         print(exc.unchanged_for, stuck.status.value if stuck else "never read")
     except SumeJobTimeout as exc:
-        seen: Job | None = exc.record
-        print(seen.updated_at if seen else None)
-    except JobTimeout as exc:
-        timed_out: JobTimeout[Job] = exc
+        timed_out: JobTimeout[Job] = exc  # the job's class is the generic one, typed
         last = timed_out.record
         print(exc.resume_token, last.status.value if last else "never read")
         resumed: Job = client.jobs.wait_for_job(resume=exc.resume_token, deadline=600)
         print(resumed.status)
+    except JobTimeout as exc:
+        # Any job's timeout, by the bare name: its record is any job's (an object).
+        anything: JobTimeout[object] = exc
+        print(anything.job_id, exc.resume_token, exc.record is not None)
     except StatusUnavailable as exc:
         print(exc.attempts, exc.last_error)
     except APIStatusError as exc:

@@ -1,6 +1,6 @@
 """Application code written the natural way against the committed Sume SDK (and the
-keyed DeepL-style one) type-checks under mypy --strict and pyright; the mistakes in
-``mistakes/`` are caught by both."""
+keyed DeepL-style one) type-checks under mypy --strict and pyright --strict, with no cast
+and no ignore comment; the mistakes in ``mistakes/`` are caught by both."""
 
 from __future__ import annotations
 
@@ -56,6 +56,40 @@ def test_the_applications_cover_each_use() -> None:
     assert {"sync_app", "async_app", "hooks_app", "errors_app", "optional_fields"} <= names
     assert "enum_literals" in names
     assert "keyed_app" in names and "webhook_app" in names
+    assert "pytest_app" in names and "fastapi_app" in names
+
+
+def test_the_pytest_app_passes(tmp_path: Path) -> None:
+    """The pytest suite among the applications passes against the simulated Sume API."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(HERE / "pytest_app.py"),
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SDK), str(ROOT)])},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("3 passed"), proc.stdout
+
+
+def test_the_applications_are_checked_strictly_as_written() -> None:
+    """Strict everywhere, and nothing silenced: no cast, no ignore comment."""
+    for config in (HERE / "pyrightconfig.json", MISTAKES.parent / "pyrightconfig.json"):
+        assert json.loads(config.read_text(encoding="utf-8"))["typeCheckingMode"] == "strict"
+    for app in [*APPS, MISTAKES, *HERE.glob("opurl/*.py")]:
+        text = app.read_text(encoding="utf-8")
+        for silencer in ("cast(", "type: ignore", "pyright: ignore"):
+            assert silencer not in text, f"{app.name}: {silencer}"
 
 
 @pytest.mark.slow
@@ -65,7 +99,7 @@ def test_applications_pass_mypy_strict(mypy_cache: Path) -> None:
 
 
 @pytest.mark.slow
-def test_applications_pass_pyright() -> None:
+def test_applications_pass_pyright_strict() -> None:
     proc = _pyright(HERE)
     report = json.loads(proc.stdout)
     assert report["summary"]["errorCount"] == 0, proc.stdout

@@ -66,6 +66,12 @@ if _t.TYPE_CHECKING:
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
     from ._runtime.waitspec import WaitConfig as WaitConfig
+    from ._runtime.webhooks import DuplicateWebhook as DuplicateWebhook
+    from ._runtime.webhooks import InvalidSignature as InvalidSignature
+    from ._runtime.webhooks import MalformedWebhook as MalformedWebhook
+    from ._runtime.webhooks import StaleWebhook as StaleWebhook
+    from ._runtime.webhooks import WebhookDelivery as WebhookDelivery
+    from ._runtime.webhooks import WebhookError as WebhookError
     from ._runtime.webhooks import WebhookReceiver as WebhookReceiver
 
 __all__ = [
@@ -82,15 +88,18 @@ __all__ = [
     "Client",
     "ConflictError",
     "DecodeError",
+    "DuplicateWebhook",
     "EventStream",
     "InternalServerError",
     "InvalidResumeToken",
+    "InvalidSignature",
     "JobCanceled",
     "JobFailed",
     "JobHandle",
     "JobOutcome",
     "JobStalled",
     "JobTimeout",
+    "MalformedWebhook",
     "MissingCredentials",
     "MissingJobId",
     "NoCancelOperation",
@@ -108,6 +117,7 @@ __all__ = [
     "RetryPolicy",
     "SDKError",
     "ServerSentEvent",
+    "StaleWebhook",
     "StatusUnavailable",
     "SumeJobCanceled",
     "SumeJobFailed",
@@ -119,6 +129,8 @@ __all__ = [
     "Unset",
     "WaitConfig",
     "WaitError",
+    "WebhookDelivery",
+    "WebhookError",
     "WebhookReceiver",
     "__version__",
 ]
@@ -127,15 +139,21 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "AsyncEventStream": "._runtime.events",
     "AsyncJobHandle": "._runtime.handle",
+    "DuplicateWebhook": "._runtime.webhooks",
     "EventStream": "._runtime.events",
+    "InvalidSignature": "._runtime.webhooks",
     "JobHandle": "._runtime.handle",
     "JobOutcome": "._runtime.waitspec",
+    "MalformedWebhook": "._runtime.webhooks",
     "PollDecision": "._runtime.handle",
     "PollEvent": "._runtime.waitspec",
     "ProgressDisplay": "._runtime.display",
     "RetryPolicy": "._runtime.retry",
     "ServerSentEvent": "._runtime.events",
+    "StaleWebhook": "._runtime.webhooks",
     "WaitConfig": "._runtime.waitspec",
+    "WebhookDelivery": "._runtime.webhooks",
+    "WebhookError": "._runtime.webhooks",
     "WebhookReceiver": "._runtime.webhooks",
 }
 

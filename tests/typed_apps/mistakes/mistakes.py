@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepl_documents_sdk import Client as DocumentsClient
-from sume_sdk import AsyncClient, Client, JobFailed, PollEvent, SumeJobFailed
+from sume_sdk import AsyncClient, Client, JobFailed, JobTimeout, PollEvent, SumeJobFailed
 from sume_sdk.models import CreateJobRequest, Job, TextInput
 
 TEXT = TextInput(type="text", text="hello")
@@ -16,6 +16,10 @@ def show(event: PollEvent[Job]) -> None:
 
 def handle(exc: JobFailed[Job, object]) -> str:
     return exc.record.error.message  # error: error may be None or UNSET
+
+
+def resumed_state(exc: JobTimeout) -> str:
+    return exc.record.status.value if exc.record else ""  # error: any job's record
 
 
 def reason(exc: SumeJobFailed) -> str:

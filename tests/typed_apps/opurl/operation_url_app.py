@@ -48,7 +48,7 @@ def analyse(request: AnalyzeRequest, url: str) -> str | None:
     with AzureClient(api_key="k") as client:
         status: OperationStatus = client.analysis.wait_for_result(url, deadline=120)
         final: OperationStatus = client.analysis.create_and_wait(body=request)
-        return None if status.result is None else str(final.status)
+        return str(final.status) if status.result else None  # absent or null: None
 
 
 if __name__ == "__main__":
