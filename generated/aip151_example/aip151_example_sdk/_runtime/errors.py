@@ -45,7 +45,7 @@ it back); messages, logs and reprs show it as `display_id` does, without the que
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
@@ -318,10 +318,19 @@ class WaitError(SDKError):
         self.job_id, self.last_state, self.last_record = job_id, last_state, last_record
 
 
-RecordT = TypeVar("RecordT")
+if TYPE_CHECKING:  # the bare name (`except JobTimeout as exc`) is any job's: object
+    import typing_extensions as _te  # (the default needs Python 3.13 at run time)
+
+    RecordT_co = _te.TypeVar("RecordT_co", covariant=True, default=object)
+    ErrorT_co = _te.TypeVar("ErrorT_co", covariant=True, default=object)
+else:
+    RecordT_co, ErrorT_co = (
+        TypeVar("RecordT_co", covariant=True),
+        TypeVar("ErrorT_co", covariant=True),
+    )
 
 
-class JobTimeout(WaitError, Generic[RecordT]):
+class JobTimeout(WaitError, Generic[RecordT_co]):
     """The deadline came before a terminal state; the job may still finish.
 
     `resume_token` lets `wait_for_job(resume=...)` continue the wait elsewhere.
@@ -339,7 +348,7 @@ class JobTimeout(WaitError, Generic[RecordT]):
         resume_token: str,
         last_state: str | None = None,
         last_record: object = None,
-        record: RecordT | None = None,
+        record: RecordT_co | None = None,
         canceled: bool = False,
     ) -> None:
         state = last_state if last_state is not None else "not finished"
@@ -358,18 +367,18 @@ class JobTimeout(WaitError, Generic[RecordT]):
         self.elapsed = elapsed
         self.deadline = deadline
         self.resume_token = resume_token
-        self.record: RecordT | None = record
+        self.record: RecordT_co | None = record
         #: Whether the server accepted a cancel sent on this timeout.
         self.canceled = canceled
 
 
-class JobStalled(WaitError, Generic[RecordT]):
+class JobStalled(WaitError, Generic[RecordT_co]):
     """Neither the state nor the progress changed for `stall_after` seconds; the job was
     not canceled. `resume_token` continues the wait (like `JobTimeout`'s); `progress` is
     the last percentage seen, `unchanged_for` how long nothing changed and `record` the
     last record, decoded to the job's record model (None when it could not be)."""
 
-    record: RecordT | None = None
+    record: RecordT_co | None = None
     unchanged_for: float = 0.0
     stall_after: float = 0.0
     resume_token: str = ""
@@ -402,10 +411,7 @@ class UnknownJobState(WaitError):
         self.state = state
 
 
-ErrorT = TypeVar("ErrorT")
-
-
-class _JobEnded(WaitError, Generic[RecordT, ErrorT]):
+class _JobEnded(WaitError, Generic[RecordT_co, ErrorT_co]):
     """A terminal state that has no result: base of `JobFailed` and `JobCanceled`.
 
     Generic in the job's record and error models. A generated SDK raises a subclass
@@ -420,7 +426,7 @@ class _JobEnded(WaitError, Generic[RecordT, ErrorT]):
         job_id: str,
         *,
         state: str | None,
-        error: ErrorT | None = None,
+        error: ErrorT_co | None = None,
         last_record: object = None,
         record: Any = None,
         error_json: object = None,
@@ -437,13 +443,13 @@ class _JobEnded(WaitError, Generic[RecordT, ErrorT]):
         #: The server's error payload found at the spec's error field, decoded to
         #: the job's error model (JSON where no model applies); None when absent.
         #: The message quotes `error_json`, the payload as received, when given.
-        self.error: ErrorT | None = error
+        self.error: ErrorT_co | None = error
         #: The terminal record, decoded to its model (values off the spec kept); a
         #: wait always sets it.
-        self.record: RecordT = record
+        self.record: RecordT_co = record
 
 
-class JobFailed(_JobEnded[RecordT, ErrorT]):
+class JobFailed(_JobEnded[RecordT_co, ErrorT_co]):
     """The job ended in a failure state; `error` is the server's error payload.
 
     `failure_result` is what the job's failure download fetched (a result operation
@@ -456,7 +462,7 @@ class JobFailed(_JobEnded[RecordT, ErrorT]):
     failure_result: object = None
 
 
-class JobCanceled(_JobEnded[RecordT, ErrorT]):
+class JobCanceled(_JobEnded[RecordT_co, ErrorT_co]):
     """The job ended in a canceled state; `error` is the server's payload, if any."""
 
     verb = "was canceled"

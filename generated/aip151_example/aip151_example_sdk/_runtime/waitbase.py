@@ -102,6 +102,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         resumed one keeps the token's carried values unless `carried` gives others."""
         spec = self.spec
         if resume is None:
+            if job_id is None:
+                raise TypeError(
+                    "give the job_id to wait for, or resume=<a resume token>"
+                )
             if not isinstance(job_id, str) or not job_id:
                 raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
             return Begun(

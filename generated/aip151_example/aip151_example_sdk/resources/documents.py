@@ -156,6 +156,28 @@ class Documents:
     ) -> _statusread.SyncStatusRead:
         return _statusread.SyncStatusRead(self._http, _get_request(job_id))
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> Operation: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> Operation: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -172,7 +194,8 @@ class Documents:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Operation]`` (``event.record`` is typed).
@@ -250,6 +273,28 @@ class Documents:
         )
         return outcome
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Operation, Operation]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Operation, Operation]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -266,7 +311,8 @@ class Documents:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -406,6 +452,28 @@ class AsyncDocuments:
     ) -> _statusread.AsyncStatusRead:
         return _statusread.AsyncStatusRead(self._http, _get_request(job_id))
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> Operation: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> Operation: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -422,7 +490,8 @@ class AsyncDocuments:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Operation]`` (``event.record`` is typed).
@@ -500,6 +569,28 @@ class AsyncDocuments:
         )
         return outcome
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Operation, Operation]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Operation]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Operation, Operation]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -516,7 +607,8 @@ class AsyncDocuments:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless

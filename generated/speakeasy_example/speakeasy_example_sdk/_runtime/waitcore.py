@@ -355,8 +355,9 @@ class WaitCore:
         """Decide what a status record means: finished, or how long to sleep."""
         spec = self.spec
         record = poll.record
-        attempt = self.attempt
+        attempt = self.attempt  # 0-based, for the backoff
         self.attempt += 1
+        number = self.attempt  # how a person counts this read: the first is 1
         self.last_record = record
         state, outcome = records.classify(spec, self.job_id, record, poll.state)
         self.last_state = state
@@ -366,7 +367,7 @@ class WaitCore:
             and outcome == "success"
             and not records.ready(spec, record)
         ):
-            self._emit(attempt, record, None, None)
+            self._emit(number, record, None, None)
             logger.info(
                 "job %s finished: %s (state %s) after %d polls in %.2fs",
                 self.shown,
@@ -383,7 +384,7 @@ class WaitCore:
                 location=poll.location,
                 ruled=poll.state is not None,
             )
-        self._check_stall(attempt, record)
+        self._check_stall(number, record)
         delay, source = choose_delay(
             records.hints(spec, record, poll.headers, self.config.wall_clock()),
             attempt=attempt,
@@ -395,13 +396,13 @@ class WaitCore:
         if self.elapsed() + delay > self.deadline:
             fitted = self._fit(delay, source)
             if fitted is None:
-                self._emit(attempt, record, None, None)
+                self._emit(number, record, None, None)
                 raise self.timeout_error()
             delay, source = fitted
-        self._emit(attempt, record, delay, source)
+        self._emit(number, record, delay, source)
         return Sleep(delay, source)
 
-    def _check_stall(self, attempt: int, record: object) -> None:
+    def _check_stall(self, number: int, record: object) -> None:
         """Raise `JobStalled` when state and progress stayed put for `stall_after` (W14)."""
         now = self.config.clock()
         mark = (self.last_state, self.progress)
@@ -410,7 +411,7 @@ class WaitCore:
             return
         if self.stall_after is None or now - self.changed_at < self.stall_after:
             return
-        self._emit(attempt, record, None, None)
+        self._emit(number, record, None, None)
         unchanged = now - self.changed_at
         state = self.last_state if self.last_state is not None else "not finished"
         at = f" at {self.progress:g}%" if self.progress is not None else ""
@@ -430,7 +431,7 @@ class WaitCore:
 
     def _emit(
         self,
-        attempt: int,
+        number: int,
         record: object,
         delay: float | None,
         source: str | None,
@@ -439,7 +440,7 @@ class WaitCore:
         logger.debug(
             "job %s poll %d: state=%s delay=%s source=%s elapsed=%.2fs",
             self.shown,
-            attempt,
+            number,
             self.last_state,
             delay,
             source,
@@ -448,7 +449,7 @@ class WaitCore:
         if self._hooks:
             event = PollEvent(
                 job_id=self.job_id,
-                attempt=attempt,
+                attempt=number,
                 state=self.last_state,
                 delay=delay,
                 source=source,

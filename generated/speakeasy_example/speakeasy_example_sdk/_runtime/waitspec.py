@@ -320,7 +320,8 @@ class WaitConfig(Timing):
 class PollEvent(Generic[RecordT]):
     """One status read of a wait, for progress displays and metrics.
 
-    `attempt` is the 0-based poll number (status retries do not count); `delay` is the
+    `attempt` counts the status reads of the wait from 1 (the first read, or the
+    create answer standing for it, is 1; status retries do not count); `delay` is the
     chosen wait before the next poll, None when the wait stops here; `source` is where
     it came from: "retry-after", "hint" (the body), "header" (another header),
     "backoff", "floor", or "deadline" (the backoff cut so that a last read ends by

@@ -201,6 +201,28 @@ class Transcripts:
     ) -> _statusread.SyncStatusRead:
         return _statusread.SyncStatusRead(self._http, _get_request(job_id))
 
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> Transcript: ...
+
+    @_t.overload
+    def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> Transcript: ...
+
     def wait_for_job(
         self,
         job_id: str | None = None,
@@ -217,7 +239,8 @@ class Transcripts:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Transcript]`` (``event.record`` is typed).
@@ -295,6 +318,28 @@ class Transcripts:
         )
         return outcome
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Transcript, Transcript]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.JobHandle[Transcript, Transcript]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -311,7 +356,8 @@ class Transcripts:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
@@ -474,6 +520,28 @@ class AsyncTranscripts:
     ) -> _statusread.AsyncStatusRead:
         return _statusread.AsyncStatusRead(self._http, _get_request(job_id))
 
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: str,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        resume: None = None,
+        stall_after: float | None = None,
+    ) -> Transcript: ...
+
+    @_t.overload
+    async def wait_for_job(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float = 600.0,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        resume: str,
+        stall_after: float | None = None,
+    ) -> Transcript: ...
+
     async def wait_for_job(
         self,
         job_id: str | None = None,
@@ -490,7 +558,8 @@ class AsyncTranscripts:
         Polls honour the server's hints and back off with jitter otherwise.
 
         Args:
-            job_id: The job to wait for (omit it when ``resume`` is given).
+            job_id: The job to wait for. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds to wait in all before ``JobTimeout`` is raised.
             on_poll: Called after every status read with a
                 ``PollEvent[Transcript]`` (``event.record`` is typed).
@@ -568,6 +637,28 @@ class AsyncTranscripts:
         )
         return outcome
 
+    @_t.overload
+    def handle(
+        self,
+        job_id: str,
+        *,
+        deadline: float | None = None,
+        resume: None = None,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Transcript, Transcript]: ...
+
+    @_t.overload
+    def handle(
+        self,
+        job_id: None = None,
+        *,
+        deadline: float | None = None,
+        resume: str,
+        on_poll: _abc.Callable[[_ws.PollEvent[Transcript]], None] | None = None,
+        stall_after: float | None = None,
+    ) -> _handle.AsyncJobHandle[Transcript, Transcript]: ...
+
     def handle(
         self,
         job_id: str | None = None,
@@ -584,7 +675,8 @@ class AsyncTranscripts:
         handle's ``resume_token`` continues it in another process.
 
         Args:
-            job_id: The job to follow (omit it when ``resume`` is given).
+            job_id: The job to follow. Give exactly one of
+                ``job_id`` and ``resume``.
             deadline: Seconds from now after which ``poll()`` raises ``JobTimeout``;
                 none by default (a resumed handle keeps its token's deadline).
             resume: A handle's ``resume_token`` (its deadline is kept unless
