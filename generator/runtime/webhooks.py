@@ -111,6 +111,11 @@ class MalformedWebhook(WebhookError):
     status = 400
 
 
+# Tracebacks name these where an SDK exports them (its top level), not its runtime.
+for _error in [WebhookError, *WebhookError.__subclasses__()]:
+    _error.__module__ = __name__.rpartition("._runtime.")[0] or __name__
+
+
 def _keys(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 

@@ -224,6 +224,16 @@ def test_a_wrongly_signed_delivery_is_refused_and_polling_finishes(hooks: Harnes
     assert record.status.value == "completed" and hooks.reads(job_id) >= 1
 
 
+def test_a_refused_delivery_raises_an_error_the_sdk_exports(hooks: Harness) -> None:
+    """A web app catches it by the SDK's public name, and tracebacks show that name."""
+    with pytest.raises(hooks.sdk.WebhookError) as caught:
+        hooks.receiver.handle({}, b"{}")
+    assert type(caught.value) is hooks.sdk.InvalidSignature
+    assert caught.value.status == 401
+    assert type(caught.value).__module__ == hooks.sdk.__name__
+    assert hooks.sdk.MalformedWebhook.__module__ == hooks.sdk.__name__
+
+
 def test_a_duplicated_delivery_is_routed_once(hooks: Harness) -> None:
     job_id = hooks.create({"states": [], "webhook": {"duplicate": 2}})
     found = hooks.deliveries_until(job_id, lambda found: len(found) >= 3)
