@@ -429,7 +429,7 @@ def _walk_pointer(data: Any, pointer: str, location: Location) -> Any:
         else:
             raise SpecError.at(
                 location,
-                f"$ref target '{pointer}' does not exist{_near_target(node, pointer, index)}",
+                f"target '{pointer}' does not exist{_near_target(node, pointer, index)}",
             )
     return node
 
@@ -569,7 +569,7 @@ class SpecSet:
             shown = swagger2.original_pointer(pointer, document.sources)
             if shown == pointer:  # an OpenAPI 3 document: the message and its guess stand
                 raise
-            raise SpecError.at(at, f"$ref target '{shown}' does not exist") from missing
+            raise SpecError.at(at, f"target '{shown}' does not exist") from missing
         return node, Location(document.name, pointer)
 
     def deref(self, node: Any, at: Location) -> tuple[Any, Location]:

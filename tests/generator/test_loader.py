@@ -116,14 +116,14 @@ def test_a_misspelt_ref_or_type_suggests_the_name_meant(tmp_path: Path) -> None:
     at = f"{spec}#/components/schemas/Request/properties"
     assert f"{at}/n/type: unknown type 'integr' (did you mean 'integer'?)" in found
     assert (
-        f"{at}/b/$ref: $ref target '/components/schemas/Requst' does not exist"
+        f"{at}/b/$ref: target '/components/schemas/Requst' does not exist"
         " (did you mean '/components/schemas/Request'?)"
     ) in found
     assert (
-        f"{at}/c/$ref: $ref target '/componets/schemas/Request' does not exist"
+        f"{at}/c/$ref: target '/componets/schemas/Request' does not exist"
         " (did you mean '/components'?)"
     ) in found
-    assert f"{at}/d/$ref: $ref target '/components/schemas/Zzzzzz' does not exist" in found
+    assert f"{at}/d/$ref: target '/components/schemas/Zzzzzz' does not exist" in found
 
 
 def test_missing_referenced_file(tmp_path: Path) -> None:

@@ -252,7 +252,7 @@ def test_problems_name_the_swagger_2_document(tmp_path: Path) -> None:
         load_and_build(spec)
     found = {str(p) for p in caught.value.problems}
     assert (
-        f"{spec}#/definitions/Req/properties/url/$ref: $ref target '/definitions/Missing' does not exist"
+        f"{spec}#/definitions/Req/properties/url/$ref: target '/definitions/Missing' does not exist"
         in found
     )
     assert (

@@ -172,7 +172,7 @@ def test_the_first_hour(tmp_path: Path) -> None:
         ),
         (
             "error: transcoder.yaml#/paths/~1transcodes/post/requestBody/content/application~1json"
-            "/schema/$ref: $ref target '/components/schemas/TranscodeRequst' does not exist "
+            "/schema/$ref: target '/components/schemas/TranscodeRequst' does not exist "
             "(did you mean '/components/schemas/TranscodeRequest'?)"
         ),
         (

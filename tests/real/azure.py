@@ -40,7 +40,7 @@ EXPECTED_ERRORS = {
     # The only published version of Maps' Common/preview/1.0/common.json has no BoundingBox.
     "maps/data-plane/Creator/stable/2023-07-01/tileset.json": (
         "tileset.json#/definitions/Tileset/properties/bbox/$ref: "
-        "$ref target '/definitions/BoundingBox' does not exist"
+        "target '/definitions/BoundingBox' does not exist"
     ),
 }
 
