@@ -17,6 +17,7 @@ import pytest
 from generator.cli import main
 from generator.model.build import load_and_build
 from generator.model.declare.azure import job_names
+from generator.pipeline import Target, generate
 from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk, write
 from tests.waiters.support import FakeTime
 
@@ -266,7 +267,7 @@ def _roots() -> list[str]:
     return roots
 
 
-def test_every_published_lro_becomes_a_job_or_a_warning_saying_why() -> None:
+def test_every_published_lro_becomes_a_job_or_a_warning_saying_why(tmp_path: Path) -> None:
     """The corpus's 26 root specs (two of which cannot be read: a $ref to a file the
     corpus lacks, and one to a definition the spec lacks) declare 83 long-running
     operations; every one of the 24 readable specs' 76 is a job."""
@@ -288,6 +289,11 @@ def test_every_published_lro_becomes_a_job_or_a_warning_saying_why() -> None:
             continue
         skipped = [w for w in sdk.warnings if "not imported as a job" in w]
         assert len(sdk.jobs) + len(skipped) == lros, root
+        # ... and the SDK generates, with no side file.
+        package = f"azure_{len(list(tmp_path.iterdir()))}"
+        generate(
+            Target(spec=AZURE / root, output=tmp_path / package, package=package, ref_root=AZURE)
+        )
         imported += len(sdk.jobs)
         warned += len(skipped)
     assert (found, imported, warned, unreadable) == (83, 76, 0, 7)

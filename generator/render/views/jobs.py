@@ -354,7 +354,8 @@ def job_view(
     record_result = view["record_annotation"] if view["record_result"] else Code("None")
     view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
     returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
-    if job.final_from == "create-location" and view["result"]:
+    located = job.final_from == "create-location" and view["result"] is not None
+    if located and str(returns) != str(view["record_annotation"]):
         # No Location on the create answer: the terminal record is the result.
         returns = Code(f"{returns} | {view['record_annotation']}")
         view["result_returns"] = returns
@@ -362,7 +363,9 @@ def job_view(
     view["create_returns_str"] = py_str(returns)
     # A result of the record's own type (Azure's PUT: the GET of the resource polled)
     # needs no cast: the waiter's outcome is already that type.
-    view["outcome_is_result"] = view["record_result"] or (
-        view["result"] is not None and str(returns) == str(view["record_annotation"])
+    view["outcome_is_result"] = (
+        view["record_result"]
+        or located
+        or (view["result"] is not None and str(returns) == str(view["record_annotation"]))
     )
     return view
