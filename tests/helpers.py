@@ -33,10 +33,11 @@ REAL_SPECS = (
 
 @contextmanager
 def imported_sdk(
-    spec: Path, out: Path, package: str, jobs: Path | None = None
+    spec: Path, out: Path, package: str, jobs: Path | None = None, ref_root: Path | None = None
 ) -> Iterator[ModuleType]:
     """Generate the SDK of ``spec`` into ``out`` and import it; unimport it afterwards."""
-    generate(Target(spec=spec, output=out / package, package=package, jobs=jobs))
+    target = Target(spec=spec, output=out / package, package=package, jobs=jobs, ref_root=ref_root)
+    generate(target)
     sys.path.insert(0, str(out / package))
     try:
         yield importlib.import_module(package)

@@ -77,10 +77,11 @@ def job_changes(ctx: Context) -> Iterator[Change]:
     new_ids = {op.operation_id for r in ctx.new.resources for op in r.operations}
     for name, old in jobs.removed:
         why = ""
-        imported = old.origin is not None and old.origin.startswith("imported from ")
+        origin = old.origin or ""
+        imported = origin.startswith("imported from ")
         if imported and old.create is not None and old.create.operation_id in new_ids:
             # The spec's own declaration went (Azure's x-ms-long-running-operation).
-            dialect = old.origin.removeprefix("imported from ").split(" at ", 1)[0]
+            dialect = origin.removeprefix("imported from ").split(" at ", 1)[0]
             why = f": {old.create.operation_id} is no longer long-running ({dialect})"
         yield Change(
             "job.removed",
@@ -355,6 +356,7 @@ _FINAL = {
     "location": "the terminal answer's Location",
     "record": "the terminal record",
     "original-uri": "a GET of the URL that created the job (original-uri)",
+    "create-location": "the create answer's Location (create-location)",
 }
 
 

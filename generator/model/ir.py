@@ -385,7 +385,7 @@ class Webhooks:
     fallback_cap: float
 
 
-FinalFrom = Literal["result", "location", "record", "original-uri"]
+FinalFrom = Literal["result", "location", "record", "original-uri", "create-location"]
 
 
 @attrs.frozen

@@ -26,7 +26,14 @@ from .opurl import join_url
 from .records import MISSING, Poll, dig, ensure_success, pointer
 from .waitspec import JobSpec
 
-__all__ = ["Created", "first_answer", "job_id_of", "overrun", "read_created"]
+__all__ = [
+    "Created",
+    "final_url_of",
+    "first_answer",
+    "job_id_of",
+    "overrun",
+    "read_created",
+]
 
 #: How close to its deadline a create's timeout must come to be the deadline's doing.
 _SLACK = 0.05
@@ -51,10 +58,22 @@ def read_created(
     `SDKError` when it does not fit the job's record model)."""
     job_id = job_id_of(spec, response)
     carried = spec.carried_from(response)
-    final_url = str(response.request.url) if spec.final_from == "original-uri" else None
+    final_url = final_url_of(spec, response)
     return Created(
         job_id, carried, first_answer(spec, job_id, response, check), final_url
     )
+
+
+def final_url_of(spec: JobSpec, response: httpx.Response) -> str | None:
+    """Where the result of the job a create answered is fetched from, when the
+    create says: the request's own URL (`original-uri`), or the answer's `Location`
+    (`create-location`; None without one: the terminal record is the result)."""
+    if spec.final_from == "original-uri":
+        return str(response.request.url)
+    location = response.headers.get("location", "").strip()
+    if spec.final_from == "create-location" and location:
+        return join_url(response.request.url, location)
+    return None
 
 
 def first_answer(

@@ -429,6 +429,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                     " Location header to fetch the result at"
                 )
             return finished.location
+        if final == "create-location":
+            return (
+                core.final_url
+            )  # none: the create named none, the record is the result
         if final == "original-uri":
             if core.final_url is None:
                 raise OperationUrlRefused(

@@ -115,7 +115,13 @@ def _rules(value: Iterable[StatusRule]) -> tuple[StatusRule, ...]:
 
 
 def _final_from(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value not in ("result", "location", "record", "original-uri"):
+    if value not in (
+        "result",
+        "location",
+        "record",
+        "original-uri",
+        "create-location",
+    ):
         raise ValueError(
             f"{attribute.name} must be result, location or record, got {value!r}"
         )

@@ -53,7 +53,15 @@ def operation_headers(
     ]
     if carried:
         url += ("&" if "?" in url else "?") + urlencode(carried)
-    return tuple((name.lower(), url) for name in job.operation_url)
+    # A create-location job's Location would name its result, which the simulation
+    # does not serve apart from its record: it answers without one (the record is then
+    # the result).
+    names = [
+        n
+        for n in job.operation_url
+        if not (job.final_from == "create-location" and n.lower() == "location")
+    ]
+    return tuple((name.lower(), url) for name in names)
 
 
 def original_job(

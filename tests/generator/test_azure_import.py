@@ -17,6 +17,7 @@ import pytest
 from generator.cli import main
 from generator.model.build import load_and_build
 from generator.model.declare.azure import job_names
+from generator.pipeline import Target, generate
 from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk, write
 from tests.waiters.support import FakeTime
 
@@ -66,9 +67,9 @@ def test_each_kind_reads_as_azure_core_polls_it() -> None:
     assert put.success == ("Succeeded",) and put.pending == ("NotStarted", "Running")
     assert put.error_path == ("error",) and put.progress_path == ("percentComplete",)
     assert jobs["update"].final_from == "original-uri"
-    assert (jobs["delete"].final_from, jobs["delete"].result) == ("result", None)
+    assert (jobs["delete"].final_from, jobs["delete"].result) == ("record", None)
     assert jobs["polish"].final_from == jobs["paint"].final_from == "record"
-    ship = jobs["ship"]
+    ship = jobs["ship"]  # no GET types what its Location names: the record is the result
     assert ship.status.synthetic and ship.final_from == "record"
     assert [(r.status, r.state) for r in ship.status_rules] == [
         ((202,), "Running"),
@@ -224,25 +225,33 @@ def test_states_are_compared_without_regard_to_case(contoso: ModuleType) -> None
     assert caught.value.error.code == "Melted"
 
 
-def test_a_delete_has_no_result_and_a_location_monitor_is_read_by_its_status(
+def test_a_delete_ends_on_its_terminal_record_and_raises_when_it_failed(
     contoso: ModuleType,
 ) -> None:
-    service, time = Contoso(["Running", "Succeeded"]), FakeTime()
-    widgets = _client(contoso, service, time).widgets
+    widgets = _client(contoso, Contoso(["Running", "Succeeded"]), FakeTime()).widgets
+    failing = _client(contoso, Contoso(["Running", "Failed"]), FakeTime()).widgets
 
     record = widgets.create_delete_and_wait("w1", deadline=60)
-    service.polls = 0
-    shipped = widgets.create_ship_and_wait("w1", deadline=60)
+    with pytest.raises(contoso.errors.DeleteFailed) as caught:  # as azure-core raises
+        failing.create_delete_and_wait("w2", deadline=60)
 
     assert record.status.value == "Succeeded"
-    assert not hasattr(widgets, "wait_for_delete_result")
-    assert [r for r in service.requests if "shipments" in r[1] or ":ship" in r[1]] == [
+    assert caught.value.error.code == "Melted"
+
+
+def test_a_location_monitor_is_read_by_its_http_status(contoso: ModuleType) -> None:
+    service, time = Contoso([]), FakeTime()
+    widgets = _client(contoso, service, time).widgets
+
+    shipped = widgets.create_ship_and_wait("w1", deadline=60)
+
+    assert service.requests == [
         ("POST", f"/widgets/w1:ship?{QUERY}"),
-        ("GET", f"/shipments/s1?{QUERY}"),
-        ("GET", f"/shipments/s1?{QUERY}"),
-        ("GET", f"/shipments/s1?{QUERY}"),
+        ("GET", f"/shipments/s1?{QUERY}"),  # no hint on the 202: read at once
+        ("GET", f"/shipments/s1?{QUERY}"),  # 202, Retry-After: 2
+        ("GET", f"/shipments/s1?{QUERY}"),  # 200: succeeded, the body is the record
     ]
-    assert shipped.status == "shipped" and time.sleeps[-2:] == [2.0, 2.0]
+    assert shipped.status == "shipped" and time.sleeps == [2.0, 2.0]
 
 
 # -- the published Azure specs ------------------------------------------------------------
@@ -258,7 +267,7 @@ def _roots() -> list[str]:
     return roots
 
 
-def test_every_published_lro_becomes_a_job_or_a_warning_saying_why() -> None:
+def test_every_published_lro_becomes_a_job_or_a_warning_saying_why(tmp_path: Path) -> None:
     """The corpus's 26 root specs (two of which cannot be read: a $ref to a file the
     corpus lacks, and one to a definition the spec lacks) declare 83 long-running
     operations; every one of the 24 readable specs' 76 is a job."""
@@ -280,6 +289,11 @@ def test_every_published_lro_becomes_a_job_or_a_warning_saying_why() -> None:
             continue
         skipped = [w for w in sdk.warnings if "not imported as a job" in w]
         assert len(sdk.jobs) + len(skipped) == lros, root
+        # ... and the SDK generates, with no side file.
+        package = f"azure_{len(list(tmp_path.iterdir()))}"
+        generate(
+            Target(spec=AZURE / root, output=tmp_path / package, package=package, ref_root=AZURE)
+        )
         imported += len(sdk.jobs)
         warned += len(skipped)
     assert (found, imported, warned, unreadable) == (83, 76, 0, 7)
@@ -342,3 +356,17 @@ def test_diff_reports_changes_to_imported_jobs_and_an_operation_no_longer_long_r
         " Widgets_Polish is no longer long-running (x-ms-long-running-operation)"
     ) in out
     assert "job update" in out and "original-uri" in out
+
+
+def test_the_states_microsofts_own_sdks_end_on_end_the_job() -> None:
+    spec = AZURE / "translation/data-plane/DocumentTranslation/stable/2024-05-01/openapi.json"
+    (job,) = load_and_build(spec, ref_root=AZURE).jobs
+
+    assert (job.success, job.failure, job.canceled, job.pending) == (
+        ("Succeeded",),
+        ("Failed", "ValidationFailed"),
+        ("Cancelled",),
+        ("NotStarted", "Running", "Cancelling"),
+    )
+    assert job.name == "start_translation" and job.ignore_case
+    assert job.status.operation_id == "DocumentTranslationOperations_GetTranslationStatus"

@@ -99,7 +99,7 @@ def test_an_unknown_final_source_is_refused(tmp_path: Path) -> None:
     (problem,) = problems(tmp_path, reply(final_from="original-url"))
     assert problem.endswith(
         f"{AT}/final_from: must be one of result, location, record, original-uri,"
-        " not 'original-url'"
+        " create-location, not 'original-url'"
     )
 
 
@@ -165,3 +165,13 @@ def test_ignore_case_must_be_a_boolean(tmp_path: Path) -> None:
     spec["x-jobgen"]["jobs"]["export"]["state"]["ignore_case"] = "yes"
     (problem,) = problems(tmp_path, spec)
     assert problem.endswith(f"{AT}/state/ignore_case: must be true or false, not 'yes'")
+
+
+def test_create_location_reads_with_a_result_operation_to_type_it(tmp_path: Path) -> None:
+    (job,) = build(tmp_path, reply(final_from="create-location")).jobs
+    assert job.final_from == "create-location" and job.result is not None
+    (problem,) = problems(tmp_path, reply(final_from="create-location", result=None))
+    assert problem.endswith(
+        f"{AT}/final_from: final_from: create-location needs a 'result' operation to type"
+        " the result"
+    )

@@ -1,6 +1,7 @@
 """The SDKs of the vendor specs (a result named by the terminal record, the terminal
-record as the result, a cancel without a canceled state) are ruff- and mypy --strict
-clean, as every generated SDK must be."""
+record as the result, a cancel without a canceled state), and those of the published Azure
+specs with jobs imported from their long-running operations (no side file), are ruff- and
+mypy --strict clean, as every generated SDK must be."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 
 from generator.pipeline import Target, generate
 from tests.vendors.server import SPECS
+from tests.vendors.test_azure_final_states import AZURE
+from tests.vendors.test_azure_final_states import SPECS as AZURE_SPECS
 
 VENDORS = ["anthropic_batches", "openai_batches", "replicate_predictions"]
 
@@ -25,6 +28,21 @@ def test_the_vendor_sdk_passes_ruff_and_mypy_strict(
     out = tmp_path / package
     jobs = SPECS / f"{name}.jobs.yaml"
     generate(Target(spec=SPECS / f"{name}.yaml", output=out, package=package, jobs=jobs))
+    _check(out, package, mypy_cache)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(AZURE_SPECS))
+def test_the_azure_sdk_with_imported_jobs_passes_ruff_and_mypy_strict(
+    name: str, tmp_path: Path, mypy_cache: Path
+) -> None:
+    package = f"azure_{name}_sdk"
+    out = tmp_path / package
+    generate(Target(spec=AZURE / AZURE_SPECS[name], output=out, package=package, ref_root=AZURE))
+    _check(out, package, mypy_cache)
+
+
+def _check(out: Path, package: str, mypy_cache: Path) -> None:
     for command in (
         ["ruff", "check", "--isolated", "--target-version", "py39", "--no-cache", package],
         ["mypy", "--strict", "--cache-dir", str(mypy_cache), "--python-version", "3.10", package],

@@ -50,6 +50,20 @@ MONITOR_HEADERS = ("Operation-Location", "Azure-AsyncOperation", "Location")
 _SUCCESS = "succeeded"
 _FAILURE = "failed"
 _CANCELED = "canceled"
+#: The terminal states by outcome, compared lower-cased: azure-core's (`succeeded`,
+#: `failed`, `canceled`), and those Microsoft's own SDKs end on for services that
+#: spell them otherwise (Document Translation's `Cancelled` and `ValidationFailed`, the
+#: Language services' `partiallySucceeded` / `partiallyCompleted`, a success with
+#: errors in some of its items).
+_OUTCOMES = {
+    _SUCCESS: "success",
+    "partiallysucceeded": "success",
+    "partiallycompleted": "success",
+    _FAILURE: "failure",
+    "validationfailed": "failure",
+    _CANCELED: "canceled",
+    "cancelled": "canceled",
+}
 #: The documented states of a status field with no enum.
 _PLAIN_STATES = ("NotStarted", "Running", "InProgress", "Succeeded", "Failed", "Canceled")
 _FINAL_KINDS = ("azure-async-operation", "location", "original-uri", "operation-location")
@@ -233,9 +247,7 @@ class _Reader:
         groups: dict[str, list[str]] = {"success": [], "failure": [], "canceled": []}
         pending = []
         for value in values:
-            key = {_SUCCESS: "success", _FAILURE: "failure", _CANCELED: "canceled"}.get(
-                value.lower()
-            )
+            key = _OUTCOMES.get(value.lower())
             if key is None:
                 pending.append(value)
             else:
@@ -392,7 +404,9 @@ class _Reader:
                 node["progress"] = {"field": "/percentComplete"}
         method = lro.method
         if method == "delete":
-            node["final_from"] = "result"  # no result: the terminal record is the answer
+            # Nothing is left to fetch: the terminal record is the answer, and a
+            # failure raises (azure-core's OperationFailed).
+            node["final_from"] = "record"
         elif method in ("put", "patch") and lro.final not in ("location",):
             final_get = self.resource_get(lro.path)
             if final_get is not None:
@@ -400,9 +414,26 @@ class _Reader:
                 node["final_from"] = "original-uri"
             else:
                 node["final_from"] = "record"
+        elif method == "post" and lro.final == "location":
+            created = self.created_get(lro.path)
+            if created is not None:  # the create answer's Location names the resource
+                node["result"] = created.operation_id
+                node["final_from"] = "create-location"
+            else:
+                node["final_from"] = "record"
         else:
             node["final_from"] = "record"
         return node
+
+    def created_get(self, path: str) -> ir.Operation | None:
+        """The GET of an item a POST at ``path`` creates (``GET .../conversions/{id}``
+        for ``POST .../conversions``), typing what the create's ``Location`` names."""
+        base = _segments(path.split(":", 1)[0])
+        for op in self.gets:
+            found = _segments(op.path)
+            if found[:-1] == base and found[-1] == "{}" and op.response.kind == "json":
+                return op
+        return None
 
     def resource_get(self, path: str) -> ir.Operation | None:
         """The GET of the resource a PUT or PATCH at ``path`` writes."""

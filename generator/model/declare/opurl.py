@@ -31,7 +31,7 @@ __all__ = ["POLLING_KEYS", "Polling", "check_rule_states", "read_polling", "rule
 
 POLLING_KEYS = frozenset({"operation_url", "status_rules", "final_from"})
 _RULE_KEYS = frozenset({"state", "status", "path", "equals"})
-_FINAL = ("result", "location", "record", "original-uri")
+_FINAL = ("result", "location", "record", "original-uri", "create-location")
 #: Older spellings of a `final_from`, read as the current one.
 _FINAL_ALIASES = {"operation-url": "record"}
 
@@ -163,15 +163,15 @@ def read_polling(
                 " Location header names) or record (the terminal record is the result)",
             )
         )
-    elif final in ("location", "original-uri") and not has_result:
+    elif final in ("location", "original-uri", "create-location") and not has_result:
         problems.append(
             Problem(final_at, f"final_from: {final} needs a 'result' operation to type the result")
         )
-    elif final == "original-uri" and not headers:
+    elif final in ("original-uri", "create-location") and not headers:
         problems.append(
             Problem(
                 final_at,
-                "final_from: original-uri needs 'operation_url': a job known by id"
+                f"final_from: {final} needs 'operation_url': a job known by id"
                 " fetches its result with the result operation",
             )
         )

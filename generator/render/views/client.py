@@ -86,7 +86,8 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
     )
     return {
         "operation_urls": any(
-            j.operation_url or j.final_from in ("location", "original-uri") for j in sdk.jobs
+            j.operation_url or j.final_from in ("location", "original-uri", "create-location")
+            for j in sdk.jobs
         ),
         "auths": auths,
         "envs": envs,

@@ -271,7 +271,7 @@ def job_view(
             "returns": result_view["returns"],
             "module": owner.get(job.result.operation_id),
             "options": _target_options(
-                job.final_from in ("location", "original-uri"),
+                job.final_from in ("location", "original-uri", "create-location"),
                 ident(f"_{job.result.name}_request"),
                 job.result,
                 call=carry_call(code, job, job.result),
@@ -349,6 +349,18 @@ def job_view(
     record_result = view["record_annotation"] if view["record_result"] else Code("None")
     view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
     returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
+    located = job.final_from == "create-location" and view["result"] is not None
+    if located and str(returns) != str(view["record_annotation"]):
+        # No Location on the create answer: the terminal record is the result.
+        returns = Code(f"{returns} | {view['record_annotation']}")
+        view["result_returns"] = returns
     view["create_returns"] = returns
     view["create_returns_str"] = py_str(returns)
+    # A result of the record's own type (Azure's PUT: the GET of the resource polled)
+    # needs no cast: the waiter's outcome is already that type.
+    view["outcome_is_result"] = (
+        view["record_result"]
+        or located
+        or (view["result"] is not None and str(returns) == str(view["record_annotation"]))
+    )
     return view

@@ -39,6 +39,8 @@ class ResumeToken:
     carried: Mapping[str, object] = attrs.field(factory=dict)
     url: str | None = None
     due_at: float | None = None
+    #: Where the result is fetched once the job succeeded (`final_from: original-uri`).
+    final_url: str | None = None
 
 
 def encode_resume_token(token: ResumeToken) -> str:
@@ -57,6 +59,8 @@ def encode_resume_token(token: ResumeToken) -> str:
         payload["url"] = token.url
     if token.due_at is not None:
         payload["due_at"] = token.due_at
+    if token.final_url is not None:
+        payload["final_url"] = token.final_url
     return json.dumps(payload, separators=(",", ":"), sort_keys=True)
 
 
@@ -101,6 +105,9 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
     url = data.get("url")
     if url is not None and (not isinstance(url, str) or not url):
         raise bad("url is not a string")
+    final_url = data.get("final_url")
+    if final_url is not None and (not isinstance(final_url, str) or not final_url):
+        raise bad("final_url is not a string")
     due_at = data.get("due_at")
     if due_at is not None and (
         isinstance(due_at, bool)
@@ -116,4 +123,5 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         carried,
         url=url,
         due_at=None if due_at is None else float(due_at),
+        final_url=final_url,
     )

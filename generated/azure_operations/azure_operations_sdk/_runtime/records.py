@@ -154,7 +154,7 @@ def classify(
                 last_record=record,
                 detail=f"nothing at {pointer(spec.state_path or ())}",
             )
-        state = raw if isinstance(raw, str) else json.dumps(raw)
+        state = spec.documented(raw if isinstance(raw, str) else json.dumps(raw))
         outcome = spec.outcome_of.get(state)
         if outcome is None and state not in spec.pending:
             raise UnknownJobState(

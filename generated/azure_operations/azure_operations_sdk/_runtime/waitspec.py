@@ -116,7 +116,13 @@ def _rules(value: Iterable[StatusRule]) -> tuple[StatusRule, ...]:
 
 
 def _final_from(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value not in ("result", "location", "record"):
+    if value not in (
+        "result",
+        "location",
+        "record",
+        "original-uri",
+        "create-location",
+    ):
         raise ValueError(
             f"{attribute.name} must be result, location or record, got {value!r}"
         )
@@ -208,6 +214,8 @@ class JobSpec:
     final_from: str = attrs.field(
         default="result", converter=_final_name, validator=_final_from
     )
+    #: States compared without regard to case (Azure's `Succeeded` / `succeeded`).
+    ignore_case: bool = False
     #: The outcome of each terminal state ("success", "failure" or "canceled").
     outcome_of: Mapping[str, str] = attrs.field(init=False, repr=False, eq=False)
 
@@ -229,6 +237,17 @@ class JobSpec:
         outcome_of.update(dict.fromkeys(self.failure, "failure"))
         outcome_of.update(dict.fromkeys(self.canceled, "canceled"))
         object.__setattr__(self, "outcome_of", outcome_of)
+
+    def documented(self, state: str) -> str:
+        """`state` as the spec writes it: itself, or with `ignore_case` the documented
+        state it equals without regard to case (itself when none does)."""
+        if not self.ignore_case or state in self.documented_states:
+            return state
+        folded = state.casefold()
+        for known in sorted(self.documented_states):
+            if known.casefold() == folded:
+                return known
+        return state
 
     @property
     def documented_states(self) -> frozenset[str]:

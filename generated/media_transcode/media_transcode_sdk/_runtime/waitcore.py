@@ -120,6 +120,7 @@ class WaitCore:
         stall_after: float | None = None,
         carried: Mapping[str, object] | None = None,
         target: str | None = None,
+        final_url: str | None = None,
         started: float | None = None,
         opening: Poll | None = None,
         due_at: float | None = None,
@@ -133,6 +134,8 @@ class WaitCore:
         self.carried: Mapping[str, object] = carried or {}
         #: What the status read is given: the job id, or the job's operation URL.
         self.target = job_id if target is None else target
+        #: Where the result is (the create request's URL, `final_from: original-uri`).
+        self.final_url = final_url
         self.deadline = deadline
         self.attempt = attempt
         #: When the wait began on `clock` (before its create, for `create_and_wait`).
@@ -269,6 +272,7 @@ class WaitCore:
             self.carried,
             url=url,
             due_at=due_at,
+            final_url=self.final_url,
         )
         return encode_resume_token(token)
 

@@ -72,6 +72,7 @@ class Begun:
     deadline_at: float | None = None
     carried: dict[str, object] = attrs.field(factory=dict)
     due_at: float | None = None
+    final_url: str | None = None
 
 
 @attrs.frozen

@@ -92,7 +92,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         return driven
 
     def begin(
-        self, job_id: str | None, resume: str | None = None, carried: Carried = None
+        self,
+        job_id: str | None,
+        resume: str | None = None,
+        carried: Carried = None,
+        final_url: str | None = None,
     ) -> Begun:
         """Where a wait or a handle of `job_id` (or of a resume token) begins; a
         resumed one keeps the token's carried values unless `carried` gives others."""
@@ -100,7 +104,9 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         if resume is None:
             if not isinstance(job_id, str) or not job_id:
                 raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
-            return Begun(job_id, job_id, carried=spec.carried(carried))
+            return Begun(
+                job_id, job_id, carried=spec.carried(carried), final_url=final_url
+            )
         token = decode_resume_token(resume, spec.name)
         if job_id is not None and display_id(job_id) != display_id(token.job_id):
             raise InvalidResumeToken(
@@ -116,6 +122,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             token.deadline_at,
             spec.carried({**token.carried, **given}),
             token.due_at,
+            token.final_url,
         )
 
     def new_core(
@@ -140,6 +147,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             self.config,
             begun.job_id,
             target=begun.target,
+            final_url=begun.final_url,
             deadline=deadline,
             attempt=begun.attempt,
             deadline_at=deadline_at,
@@ -166,7 +174,9 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """The core of `create_and_wait`'s wait: its deadline counts from `started`,
         before the create, and the create answer is its first status read (W7)."""
         return self.new_core(
-            self.begin(created.job_id, carried=created.carried),
+            self.begin(
+                created.job_id, carried=created.carried, final_url=created.final_url
+            ),
             deadline,
             on_poll=on_poll,
             want_result=self.has_result,
@@ -420,6 +430,18 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                     " Location header to fetch the result at"
                 )
             return finished.location
+        if final == "create-location":
+            return (
+                core.final_url
+            )  # none: the create named none, the record is the result
+        if final == "original-uri":
+            if core.final_url is None:
+                raise OperationUrlRefused(
+                    f"job {core.job_id} is known by its operation URL alone: its result"
+                    " is at the URL of the request that created it, which only"
+                    " create_and_wait(), start() and their resume tokens keep"
+                )
+            return core.final_url
         return core.target
 
     def _idempotency_key(self) -> str | None:

@@ -27,7 +27,14 @@ from .opurl import join_url
 from .records import MISSING, Poll, dig, ensure_success, pointer
 from .waitspec import JobSpec
 
-__all__ = ["Created", "first_answer", "job_id_of", "overrun", "read_created"]
+__all__ = [
+    "Created",
+    "final_url_of",
+    "first_answer",
+    "job_id_of",
+    "overrun",
+    "read_created",
+]
 
 #: How close to its deadline a create's timeout must come to be the deadline's doing.
 _SLACK = 0.05
@@ -41,6 +48,8 @@ class Created:
     job_id: str
     carried: dict[str, object]
     answer: Poll
+    #: The create request's own URL, where a `final_from: original-uri` job's result is.
+    final_url: str | None = None
 
 
 def read_created(
@@ -50,7 +59,22 @@ def read_created(
     `SDKError` when it does not fit the job's record model)."""
     job_id = job_id_of(spec, response)
     carried = spec.carried_from(response)
-    return Created(job_id, carried, first_answer(spec, job_id, response, check))
+    final_url = final_url_of(spec, response)
+    return Created(
+        job_id, carried, first_answer(spec, job_id, response, check), final_url
+    )
+
+
+def final_url_of(spec: JobSpec, response: httpx.Response) -> str | None:
+    """Where the result of the job a create answered is fetched from, when the
+    create says: the request's own URL (`original-uri`), or the answer's `Location`
+    (`create-location`; None without one: the terminal record is the result)."""
+    if spec.final_from == "original-uri":
+        return str(response.request.url)
+    location = response.headers.get("location", "").strip()
+    if spec.final_from == "create-location" and location:
+        return join_url(response.request.url, location)
+    return None
 
 
 def first_answer(
