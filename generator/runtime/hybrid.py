@@ -96,6 +96,10 @@ class SyncEventWaits(Generic[RecordT, ResultT]):
     def __init__(self, waiter: SyncJobWaiter[RecordT, ResultT]) -> None:
         self.waiter = waiter
 
+    def cancelling(self, on_timeout: bool | None) -> SyncEventWaits[RecordT, ResultT]:
+        """These waits, cancelling the job on timeout or not (`SyncJobWaiter.cancelling`)."""
+        return SyncEventWaits(self.waiter.cancelling(on_timeout))
+
     def _with(
         self, events: WebhookReceiver[Any] | None
     ) -> SyncJobWaiter[RecordT, ResultT]:
@@ -216,6 +220,10 @@ class AsyncEventWaits(Generic[RecordT, ResultT]):
 
     def __init__(self, waiter: AsyncJobWaiter[RecordT, ResultT]) -> None:
         self.waiter = waiter
+
+    def cancelling(self, on_timeout: bool | None) -> AsyncEventWaits[RecordT, ResultT]:
+        """These waits, cancelling the job on timeout or not (`AsyncJobWaiter.cancelling`)."""
+        return AsyncEventWaits(self.waiter.cancelling(on_timeout))
 
     def _with(
         self, events: WebhookReceiver[Any] | None

@@ -22,7 +22,7 @@ def summarise(text: str) -> str:
 
 
 def status_of(client: Client, job_id: str) -> JobStatus:
-    record: Job = client.jobs.wait_for_job(job_id, deadline=60)
+    record: Job = client.jobs.wait_for_job(job_id, deadline=60, cancel_on_timeout=True)
     if record.status is JobStatus.FAILED and record.error:
         print(record.error.code, record.error.message)
     return record.status

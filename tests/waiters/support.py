@@ -444,6 +444,10 @@ class ScriptedAPI:
                 rest = path[len(head) : len(path) - len(fl.result_suffix)]
                 if rest and "/" not in rest:
                     return "result", rest
+        if request.method == "POST" and path.startswith(fl.status_prefix + "/"):
+            rest = path[len(fl.status_prefix) + 1 :]
+            if rest.endswith("/cancel") and rest.count("/") == 1:
+                return "cancel", rest[: -len("/cancel")]
         if request.method == "GET" and path.startswith(fl.status_prefix + "/"):
             rest = path[len(fl.status_prefix) + 1 :]
             if rest and "/" not in rest:
@@ -505,6 +509,9 @@ class ScriptedAPI:
             raise step
         if seen.kind == "create":
             return self._create(seen, step, request)
+        if seen.kind == "cancel" and seen.job_id is not None:
+            # Accepted: the job reports its cancel on a later status read.
+            return _json(202, self.flavour.record(seen.job_id, self.flavour.pending[-1]))
         if seen.kind == "result":
             if isinstance(step, Reply):
                 return _json(step.status, step.body, step.headers)

@@ -305,6 +305,9 @@ def job_view(
             "call": carry_call(code, job, job.cancel),
         }
         view["types"] += cancel_view["types"]
+    # A job with a cancel operation lets each wait say whether a timeout cancels it.
+    view["cancel_param"] = Code(", cancel_on_timeout: bool | None = None" if job.cancel else "")
+    view["cancel_choice"] = Code(".cancelling(cancel_on_timeout)" if job.cancel else "")
     if job.create is not None:
         create_view = operation_view(code, job.create, job.idempotency_header, follow=True)
         idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
@@ -329,7 +332,8 @@ def job_view(
                     OPTION_PARAMS[0] + ", ",
                     OPTION_PARAMS[0] + ", deadline: float = 600.0, on_poll: "
                     f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
-                    f"stall_after: float | None = None, {view['events_param']}",
+                    f"stall_after: float | None = None, {view['events_param']}"
+                    + ("cancel_on_timeout: bool | None = None, " if job.cancel else ""),
                 )
             ),
             "start_signature": Code(

@@ -73,3 +73,4 @@ def keyless(client: DocumentsClient, document_id: str, token: str) -> None:
     client.documents.wait_for_job(document_id)  # error: document_key is required
     client.documents.handle(document_id)  # error: document_key is required
     client.documents.wait_for_job(resume=token)
+    client.documents.wait_for_job(resume=token, cancel_on_timeout=True)  # error: no cancel op

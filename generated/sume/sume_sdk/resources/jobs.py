@@ -406,6 +406,7 @@ class Jobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: None = None,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job: ...
 
@@ -418,6 +419,7 @@ class Jobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job: ...
 
@@ -429,6 +431,7 @@ class Jobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
@@ -448,11 +451,14 @@ class Jobs:
                 new ``deadline``.
             stall_after: Seconds without a change of state or progress before
                 ``JobStalled`` is raised (default: the job's own, if declared).
+            cancel_on_timeout: Whether a wait that times out sends the job's cancel
+                (``JobTimeout.canceled`` then says it was accepted); None: the
+                client's ``WaitConfig.cancel_on_timeout``.
             events: A receiver of the job's webhook deliveries
                 (``webhook_receiver()``): a delivery for the job ends the
                 wait at once, and status reads follow the slow fallback schedule.
         """
-        return self._job_events.wait_for_job(
+        return self._job_events.cancelling(cancel_on_timeout).wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
@@ -468,6 +474,7 @@ class Jobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
@@ -475,6 +482,8 @@ class Jobs:
         The result is fetched only when the record says it is ready.
         With ``events`` (``webhook_receiver()``), a delivery for the job ends
         the wait at once; status reads follow the slow fallback schedule.
+        ``cancel_on_timeout`` says whether a wait that times out sends the job's
+        cancel (None: the client's ``WaitConfig.cancel_on_timeout``).
 
         Raises:
             SumeJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -483,7 +492,7 @@ class Jobs:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
-        return self._job_events.wait_for_result(
+        return self._job_events.cancelling(cancel_on_timeout).wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
@@ -500,6 +509,7 @@ class Jobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
+        cancel_on_timeout: bool | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -509,6 +519,8 @@ class Jobs:
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
+        ``cancel_on_timeout`` says whether a wait that times out sends the job's
+        cancel (None: the client's ``WaitConfig.cancel_on_timeout``).
         """
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
@@ -522,7 +534,7 @@ class Jobs:
                 time_left=time_left,
             )
 
-        outcome = self._job_events.create_and_wait(
+        outcome = self._job_events.cancelling(cancel_on_timeout).create_and_wait(
             create,
             deadline=deadline,
             on_poll=on_poll,
@@ -905,6 +917,7 @@ class AsyncJobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: None = None,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job: ...
 
@@ -917,6 +930,7 @@ class AsyncJobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job: ...
 
@@ -928,6 +942,7 @@ class AsyncJobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         resume: str | None = None,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> Job:
         """Wait until the job reaches a terminal state and return its record.
@@ -947,11 +962,14 @@ class AsyncJobs:
                 new ``deadline``.
             stall_after: Seconds without a change of state or progress before
                 ``JobStalled`` is raised (default: the job's own, if declared).
+            cancel_on_timeout: Whether a wait that times out sends the job's cancel
+                (``JobTimeout.canceled`` then says it was accepted); None: the
+                client's ``WaitConfig.cancel_on_timeout``.
             events: A receiver of the job's webhook deliveries
                 (``webhook_receiver()``): a delivery for the job ends the
                 wait at once, and status reads follow the slow fallback schedule.
         """
-        return await self._job_events.wait_for_job(
+        return await self._job_events.cancelling(cancel_on_timeout).wait_for_job(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
@@ -967,6 +985,7 @@ class AsyncJobs:
         deadline: float = 600.0,
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
+        cancel_on_timeout: bool | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
     ) -> JobResultEnvelope:
         """Wait for the job to succeed, then fetch its result once.
@@ -974,6 +993,8 @@ class AsyncJobs:
         The result is fetched only when the record says it is ready.
         With ``events`` (``webhook_receiver()``), a delivery for the job ends
         the wait at once; status reads follow the slow fallback schedule.
+        ``cancel_on_timeout`` says whether a wait that times out sends the job's
+        cancel (None: the client's ``WaitConfig.cancel_on_timeout``).
 
         Raises:
             SumeJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -982,7 +1003,7 @@ class AsyncJobs:
             JobTimeout: The deadline passed; carries a resume token.
             JobStalled: Nothing changed for ``stall_after``; carries a resume token.
         """
-        return await self._job_events.wait_for_result(
+        return await self._job_events.cancelling(cancel_on_timeout).wait_for_result(
             job_id,
             deadline=deadline,
             on_poll=on_poll,
@@ -999,6 +1020,7 @@ class AsyncJobs:
         on_poll: _abc.Callable[[_ws.PollEvent[Job]], None] | None = None,
         stall_after: float | None = None,
         events: _wh.WebhookReceiver[JobEnvelope] | None = None,
+        cancel_on_timeout: bool | None = None,
         max_retries: int | None = None,
         extra_headers: _abc.Mapping[str, str] | None = None,
         extra_query: _abc.Mapping[str, object] | None = None,
@@ -1008,6 +1030,8 @@ class AsyncJobs:
 
         One idempotency key is sent with the create (and reused if it is retried),
         so the job is never created twice.
+        ``cancel_on_timeout`` says whether a wait that times out sends the job's
+        cancel (None: the client's ``WaitConfig.cancel_on_timeout``).
         """
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
@@ -1021,7 +1045,7 @@ class AsyncJobs:
                 time_left=time_left,
             )
 
-        outcome = await self._job_events.create_and_wait(
+        outcome = await self._job_events.cancelling(cancel_on_timeout).create_and_wait(
             create,
             deadline=deadline,
             on_poll=on_poll,
