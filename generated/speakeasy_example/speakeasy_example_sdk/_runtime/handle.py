@@ -308,29 +308,39 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
             return True
         return self.poll().done
 
-    def wait(self, timeout: float = 600.0) -> RecordT:
+    def wait(
+        self, timeout: float = 600.0, *, cancel_on_timeout: bool | None = None
+    ) -> RecordT:
         """Block until the job is terminal (at most `timeout` seconds) and return its
-        record, whatever the terminal state; `JobTimeout` carries a resume token."""
+        record, whatever the terminal state; `JobTimeout` carries a resume token.
+        `cancel_on_timeout` (None: `WaitConfig.cancel_on_timeout`) says whether a
+        wait that times out sends the job's cancel operation."""
+        waiter = self._waiter.cancelling(cancel_on_timeout)
         core = self._wait_core(timeout, want_result=False)
-        finished = self._finished or self._waiter.run_core(core)
+        finished = self._finished or waiter.run_core(core)
         self._after_wait(core, finished)
         return self._waiter.terminal_record(core, finished)
 
     def result(
-        self, timeout: float = 600.0, *, to_file: PathLike | None = None
+        self,
+        timeout: float = 600.0,
+        *,
+        to_file: PathLike | None = None,
+        cancel_on_timeout: bool | None = None,
     ) -> ResultT:
         """Block until the job succeeds with its result ready (at most `timeout`
         seconds), fetch the result once and return it; later calls return it again.
         `to_file` also writes a bytes or text result to that file, streamed there
-        (whole or not at all) within `timeout`.
+        (whole or not at all) within `timeout`; `cancel_on_timeout` as for `wait`.
 
         Raises `JobFailed` / `JobCanceled` for a job that ended otherwise.
         """
         if self._result is not None:
             return self._result[0]
         self._waiter.check_result()
+        waiter = self._waiter.cancelling(cancel_on_timeout)
         core = self._wait_core(timeout, want_result=True)
-        finished = self._finished or self._waiter.run_core(core)
+        finished = self._finished or waiter.run_core(core)
         self._after_wait(core, finished)
         result = self._waiter.core_result(core, finished, to_file)
         self._result = (result,)
@@ -388,22 +398,30 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
             return True
         return (await self.poll()).done
 
-    async def wait(self, timeout: float = 600.0) -> RecordT:
+    async def wait(
+        self, timeout: float = 600.0, *, cancel_on_timeout: bool | None = None
+    ) -> RecordT:
         """Wait until the job is terminal (see `JobHandle.wait`)."""
+        waiter = self._waiter.cancelling(cancel_on_timeout)
         core = self._wait_core(timeout, want_result=False)
-        finished = self._finished or await self._waiter.run_core(core)
+        finished = self._finished or await waiter.run_core(core)
         self._after_wait(core, finished)
         return self._waiter.terminal_record(core, finished)
 
     async def result(
-        self, timeout: float = 600.0, *, to_file: PathLike | None = None
+        self,
+        timeout: float = 600.0,
+        *,
+        to_file: PathLike | None = None,
+        cancel_on_timeout: bool | None = None,
     ) -> ResultT:
         """Wait for the result and fetch it once (see `JobHandle.result`)."""
         if self._result is not None:
             return self._result[0]
         self._waiter.check_result()
+        waiter = self._waiter.cancelling(cancel_on_timeout)
         core = self._wait_core(timeout, want_result=True)
-        finished = self._finished or await self._waiter.run_core(core)
+        finished = self._finished or await waiter.run_core(core)
         self._after_wait(core, finished)
         result = await self._waiter.core_result(core, finished, to_file)
         self._result = (result,)

@@ -82,6 +82,8 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self.has_result = has_result or spec.final_from == "record"
         self._has_cancel = has_cancel
         self._drive: Drive | AsyncDrive | None = None
+        #: Whether a wait that times out cancels the job (None: the config says).
+        self._cancel_on_timeout: bool | None = None
 
     def driven_by(self: _W, drive: Drive | AsyncDrive) -> _W:  # noqa: PYI019 (3.9)
         """This waiter, its waits driven by ``drive`` (see `Drive`; an async waiter's
@@ -90,6 +92,19 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         driven = copy.copy(self)
         driven._drive = drive
         return driven
+
+    def cancelling(self: _W, on_timeout: bool | None) -> _W:  # noqa: PYI019 (3.9)
+        """This waiter, its waits (and its handles' `wait()` and `result()`) sending
+        the job's cancel when they time out (True) or not (False), whatever
+        `WaitConfig.cancel_on_timeout` says; None keeps the config's. True for a job
+        without a cancel operation raises `NoCancelOperation` before any request."""
+        if on_timeout is None:
+            return self
+        if on_timeout and not self._has_cancel:
+            raise self._no_cancel_operation()
+        chosen = copy.copy(self)
+        chosen._cancel_on_timeout = on_timeout
+        return chosen
 
     def begin(
         self,
@@ -382,7 +397,10 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _cancels_on(self, error: JobTimeout[Any]) -> bool:
         """Whether a wait that timed out with `error` sends the cancel operation."""
-        return self.config.cancel_on_timeout and self._has_cancel and not error.canceled
+        wanted = self._cancel_on_timeout
+        if wanted is None:
+            wanted = self.config.cancel_on_timeout
+        return wanted and self._has_cancel and not error.canceled
 
     def _cancel_budget(self, core: WaitCore) -> float | None:
         """How long the cancel of a timed-out wait may take, so that the wait still ends
