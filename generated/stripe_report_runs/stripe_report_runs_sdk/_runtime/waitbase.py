@@ -86,18 +86,14 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         self._cancel_on_timeout: bool | None = None
 
     def driven_by(self: _W, drive: Drive | AsyncDrive) -> _W:  # noqa: PYI019 (3.9)
-        """This waiter, its waits driven by ``drive`` (see `Drive`; an async waiter's
-        by an `AsyncDrive`) instead of the polling loop; all else (cores, errors,
-        results) stays the waiter's own."""
+        """This waiter, its waits driven by ``drive`` (`Drive` / `AsyncDrive`), not polling."""
         driven = copy.copy(self)
         driven._drive = drive
         return driven
 
     def cancelling(self: _W, on_timeout: bool | None) -> _W:  # noqa: PYI019 (3.9)
-        """This waiter, its waits (and its handles' `wait()` and `result()`) sending
-        the job's cancel when they time out (True) or not (False), whatever
-        `WaitConfig.cancel_on_timeout` says; None keeps the config's. True for a job
-        without a cancel operation raises `NoCancelOperation` before any request."""
+        """This waiter, cancelling timed-out jobs (True) or not (False) over the config's
+        `cancel_on_timeout` (None keeps it); True without a cancel raises NoCancelOperation."""
         if on_timeout is None:
             return self
         if on_timeout and not self._has_cancel:
@@ -223,8 +219,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         )
 
     def unset_record(self) -> RecordT | None:
-        """A record of unset fields, as a status rule's empty answer decodes (for a
-        decision made before any record came); None if the record model has none."""
+        """A record of unset fields (a status rule's empty answer); None if impossible."""
         try:
             return self._lenient_record({})
         except SDKError:
