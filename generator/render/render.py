@@ -728,8 +728,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         # For `events=` annotations, and what a web app catches or reads from a receiver.
         lazy += [(name, "._runtime.webhooks") for name in _WEBHOOK_NAMES]
     if features.oauth2:
-        home = "._client" if client["token_url"] else "._runtime.oauth2"
-        lazy += [(name, home) for name in ("AsyncClientCredentials", "ClientCredentials")]
+        lazy += [(name, "._client") for name in ("AsyncClientCredentials", "ClientCredentials")]
     if features.jobs:
         put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
     files[f"{pkg}/py.typed"] = ""

@@ -34,7 +34,8 @@ class Features:
         ops = [op for resource in sdk.resources for op in resource.operations]
         self.jobs = bool(sdk.jobs)
         self.events = any(op.response.kind == "events" or op.stream_name for op in ops)
-        self.oauth2 = any(isinstance(auth, ir.BearerAuth) for auth in sdk.auths)
+        # ClientCredentials ships only where a scheme declares the client-credentials flow.
+        self.oauth2 = any(isinstance(a, ir.BearerAuth) and a.token_url for a in sdk.auths)
 
 
 @functools.cache

@@ -102,22 +102,19 @@ def test_an_async_provider_given_to_the_sync_client_is_a_clear_error(
 USER_CODE = """
 from __future__ import annotations
 
-from features_sdk import AsyncClient, AsyncClientCredentials, Client, ClientCredentials
+from features_sdk import AsyncClient, Client
 
 
 async def fresh_token() -> str:
     return "t"
 
 
-def make() -> tuple[Client, Client, Client, AsyncClient, AsyncClient, AsyncClient]:
-    url = "https://auth.example/token"
+def make() -> tuple[Client, Client, AsyncClient, AsyncClient]:
     return (
         Client(key_header_api_key="k"),
         Client(key_header_api_key=lambda: "k", token=lambda: "t"),
-        Client(token=ClientCredentials("id", "secret", token_url=url, scopes=["a"])),
         AsyncClient(token=fresh_token),
         AsyncClient(token=lambda: "t"),
-        AsyncClient(token=AsyncClientCredentials("id", "secret", token_url=url)),
     )
 """
 

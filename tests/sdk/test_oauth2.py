@@ -4,7 +4,6 @@ sync and async, over MockTransport with an injected clock."""
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -34,95 +33,12 @@ class TokenEndpoint:
         return httpx.Response(200, json={"access_token": token, "expires_in": self.lifetime})
 
 
-def _models(sdk: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{sdk.__name__}.models")
-
-
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0
 
     def __call__(self) -> float:
         return self.now
-
-
-def test_a_token_is_reused_then_refreshed_before_it_expires(features: ModuleType) -> None:
-    endpoint, clock = TokenEndpoint(lifetime=120), Clock()
-    tokens = features.ClientCredentials(
-        "app",
-        "client-secret-9",
-        token_url=TOKEN_URL,
-        scopes=["jobs:read", "jobs:write"],
-        clock=clock,
-        transport=httpx.MockTransport(endpoint),
-    )
-    assert tokens() == "access-1"
-    clock.now += 59  # 61 s left: still good (refreshed 60 s before expiry)
-    assert tokens() == "access-1"
-    clock.now += 2  # 59 s left: refreshed
-    assert tokens() == "access-2"
-    assert len(endpoint.forms) == 2
-    assert endpoint.forms[0] == {
-        "grant_type": ["client_credentials"],
-        "client_id": ["app"],
-        "client_secret": ["client-secret-9"],
-        "scope": ["jobs:read jobs:write"],
-    }
-    assert "client-secret-9" not in repr(tokens)
-
-
-def test_the_client_sends_the_current_token(features: ModuleType) -> None:
-    endpoint, clock = TokenEndpoint(lifetime=100), Clock()
-    tokens = features.ClientCredentials(
-        "app", "s", token_url=TOKEN_URL, clock=clock, transport=httpx.MockTransport(endpoint)
-    )
-    seen: list[str] = []
-
-    def api(request: httpx.Request) -> httpx.Response:
-        seen.append(request.headers["Authorization"])
-        return httpx.Response(201, json={"kind": "cat", "name": "Tom"})
-
-    with features.Client(token=tokens, transport=httpx.MockTransport(api)) as client:
-        cat = _models(features).Cat(kind="cat", name="Tom")
-        client.animals.create(body=cat)
-        clock.now += 3600  # an hour later the token is a new one
-        client.animals.create(body=cat)
-    assert seen == ["Bearer access-1", "Bearer access-2"]
-
-
-def test_async_client_credentials(features: ModuleType) -> None:
-    endpoint, clock = TokenEndpoint(lifetime=100), Clock()
-    tokens = features.AsyncClientCredentials(
-        "app", "s", token_url=TOKEN_URL, clock=clock, transport=httpx.MockTransport(endpoint)
-    )
-    seen: list[str] = []
-
-    def api(request: httpx.Request) -> httpx.Response:
-        seen.append(request.headers["Authorization"])
-        return httpx.Response(201, json={"kind": "cat", "name": "Tom"})
-
-    async def main() -> None:
-        async with features.AsyncClient(token=tokens, transport=httpx.MockTransport(api)) as c:
-            cat = _models(features).Cat(kind="cat", name="Tom")
-            await asyncio.gather(c.animals.create(body=cat), c.animals.create(body=cat))
-            clock.now += 3600
-            await c.animals.create(body=cat)
-
-    asyncio.run(main())
-    assert seen == ["Bearer access-1", "Bearer access-1", "Bearer access-2"]
-    assert len(endpoint.forms) == 2  # concurrent requests shared one token fetch
-
-
-def test_a_refused_client_is_a_clear_error(features: ModuleType) -> None:
-    refused = httpx.MockTransport(lambda _: httpx.Response(401, json={"error": "invalid_client"}))
-    tokens = features.ClientCredentials("app", "wrong", token_url=TOKEN_URL, transport=refused)
-    with pytest.raises(features.errors.TokenError, match=r"answered 401 \(invalid_client\)"):
-        tokens()
-
-
-def test_without_a_declared_token_url_one_must_be_given(features: ModuleType) -> None:
-    with pytest.raises(ValueError, match="token_url is required"):
-        features.ClientCredentials("app", "s")
 
 
 OAUTH_SPEC: dict[str, Any] = {
@@ -161,6 +77,94 @@ def tokens_sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]
     spec = write(root / "tokens.yaml", yaml.safe_dump(OAUTH_SPEC))
     with imported_sdk(spec, root / "out", "tokens_sdk") as sdk:
         yield sdk
+
+
+def test_a_token_is_reused_then_refreshed_before_it_expires(tokens_sdk: ModuleType) -> None:
+    endpoint, clock = TokenEndpoint(lifetime=120), Clock()
+    tokens = tokens_sdk.ClientCredentials(
+        "app",
+        "client-secret-9",
+        token_url=TOKEN_URL,
+        scopes=["jobs:read", "jobs:write"],
+        clock=clock,
+        transport=httpx.MockTransport(endpoint),
+    )
+    assert tokens() == "access-1"
+    clock.now += 59  # 61 s left: still good (refreshed 60 s before expiry)
+    assert tokens() == "access-1"
+    clock.now += 2  # 59 s left: refreshed
+    assert tokens() == "access-2"
+    assert len(endpoint.forms) == 2
+    assert endpoint.forms[0] == {
+        "grant_type": ["client_credentials"],
+        "client_id": ["app"],
+        "client_secret": ["client-secret-9"],
+        "scope": ["jobs:read jobs:write"],
+    }
+    assert "client-secret-9" not in repr(tokens)
+
+
+def test_the_client_sends_the_current_token(tokens_sdk: ModuleType) -> None:
+    endpoint, clock = TokenEndpoint(lifetime=100), Clock()
+    tokens = tokens_sdk.ClientCredentials(
+        "app", "s", token_url=TOKEN_URL, clock=clock, transport=httpx.MockTransport(endpoint)
+    )
+    seen: list[str] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers["Authorization"])
+        return httpx.Response(200, json={})
+
+    with tokens_sdk.Client(token=tokens, transport=httpx.MockTransport(api)) as client:
+        client.things.list()
+        clock.now += 3600  # an hour later the token is a new one
+        client.things.list()
+    assert seen == ["Bearer access-1", "Bearer access-2"]
+
+
+def test_async_client_credentials(tokens_sdk: ModuleType) -> None:
+    endpoint, clock = TokenEndpoint(lifetime=100), Clock()
+    tokens = tokens_sdk.AsyncClientCredentials(
+        "app", "s", token_url=TOKEN_URL, clock=clock, transport=httpx.MockTransport(endpoint)
+    )
+    seen: list[str] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers["Authorization"])
+        return httpx.Response(200, json={})
+
+    async def main() -> None:
+        async with tokens_sdk.AsyncClient(token=tokens, transport=httpx.MockTransport(api)) as c:
+            await asyncio.gather(c.things.list(), c.things.list())
+            clock.now += 3600
+            await c.things.list()
+
+    asyncio.run(main())
+    assert seen == ["Bearer access-1", "Bearer access-1", "Bearer access-2"]
+    assert len(endpoint.forms) == 2  # concurrent requests shared one token fetch
+
+
+def test_a_refused_client_is_a_clear_error(tokens_sdk: ModuleType) -> None:
+    refused = httpx.MockTransport(lambda _: httpx.Response(401, json={"error": "invalid_client"}))
+    tokens = tokens_sdk.ClientCredentials("app", "wrong", token_url=TOKEN_URL, transport=refused)
+    with pytest.raises(tokens_sdk.errors.TokenError, match=r"answered 401 \(invalid_client\)"):
+        tokens()
+
+
+def test_a_bearer_only_sdk_offers_no_client_credentials(features: ModuleType) -> None:
+    """An http bearer scheme takes a token; client credentials are an OAuth 2 flow the
+    spec must declare, so that SDK neither ships nor documents them."""
+    root = Path(features.__file__).parent
+    assert not hasattr(features, "ClientCredentials")
+    assert not hasattr(features, "AsyncClientCredentials")
+    assert not (root / "_runtime" / "oauth2.py").exists()
+    assert "ClientCredentials" not in (root.parent / "README.md").read_text()
+
+
+def test_an_oauth2_sdk_ships_and_documents_them(tokens_sdk: ModuleType) -> None:
+    root = Path(tokens_sdk.__file__).parent
+    assert (root / "_runtime" / "oauth2.py").exists()
+    assert "ClientCredentials(client_id" in (root.parent / "README.md").read_text()
 
 
 def test_the_token_url_comes_from_the_spec(tokens_sdk: ModuleType) -> None:

@@ -48,7 +48,6 @@ from .errors import (
     ResultFileError,
     SDKError,
     StatusUnavailable,
-    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -62,8 +61,6 @@ if _t.TYPE_CHECKING:
     from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
     from ._runtime.handle import JobHandle as JobHandle
     from ._runtime.handle import PollDecision as PollDecision
-    from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
-    from ._runtime.oauth2 import ClientCredentials as ClientCredentials
     from ._runtime.retry import RetryPolicy as RetryPolicy
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
@@ -76,12 +73,10 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
-    "AsyncClientCredentials",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
-    "ClientCredentials",
     "ConflictError",
     "DecodeError",
     "IngestJobCanceled",
@@ -113,7 +108,6 @@ __all__ = [
     "RetryPolicy",
     "SDKError",
     "StatusUnavailable",
-    "TokenError",
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
@@ -125,9 +119,7 @@ __all__ = [
 
 # Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
-    "AsyncClientCredentials": "._runtime.oauth2",
     "AsyncJobHandle": "._runtime.handle",
-    "ClientCredentials": "._runtime.oauth2",
     "JobHandle": "._runtime.handle",
     "JobOutcome": "._runtime.waitspec",
     "PollDecision": "._runtime.handle",

@@ -41,7 +41,6 @@ from .errors import (
     ResultFileError,
     SDKError,
     StatusUnavailable,
-    TokenError,
     TranscriptCanceled,
     TranscriptFailed,
     TranscriptStalled,
@@ -59,8 +58,6 @@ if _t.TYPE_CHECKING:
     from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
     from ._runtime.handle import JobHandle as JobHandle
     from ._runtime.handle import PollDecision as PollDecision
-    from ._runtime.oauth2 import AsyncClientCredentials as AsyncClientCredentials
-    from ._runtime.oauth2 import ClientCredentials as ClientCredentials
     from ._runtime.retry import RetryPolicy as RetryPolicy
     from ._runtime.waitspec import JobOutcome as JobOutcome
     from ._runtime.waitspec import PollEvent as PollEvent
@@ -73,12 +70,10 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
-    "AsyncClientCredentials",
     "AsyncJobHandle",
     "AuthenticationError",
     "BadRequestError",
     "Client",
-    "ClientCredentials",
     "ConflictError",
     "DecodeError",
     "InternalServerError",
@@ -106,7 +101,6 @@ __all__ = [
     "RetryPolicy",
     "SDKError",
     "StatusUnavailable",
-    "TokenError",
     "TranscriptCanceled",
     "TranscriptFailed",
     "TranscriptStalled",
@@ -122,9 +116,7 @@ __all__ = [
 
 # Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
-    "AsyncClientCredentials": "._runtime.oauth2",
     "AsyncJobHandle": "._runtime.handle",
-    "ClientCredentials": "._runtime.oauth2",
     "JobHandle": "._runtime.handle",
     "JobOutcome": "._runtime.waitspec",
     "PollDecision": "._runtime.handle",

@@ -11,7 +11,7 @@ SDKError
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
  +-- ResponseTooLarge (limit), ResultFileError (spent)
- +-- MissingCredentials, TokenError
+ +-- MissingCredentials
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
       +-- JobTimeout (elapsed, deadline, resume_token, canceled)
@@ -53,7 +53,6 @@ from ._runtime.errors import (
     ResultFileError,
     SDKError,
     StatusUnavailable,
-    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
@@ -88,7 +87,6 @@ __all__ = [
     "ResultFileError",
     "SDKError",
     "StatusUnavailable",
-    "TokenError",
     "TranscriptCanceled",
     "TranscriptFailed",
     "TranscriptStalled",
@@ -127,7 +125,6 @@ for _error in (
     ResultFileError,
     SDKError,
     StatusUnavailable,
-    TokenError,
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
