@@ -24,7 +24,7 @@ $(DEMO_STAMP): pyproject.toml $(VENV)/bin/python
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(BIN)/python -m generator.demo
+	$(BIN)/python -m jobgen.demo
 
 # One pytest worker per core; the tests that share the real-spec SDKs run on one worker.
 PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup

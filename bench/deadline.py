@@ -6,7 +6,7 @@
     python bench/deadline.py --sdk DIR --out NAME   # another generated Sume SDK (DIR holds
                                                     # sume_sdk), e.g. an older checkout's
 
-Run it with the repository's .venv (it starts `python -m generator serve`).
+Run it with the repository's .venv (it starts `python -m jobgen serve`).
 
 Cases:
 
@@ -198,7 +198,7 @@ class Serve:
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "generator", "serve", "specs/sume.yaml", "--port", "0"],
+            [sys.executable, "-m", "jobgen", "serve", "specs/sume.yaml", "--port", "0"],
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -113,9 +113,9 @@ def generate(tool: str, slug: str) -> Path:
 
 def plan(slug: str) -> dict[str, Any]:
     """Per check: the operation, jobgen's method for it, and example bodies."""
-    from generator.model import ir
-    from generator.model.build import load_and_build
-    from generator.server.samples import Sampler
+    from jobgen.model import ir
+    from jobgen.model.build import load_and_build
+    from jobgen.server.samples import Sampler
 
     sdk = load_and_build(SPECS[slug], package=package("jobgen", slug))
     sampler = Sampler(sdk.schemas, timestamp="2025-01-02T03:04:05Z")

@@ -136,7 +136,7 @@ def soak(args: argparse.Namespace) -> None:
     import tempfile
 
     sys.path.insert(0, str(REPO))
-    from generator.server import run_server
+    from jobgen.server import run_server
     from tests.fleet import soak as kill_soak
     from tests.fleet.docapp import SUME, DocFleet
 

@@ -33,9 +33,9 @@ def _norm(text: str) -> str:
 
 
 def _probe_specs(prepared: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    from generator.model import ir
-    from generator.model.build import load_and_build
-    from generator.server.samples import Sampler
+    from jobgen.model import ir
+    from jobgen.model.build import load_and_build
+    from jobgen.server.samples import Sampler
 
     found: dict[str, dict[str, Any]] = {}
     for slug, operation_id in PROBES.items():

@@ -27,8 +27,8 @@ from typing import Self
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.model import ir, names, segment
-from generator.model.build import load_and_build
+from jobgen.model import ir, names, segment
+from jobgen.model.build import load_and_build
 from tests.helpers import REAL_SPECS
 from tests.real.realspecs import SPECS
 

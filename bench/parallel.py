@@ -40,8 +40,8 @@ def _config(root: Path, targets: dict[str, Path]) -> Path:
 RENDER_PHASE = """
 import json, resource, sys, time
 from pathlib import Path
-from generator.config import load_targets
-from generator.pipeline import render_all
+from jobgen.config import load_targets
+from jobgen.pipeline import render_all
 
 def cpu():
     return sum(

@@ -18,10 +18,10 @@ import statistics
 import time
 from pathlib import Path
 
-from generator.model.build import build_sdk
-from generator.render.output import write_tree
-from generator.render.render import render_sdk
-from generator.spec.loader import load_spec
+from jobgen.model.build import build_sdk
+from jobgen.render.output import write_tree
+from jobgen.render.render import render_sdk
+from jobgen.spec.loader import load_spec
 
 
 def one_pass(spec: Path, out: Path) -> dict[str, float]:

@@ -20,9 +20,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from generator.model.build import load_and_build
-from generator.problems import Location
-from generator.spec.loader import SpecSet
+from jobgen.model.build import load_and_build
+from jobgen.problems import Location
+from jobgen.spec.loader import SpecSet
 
 HEAD = 'openapi: 3.0.3\ninfo: {title: Chain, version: "1"}\npaths: {}\ncomponents:\n  schemas:\n'
 

@@ -8,7 +8,7 @@ For each real spec (default: assemblyai and stripe; ids of tests/real/realspecs.
   rendering) with ``names._segmented``, the one entry point of splitting, wrapped to sum
   its CPU time; reported: the runs of letters it was asked about, their CPU time, and the
   process's peak RSS (VmHWM);
-- *generate*: ``python -m generator generate`` of the spec into a temporary folder under
+- *generate*: ``python -m jobgen generate`` of the spec into a temporary folder under
   ``/usr/bin/time``: CPU time (user + system) and peak RSS, the median of ``--repeat`` runs.
 
 ``--source DIR``: run the generator of another checkout (e.g. ``git worktree add`` of main,
@@ -33,8 +33,8 @@ from tests.real.realspecs import SPECS
 _PROBE = """
 import json, sys, time
 sys.path.insert(0, {source!r})
-from generator.model import names
-from generator.model.build import load_and_build
+from jobgen.model import names
+from jobgen.model.build import load_and_build
 from pathlib import Path
 spent = [0.0, 0]
 segmented = names._segmented
@@ -70,7 +70,7 @@ def generate(source: Path, spec_id: str) -> tuple[float, float]:
     """CPU seconds (user + system) and peak RSS (MB) of one ``jobgen generate``."""
     spec = next(s for s in SPECS if s.id == spec_id)
     with tempfile.TemporaryDirectory() as out:
-        args = [sys.executable, "-m", "generator", "generate", str(spec.spec)]
+        args = [sys.executable, "-m", "jobgen", "generate", str(spec.spec)]
         args += ["-o", out, "--package", spec.package]
         if spec.side_file:
             args += ["--jobs", str(spec.side_file)]

@@ -46,10 +46,10 @@ def rss_mb() -> float:
 def child(mode: str, limits: dict[str, Any]) -> dict[str, Any]:
     """Run in the child: the measurements of one configuration."""
     sys.path.insert(0, str(REPO))
-    from generator.model.build import load_and_build
-    from generator.server.app import JobApp
-    from generator.server.store import Limits
-    from generator.server.wire import Request
+    from jobgen.model.build import load_and_build
+    from jobgen.server.app import JobApp
+    from jobgen.server.store import Limits
+    from jobgen.server.wire import Request
 
     now = [0.0]
     app = JobApp(load_and_build(SPEC), clock=lambda: now[0], limits=Limits(**limits))

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import httpx
 
-from generator.model.build import load_and_build
-from generator.server import run_server
-from generator.server.validate import OperationCheck, _Bundler
-from generator.server.wire import Request
+from jobgen.model.build import load_and_build
+from jobgen.server import run_server
+from jobgen.server.validate import OperationCheck, _Bundler
+from jobgen.server.wire import Request
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "sume.yaml"

@@ -16,9 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from generator.model.build import load_and_build
-from generator.spec import loader
-from generator.spec.specschema import check_spec_schema
+from jobgen.model.build import load_and_build
+from jobgen.spec import loader
+from jobgen.spec.specschema import check_spec_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = (

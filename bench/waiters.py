@@ -35,9 +35,9 @@ import httpx
 import tenacity
 from common import median
 
-from generator.runtime.errors import SDKError
-from generator.runtime.waiter import SyncJobWaiter
-from generator.runtime.waitspec import JobSpec, WaitConfig
+from jobgen.runtime.errors import SDKError
+from jobgen.runtime.waiter import SyncJobWaiter
+from jobgen.runtime.waitspec import JobSpec, WaitConfig
 
 EPOCH = 1_750_000_000.0
 

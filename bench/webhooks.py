@@ -46,8 +46,8 @@ sys.path[:0] = [str(REPO), str(REPO / "generated" / "sume")]
 import sume_sdk
 from sume_sdk.models import CreateJobRequest, TextInput
 
-from generator.server import run_server
-from generator.server.listen import base_url, bind, make_server
+from jobgen.server import run_server
+from jobgen.server.listen import base_url, bind, make_server
 
 KEY = "bench-key"
 SECRET = "whsec_" + base64.b64encode(b"bench webhook secret of 32 bytes").decode()

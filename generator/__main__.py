@@ -1,4 +1,4 @@
-"""Run the command line: ``python -m generator``."""
+"""Run the command line: ``python -m jobgen``."""
 
 from .cli import main
 

@@ -1,9 +1,9 @@
 """The CI report: for every SDK the config lists, is the generated code current, and what
-does the spec change break for its callers? Run as ``python -m generator.ci``; the GitHub
+does the spec change break for its callers? Run as ``python -m jobgen.ci``; the GitHub
 Action (``action.yml``) runs it and posts the report as the job summary.
 
 ```console
-$ python -m generator.ci --base origin/main [--config jobgen.toml] [--summary FILE]
+$ python -m jobgen.ci --base origin/main [--config jobgen.toml] [--summary FILE]
 ```
 
 The stale check is ``jobgen generate --check`` for each SDK; the breaking-change report is
@@ -223,7 +223,7 @@ def _details(result: SdkResult) -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m generator.ci",
+        prog="python -m jobgen.ci",
         description="Stale check and breaking-change report for every SDK the config lists.",
     )
     parser.add_argument(

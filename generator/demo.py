@@ -1,6 +1,6 @@
 """The live demo: generate the Sume SDK, start the simulated API, wait for real jobs.
 
-``python -m generator.demo`` (or ``make demo``) generates an SDK from the embedded
+``python -m jobgen.demo`` (or ``make demo``) generates an SDK from the embedded
 example spec into a temporary directory, serves that spec on loopback with
 ``jobgen serve``'s in-process runner, and waits for a handful of jobs through the
 generated client: one that succeeds after a few checks, one whose server sends

@@ -1,1 +1,1 @@
-"""The jinja2 templates of a generated SDK, shipped in the wheel as ``generator.templates``."""
+"""The jinja2 templates of a generated SDK, shipped in the wheel as ``jobgen.templates``."""

@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 import yaml
 
-from generator.draft.command import draft_spec
+from jobgen.draft.command import draft_spec
 from tests.helpers import REAL_SPECS, ROOT, SPECS
 
 VENDOR = ROOT / "specs" / "vendor"

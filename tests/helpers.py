@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from generator.pipeline import Target, generate
+from jobgen.pipeline import Target, generate
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"

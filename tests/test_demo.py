@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from generator.demo import Progress
+from jobgen.demo import Progress
 from tests.helpers import ROOT
 
 _VARYING = (
@@ -46,7 +46,7 @@ def readme_demo() -> str:
 @pytest.mark.slow
 def test_demo_waits_for_real_jobs_and_stops() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "generator.demo"],
+        [sys.executable, "-m", "jobgen.demo"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -129,4 +129,4 @@ def test_make_demo_on_a_fresh_clone_installs_only_what_the_demo_runs(tmp_path: P
     ).stdout
     installs = [line for line in planned.splitlines() if "pip install" in line and "-e" in line]
     assert installs == [".venv/bin/python -m pip install --quiet -e '.[serve,progress]'"]
-    assert "python -m generator.demo" in planned.splitlines()[-1]
+    assert "python -m jobgen.demo" in planned.splitlines()[-1]

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from generator.config import load_targets
-from generator.pipeline import check
+from jobgen.config import load_targets
+from jobgen.pipeline import check
 from tests.helpers import ROOT
 
 TARGETS = load_targets(ROOT / "pyproject.toml")

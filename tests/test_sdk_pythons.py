@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.config import load_targets
-from generator.model import ir
-from generator.model.build import load_and_build
-from generator.server.samples import Sampler
+from jobgen.config import load_targets
+from jobgen.model import ir
+from jobgen.model.build import load_and_build
+from jobgen.server.samples import Sampler
 from tests.helpers import ROOT
 
 VERSIONS = ("3.9", "3.10", "3.11", "3.12", "3.13")

@@ -1,4 +1,4 @@
-"""Write a :class:`~generator.draft.find.Draft` as a side file (docs/job-extension.md).
+"""Write a :class:`~jobgen.draft.find.Draft` as a side file (docs/job-extension.md).
 
 Block-style YAML, keys in the order the documentation lists them, every string from
 the spec as a double-quoted scalar (``escape.yaml_str``), every note as one ``#`` comment

@@ -46,9 +46,11 @@ from .views import (
 
 __all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "UnescapedText", "environment", "render_sdk"]
 
-# Both ship inside the wheel: templates/ as the data package generator.templates.
-TEMPLATES_DIR = Path(str(importlib.resources.files("generator.templates")))
-RUNTIME_DIR = Path(str(importlib.resources.files("generator.runtime")))
+# Both ship inside the wheel: templates/ as the data package jobgen.templates. Named from
+# this package's own top level, which an installed jobgen calls ``jobgen``.
+_TOP = __name__.partition(".")[0]
+TEMPLATES_DIR = Path(str(importlib.resources.files(f"{_TOP}.templates")))
+RUNTIME_DIR = Path(str(importlib.resources.files(f"{_TOP}.runtime")))
 
 _ERROR_TREE = """SDKError
  +-- APIConnectionError
@@ -165,7 +167,7 @@ def _finalize(value: object) -> Code:
         return value
     raise UnescapedText(
         f"template printed a {type(value).__name__} that is not a Code fragment "
-        f"(escape it with generator.render.escape): {value!r:.80}"
+        f"(escape it with jobgen.render.escape): {value!r:.80}"
     )
 
 

@@ -1,5 +1,5 @@
 """YAML documents, read by the YAML 1.2 core schema as the JSON-compatible data an OpenAPI
-document is (see :mod:`generator.spec.loader`); imported only when a YAML file is read."""
+document is (see :mod:`jobgen.spec.loader`); imported only when a YAML file is read."""
 
 from __future__ import annotations
 

@@ -53,7 +53,7 @@ def write_spec(repo: Path, spec: dict[str, Any], name: str = "sume.yaml") -> Non
 
 def jobgen(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
+        [sys.executable, "-m", "jobgen", *args],
         cwd=repo,
         capture_output=True,
         text=True,

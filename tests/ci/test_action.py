@@ -1,4 +1,4 @@
-"""action.yml: a composite action whose inputs reach ``python -m generator.ci``.
+"""action.yml: a composite action whose inputs reach ``python -m jobgen.ci``.
 
 The report step is run here as the runner runs it (bash, the step's environment with the
 inputs filled in, ``RUNNER_TEMP`` holding the action's virtual environment) on a git

@@ -1,4 +1,4 @@
-"""``python -m generator.ci``, the script behind the GitHub Action, run on a git repository
+"""``python -m jobgen.ci``, the script behind the GitHub Action, run on a git repository
 with two commits, as the action runs it in a pull request."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def ci(
         env = clean_env(GITHUB_STEP_SUMMARY=str(summary))
     summary = Path(env["GITHUB_STEP_SUMMARY"])
     done = subprocess.run(
-        [sys.executable, "-m", "generator.ci", *args],
+        [sys.executable, "-m", "jobgen.ci", *args],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -48,7 +48,7 @@ def test_compatible_change_regenerated_passes(tmp_path: Path) -> None:
     # As docs/ci.md runs it outside GitHub: the report into a file named on the command line.
     report = repo.parent / "report.md"
     again = subprocess.run(
-        [sys.executable, "-P", "-m", "generator.ci", "--base", "HEAD~1", "--summary", str(report)],
+        [sys.executable, "-P", "-m", "jobgen.ci", "--base", "HEAD~1", "--summary", str(report)],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -192,7 +192,7 @@ def test_pull_request_base_comes_from_the_environment(tmp_path: Path) -> None:
 def test_without_a_base_only_the_stale_check_runs(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
     done = subprocess.run(
-        [sys.executable, "-m", "generator.ci"],
+        [sys.executable, "-m", "jobgen.ci"],
         cwd=repo,
         capture_output=True,
         text=True,

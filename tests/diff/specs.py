@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
-from generator.diff import Change, Report, diff_sdks
-from generator.model.build import load_and_build
+from jobgen.diff import Change, Report, diff_sdks
+from jobgen.model.build import load_and_build
 from tests.helpers import SPECS, write
 
 SUME: dict[str, Any] = yaml.safe_load((SPECS / "sume.yaml").read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.diff.specs import dump, job, props, schemas, sume
 from tests.helpers import SPECS, write
 

@@ -10,10 +10,10 @@ from typing import Any
 import attrs
 import pytest
 
-from generator.diff import diff_sdks
-from generator.diff.compare import KINDS
-from generator.model import ir
-from generator.model.build import load_and_build
+from jobgen.diff import diff_sdks
+from jobgen.diff.compare import KINDS
+from jobgen.model import ir
+from jobgen.model.build import load_and_build
 from tests.diff.specs import (
     JOB_PATH,
     RESULT_PATH,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.diff import diff_sdks
-from generator.model.build import load_and_build
+from jobgen.diff import diff_sdks
+from jobgen.model.build import load_and_build
 
 REAL = Path(__file__).parent / "real"
 

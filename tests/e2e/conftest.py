@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.e2e.support import APIS, BY_ID, E2E, ROOT
 
 

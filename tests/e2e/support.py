@@ -16,8 +16,8 @@ from typing import Any
 import attrs
 import httpx
 
-from generator.server import RunningServer
-from generator.server.log import RequestRecord
+from jobgen.server import RunningServer
+from jobgen.server.log import RequestRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "key-1"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer
+from jobgen.server import RunningServer
 from tests.e2e.support import APIS, BY_ID, E2E, KEY, OTHER_KEY, own_error
 
 DEADLINE = 0.2

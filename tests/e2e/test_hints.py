@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer
-from generator.server.scenario import ScenarioError
+from jobgen.server import RunningServer
+from jobgen.server.scenario import ScenarioError
 from tests.e2e.support import APIS, BY_ID, E2E, EPSILON, FLOOR, gaps
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.e2e.support import E2E, KEY, Api, scenario_header
 
 DEEPL = Api(

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.server import RunningServer
+from jobgen.server import RunningServer
 from tests.e2e.support import APIS, E2E, scenario_header
 
 URL_APIS = sorted(name for name, api in APIS.items() if api.operation_url)

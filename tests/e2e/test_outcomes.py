@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.server.scenario import ScenarioError
+from jobgen.server.scenario import ScenarioError
 from tests.e2e.support import E2E, EPSILON, FLOOR, gaps
 
 FAILURE_MESSAGE = "the simulated job failed"

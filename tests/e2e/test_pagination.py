@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generator.server.listing import PAGE_SIZE
+from jobgen.server.listing import PAGE_SIZE
 from tests.e2e.support import E2E
 
 LIST = {"stripe_report_runs": "get_report_runs", "salesforce_bulk": "get_all_jobs"}

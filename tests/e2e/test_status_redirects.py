@@ -23,7 +23,7 @@ import httpx
 import pytest
 import yaml
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.e2e.support import FAST, KEY
 from tests.helpers import imported_sdk, write
 

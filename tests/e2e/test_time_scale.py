@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.e2e.support import APIS, EPSILON, KEY
 
 SUME = APIS["sume"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.e2e.support import FAST, KEY, ROOT
 
 SPEC = ROOT / "specs" / "media_transcode.yaml"

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer, run_server
-from generator.server.listen import base_url, bind, make_server
+from jobgen.server import RunningServer, run_server
+from jobgen.server.listen import base_url, bind, make_server
 from tests.e2e.support import APIS, KEY
 
 SECRET = "whsec_" + base64.b64encode(b"e2e webhook secret of 32 bytes!!").decode()

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.server import RunningServer, run_server
-from generator.server.listen import base_url, bind, make_server
+from jobgen.server import RunningServer, run_server
+from jobgen.server.listen import base_url, bind, make_server
 from tests.e2e.support import APIS, KEY, ROOT
 
 SECRET = "whsec_" + base64.b64encode(b"fastapi example secret, 32 bytes").decode()

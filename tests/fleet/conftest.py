@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.e2e.support import APIS, ROOT
 
 SUME = APIS["sume"]

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from generator.server import RunningServer
+from jobgen.server import RunningServer
 from tests.fleet.docapp import SUME, DocFleet, worker_commands
 
 #: Where the observed workers note each step's start: wait id, worker, when.

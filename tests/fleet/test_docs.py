@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer
+from jobgen.server import RunningServer
 from tests.fleet.conftest import PATIENCE
 from tests.fleet.docapp import DOC, SUME, DocFleet, beat_source, worker_commands
 

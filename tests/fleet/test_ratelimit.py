@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.server import RunningServer
+from jobgen.server import RunningServer
 from tests.fleet.conftest import SUME
 
 

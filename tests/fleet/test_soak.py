@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.server import RunningServer
+from jobgen.server import RunningServer
 from tests.fleet import soak
 from tests.fleet.docapp import DocFleet
 

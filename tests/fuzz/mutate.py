@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from generator.problems import pointer_join
+from jobgen.problems import pointer_join
 
 Path_ = tuple[Any, ...]
 

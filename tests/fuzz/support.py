@@ -17,7 +17,7 @@ from pathlib import Path
 
 import attrs
 
-from generator.cli import main
+from jobgen.cli import main
 
 EXIT_INPUT = 2
 PROBLEM = re.compile(

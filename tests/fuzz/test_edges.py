@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from generator.problems import SpecError
-from generator.spec.loader import MAX_DEPTH, load_document
+from jobgen.problems import SpecError
+from jobgen.spec.loader import MAX_DEPTH, load_document
 from tests.fuzz.test_fuzz_specs import check_outcome
 from tests.fuzz.test_malformed import ITEM, base, mutate, save
 

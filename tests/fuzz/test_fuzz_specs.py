@@ -25,7 +25,7 @@ import yaml
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from generator.spec.loader import load_document
+from jobgen.spec.loader import load_document
 from tests.fuzz.mutate import (
     mutated,
     node_paths,

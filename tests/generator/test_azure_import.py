@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.cli import main
-from generator.model.build import load_and_build
-from generator.model.declare.azure import job_names
-from generator.pipeline import Target, generate
+from jobgen.cli import main
+from jobgen.model.build import load_and_build
+from jobgen.model.declare.azure import job_names
+from jobgen.pipeline import Target, generate
 from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk, write
 from tests.waiters.support import FakeTime
 
@@ -307,7 +307,7 @@ async def _no_sleep(seconds: float) -> None:
 
 
 def test_jobgen_serve_simulates_imported_jobs(contoso: ModuleType) -> None:
-    from generator.server import run_server
+    from jobgen.server import run_server
 
     with run_server(KINDS) as server:
         config = contoso.WaitConfig(sleep=lambda seconds: None, async_sleep=_no_sleep)

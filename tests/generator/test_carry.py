@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.model import ir
+from jobgen.model import ir
 from tests.generator.test_job_extension import build, problems
 from tests.helpers import SPECS, write
 
@@ -152,7 +152,7 @@ def test_jobgen_validate_exits_2_naming_the_pointer(tmp_path: Path) -> None:
     carry = {"document_key": {"from": "/document_key", "to": "header:X-Key"}}
     path = write(tmp_path / "deepl.yaml", yaml.safe_dump(mutated(carry=carry), sort_keys=False))
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "validate", str(path)],
+        [sys.executable, "-m", "jobgen", "validate", str(path)],
         capture_output=True,
         text=True,
         check=False,

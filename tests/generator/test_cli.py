@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator import __version__
-from generator.cli import main
-from generator.problems import Location, split_location
+from jobgen import __version__
+from jobgen.cli import main
+from jobgen.problems import Location, split_location
 from tests.helpers import ROOT, SPECS, write
 
 BROKEN = """openapi: 3.0.3
@@ -267,12 +267,12 @@ def test_spec_text_in_errors_cannot_break_lines_or_reach_the_terminal(
 # What a run of `generate` may leave out of its process: nothing it does not use is imported.
 _LOADED = """
 import sys
-from generator.cli import main
+from jobgen.cli import main
 code = main(sys.argv[1:])
 print(" ".join(sorted(sys.modules)))
 raise SystemExit(code)
 """
-_OTHER_COMMANDS = ("generator.diff", "generator.server", "generator.ci", "generator.config")
+_OTHER_COMMANDS = ("jobgen.diff", "jobgen.server", "jobgen.ci", "jobgen.config")
 
 
 def _modules_loaded(tmp_path: Path, *args: str) -> set[str]:
@@ -430,7 +430,7 @@ def test_a_missing_dependency_is_named_with_how_to_reinstall(tmp_path: Path) -> 
     write(hide / "sitecustomize.py", "import sys\nsys.modules['jsonschema_rs'] = None\n")
     env = {**os.environ, "PYTHONPATH": f"{hide}{os.pathsep}{ROOT}"}
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "validate", str(SPECS / "sume.yaml")],
+        [sys.executable, "-m", "jobgen", "validate", str(SPECS / "sume.yaml")],
         capture_output=True,
         text=True,
         check=False,

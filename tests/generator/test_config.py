@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import pipeline
-from generator.cli import main
-from generator.problems import SpecError
+from jobgen import pipeline
+from jobgen.cli import main
+from jobgen.problems import SpecError
 from tests.helpers import SPECS, write
 
 SDK = '[[{prefix}sdk]]\nspec = "sume.yaml"\noutput = "out"\npackage = "sume_sdk"\n{extra}'

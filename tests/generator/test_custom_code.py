@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.helpers import SPECS, write
 
 EXTENSION = '''"""Our own helpers on top of the generated client."""

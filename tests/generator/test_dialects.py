@@ -13,7 +13,7 @@ import httpx
 import pytest
 import yaml
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.helpers import SPECS, imported_sdk, write
 
 POINTER = "#/paths/~1v1~1jobs~1{job_id}/get/x-speakeasy-polling"

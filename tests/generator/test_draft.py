@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.cli import main
-from generator.spec.loader import load_document
+from jobgen.cli import main
+from jobgen.spec.loader import load_document
 from tests.draft_measure import EXAMPLES
 from tests.helpers import SPECS, write
 

@@ -18,7 +18,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.render.escape import (
+from jobgen.render.escape import (
     Code,
     comment,
     doc_text,
@@ -31,7 +31,7 @@ from generator.render.escape import (
     toml_str,
     yaml_str,
 )
-from generator.render.render import UnescapedText, environment
+from jobgen.render.render import UnescapedText, environment
 
 # Every code point, surrogates included: specs in JSON can hold lone surrogates.
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=60)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.model.build import load_and_build
-from generator.pipeline import Target, generate
-from generator.render.render import render_sdk
+from jobgen.model.build import load_and_build
+from jobgen.pipeline import Target, generate
+from jobgen.render.render import render_sdk
 from tests.helpers import REAL_SPECS, SPECS, TEST_SPECS
 from tests.real.conftest import RealSdks
 from tests.real.realspecs import SPECS as REAL

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from generator.pipeline import Target, generate
+from jobgen.pipeline import Target, generate
 from tests.helpers import write
 
 PAYLOADS = [

@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from generator.config import load_targets
+from jobgen.config import load_targets
 from tests.helpers import ROOT, write
 
 # Generation still runs ruff (it is no longer a dependency of jobgen): the clean venv
@@ -93,9 +93,22 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 def test_the_wheel_generates_every_example_sdk_as_committed(
     installed: Installed, tmp_path: Path
 ) -> None:
-    where = installed.run("python", "-c", "import generator; print(generator.__file__)")
+    where = installed.run("python", "-c", "import jobgen; print(jobgen.__file__)")
     assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_relative_to(installed.venv), where.stdout
+    # The import package is jobgen: nothing named ``generator`` (a name an app may use for
+    # its own module) is installed, and an app's own ``generator`` module is not shadowed.
+    site = installed.run("python", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))")
+    assert not (Path(site.stdout.strip()) / "generator").exists()
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "generator.py").write_text("WHO = 'the app'\n", encoding="utf-8")
+    mine = installed.run(
+        "python", "-c", "import generator, jobgen.cli; print(generator.WHO)", cwd=app
+    )
+    assert mine.stdout.strip() == "the app", mine.stdout + mine.stderr
+    as_module = installed.run("python", "-m", "jobgen", "--version")
+    assert as_module.returncode == 0 and "jobgen" in as_module.stdout, as_module.stderr
 
     ruff = installed.run("python", "-c", "import importlib.util as u; print(u.find_spec('ruff'))")
     assert ruff.stdout.strip() == "None", "the wheel's environment must not have ruff"
@@ -160,7 +173,7 @@ def test_a_users_test_importing_the_server_type_checks_strictly(
     """jobgen ships py.typed, and run_server takes its arguments as docs/serve.md shows."""
     user = write(
         tmp_path / "test_app.py",
-        "from generator.server import run_server\n\n\n"
+        "from jobgen.server import run_server\n\n\n"
         "def test_jobs() -> None:\n"
         '    with run_server("specs/sume.yaml", "specs/sume.jobs.yaml") as server:\n'
         "        job_id: str = server.create_job(credential='key-1')\n"
@@ -210,8 +223,10 @@ def test_the_wheel_lists_every_package_of_the_source_tree() -> None:
         and not any(part.startswith((".", "__")) for part in p.relative_to(ROOT).parts)
         and any(f.is_file() for f in p.iterdir())
     } | {"generator"}
+    # generator/ installs as jobgen (package-dir), templates/ as jobgen.templates.
+    found = {"jobgen" + name.removeprefix("generator") for name in found}
     found |= {
-        ".".join(("generator", *p.relative_to(ROOT).parts))
+        ".".join(("jobgen", *p.relative_to(ROOT).parts))
         for p in [ROOT / "templates", *(ROOT / "templates").rglob("*")]
         if p.is_dir() and any(p.glob("*.jinja"))
     }

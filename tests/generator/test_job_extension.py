@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.model.build import load_and_build
-from generator.problems import SpecError
+from jobgen.model.build import load_and_build
+from jobgen.problems import SpecError
 from tests.helpers import SPECS, write
 
 SUME = yaml.safe_load((SPECS / "sume.yaml").read_text())

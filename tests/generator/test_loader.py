@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from generator.cli import main
-from generator.model.build import load_and_build
-from generator.problems import Location, SpecError
-from generator.spec.loader import SpecSet
+from jobgen.cli import main
+from jobgen.model.build import load_and_build
+from jobgen.problems import Location, SpecError
+from jobgen.spec.loader import SpecSet
 from tests.helpers import TEST_SPECS, write
 
 MINIMAL = """openapi: 3.0.3

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.helpers import ROOT, SPECS, write
 
 MANIFEST = ".jobgen-manifest.json"

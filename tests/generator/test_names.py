@@ -17,8 +17,8 @@ import httpx
 import pytest
 import yaml
 
-from generator.cli import main
-from generator.render.escape import py_str
+from jobgen.cli import main
+from jobgen.render.escape import py_str
 from tests.helpers import imported_sdk, write
 
 SHADOWING = ["JobSpec", "PollEvent", "RequestOptions", "Callable", "Mapping", "Any"]

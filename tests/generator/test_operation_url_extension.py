@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from generator.model import ir
+from jobgen.model import ir
 from tests.generator.test_job_extension import build, problems
 from tests.helpers import SPECS
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
-from generator.render import output
+from jobgen.cli import main
+from jobgen.render import output
 from tests.helpers import ROOT, SPECS, write
 
 # Runs jobgen with the operations of write_tree wrapped to stop at one step (before or
@@ -23,7 +23,7 @@ from tests.helpers import ROOT, SPECS, write
 # disables the one-step exchange.
 DRIVER = """
 import os, shutil, sys, time
-import generator.render.output as output
+import jobgen.render.output as output
 step, mode = sys.argv[1], sys.argv[2]
 
 def stop_at(name, fn, *, after, nth=1, when=lambda *a: True):
@@ -48,7 +48,7 @@ output._exchange = stop_at("exchanged", output._exchange, after=True)
 os.rename = stop_at("retired", os.rename, after=True)
 os.rename = stop_at("swapped", os.rename, after=True, nth=2)
 os.unlink = stop_at("done", os.unlink, after=False, when=lambda p, *a: str(p).endswith("-lock"))
-from generator.cli import main
+from jobgen.cli import main
 sys.exit(main(sys.argv[3:]))
 """
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.model.build import load_and_build
-from generator.problems import SpecError
+from jobgen.model.build import load_and_build
+from jobgen.problems import SpecError
 from tests.helpers import write
 
 SPECS = Path(__file__).resolve().parents[1] / "vendors" / "specs"
@@ -155,7 +155,7 @@ def test_operation_url_is_read_as_final_from_record(tmp_path: Path) -> None:
 def test_a_changed_record_value_is_no_callers_concern(tmp_path: Path) -> None:
     """`jobgen diff`: a value of the terminal record is no argument of the waits, so
     dropping its failure download, or reading it from elsewhere, breaks no caller."""
-    from generator.diff import diff_sdks
+    from jobgen.diff import diff_sdks
 
     old = load_and_build(OPENAI, jobs_file=side(tmp_path / "old"))
     new = load_and_build(OPENAI, jobs_file=side(tmp_path / "new", carry=carry()))

@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 
-from generator.config import load_targets
-from generator.pipeline import Target, generate
+from jobgen.config import load_targets
+from jobgen.pipeline import Target, generate
 from tests.helpers import REAL_SPECS, ROOT, SPECS, TEST_SPECS, imported_sdk, write
 
 TARGETS = load_targets(ROOT / "pyproject.toml")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.spec.specschema import MAX_PROBLEMS
+from jobgen.spec.specschema import MAX_PROBLEMS
 from tests.helpers import write
 
 OPENAPI3 = """openapi: {version}
@@ -46,7 +46,7 @@ paths:
 
 def _validate(spec: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "generator", "validate", str(spec)],
+        [sys.executable, "-m", "jobgen", "validate", str(spec)],
         capture_output=True,
         text=True,
         check=False,

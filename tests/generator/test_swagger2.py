@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.cli import main
-from generator.model import ir
-from generator.model.build import load_and_build
-from generator.problems import SpecError
+from jobgen.cli import main
+from jobgen.model import ir
+from jobgen.model.build import load_and_build
+from jobgen.problems import SpecError
 from tests.helpers import imported_sdk, write
 
 ROOT_DOC = {

@@ -12,7 +12,7 @@ import random
 import pytest
 import wordsegment  # type: ignore[import-untyped]
 
-from generator.model import names, segment
+from jobgen.model import names, segment
 from tests import ngrams
 
 # Common words run together; four of these runs (340 letters) span two search chunks

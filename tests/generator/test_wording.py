@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.helpers import ROOT, SPECS, write
 
 BROKEN = """\
@@ -76,7 +76,7 @@ def test_a_closed_pipe_ends_check_quietly(tmp_path: Path) -> None:
     os.close(read_end)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "generator", "generate", "--check"],
+            [sys.executable, "-m", "jobgen", "generate", "--check"],
             cwd=ROOT,
             stdout=write_end,
             stderr=subprocess.PIPE,

@@ -314,7 +314,7 @@ def test_the_first_hour(tmp_path: Path) -> None:
         sys.executable,
         "-P",
         "-m",
-        "generator.ci",
+        "jobgen.ci",
         "--base",
         "HEAD~1",
         "--summary",

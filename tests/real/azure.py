@@ -22,9 +22,9 @@ from typing import Any
 
 import attrs
 
-from generator.model import ir
-from generator.model.build import load_and_build
-from generator.problems import SpecError
+from jobgen.model import ir
+from jobgen.model.build import load_and_build
+from jobgen.problems import SpecError
 from tests.helpers import REAL_SPECS
 
 AZURE = REAL_SPECS / "azure"

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import attrs
 
-from generator.pipeline import Generated, Target, generate
+from jobgen.pipeline import Generated, Target, generate
 from tests.helpers import REAL_SPECS
 from tests.real.realspecs import RealSpec
 

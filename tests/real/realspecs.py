@@ -20,10 +20,10 @@ from typing import Any
 
 import attrs
 
-from generator.model import ir
-from generator.problems import Location
-from generator.render.code import TypeCode
-from generator.spec.loader import Document, SpecSet, load_document, load_spec
+from jobgen.model import ir
+from jobgen.problems import Location
+from jobgen.render.code import TypeCode
+from jobgen.spec.loader import Document, SpecSet, load_document, load_spec
 from tests.helpers import REAL_SPECS, ROOT
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")

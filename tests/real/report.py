@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.pipeline import Target, generate
+from jobgen.pipeline import Target, generate
 from tests.real.realspecs import (
     MYPY,
     RUFF,

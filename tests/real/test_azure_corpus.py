@@ -21,8 +21,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from generator.cli import main
-from generator.pipeline import Target, generate
+from jobgen.cli import main
+from jobgen.pipeline import Target, generate
 from tests.helpers import ROOT
 from tests.real.azure import AZURE, AzureSpec, Outcome, corpus, summary, table, validate
 from tests.real.realspecs import RUFF, import_all, mypy_command, run

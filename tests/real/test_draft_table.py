@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.draft_docs import documented
 from tests.draft_measure import COMMAND, PUBLISHED, Case, published_table
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from generator.cli import main
-from generator.model.build import load_and_build
+from jobgen.cli import main
+from jobgen.model.build import load_and_build
 from tests.helpers import REAL_SPECS
 from tests.real.conftest import RealSdks
 from tests.real.realspecs import (

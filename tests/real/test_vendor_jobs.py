@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 import pytest
 
-from generator.server.runner import run_server
+from jobgen.server.runner import run_server
 from tests.real.conftest import RealSdks
 from tests.real.realspecs import SPECS, RealSpec
 

@@ -1,4 +1,4 @@
-"""Make the repository root importable, so the runtime is tested as `generator.runtime`,
+"""Make the repository root importable, so the runtime is tested as `jobgen.runtime`,
 and run behaviour tests against both twins."""
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
-from generator.runtime.errors import APIConnectionError
-from generator.runtime.ratelimit import RateLimiter
-from generator.runtime.waiter import (
+from jobgen.runtime.errors import APIConnectionError
+from jobgen.runtime.ratelimit import RateLimiter
+from jobgen.runtime.waiter import (
     AsyncJobWaiter,
     HeaderHint,
     JobSpec,

@@ -12,18 +12,18 @@ import attrs
 import httpx
 import pytest
 
-from generator.runtime.carry import CarriedValue, Carry, check_carried
-from generator.runtime.download import ONCE_ATTEMPTS, async_fetch_once, download, fetch_once
-from generator.runtime.errors import (
+from jobgen.runtime.carry import CarriedValue, Carry, check_carried
+from jobgen.runtime.download import ONCE_ATTEMPTS, async_fetch_once, download, fetch_once
+from jobgen.runtime.errors import (
     APIConnectionError,
     InvalidResumeToken,
     JobTimeout,
     MissingJobId,
 )
-from generator.runtime.handle import AsyncJobHandle, JobHandle
-from generator.runtime.resume import ResumeToken, decode_resume_token, encode_resume_token
-from generator.runtime.statuses import status_error_for
-from generator.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
+from jobgen.runtime.handle import AsyncJobHandle, JobHandle
+from jobgen.runtime.resume import ResumeToken, decode_resume_token, encode_resume_token
+from jobgen.runtime.statuses import status_error_for
+from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
 
 from .fakes import DEMO, REQUEST, FakeClock, job, response
 

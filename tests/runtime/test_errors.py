@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from generator.runtime import errors
-from generator.runtime.errors import (
+from jobgen.runtime import errors
+from jobgen.runtime.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
@@ -29,7 +29,7 @@ from generator.runtime.errors import (
     WaitError,
     attach_job_id,
 )
-from generator.runtime.statuses import status_error_for
+from jobgen.runtime.statuses import status_error_for
 
 SECRET = "sk-live-0123456789abcdef"
 

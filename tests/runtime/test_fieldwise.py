@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 import pytest
 
-from generator.runtime.serde import UNSET, Model, OpenStrEnum, Unset
+from jobgen.runtime.serde import UNSET, Model, OpenStrEnum, Unset
 
 
 class Color(OpenStrEnum):

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.runtime.handle import AsyncJobHandle, JobHandle
-from generator.runtime.waiter import AsyncJobWaiter, PollEvent, SyncJobWaiter
+from jobgen.runtime.handle import AsyncJobHandle, JobHandle
+from jobgen.runtime.waiter import AsyncJobWaiter, PollEvent, SyncJobWaiter
 
 from .fakes import DEMO, FakeClock, job
 

@@ -11,15 +11,15 @@ import attrs
 import httpx
 import pytest
 
-from generator.runtime.errors import (
+from jobgen.runtime.errors import (
     JobFailed,
     JobTimeout,
     NotFoundError,
     OperationUrlRefused,
 )
-from generator.runtime.http import SyncHTTP
-from generator.runtime.opurl import StatusRule, check_origin, display_url, url_options
-from generator.runtime.waiter import JobSpec
+from jobgen.runtime.http import SyncHTTP
+from jobgen.runtime.opurl import StatusRule, check_origin, display_url, url_options
+from jobgen.runtime.waiter import JobSpec
 from tests.runtime.fakes import REQUEST, FakeClock, Harness, Script, response
 
 BASE = "https://api.example.com/v1"

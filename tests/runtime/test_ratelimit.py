@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from generator.runtime.ratelimit import RateLimiter
+from jobgen.runtime.ratelimit import RateLimiter
 
 
 class Clock:

@@ -9,19 +9,19 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.runtime.errors import (
+from jobgen.runtime.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
 )
-from generator.runtime.retry import (
+from jobgen.runtime.retry import (
     RetryPolicy,
     RetryStats,
     async_call_with_retries,
     call_with_retries,
     is_retryable,
 )
-from generator.runtime.statuses import status_error_for
+from jobgen.runtime.statuses import status_error_for
 
 from .fakes import REQUEST, WALL_START, FakeClock
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import runtime
-from generator.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
+from jobgen import runtime
+from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
 
 RUNTIME = Path(runtime.__file__).parent
 MODULES = sorted(RUNTIME.glob("*.py"))

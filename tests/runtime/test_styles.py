@@ -8,8 +8,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from generator.runtime.serde import UNSET
-from generator.runtime.styles import (
+from jobgen.runtime.serde import UNSET
+from jobgen.runtime.styles import (
     cookie_header,
     form_items,
     header,

@@ -14,8 +14,8 @@ import attrs
 import httpx
 import pytest
 
-from generator.runtime import waitcore
-from generator.runtime.errors import (
+from jobgen.runtime import waitcore
+from jobgen.runtime.errors import (
     AuthenticationError,
     DecodeError,
     InternalServerError,
@@ -30,9 +30,9 @@ from generator.runtime.errors import (
     UnknownJobState,
     UnreadableStatus,
 )
-from generator.runtime.retry import RetryPolicy
-from generator.runtime.statuses import status_error_for
-from generator.runtime.waiter import HeaderHint, JobSpec, PollEvent
+from jobgen.runtime.retry import RetryPolicy
+from jobgen.runtime.statuses import status_error_for
+from jobgen.runtime.waiter import HeaderHint, JobSpec, PollEvent
 
 from .fakes import (
     DEMO,
@@ -561,7 +561,7 @@ def test_on_poll_events_and_logging(mode: str, caplog: pytest.LogCaptureFixture)
     call_events: list[PollEvent] = []
     steps = [job("queued", headers={"Retry-After": "4"}), job("running"), job("succeeded")]
     _, _, h = setup(mode, DEMO, steps, on_poll=config_events.append)
-    with caplog.at_level(logging.DEBUG, logger="generator.runtime"):
+    with caplog.at_level(logging.DEBUG, logger="jobgen.runtime"):
         h.wait_for_job("job_log", on_poll=call_events.append)
     assert config_events == call_events
     assert [(e.attempt, e.state, e.delay, e.source) for e in call_events] == [

@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.runtime.errors import JobTimeout, NotFoundError
-from generator.runtime.ratelimit import RateLimiter
-from generator.runtime.waiter import AsyncJobWaiter, JobOutcome, SyncJobWaiter, WaitConfig
+from jobgen.runtime.errors import JobTimeout, NotFoundError
+from jobgen.runtime.ratelimit import RateLimiter
+from jobgen.runtime.waiter import AsyncJobWaiter, JobOutcome, SyncJobWaiter, WaitConfig
 
 from .fakes import DEMO, FakeClock, Harness, VirtualTimeLoop, job, response, run, run_virtual
 

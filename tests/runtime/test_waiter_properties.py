@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from generator.runtime.errors import SDKError
-from generator.runtime.retry import RetryPolicy
-from generator.runtime.waiter import HeaderHint, JobSpec, PollEvent
+from jobgen.runtime.errors import SDKError
+from jobgen.runtime.retry import RetryPolicy
+from jobgen.runtime.waiter import HeaderHint, JobSpec, PollEvent
 
 from .fakes import START, WALL_START, FakeClock, Harness, conn_error, response
 

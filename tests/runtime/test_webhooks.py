@@ -12,10 +12,10 @@ import attrs
 import httpx
 import pytest
 
-from generator.runtime.errors import DecodeError, JobTimeout, UnknownJobState
-from generator.runtime.hybrid import AsyncEventWaits, SyncEventWaits
-from generator.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
-from generator.runtime.webhooks import (
+from jobgen.runtime.errors import DecodeError, JobTimeout, UnknownJobState
+from jobgen.runtime.hybrid import AsyncEventWaits, SyncEventWaits
+from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
+from jobgen.runtime.webhooks import (
     DuplicateWebhook,
     InvalidSignature,
     MalformedWebhook,

@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.helpers import SPECS, imported_sdk, write
 from tests.loopback import Seen, loopback
 

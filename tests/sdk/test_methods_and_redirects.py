@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from generator.cli import main
+from jobgen.cli import main
 from tests.helpers import imported_sdk, write
 from tests.loopback import Seen, loopback
 

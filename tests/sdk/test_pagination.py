@@ -17,9 +17,9 @@ import httpx
 import pytest
 import yaml
 
-from generator.model.build import build_sdk
-from generator.problems import SpecError
-from generator.spec.loader import load_spec
+from jobgen.model.build import build_sdk
+from jobgen.problems import SpecError
+from jobgen.spec.loader import load_spec
 from tests.helpers import imported_sdk, write
 
 

@@ -13,8 +13,8 @@ import attrs
 import httpx
 import pytest
 
-from generator.model import ir
-from generator.server import RunningServer, run_server
+from jobgen.model import ir
+from jobgen.server import RunningServer, run_server
 from tests.helpers import SPECS
 
 

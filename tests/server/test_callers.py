@@ -10,7 +10,7 @@ import httpx
 import pytest
 import yaml
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.helpers import SPECS
 from tests.server.conftest import Session
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import yaml
 
-from generator.server import run_server
+from jobgen.server import run_server
 from tests.helpers import SPECS, write
 
 SUME: dict[str, Any] = yaml.safe_load((SPECS / "sume.yaml").read_text())

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from generator.server.listen import bind
+from jobgen.server.listen import bind
 from tests.helpers import ROOT, SPECS, write
 
 JOBGEN = Path(sys.executable).with_name("jobgen")

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import yaml
 
-from generator.server import run_server
+from jobgen.server import run_server
 from tests.helpers import SPECS
 from tests.server.conftest import Session
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import httpx
 
-from generator.model.build import load_and_build
-from generator.server import run_server
-from generator.server.app import JobApp
-from generator.server.streams import event_operations
+from jobgen.model.build import load_and_build
+from jobgen.server import run_server
+from jobgen.server.app import JobApp
+from jobgen.server.streams import event_operations
 from tests.helpers import SPECS
 
 KEY = {"x-api-key": "key-1"}

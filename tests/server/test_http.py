@@ -9,7 +9,7 @@ from email.utils import parsedate_to_datetime
 import httpx
 import pytest
 
-from generator.server.scenario import JobStates
+from jobgen.server.scenario import JobStates
 from tests.server.conftest import CLOCK, Session
 
 

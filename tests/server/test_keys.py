@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.helpers import SPECS
 
 AUTH = {"authorization": "DeepL-Auth-Key key-1"}

@@ -30,9 +30,9 @@ def _imports(path: Path) -> set[str]:
         elif (
             isinstance(node, ast.ImportFrom)
             and node.module
-            and "generator.server." in (node.module + ".")
+            and "jobgen.server." in (node.module + ".")
         ):
-            names.add(node.module.removeprefix("generator.server.").split(".")[0])
+            names.add(node.module.removeprefix("jobgen.server.").split(".")[0])
     return names
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.helpers import SPECS
 
 SUME = SPECS / "sume.yaml"

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from generator.server import RunningServer, run_server
-from generator.server.log import MAX_LOGGED_BODY
+from jobgen.server import RunningServer, run_server
+from jobgen.server.log import MAX_LOGGED_BODY
 
 SPEC = Path(__file__).parent / "specs" / "media.yaml"
 KEY = {"x-api-key": "key-1"}

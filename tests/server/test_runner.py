@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from generator.model.build import load_and_build
-from generator.problems import SpecError
-from generator.server import ScenarioError, run_server
+from jobgen.model.build import load_and_build
+from jobgen.problems import SpecError
+from jobgen.server import ScenarioError, run_server
 from tests.helpers import SPECS, write
 
 

@@ -6,10 +6,10 @@ from functools import cache
 
 import pytest
 
-from generator.model import ir
-from generator.model.build import load_and_build
-from generator.server.errors import ErrorShapes
-from generator.server.samples import Sampler, drop, locate, put
+from jobgen.model import ir
+from jobgen.model.build import load_and_build
+from jobgen.server.errors import ErrorShapes
+from jobgen.server.samples import Sampler, drop, locate, put
 from tests.helpers import SPECS
 
 STAMP = "2025-01-02T03:04:05Z"

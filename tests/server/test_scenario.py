@@ -8,9 +8,9 @@ from typing import Any
 import attrs
 import pytest
 
-from generator.model import ir
-from generator.model.build import load_and_build
-from generator.server.scenario import RetryAfter, ScenarioError, Stage, parse_scenario
+from jobgen.model import ir
+from jobgen.model.build import load_and_build
+from jobgen.server.scenario import RetryAfter, ScenarioError, Stage, parse_scenario
 from tests.helpers import SPECS
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 from tests.helpers import SPECS, imported_sdk
 
 pytestmark = pytest.mark.slow

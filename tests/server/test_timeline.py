@@ -5,10 +5,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from generator.model import ir
-from generator.model.build import load_and_build
-from generator.server.scenario import Scenario, parse_scenario
-from generator.server.timeline import (
+from jobgen.model import ir
+from jobgen.model.build import load_and_build
+from jobgen.server.scenario import Scenario, parse_scenario
+from jobgen.server.timeline import (
     Dropped,
     ErrorAnswer,
     Malformed,

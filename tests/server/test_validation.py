@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 
 SPEC = Path(__file__).parent / "specs" / "contract.yaml"
 KEY = {"x-api-key": "key-1"}

@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.runtime.webhooks import WebhookReceiver, WebhookSpec
-from generator.server import RunningServer, run_server
-from generator.server.listen import base_url, bind, make_server
-from generator.server.scenario import ScenarioError
+from jobgen.runtime.webhooks import WebhookReceiver, WebhookSpec
+from jobgen.server import RunningServer, run_server
+from jobgen.server.listen import base_url, bind, make_server
+from jobgen.server.scenario import ScenarioError
 from tests.helpers import SPECS
 from tests.server.test_cli import JOBGEN, serving
 

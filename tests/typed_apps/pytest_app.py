@@ -11,7 +11,7 @@ import pytest
 from sume_sdk import Client, JobTimeout, SumeJobTimeout, WaitConfig
 from sume_sdk.models import CreateJobRequest, Job, JobResultEnvelope, JobStatus, TextInput
 
-from generator.server import RunningServer, run_server
+from jobgen.server import RunningServer, run_server
 
 SPEC = Path(__file__).resolve().parents[2] / "specs" / "sume.yaml"
 FAST = WaitConfig(floor=0.01, first=0.01, cap=0.05)  # Sume's floor is 2 s

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import Target, generate
+from jobgen.pipeline import Target, generate
 from tests.vendors.server import SPECS
 from tests.vendors.test_azure_final_states import AZURE
 from tests.vendors.test_azure_final_states import SPECS as AZURE_SPECS

@@ -1,6 +1,6 @@
 """Job declarations: where a spec's jobs come from, read into one kind of object.
 
-Every source of declarations yields the same :class:`~generator.model.ir.Job` objects,
+Every source of declarations yields the same :class:`~jobgen.model.ir.Job` objects,
 read by one reader per source over the helpers in :mod:`.common`:
 
 - :mod:`.sidefile`: the ``x-jobgen`` extension, or a side file holding the same mapping
