@@ -53,22 +53,21 @@ def format_retry_after(value: RetryAfter, wall: float) -> str:
     return value.text
 
 
-def id_slot(job: ir.Job) -> str:
-    """The status path parameter that holds a job's id: its ``id_parameter``; for a job
-    known by its operation URL alone (Azure's analyze, ``/analyzeResults/{resultId}`` under
-    ``/documentModels/{modelId}``), the last one the create's own path does not fill."""
-    if job.id_parameter:
-        return job.id_parameter
-    own = {p.wire for p in job.create.path_parameters} if job.create is not None else set()
-    wires = [p.wire for p in job.status.path_parameters]
-    free = [w for w in wires if w not in own]
-    return (free or wires or [""])[-1]
-
-
 def _int_like(t: ir.TypeRef) -> bool:
     while isinstance(t, ir.Nullable):
         t = t.inner
     return isinstance(t, ir.Primitive) and t.kind == "int"
+
+
+def id_slot(job: ir.Job) -> str:
+    """The status path parameter that holds the job's id: the declared id parameter; for
+    a job polled at its operation URL (none declared), the status path's last parameter
+    that the create's path does not fill (Azure's ``{resultId}`` beside ``{modelId}``)."""
+    if job.id_parameter:
+        return job.id_parameter
+    given = {p.wire for p in job.create.path_parameters} if job.create else set()
+    free = [p.wire for p in job.status.path_parameters if p.wire not in given]
+    return free[-1] if free else ""
 
 
 class JobKind:
@@ -79,8 +78,6 @@ class JobKind:
         self.schemas = schemas
         self.status_type = job.status.response.type
         self._record = job.record_path
-        #: The status path parameter holding the id (see :func:`id_slot`).
-        self.id_parameter = id_slot(job)
         #: Whether the status operation documents a Retry-After (set from the spec).
         self.documents_retry_after = False
 
@@ -94,7 +91,7 @@ class JobKind:
             if found is not None:
                 candidates.append(found.type)
         candidates += [
-            p.type for p in self.job.status.path_parameters if p.wire == self.id_parameter
+            p.type for p in self.job.status.path_parameters if p.wire == id_slot(self.job)
         ]
         for candidate in candidates:
             resolved = self._resolve(candidate)
@@ -131,7 +128,7 @@ class JobKind:
         collection the status path reads it from (``operations/123``)."""
         if not self.job.id_last_segment:
             return self.id_value(job_id)
-        marker = "{" + self.id_parameter + "}"
+        marker = "{" + id_slot(self.job) + "}"
         collection = self.job.status.path.split(marker)[0].rstrip("/").rsplit("/", 1)[-1]
         return f"{collection}/{job_id}" if collection else job_id
 
@@ -142,7 +139,7 @@ class JobKind:
 
         def value(found: re.Match[str]) -> str:
             name = found.group(1)
-            if name == self.id_parameter:
+            if name == id_slot(self.job):
                 return sim.id
             if name in sim.path:
                 return sim.path[name]
@@ -377,7 +374,7 @@ class JobKind:
         self._set_or_clear(body, path, found, value)
 
     def _with_id(self, value: JSON, job_id: str) -> JSON:
-        names = {"job_id", "jobId", self.id_parameter}
+        names = {"job_id", "jobId", self.job.id_parameter}
         if isinstance(value, dict):
             return {
                 k: job_id if k in names and isinstance(v, str) else self._with_id(v, job_id)
