@@ -223,13 +223,34 @@ class _Compiled:
     def problems(self, value: JSON, base: str) -> list[Violation]:
         """Every way ``value`` breaks the schema, by JSON pointer under ``base``."""
         found = []
+        kinds = jsonschema_rs.ValidationErrorKind
         for error in self.validator.iter_errors(value):
             problem = _problem(error, base)
-            if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.BacktrackLimitExceeded):
+            if isinstance(error.kind, kinds.BacktrackLimitExceeded | kinds.RegexEngineFailure):
                 pattern = _walk(self.schema, "".join(f"/{p}" for p in error.schema_path))
-                problem = attrs.evolve(problem, message=undecided(pattern))
-            found.append(problem)
-        return found
+                found.append(attrs.evolve(problem, message=undecided(pattern)))
+            elif isinstance(error.kind, kinds.AdditionalProperties):
+                found += [_unexpected(problem, name) for name in error.kind.unexpected]
+            elif isinstance(error.kind, kinds.FalseSchema) and list(error.schema_path)[-1:] == [
+                "additionalProperties"
+            ]:
+                # Reported at the object, with the value: name the properties holding it.
+                holder = _walk(value, "".join(f"/{p}" for p in error.instance_path))
+                pairs = holder.items() if isinstance(holder, dict) else ()
+                names = [k for k, v in pairs if v == error.instance]
+                found += [_unexpected(problem, name) for name in names] or [problem]
+            else:
+                found.append(problem)
+        return list(dict.fromkeys(found))
+
+
+def _unexpected(problem: Violation, name: str) -> Violation:
+    """``problem`` as the property ``name`` that ``additionalProperties: false`` refuses."""
+    return attrs.evolve(
+        problem,
+        pointer=pointer_join(problem.pointer, str(name)),
+        message="is not allowed (the schema says additionalProperties: false)",
+    )
 
 
 def undecided(pattern: object) -> str:
