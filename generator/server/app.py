@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -71,6 +72,9 @@ from .wire import (
 )
 
 __all__ = ["CONTROL_PREFIX", "SCENARIO_HEADER", "JobApp", "serve"]
+
+#: The GIL switch interval of ``jobgen serve`` (seconds).
+SWITCH_INTERVAL = 0.001
 
 MALFORMED_BODY = b'{"data": {"id": <html><title>502 Bad Gateway</title></html>'
 
@@ -624,6 +628,9 @@ def serve(
         strict=strict,
         time_scale=time_scale,
     )
+    # A body is read and checked in a worker thread: a GIL switch interval of 1 ms (not
+    # Python's 5 ms) lets the event loop take its turns meanwhile, answering other clients.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     sock = bind(host, port)
     try:
         print(describe(app.control, base_url(sock)), flush=True)

@@ -87,6 +87,12 @@ def mask_body(raw: bytes, content_type: str | None, secrets: Collection[str] = (
         return f"<{len(raw):,} bytes>"
     media = (content_type or "").split(";")[0].strip().lower()
     if media == "application/x-www-form-urlencoded":
+        if len(text) > MAX_LOGGED_BODY:
+            # Only the kept fields are masked: a form of many fields costs no more than a
+            # short one, and no field past the cut is shown.
+            cut = text.rfind("&", 0, MAX_LOGGED_BODY)
+            kept = mask_query(text[: cut if cut > 0 else MAX_LOGGED_BODY], secrets)
+            return f"{kept[:MAX_LOGGED_BODY]}... ({len(raw):,} bytes in all)"
         text = mask_query(text, secrets)
     elif media == "application/json" or media.endswith("+json"):
         try:
