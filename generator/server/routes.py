@@ -20,7 +20,7 @@ import attrs
 
 from ..model import ir
 
-__all__ = ["Matched", "PathTemplate", "Route", "Router", "media_matches"]
+__all__ = ["Matched", "PathTemplate", "Route", "Router", "compile_path", "media_matches"]
 
 OperationRole = Literal["create", "status", "result", "cancel", "list", "events"]
 
@@ -102,6 +102,26 @@ class PathTemplate:
                 return None
             values += found
         return dict(zip(self.names, values, strict=True))
+
+    def fullmatch(self, path: str) -> _Groups | None:
+        """The parameter values of ``path`` in order, or None (a regex's interface)."""
+        found = self.match(path)
+        return None if found is None else _Groups(tuple(found.values()))
+
+
+@attrs.frozen
+class _Groups:
+    values: tuple[str, ...]
+
+    def groups(self) -> tuple[str, ...]:
+        return self.values
+
+
+def compile_path(template: str) -> tuple[PathTemplate, tuple[str, ...]]:
+    """A matcher of ``template`` (its ``fullmatch(path)`` gives the parameter values by
+    ``groups()``, as a regex match does) and its parameter names, in order."""
+    parsed = PathTemplate.parse(template)
+    return parsed, parsed.names
 
 
 def media_matches(declared: str, sent: str) -> bool:
