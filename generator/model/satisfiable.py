@@ -71,17 +71,22 @@ def schema_warnings(spec: SpecSet) -> list[Problem]:
 
 
 def _schemas(node: JSON, at: Location) -> Iterator[tuple[dict[str, JSON], Location]]:
-    """Every mapping of the document outside values (examples, defaults, enums), once."""
+    """Every mapping of the document outside values (examples, defaults, enums), once, in
+    document order."""
     stack = [(node, at)]
     while stack:
         current, where = stack.pop()
+        children: list[tuple[JSON, Location]] = []
         if isinstance(current, dict):
             yield current, where
-            for key, value in current.items():
-                if str(key) not in _VALUES and not str(key).startswith("x-"):
-                    stack.append((value, where.child(str(key))))
+            children = [
+                (value, where.child(str(key)))
+                for key, value in current.items()
+                if str(key) not in _VALUES and not str(key).startswith("x-")
+            ]
         elif isinstance(current, list):
-            stack.extend((value, where.child(i)) for i, value in enumerate(current))
+            children = [(value, where.child(i)) for i, value in enumerate(current)]
+        stack.extend(reversed(children))
 
 
 def _deref(spec: SpecSet, node: JSON, at: Location) -> tuple[JSON, Location]:
