@@ -199,13 +199,15 @@ def main() -> None:
     finally:
         process.terminate()
         process.wait(10)
+    load = os.getloadavg()[0]
     (ROOT / "bench" / "serve_hostile.json").write_text(json.dumps(rows, indent=2) + "\n")
     lines = [
         "# Another client's wait while `jobgen serve` answers a hostile request",
         "",
-        "`.venv/bin/python bench/serve_hostile.py` (2 cores shared with other work; the",
-        "figures vary from run to run). Each hostile request is sent over and over for 2 s",
-        "while another client reads a job's status every 5 ms.",
+        "`.venv/bin/python bench/serve_hostile.py` (2 cores shared with other work, load",
+        f"average {load:.1f} at the end of this run; the worst figures vary from run to run).",
+        "Each hostile request is sent over and over for 2 s while another client reads a",
+        "job's status every 5 ms.",
         "",
         "| hostile request | its answer | its time (median) | other client's read: median / p99 / max |",
         "|---|---|---|---|",

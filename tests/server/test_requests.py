@@ -240,3 +240,17 @@ def test_the_async_sdk_s_exception_names_each_violation(
     assert asyncio.run(refuse()).endswith(
         "the request does not match the spec: /body/pages: 0 is less than the minimum of 1"
     )
+
+
+def test_a_large_json_body_is_logged_masked_as_far_as_the_log_keeps_it(
+    client: httpx.Client, server: RunningServer
+) -> None:
+    body = {"api_token": "tok-1", "title": "t", "notes": ["x" * 100] * 9000}
+    raw = json.dumps(body).encode()
+    sent = client.post("/notes", content=raw, headers={"content-type": "application/json"})
+    assert sent.status_code == 202
+    (record,) = server.requests()
+    assert record.body is not None
+    assert record.body.startswith('{"api_token": "***", "title": "t", "notes": ["xxx')
+    assert record.body.endswith(f"... ({len(raw):,} bytes in all)")
+    assert "tok-1" not in record.body
