@@ -30,16 +30,16 @@ class ReleaseProblem(Exception):
 
 def version() -> str:
     text = (ROOT / "generator" / "__init__.py").read_text(encoding="utf-8")
-    found = re.search(r'^__version__ = "([^"]+)"$', text, re.M)
+    found = re.search(r'^__version__ = "([^"]+)"$', text, re.MULTILINE)
     if found is None:
-        raise ReleaseProblem("generator/__init__.py: no __version__ = \"...\" line")
+        raise ReleaseProblem('generator/__init__.py: no __version__ = "..." line')
     return found.group(1)
 
 
 def changelog_sections() -> list[str]:
     """The headings of CHANGELOG.md's sections: ``Unreleased`` and each version."""
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-    return re.findall(r"^## \[([^\]]+)\]", text, re.M)
+    return re.findall(r"^## \[([^\]]+)\]", text, re.MULTILINE)
 
 
 def build_and_check(out: Path, tag: str | None = None) -> tuple[Path, Path]:

@@ -30,7 +30,7 @@ def test_one_version_source() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'dynamic = ["version"]' in pyproject
     assert 'version = { attr = "jobgen.__version__" }' in pyproject
-    assert not re.search(r'^version = "', pyproject, re.M)
+    assert not re.search(r'^version = "', pyproject, re.MULTILINE)
     assert version() == jobgen.__version__
     printed = subprocess.run(
         [sys.executable, "-m", "jobgen", "--version"], capture_output=True, text=True, check=True
