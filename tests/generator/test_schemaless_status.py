@@ -85,10 +85,12 @@ def test_a_schemaless_status_answer_is_warned_about_with_the_fields_read(
     assert main(["validate", str(path)]) == 0
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [
-        f"warning: {path}#/x-jobgen/jobs/job/status: operation 'getJob' answers JSON with no "
-        "schema, so the fields this job reads (state /status, poll hint /poll_after_seconds, "
-        "progress /progress) are not checked and its record is untyped (Any): give the status "
-        "response a schema"
+        (
+            f"warning: {path}#/x-jobgen/jobs/job/status: operation 'getJob' answers JSON with no "
+            "schema, so the fields this job reads (state /status, poll hint /poll_after_seconds, "
+            "progress /progress) are not checked and its record is untyped (Any): give the status "
+            "response a schema"
+        )
     ]
     assert "1 warning" in captured.out
 
