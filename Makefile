@@ -15,12 +15,16 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -e '.[serve,test,progress]'
+# The project's own environment takes the exact versions of .ci/constraints.txt; users get
+# the ranges of pyproject.toml.
+CONSTRAINTS := .ci/constraints.txt
+
+$(STAMP): pyproject.toml $(CONSTRAINTS) $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[serve,test,progress]'
 	touch $(STAMP) $(DEMO_STAMP)
 
-$(DEMO_STAMP): pyproject.toml $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -e '.[serve,progress]'
+$(DEMO_STAMP): pyproject.toml $(CONSTRAINTS) $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[serve,progress]'
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)

@@ -12,8 +12,14 @@ reported as new. The report (Markdown) is appended to ``--summary``, by default 
 ``$GITHUB_STEP_SUMMARY`` when that is set, and printed otherwise. The base defaults to
 ``origin/$GITHUB_BASE_REF`` in a pull request; without one only the stale check runs.
 
-Exit codes: 0 every SDK is current and nothing breaks (or ``--allow-breaking``); 1 an SDK is
-stale, or a change breaks callers; 2 bad input (config, a spec that does not validate at
+The SDK's version is held to what the comparison found: a breaking change needs a major bump
+(0.x: a minor one), an addition a minor bump (0.x: a patch), measured from the SDK's version at
+the base revision (its config ``version``, else the numbers of the spec's ``info.version``).
+A missing major bump fails unless ``--allow-breaking``, which then warns that it is missing; a
+missing minor bump fails, or warns where the SDK's config says ``version_check = "warn"``.
+
+Exit codes: 0 every SDK is current, and every change has its version bump (or is let through);
+1 an SDK is stale, or a change lacks its bump; 2 bad input (config, a spec that does not validate at
 either revision, an unknown base revision), each problem named in the report; 70 an
 internal error.
 """
@@ -53,12 +59,21 @@ class SdkResult:
     report: Report | None = None
     new_spec: bool = False
     errors: tuple[str, ...] = ()
-    spec_version: str | None = None
-    """The spec's ``info.version``, when it is unchanged since the base revision."""
+    versions: Versions | None = None
+    """The SDK's version at the base revision and now, when both were read."""
 
     @property
     def breaking(self) -> bool:
         return self.report is not None and bool(self.report.breaking)
+
+
+@attrs.frozen
+class Versions:
+    """An SDK's version at the base revision and now, and the spec's ``info.version`` now."""
+
+    old: str
+    new: str
+    spec: str
 
 
 class _Stop(Exception):
@@ -91,16 +106,17 @@ def _check(target: Target) -> tuple[tuple[str, ...], str]:
     return names, drift.diff_text()
 
 
-def _compare(target: Target, base: str, top: Path) -> tuple[Report | None, bool, str | None]:
+def _compare(target: Target, base: str, top: Path) -> tuple[Report | None, bool, Versions | None]:
     """The report for one SDK, or (None, True, None) when its spec is new since ``base``;
-    and the spec's ``info.version`` when it is the same as at ``base``."""
+    and the versions derived from the spec at ``base`` and now (a pinned version in the
+    config replaces them later)."""
     old_spec = _at_base(base, top, target.spec)
     if old_spec is None:
         return None, True, None
     old_jobs = _at_base(base, top, target.jobs) if target.jobs is not None else None
     old = load_sdk(f"git:{base}:{old_spec}", f"git:{base}:{old_jobs}" if old_jobs else None)
     new = load_sdk(str(target.spec), str(target.jobs) if target.jobs is not None else None)
-    return diff_sdks(old, new), False, new.version if new.version == old.version else None
+    return diff_sdks(old, new), False, Versions(old.sdk_version, new.sdk_version, new.version)
 
 
 def _one(target: Target, base: str | None, top: Path | None) -> SdkResult:
@@ -109,7 +125,7 @@ def _one(target: Target, base: str | None, top: Path | None) -> SdkResult:
     drift = ""
     report: Report | None = None
     new_spec = False
-    version: str | None = None
+    versions: Versions | None = None
     try:
         stale, drift = _check(target)
     except SpecError as exc:
@@ -118,12 +134,12 @@ def _one(target: Target, base: str | None, top: Path | None) -> SdkResult:
         errors.append(str(exc))
     if base is not None and top is not None:
         try:
-            report, new_spec, version = _compare(target, base, top)
+            report, new_spec, versions = _compare(target, base, top)
         except SpecError as exc:
             errors.extend(str(p) for p in exc.problems if str(p) not in errors)
         except (OSError, ValueError, _Stop) as exc:
             errors.append(str(exc))
-    return SdkResult(target, stale, drift, report, new_spec, tuple(errors), version)
+    return SdkResult(target, stale, drift, report, new_spec, tuple(errors), versions)
 
 
 def run(config: Path, base: str | None) -> list[SdkResult]:
@@ -306,51 +322,91 @@ def _verdict(
     lines = []
     if result.stale:
         lines.append(f"error: {out} is stale: run `jobgen generate` and commit the result")
-    if not result.breaking or result.report is None:
+    report, versions = result.report, result.versions
+    if report is None or versions is None or report.bump not in ("major", "minor"):
         return lines
-    breaking = len(result.report.breaking)
-    count = counted(breaking, "change") + (" breaks" if breaking == 1 else " break")
     version = result.target.version
-    bump = _next_major(version) if version is not None else None
+    old = pinned.get(_key(result.target.output, config), versions.old if version is None else None)
+    new = version if version is not None else versions.new
+    needed = report.bump
+    made = _bump_between(old, new) if old is not None else None
+    if made is not None and _LEVELS.index(made) >= _LEVELS.index(needed):
+        return lines
     if version is None:
-        spec_version = result.spec_version
-        where = "the spec's info.version, which the SDK's version follows"
-        if spec_version is not None:
-            where = (
-                f'info.version = "{_next_major(spec_version)}" in {result.target.spec}, '
-                f'now "{spec_version}"; the SDK\'s version follows it'
-            )
-    else:
-        where = f'version = "{bump}" for {out} in {config.name}'
-    if not allow_breaking:
-        lines.append(
-            f"error: {result.target.spec}: {count} SDK callers "
-            f"(suggested bump: {result.report.bump})"
+        where = (
+            f'info.version = "{_next(versions.spec, needed)}" in {result.target.spec}, '
+            f'now "{versions.spec}"; the SDK\'s version follows it'
         )
+    else:
+        where = f'version = "{_next(version, needed)}" for {out} in {config.name}'
+    if needed == "major":
+        breaking = len(report.breaking)
+        count = counted(breaking, "change") + (" breaks" if breaking == 1 else " break")
+        if allow_breaking:
+            if version is not None and old == version:
+                lines.append(
+                    f'warning: {out} keeps version = "{version}" from the base revision in '
+                    f"{config.name} although {count} callers: set {where}"
+                )
+            else:
+                lines.append(
+                    f"warning: {out}: {count} callers and the major version bump is still "
+                    f"missing: set {where}"
+                )
+            return lines
+        lines.append(f"error: {result.target.spec}: {count} SDK callers (suggested bump: major)")
         lines.append(
             f"  to release {'it' if breaking == 1 else 'them'}, bump the major version "
-            f"({where}) and let the check through with --allow-breaking (the Action's "
+            f"({where}), or let the check through with --allow-breaking (the Action's "
             "allow-breaking input, e.g. from a 'breaking-change' label: docs/ci.md)"
         )
-    if version is not None and pinned.get(_key(result.target.output, config)) == version:
-        lines.append(
-            f'warning: {out} keeps version = "{version}" from the base revision in '
-            f"{config.name} although {count} callers: set {where}"
-        )
+        return lines
+    additions = counted(len(report.additions), "addition")
+    level = "warning" if result.target.version_check == "warn" else "error"
+    lines.append(
+        f"{level}: {result.target.spec}: {additions} without a minor version bump: set {where}"
+        + ("" if level == "warning" else ' (or version_check = "warn" in its config entry)')
+    )
     return lines
 
 
-def _next_major(version: str) -> str:
-    """The next version that announces a breaking change (0.x: the next minor)."""
+_LEVELS = ("none", "patch", "minor", "major")
+
+
+def _bump_between(old: str, new: str) -> str:
+    """The bump from ``old`` to ``new``, read as semantic versions; in 0.x the minor number
+    announces breaking changes and the patch number additions."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        a, b = Version(old), Version(new)
+    except InvalidVersion:
+        return "none"
+    if b <= a:
+        return "none"
+    if a.major == 0 and b.major == 0:
+        if b.minor > a.minor:
+            return "major"
+        return "minor" if b.micro > a.micro else "patch"
+    if b.major > a.major:
+        return "major"
+    if b.minor > a.minor:
+        return "minor"
+    return "patch"
+
+
+def _next(version: str, bump: str) -> str:
+    """The next version that announces ``bump`` ("major" or "minor"; 0.x one place lower)."""
     from packaging.version import InvalidVersion, Version
 
     try:
         parsed = Version(version)
     except InvalidVersion:
         return version
-    if parsed.major == 0:
-        return f"0.{parsed.minor + 1}.0"
-    return f"{parsed.major + 1}.0.0"
+    major, minor, micro = parsed.major, parsed.minor, parsed.micro
+    if major == 0:
+        return f"0.{minor + 1}.0" if bump == "major" else f"0.{minor}.{micro + 1}"
+    return f"{major + 1}.0.0" if bump == "major" else f"{major}.{minor + 1}.0"
 
 
 def _key(output: Path, config: Path) -> str:

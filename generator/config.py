@@ -44,8 +44,10 @@ _KEYS = (
     "keep",
     "auth_prefix",
     "ref_root",
+    "version_check",
 )
 _VERSION_FROM = ("spec",)
+_VERSION_CHECK = ("fail", "warn")
 
 
 def find_config(start: Path) -> Path | None:
@@ -183,6 +185,10 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         problems.append(
             Problem(at.child("version_from"), f"must be one of: {', '.join(_VERSION_FROM)}")
         )
+    if entry.get("version_check", "fail") not in _VERSION_CHECK:
+        problems.append(
+            Problem(at.child("version_check"), f"must be one of: {', '.join(_VERSION_CHECK)}")
+        )
     if version is not None and version_from is not None:
         problems.append(
             Problem(at.child("version_from"), "give either 'version' or 'version_from', not both")
@@ -204,6 +210,7 @@ def _target(entry: Any, at: Location, base: Path, problems: list[Problem]) -> Ta
         auth_prefix=tuple(sorted(entry.get("auth_prefix", {}).items())),
         auth_prefix_at=at.child("auth_prefix"),
         ref_root=_relative(base, ref_root) if ref_root is not None else None,
+        version_check=entry.get("version_check", "fail"),
     )
 
 

@@ -51,6 +51,9 @@ class Target:
     """Where ``auth_prefix`` is written, for its problems."""
     ref_root: Path | None = None
     """A folder holding the spec's own that its ``$ref``s may reach into (``--ref-root``)."""
+    version_check: str = "fail"
+    """What the CI report does with an addition released without a minor version bump:
+    ``fail`` or ``warn`` (python -m jobgen.ci)."""
 
 
 @attrs.frozen

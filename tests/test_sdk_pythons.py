@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 from jobgen.config import load_targets
 from jobgen.model import ir
@@ -79,10 +82,44 @@ def plan() -> list[dict[str, object]]:
     return sdks
 
 
+def lowest_versions(pyproject: Path) -> list[str]:
+    """``name==X`` for every ``name>=X`` a generated SDK's dependencies declare."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    pins = []
+    for line in project["dependencies"]:
+        requirement = Requirement(line)
+        (lower,) = (s.version for s in requirement.specifier if s.operator == ">=")
+        pins.append(f"{requirement.name}=={lower}")
+    return pins
+
+
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("version", VERSIONS)
 def test_sdks_work_in_a_clean_environment(version: str, tmp_path: Path) -> None:
-    env = ENVS / version
+    """The newest httpx, attrs and tenacity each Python gets within the SDKs' ranges."""
+    check_sdks(ENVS / version, version, tmp_path)
+
+
+@pytest.mark.exhaustive
+def test_sdks_work_with_the_lowest_versions_they_allow(tmp_path: Path) -> None:
+    """The other end of every range: each dependency at its lower bound, on CPython 3.9."""
+    lowest = lowest_versions(ROOT / "generated" / "sume" / "pyproject.toml")
+    assert {pin.split("==")[0] for pin in lowest} == {"attrs", "httpx", "tenacity"}
+    constraints = tmp_path / "lowest.txt"
+    constraints.write_text("\n".join(lowest) + "\n", encoding="utf-8")
+    freeze = check_sdks(ENVS / "3.9-lowest", "3.9", tmp_path, constraints=constraints)
+    installed = {
+        name.lower(): Version(version)
+        for name, _, version in (line.partition("==") for line in freeze.splitlines())
+        if version
+    }
+    for pin in lowest:
+        name, _, version = pin.partition("==")
+        assert installed[name] == Version(version), freeze
+
+
+def check_sdks(env: Path, version: str, tmp_path: Path, constraints: Path | None = None) -> str:
+    """Install every committed SDK into ``env`` and run the smoke calls; pip's freeze."""
     python = env / "bin" / "python"
     if not python.exists():
         subprocess.run([interpreter(version), "-m", "venv", str(env)], check=True)
@@ -101,6 +138,7 @@ def test_sdks_work_in_a_clean_environment(version: str, tmp_path: Path) -> None:
             "--quiet",
             "--disable-pip-version-check",
             "--force-reinstall",
+            *(["-c", str(constraints)] if constraints else []),
             *dirs,
         ],
         check=True,
@@ -139,3 +177,4 @@ def test_sdks_work_in_a_clean_environment(version: str, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count(": ok (") == len(sdks)
+    return frozen

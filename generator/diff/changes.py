@@ -15,6 +15,7 @@ __all__ = [
     "Change",
     "Keyed",
     "Report",
+    "Rollout",
     "Side",
     "keyed",
     "order",
@@ -83,9 +84,9 @@ KINDS: dict[str, str] = {
     "job.removed": "always breaking",
     "job.added": "never breaking",
     "job.waiters_renamed": "always breaking",
-    "job.terminal_state_added": "always breaking (waiters stop on it)",
-    "job.pending_state_added": "never breaking (waiters keep polling)",
-    "job.state_removed": "never breaking",
+    "job.terminal_state_added": "always breaking (deployed SDKs raise UnknownJobState on it)",
+    "job.pending_state_added": "always breaking (deployed SDKs raise UnknownJobState on it)",
+    "job.state_removed": "always breaking (new SDKs raise UnknownJobState on an old server)",
     "job.state_reclassified": "always breaking",
     "job.record_changed": "always breaking",
     "job.status_operation_changed": "never breaking",
@@ -95,9 +96,9 @@ KINDS: dict[str, str] = {
     "job.result_added": "never breaking",
     "job.result_removed": "always breaking",
     "job.result_changed": "never breaking",
-    "job.pointer_changed": "never breaking",
-    "job.ready_field_changed": "never breaking",
-    "job.idempotency_changed": "never breaking",
+    "job.pointer_changed": "breaking when the record, state, terminal field or job id moves",
+    "job.ready_field_changed": "breaking when a readiness field moves or is added",
+    "job.idempotency_changed": "breaking when a header deployed SDKs send changes or goes",
     "job.poll_changed": "never breaking",
     "job.carry_added": "always breaking (every wait and handle needs the new value)",
     "job.carry_removed": "always breaking (callers still pass the value)",
@@ -157,6 +158,17 @@ def keyed(olds: Mapping[K, V], news: Mapping[K, V]) -> Keyed[K, V]:
 
 
 @attrs.frozen
+class Rollout:
+    """What a change to job semantics does while SDK and server versions meet: each field is
+    the one-line reason it breaks that population, or None where it does not."""
+
+    #: SDKs already deployed, against the new server (the server ships first).
+    deployed: str | None = None
+    #: SDKs regenerated from the new spec, against a server not yet upgraded (clients first).
+    regenerated: str | None = None
+
+
+@attrs.frozen
 class Change:
     """One difference an SDK caller may notice."""
 
@@ -164,6 +176,8 @@ class Change:
     location: str
     message: str
     breaking: bool
+    #: Job semantics only: who breaks during a rollout (a breaking verdict of its own).
+    rollout: Rollout | None = None
 
     @property
     def addition(self) -> bool:
@@ -185,6 +199,16 @@ class Report:
     @property
     def additions(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.addition)
+
+    @property
+    def breaks_deployed(self) -> tuple[Change, ...]:
+        """Changes that break SDKs already deployed once the server ships."""
+        return tuple(c for c in self.changes if c.rollout and c.rollout.deployed)
+
+    @property
+    def breaks_regenerated(self) -> tuple[Change, ...]:
+        """Changes that break regenerated SDKs against a server not yet upgraded."""
+        return tuple(c for c in self.changes if c.rollout and c.rollout.regenerated)
 
     @property
     def others(self) -> tuple[Change, ...]:

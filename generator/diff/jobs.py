@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..model import ir
 from ..model.names import snake
-from .changes import Change, keyed
+from .changes import Change, Rollout, keyed
 from .context import Context
 from .typeref import show
 
@@ -127,26 +127,26 @@ def _job(ctx: Context, a: ir.Job, b: ir.Job, old_waiter: str, new_waiter: str) -
             False,
         )
     yield from _operations(a, b, where)
-    yield from _compared(
+    yield from _read_where(
         "job.pointer_changed",
         where,
         ("record", _pointer(a.record_path), _pointer(b.record_path)),
         ("state field", _pointer(a.state_path), _pointer(b.state_path)),
         ("terminal field", _pointer(a.terminal_path), _pointer(b.terminal_path)),
+    )
+    yield from _compared(
+        "job.pointer_changed",
+        where,
         ("error field", _pointer(a.error_path), _pointer(b.error_path)),
         ("id parameter", a.id_parameter, b.id_parameter),
-        ("id from", _id_from(a), _id_from(b)),
     )
-    yield from _compared(
-        "job.ready_field_changed",
-        where,
-        ("result readiness field", _pointer(a.ready_path), _pointer(b.ready_path)),
-    )
-    yield from _compared(
-        "job.idempotency_changed",
-        where,
-        ("idempotency header", a.idempotency_header or "(none)", b.idempotency_header or "(none)"),
-    )
+    ids = _id_from(a), _id_from(b)
+    if a.create is not None and b.create is not None and "(none)" not in ids:
+        yield from _read_where("job.pointer_changed", where, ("job id in create's answer", *ids))
+    else:  # the create came or went, or jobs became known by URL: other kinds say so
+        yield from _compared("job.pointer_changed", where, ("id from", _id_from(a), _id_from(b)))
+    yield from _ready_changes(a, b, where)
+    yield from _idempotency_changes(a, b, where)
     yield from _compared(
         "job.poll_changed",
         where,
@@ -206,6 +206,56 @@ def _operations(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
             yield Change(
                 f"job.{role}_changed", where, f"{role} operation {old_id} -> {new_id}", False
             )
+
+
+def _read_where(kind: str, where: str, *values: tuple[str, str, str]) -> Iterator[Change]:
+    """Where both SDK generations read a value the server sends: a move breaks both."""
+    for label, old, new in values:
+        if old != new:
+            yield Change(
+                kind,
+                where,
+                f"{label} {old} -> {new}",
+                True,
+                Rollout(
+                    deployed=f"deployed SDKs read the {label} at {old}, which the new "
+                    "server no longer sends there",
+                    regenerated=f"regenerated SDKs read the {label} at {new}, which a server "
+                    "not yet upgraded does not send",
+                ),
+            )
+
+
+def _ready_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
+    """A readiness field the other side does not send leaves its results never ready."""
+    old, new = _pointer(a.ready_path), _pointer(b.ready_path)
+    if old == new:
+        return
+    label = f"result readiness field {old} -> {new}"
+    deployed = regenerated = None
+    if a.ready_path is not None:
+        deployed = f"deployed SDKs wait for {old}, which the new server no longer sends"
+    if b.ready_path is not None:
+        regenerated = f"regenerated SDKs wait for {new}, which a server not yet upgraded "
+        regenerated += "does not send"
+    rollout = Rollout(deployed, regenerated)
+    yield Change("job.ready_field_changed", where, label, bool(deployed or regenerated), rollout)
+
+
+def _idempotency_changes(a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
+    """Deployed SDKs retry a create only with their idempotency header: one the new server
+    ignores makes a retried create start two jobs. A header added breaks nobody (deployed
+    SDKs never retry their creates)."""
+    old, new = a.idempotency_header, b.idempotency_header
+    if old == new:
+        return
+    label = f"idempotency header {old or '(none)'} -> {new or '(none)'}"
+    if old is None:
+        yield Change("job.idempotency_changed", where, label, False)
+        return
+    deployed = f"deployed SDKs retry creates with {old}, which the new server ignores: "
+    deployed += "a retried create may start two jobs"
+    yield Change("job.idempotency_changed", where, label, True, Rollout(deployed=deployed))
 
 
 def _compared(kind: str, where: str, *values: tuple[str, object, object]) -> Iterator[Change]:
@@ -376,22 +426,29 @@ def _rules(job: ir.Job) -> str:
 
 
 def _state_changes(ctx: Context, a: ir.Job, b: ir.Job, where: str) -> Iterator[Change]:
+    """States are read by deployed SDKs too: a state one side does not document makes the
+    other raise UnknownJobState (W2), whatever its kind."""
     olds, news = _states(a), _states(b)
     for state, kind in news.items():
         was = olds.get(state)
+        unknown = Rollout(
+            deployed=f"deployed SDKs raise UnknownJobState when the server reports {state!r}"
+        )
         if was is None and kind == "pending":
             yield Change(
                 "job.pending_state_added",
                 where,
-                f"new pending state {state!r}: waiters keep polling through it",
-                False,
+                f"new pending state {state!r}: regenerated waiters keep polling through it",
+                True,
+                unknown,
             )
         elif was is None:
             yield Change(
                 "job.terminal_state_added",
                 where,
-                f"new terminal state {state!r} ({kind}): waiters now stop on it",
+                f"new terminal state {state!r} ({kind}): regenerated waiters stop on it",
                 True,
+                unknown,
             )
         elif was != kind:
             yield Change(
@@ -399,6 +456,11 @@ def _state_changes(ctx: Context, a: ir.Job, b: ir.Job, where: str) -> Iterator[C
                 where,
                 f"state {state!r} is now {kind} (was {was})",
                 True,
+                Rollout(
+                    deployed=f"deployed SDKs still end a wait on {state!r} as {was}",
+                    regenerated=f"regenerated SDKs end a wait on {state!r} as {kind}, "
+                    f"which the server not yet upgraded means as {was}",
+                ),
             )
     for state, kind in olds.items():
         if state not in news:
@@ -406,7 +468,11 @@ def _state_changes(ctx: Context, a: ir.Job, b: ir.Job, where: str) -> Iterator[C
                 "job.state_removed",
                 where,
                 f"state {state!r} ({kind}) is no longer documented",
-                False,
+                True,
+                Rollout(
+                    regenerated="regenerated SDKs raise UnknownJobState when a server not yet "
+                    f"upgraded reports {state!r}"
+                ),
             )
 
 

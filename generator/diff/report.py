@@ -7,7 +7,7 @@ from typing import Any
 
 from .compare import Change, Report
 
-__all__ = ["render_json", "render_text", "to_dict"]
+__all__ = ["render_json", "render_text", "rollout_lines", "to_dict"]
 
 
 def _plural(count: int, word: str) -> str:
@@ -25,6 +25,12 @@ def render_text(report: Report) -> str:
         f"{_plural(len(report.additions), 'addition')}, {len(report.others)} other; "
         f"suggested version bump: {report.bump}"
     )
+    if report.breaks_deployed or report.breaks_regenerated:
+        lines.append(
+            f"rollout: {len(report.breaks_deployed)} break SDKs already deployed if the server "
+            f"ships first, {len(report.breaks_regenerated)} break regenerated SDKs if they "
+            "ship before the server"
+        )
     for title, group in (
         ("Breaking changes", report.breaking),
         ("Additions", report.additions),
@@ -32,17 +38,37 @@ def render_text(report: Report) -> str:
     ):
         if group:
             lines.extend(["", f"{title} ({len(group)}):"])
-            lines.extend(f"  {c.location}: {c.message} [{c.kind}]" for c in group)
+            for change in group:
+                lines.append(f"  {change.location}: {change.message} [{change.kind}]")
+                lines.extend(f"    {line}" for line in rollout_lines(change))
     return "\n".join(lines) + "\n"
 
 
+def rollout_lines(change: Change) -> list[str]:
+    """Who a change to job semantics breaks during a rollout, one line each."""
+    if change.rollout is None:
+        return []
+    lines = []
+    if change.rollout.deployed:
+        lines.append(f"server first: {change.rollout.deployed}")
+    if change.rollout.regenerated:
+        lines.append(f"clients first: {change.rollout.regenerated}")
+    return lines
+
+
 def _change(change: Change) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "breaking": change.breaking,
         "kind": change.kind,
         "location": change.location,
         "message": change.message,
     }
+    if change.rollout is not None:
+        out["rollout"] = {
+            "deployed": change.rollout.deployed,
+            "regenerated": change.rollout.regenerated,
+        }
+    return out
 
 
 def to_dict(report: Report) -> dict[str, Any]:
@@ -54,6 +80,8 @@ def to_dict(report: Report) -> dict[str, Any]:
             "breaking": len(report.breaking),
             "additions": len(report.additions),
             "other": len(report.others),
+            "breaks_deployed": len(report.breaks_deployed),
+            "breaks_regenerated": len(report.breaks_regenerated),
             "bump": report.bump,
         },
         "changes": [_change(c) for c in report.changes],

@@ -28,7 +28,8 @@ import attrs
 
 from ..model import ir
 from ..model.names import NameSet, snake, words
-from .shapes import (
+from ..model.shapes import (
+    ERROR_FIELDS,
     Monitor,
     RawSpec,
     create_name,
@@ -48,24 +49,13 @@ from .shapes import (
     plain_words,
     pointer,
 )
-from .states import Classified, classify, classify_all
+from ..model.states import Classified, classify, classify_all
 
-__all__ = ["ERROR_FIELDS", "Draft", "DraftJob", "draft_jobs"]
+__all__ = ["Draft", "DraftJob", "draft_jobs"]
 
 # Headers naming the monitor of a job, in the order the Azure guidelines read them.
 MONITOR_HEADERS = ("Operation-Location", "Azure-AsyncOperation", "Location")
 _RESULT_WORDS = ("result", "results", "content", "download", "output", "outputs")
-ERROR_FIELDS = (
-    "error",
-    "errors",
-    "error_message",
-    "errormessage",
-    "error_detail",
-    "error_details",
-    "failure_reason",
-    "failure_message",
-    "last_error",
-)
 _READY_FIELDS = ("result_ready", "result_available", "is_ready", "ready", "output_ready")
 _TERMINAL_FIELDS = ("terminal", "is_terminal", "done", "is_done", "finished", "is_finished")
 _PERCENT_FIELDS = (

@@ -9,15 +9,23 @@ answers 400 to a `CONTENT_LENGTH` that is not a non-negative integer.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
-
-from .webhooks import Headers, WebhookError
-
-if TYPE_CHECKING:
-    from .webhooks import WebhookReceiver
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
 
 __all__ = ["asgi_app", "wsgi_app"]
+
+_Headers = Sequence[tuple[str, str]]
+
+
+class _Receiver(Protocol):
+    """What the applications need of a `WebhookReceiver` (which hands itself over)."""
+
+    max_body: int
+
+    def refusal(self, method: object, headers: _Headers) -> tuple[int, str] | None: ...
+
+    def acknowledge(self, headers: _Headers, body: bytes) -> tuple[int, str]: ...
+
 
 _TEXT = [("content-type", "text/plain; charset=utf-8")]
 _REASONS = {
@@ -29,25 +37,12 @@ _REASONS = {
 }
 
 
-def _before_body(
-    receiver: WebhookReceiver[Any], method: object, headers: Headers
-) -> tuple[int, str] | None:
-    """The answer to a request refused before its body is read, or None."""
-    if method != "POST":
-        return 405, "deliveries are POSTed"
-    try:
-        receiver.check_headers(headers)
-    except WebhookError as error:
-        return error.status, error.message
-    return None
-
-
-def _too_long(receiver: WebhookReceiver[Any]) -> tuple[int, str]:
+def _too_long(receiver: _Receiver) -> tuple[int, str]:
     return 413, f"the delivery body is longer than {receiver.max_body} bytes"
 
 
 def wsgi_app(
-    receiver: WebhookReceiver[Any],
+    receiver: _Receiver,
 ) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
     """A WSGI application that acknowledges every POST `receiver` verifies."""
 
@@ -57,7 +52,7 @@ def wsgi_app(
             for key, value in environ.items()
             if key.startswith("HTTP_")
         ]
-        answer = _before_body(receiver, environ.get("REQUEST_METHOD"), headers)
+        answer = receiver.refusal(environ.get("REQUEST_METHOD"), headers)
         if answer is None:
             text = str(environ.get("CONTENT_LENGTH") or "").strip() or "0"
             if not text.isascii() or not text.isdigit():
@@ -76,7 +71,7 @@ def wsgi_app(
 
 
 def asgi_app(
-    receiver: WebhookReceiver[Any],
+    receiver: _Receiver,
 ) -> Callable[
     [dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
     Awaitable[None],
@@ -93,7 +88,7 @@ def asgi_app(
         headers = [
             (k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
         ]
-        answer = _before_body(receiver, scope.get("method"), headers)
+        answer = receiver.refusal(scope.get("method"), headers)
         if answer is None:
             chunks: list[bytes] = []
             size = 0

@@ -449,6 +449,17 @@ class WebhookReceiver(Generic[EventT]):
         read: raises `InvalidSignature` or `StaleWebhook`."""
         self._fields(headers)
 
+    def refusal(self, method: object, headers: Headers) -> tuple[int, str] | None:
+        """The (status, text) a request is refused with before its body is read (a
+        method other than POST, bad signature headers), or None to read it."""
+        if method != "POST":
+            return 405, "deliveries are POSTed"
+        try:
+            self.check_headers(headers)
+        except WebhookError as error:
+            return error.status, error.message
+        return None
+
     def wsgi_app(self) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
         """A WSGI application that acknowledges every POST it receives (see
         `webhookapps.wsgi_app`)."""

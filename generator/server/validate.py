@@ -724,26 +724,27 @@ class OperationCheck:
             )
         fields: dict[str, list[JSON]] = {}
         try:
-            parts = _Parts(
+            parts = PushMultipartParser(
                 boundary,
                 content_length=len(raw),
                 max_header_size=MAX_PART_HEADER,
                 max_header_count=MAX_PART_HEADERS,
                 max_segment_count=MAX_PARTS,
             )
-            with parts:
-                name: str | None = None
-                data = bytearray()
-                for event in parts.parse(raw):
-                    if isinstance(event, MultipartSegment):
-                        name, data = event.name, bytearray()
-                        if not name:
-                            return None, Violation("body", "/body", "a part has no name")
-                    elif event is None:
-                        assert name is not None
-                        fields.setdefault(name, []).append(self._part(media, name, bytes(data)))
-                    else:
-                        data += event
+            name: str | None = None
+            data = bytearray()
+            for event in parts.parse(raw):
+                if isinstance(event, MultipartSegment):
+                    name, data = event.name, bytearray()
+                    if not name:
+                        parts.close(check_complete=False)
+                        return None, Violation("body", "/body", "a part has no name")
+                elif event is None:
+                    assert name is not None
+                    fields.setdefault(name, []).append(self._part(media, name, bytes(data)))
+                else:
+                    data += event
+            parts.close()
         except MultipartError as exc:
             return None, Violation("body", "/body", f"is not a multipart body: {exc}")
         return self._fields(fields, media), None
@@ -758,14 +759,6 @@ class OperationCheck:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             return _BYTES
-
-
-class _Parts(PushMultipartParser):  # type: ignore[misc]
-    """The multipart parser of ``multipart``, for any ``multipart/*`` body: a part without
-    a ``form-data`` disposition is kept (and refused for having no name)."""
-
-    def _create_segment(self, headerlist: list[tuple[str, str]]) -> MultipartSegment:
-        return MultipartSegment(headerlist)
 
 
 def _walk(data: JSON, pointer: str) -> JSON:

@@ -35,6 +35,7 @@ def test_compatible_change_regenerated_passes(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
     spec = sume()
     spec["components"]["schemas"]["Job"]["properties"]["priority"] = {"type": "integer"}
+    spec["info"]["version"] = "1.1.0"  # the minor bump an addition needs
     write_spec(repo, spec)
     generate(repo)
     commit(repo, "Jobs have a priority")
@@ -74,7 +75,7 @@ def test_breaking_change_fails_unless_allowed(tmp_path: Path) -> None:
         "error: specs/sume.yaml: 2 changes break SDK callers (suggested bump: major)",
         (
             '  to release them, bump the major version (info.version = "2.0.0" in '
-            'specs/sume.yaml, now "1.0.0"; the SDK\'s version follows it) and let the check '
+            'specs/sume.yaml, now "1.0.0"; the SDK\'s version follows it), or let the check '
             "through with --allow-breaking (the Action's allow-breaking input, e.g. from a "
             "'breaking-change' label: docs/ci.md)"
         ),
@@ -83,6 +84,74 @@ def test_breaking_change_fails_unless_allowed(tmp_path: Path) -> None:
     assert allowed.returncode == 0
     assert again == summary
     assert "error:" not in allowed.stderr
+    # Let through, the report still says which bump is missing.
+    assert allowed.stderr.splitlines()[-1] == (
+        "warning: generated/sume: 2 changes break callers and the major version bump is still "
+        'missing: set info.version = "2.0.0" in specs/sume.yaml, now "1.0.0"; the SDK\'s '
+        "version follows it"
+    )
+
+
+def test_a_breaking_change_with_its_major_bump_passes(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    spec = sume()
+    del spec["components"]["schemas"]["Job"]["properties"]["mode"]
+    spec["info"]["version"] = "2.0.0"
+    write_spec(repo, spec)
+    generate(repo)
+    commit(repo, "Drop Job.mode, version 2")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 0, done.stderr
+    assert "suggested bump: major" in summary
+    assert "error:" not in done.stderr and "warning:" not in done.stderr
+
+
+def test_an_addition_without_a_minor_bump_fails_or_warns_as_configured(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    spec = sume()
+    spec["components"]["schemas"]["Job"]["properties"]["priority"] = {"type": "integer"}
+    write_spec(repo, spec)
+    generate(repo)
+    commit(repo, "Jobs have a priority, info.version unchanged")
+    done, _ = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "error: specs/sume.yaml: 1 addition without a minor version bump: set "
+        'info.version = "1.1.0" in specs/sume.yaml, now "1.0.0"; the SDK\'s version follows it'
+        ' (or version_check = "warn" in its config entry)'
+    )
+    # --allow-breaking is about breaking changes: an unbumped addition still fails.
+    allowed, _ = ci(repo, "--base", "HEAD~1", "--allow-breaking")
+    assert allowed.returncode == 1
+    (repo / "pyproject.toml").write_text(CONFIG + 'version_check = "warn"\n', encoding="utf-8")
+    commit(repo, "Warn only")
+    warned, _ = ci(repo, "--base", "HEAD~2")
+    assert warned.returncode == 0, warned.stderr
+    assert warned.stderr.splitlines()[-1].startswith(
+        "warning: specs/sume.yaml: 1 addition without a minor version bump: set "
+    )
+
+
+def test_a_new_pending_state_breaks_deployed_sdks_and_needs_a_major_bump(
+    tmp_path: Path,
+) -> None:
+    repo = new_repo(tmp_path / "repo")
+    spec = sume()
+    spec["components"]["schemas"]["Job"]["properties"]["status"]["enum"].append("paused")
+    spec["x-jobgen"]["jobs"]["job"]["state"]["pending"].append("paused")
+    write_spec(repo, spec)
+    generate(repo)
+    commit(repo, "A paused state")
+    done, summary = ci(repo, "--base", "HEAD~1")
+    assert done.returncode == 1
+    assert "job job: new pending state 'paused'" in summary
+    assert (
+        "server first: deployed SDKs raise UnknownJobState when the server reports 'paused'"
+        in summary
+    )
+    assert "error: specs/sume.yaml: 1 change breaks SDK callers (suggested bump: major)" in (
+        done.stderr
+    )
 
 
 def test_a_pinned_version_kept_across_a_breaking_change_is_named(tmp_path: Path) -> None:

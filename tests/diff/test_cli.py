@@ -55,21 +55,50 @@ def test_breaking_change_exits_1_with_text(
     breaking = lines.index("Breaking changes (1):")
     additions = lines.index("Additions (1):")
     assert breaking < additions
-    assert lines[breaking + 1] == (
-        "  job job: new terminal state 'expired' (failure): waiters now stop on it "
-        "[job.terminal_state_added]"
+    assert lines[breaking + 1 : breaking + 3] == [
+        (
+            "  job job: new terminal state 'expired' (failure): regenerated waiters stop on it "
+            "[job.terminal_state_added]"
+        ),
+        "    server first: deployed SDKs raise UnknownJobState when the server reports 'expired'",
+    ]
+    assert lines[2] == (
+        "rollout: 1 break SDKs already deployed if the server ships first, 0 break regenerated "
+        "SDKs if they ship before the server"
     )
     assert "schema JobStatus: new value 'expired'" in lines[additions + 1]
 
 
 def test_non_breaking_change_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = dump(tmp_path / "old.yaml", sume())
-    new = dump(tmp_path / "new.yaml", pending_state_added(sume()))
+    spec = sume()
+    props(spec, "Job")["priority"] = {"type": "integer"}
+    new = dump(tmp_path / "new.yaml", spec)
     assert main(["diff", str(old), str(new), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["bump"] == "minor"
     assert data["summary"]["breaking"] == 0
-    assert {c["kind"] for c in data["changes"]} == {"job.pending_state_added", "enum.value_added"}
+    assert {c["kind"] for c in data["changes"]} == {"field.added"}
+
+
+def test_a_new_pending_state_breaks_deployed_sdks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regenerated waiters poll through it; SDKs already deployed raise UnknownJobState (W2)
+    the moment the server ships it: breaking, with the population it breaks in the JSON."""
+    old = dump(tmp_path / "old.yaml", sume())
+    new = dump(tmp_path / "new.yaml", pending_state_added(sume()))
+    assert main(["diff", str(old), str(new), "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["bump"] == "major"
+    assert data["summary"]["breaks_deployed"] == 1
+    assert data["summary"]["breaks_regenerated"] == 0
+    (state,) = [c for c in data["changes"] if c["kind"] == "job.pending_state_added"]
+    assert state["breaking"] is True
+    assert state["rollout"] == {
+        "deployed": "deployed SDKs raise UnknownJobState when the server reports 'paused'",
+        "regenerated": None,
+    }
 
 
 def test_json_output_is_stable(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,6 +112,8 @@ def test_json_output_is_stable(pair: tuple[Path, Path], capsys: pytest.CaptureFi
     assert data["summary"] == {
         "additions": 1,
         "breaking": 1,
+        "breaks_deployed": 1,
+        "breaks_regenerated": 0,
         "bump": "major",
         "other": 0,
         "total": 2,
@@ -91,7 +122,11 @@ def test_json_output_is_stable(pair: tuple[Path, Path], capsys: pytest.CaptureFi
         "breaking": True,
         "kind": "job.terminal_state_added",
         "location": "job job",
-        "message": "new terminal state 'expired' (failure): waiters now stop on it",
+        "message": "new terminal state 'expired' (failure): regenerated waiters stop on it",
+        "rollout": {
+            "deployed": "deployed SDKs raise UnknownJobState when the server reports 'expired'",
+            "regenerated": None,
+        },
     }
     assert (data["old"], data["new"]) == ("Sume API 1.0.0", "Sume API 1.0.0")
 

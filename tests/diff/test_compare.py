@@ -734,12 +734,12 @@ CASES: dict[str, Case] = {
     ),
     "new pending state": Case(
         add_state("paused", "pending"),
-        {("job.pending_state_added", False), ("enum.value_added", False)},
-        "minor",
+        {("job.pending_state_added", True), ("enum.value_added", False)},
+        "major",
     ),
     "state reclassified": Case(reclassify_canceled, {("job.state_reclassified", True)}, "major"),
     "state removed": Case(
-        drop_canceled, {("job.state_removed", False), ("enum.value_removed", True)}, "major"
+        drop_canceled, {("job.state_removed", True), ("enum.value_removed", True)}, "major"
     ),
     "job removed": Case(no_jobs, {("job.removed", True)}, "major"),
     "job added": Case(restore_jobs, {("job.added", False)}, "minor", base=no_jobs),
@@ -782,17 +782,18 @@ CASES: dict[str, Case] = {
         whole_envelope_record,
         {
             ("job.record_changed", True),
+            ("job.pointer_changed", True),
             ("job.pointer_changed", False),
-            ("job.ready_field_changed", False),
+            ("job.ready_field_changed", True),
             ("job.poll_changed", False),
         },
         "major",
     ),
     "readiness field removed": Case(
-        drop_job_key("result_ready_field"), {("job.ready_field_changed", False)}, "patch"
+        drop_job_key("result_ready_field"), {("job.ready_field_changed", True)}, "major"
     ),
     "idempotency header removed": Case(
-        drop_job_key("idempotency_header"), {("job.idempotency_changed", False)}, "patch"
+        drop_job_key("idempotency_header"), {("job.idempotency_changed", True)}, "major"
     ),
     "error field removed": Case(
         drop_job_key("error_field"), {("job.pointer_changed", False)}, "patch"
@@ -1068,7 +1069,46 @@ def test_breaking_changes_come_first(tmp_path: Path) -> None:
     report = diff(tmp_path, sume(), new)
     flags = [(c.breaking, c.addition) for c in report.changes]
     assert flags == sorted(flags, key=lambda f: (not f[0], not f[1]))
-    assert report.changes[0].kind == "job.terminal_state_added"
+    assert {c.kind for c in report.changes[:2]} == {
+        "job.terminal_state_added",
+        "job.pending_state_added",
+    }
+
+
+def test_state_changes_name_who_breaks_in_each_rollout_order(tmp_path: Path) -> None:
+    """A new state breaks SDKs already deployed when the server ships first; a state no longer
+    documented breaks regenerated SDKs when they ship before the server; a state read from
+    elsewhere breaks both."""
+    paused = sume()
+    add_state("paused", "pending")(paused)
+    added = diff(tmp_path / "a", sume(), paused)
+    (change,) = [c for c in added.changes if c.kind == "job.pending_state_added"]
+    assert change.rollout is not None
+    assert change.rollout.deployed == (
+        "deployed SDKs raise UnknownJobState when the server reports 'paused'"
+    )
+    assert change.rollout.regenerated is None
+    assert added.breaks_deployed == (change,) and added.breaks_regenerated == ()
+
+    dropped = sume()
+    drop_canceled(dropped)
+    removed = diff(tmp_path / "b", sume(), dropped)
+    (change,) = [c for c in removed.changes if c.kind == "job.state_removed"]
+    assert change.rollout is not None and change.rollout.deployed is None
+    assert change.rollout.regenerated == (
+        "regenerated SDKs raise UnknownJobState when a server not yet upgraded reports 'canceled'"
+    )
+
+    moved = sume()
+    job(moved)["state"]["field"] = "/state"
+    props(moved, "Job")["state"] = props(moved, "Job").pop("status")
+    schemas(moved)["Job"]["required"] = [
+        "state" if r == "status" else r for r in schemas(moved)["Job"]["required"]
+    ]
+    report = diff(tmp_path / "c", sume(), moved)
+    (change,) = [c for c in report.changes if c.message == "state field /status -> /state"]
+    assert change.breaking and change.rollout is not None
+    assert change.rollout.deployed and change.rollout.regenerated
 
 
 def test_specs_in_other_files_and_folders_match(tmp_path: Path) -> None:

@@ -296,7 +296,7 @@ def test_every_published_lro_becomes_a_job_or_a_warning_saying_why(tmp_path: Pat
         )
         imported += len(sdk.jobs)
         warned += len(skipped)
-    assert (found, imported, warned, unreadable) == (83, 76, 0, 7)
+    assert (found, imported, warned, unreadable) == (83, 77, 0, 6)
 
 
 # -- jobgen serve ---------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_every_bad_option_is_reported_with_its_pointer(
         '[[tool.jobgen.sdk]]\nspec = "sume.yaml"\noutput = "b"\npackage = "typing"\n'
         'version = "one"\n'
         '[[tool.jobgen.sdk]]\nspec = "sume.yaml"\noutput = "c"\nversion = "1.0"\n'
-        'version_from = "git"\n',
+        'version_from = "git"\nversion_check = "sometimes"\n',
     )
     assert main(["generate", "--config", str(config)]) == 2
     err = capsys.readouterr().err
@@ -108,7 +108,8 @@ def test_every_bad_option_is_reported_with_its_pointer(
         f"{at}/sdk/1/version: 'one' is not a valid version",
         f"{at}/sdk/2/version_from: must be one of: spec",
         f"{at}/sdk/2/version_from: give either 'version' or 'version_from', not both",
-        "7 problems; nothing was written",
+        f"{at}/sdk/2/version_check: must be one of: fail, warn",
+        "8 problems; nothing was written",
     ):
         assert expected in err
     assert not any((project / d).exists() for d in "abc")

@@ -611,10 +611,11 @@ def test_diff_reports_a_speakeasy_job_whose_polling_went_as_breaking(
 def test_diff_reports_the_new_states_of_an_imported_speakeasy_job(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A value the criteria leave is pending, unless its name surely ends the job."""
+    """A value the criteria leave is pending, unless its name surely ends the job; either
+    breaks SDKs already deployed (they raise UnknownJobState on it)."""
     old = write(tmp_path / "old.yaml", _speakeasy_spec([_entry()], STATES))
     pending = write(tmp_path / "pending.yaml", _speakeasy_spec([_entry()], [*STATES, "paused"]))
-    assert main(["diff", str(old), str(pending)]) == 0
+    assert main(["diff", str(old), str(pending)]) == 1
     assert "job job: new pending state 'paused'" in capsys.readouterr().out
     ended = write(tmp_path / "ended.yaml", _speakeasy_spec([_entry()], [*STATES, "canceled"]))
     assert main(["diff", str(old), str(ended)]) == 1

@@ -303,7 +303,7 @@ def test_the_first_hour(tmp_path: Path) -> None:
         "transcoder.jobs.yaml (new)\n"
     )
     assert (
-        "  job transcode: new terminal state 'expired' (failure): waiters now stop on it "
+        "  job transcode: new terminal state 'expired' (failure): regenerated waiters stop on it "
         "[job.terminal_state_added]"
     ) in diff.stdout.splitlines()
     assert "suggested version bump: major" in diff.stdout
@@ -326,7 +326,7 @@ def test_the_first_hour(tmp_path: Path) -> None:
         "error: transcoder.yaml: 1 change breaks SDK callers (suggested bump: major)",
         (
             '  to release it, bump the major version (info.version = "2.0.0" in transcoder.yaml, '
-            'now "1.0.0"; the SDK\'s version follows it) and let the check through with '
+            'now "1.0.0"; the SDK\'s version follows it), or let the check through with '
             "--allow-breaking (the Action's allow-breaking input, e.g. from a 'breaking-change' "
             "label: docs/ci.md)"
         ),

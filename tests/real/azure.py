@@ -37,11 +37,6 @@ EXPECTED_ERRORS = {
     "cognitiveservices/data-plane/Language/stable/2021-10-01/questionanswering-authoring.json": (
         "data-plane/Language/stable/2021-10-01/common.json not found"
     ),
-    # The only published version of Maps' Common/preview/1.0/common.json has no BoundingBox.
-    "maps/data-plane/Creator/stable/2023-07-01/tileset.json": (
-        "tileset.json#/definitions/Tileset/properties/bbox/$ref: "
-        "target '/definitions/BoundingBox' does not exist"
-    ),
 }
 
 

@@ -34,9 +34,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...draft.shapes import create_name, deref, inputs_needed, kind
 from ...problems import Problem
 from .. import ir
+from ..shapes import create_name, deref, inputs_needed, kind
 from .imported import ImportedJob
 
 __all__ = ["is_operation_shape", "read_aip151"]

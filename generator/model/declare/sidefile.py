@@ -673,6 +673,8 @@ def build_jobs(
         job = reader.job(str(name), node, at.child("jobs", str(name)), origin)
         if job is not None:
             out.append(job)
+            if warnings is not None:
+                warnings.extend(untyped_reads(job, at.child("jobs", str(name)), schemas))
     if imported is None:
         return tuple(out)
     for name, node in imported.jobs.items():
@@ -687,4 +689,43 @@ def build_jobs(
                 warnings.append(left_out(imported.left_out_at.get(name, origins[name]), why))
             continue
         out.append(job)
+        if warnings is not None:
+            warnings.extend(untyped_reads(job, origins[name], schemas))
     return tuple(out)
+
+
+def untyped_reads(job: ir.Job, at: Location, schemas: dict[str, ir.NamedSchema]) -> list[Problem]:
+    """A warning when the job reads fields of a status answer whose schema is empty
+    (``application/json: {}``): nothing checks that they exist, and the record is untyped."""
+    body = job.status.response.type
+    if body is None or not isinstance(deref_type(body, schemas), ir.AnyType):
+        return []
+    reads = [
+        (key, path)
+        for key, path in (
+            ("state", job.state_path),
+            ("terminal_field", job.terminal_path),
+            ("result_ready_field", job.ready_path),
+            ("error_field", job.error_path),
+            ("poll hint", job.hint_path),
+            ("progress", job.progress_path),
+            ("progress done", job.progress_done_path),
+            ("progress total", job.progress_total_path),
+        )
+        if path is not None
+    ]
+    if not reads:
+        return []
+    shown = ", ".join(f"{key} {_shown(job.record_path + path)}" for key, path in reads)
+    return [
+        Problem(
+            at.child("status"),
+            f"operation '{job.status.operation_id}' answers JSON with no schema, so the fields "
+            f"this job reads ({shown}) are not checked and its record is untyped (Any): "
+            "give the status response a schema",
+        )
+    ]
+
+
+def _shown(path: tuple[str, ...]) -> str:
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in path) or '""'

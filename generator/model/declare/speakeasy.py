@@ -40,12 +40,19 @@ from typing import Any, Literal
 
 import attrs
 
-from ...draft.find import ERROR_FIELDS
-from ...draft.shapes import deref, field_named, find_model, id_field, inputs_needed, path_name
-from ...draft.states import classify
 from ...problems import Location, Problem
 from .. import ir
 from ..names import snake
+from ..shapes import (
+    ERROR_FIELDS,
+    deref,
+    field_named,
+    find_model,
+    id_field,
+    inputs_needed,
+    path_name,
+)
+from ..states import classify
 from .common import split_pointer, type_at
 from .imported import ImportedJob, raw_node
 

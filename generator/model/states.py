@@ -15,7 +15,7 @@ from typing import Literal
 
 import attrs
 
-from ..model.names import words
+from .names import words
 
 __all__ = ["Classified", "StateClass", "classify", "classify_all"]
 

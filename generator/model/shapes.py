@@ -1,7 +1,8 @@
-"""The shapes a draft reads: types of the SDK model, the raw spec's responses and
+"""The shapes jobs have in a spec: types of the SDK model, the raw spec's responses and
 headers, status operations and their records, and the names of jobs.
 
-Used by ``find.py``; nothing here decides what is a job.
+Read by the drafter (``jobgen jobs init``, generator/draft/) and by the dialect readers
+that import jobs (generator/model/declare/); nothing here decides what is a job.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from typing import Any
 
 import attrs
 
-from ..model import ir
-from ..model.names import words
 from ..problems import Location, SpecError, pointer_join
+from . import ir
+from .names import words
 from .states import classify_all
 
 __all__ = [
+    "ERROR_FIELDS",
     "Monitor",
     "RawSpec",
     "create_name",
@@ -37,6 +39,19 @@ __all__ = [
     "plain_words",
     "pointer",
 ]
+
+#: Names of a record's field that holds a failed job's error.
+ERROR_FIELDS = (
+    "error",
+    "errors",
+    "error_message",
+    "errormessage",
+    "error_detail",
+    "error_details",
+    "failure_reason",
+    "failure_message",
+    "last_error",
+)
 
 _STATE_FIELDS = ("status", "state", "phase", "job_status", "jobstatus", "processing_status")
 _STATUS_SUFFIXES = frozenset({"status", "pending", "state", "progress"})
