@@ -124,6 +124,18 @@ def test_a_header_folded_200000_times_is_refused_at_the_header_bound(
     ]
 
 
+def test_a_part_of_more_header_lines_than_the_bound_is_refused(client: httpx.Client) -> None:
+    lines = b"".join(f"X-Line-{i}: a\r\n".encode() for i in range(16))
+    body, headers = _multipart(TITLE_PART + lines + b"\r\nx")
+    refused = client.post("/notes", content=body, headers=headers)
+    assert _violations(refused) == [
+        "/body: is not a multipart body: Maximum segment header count exceeded"
+    ]
+    fifteen = b"".join(f"X-Line-{i}: a\r\n".encode() for i in range(15))
+    body, headers = _multipart(TITLE_PART + fifteen + b"\r\nx")
+    assert client.post("/notes", content=body, headers=headers).status_code == 202
+
+
 def test_ten_thousand_parts_are_refused_at_the_part_bound(client: httpx.Client) -> None:
     body, headers = _multipart(*[TITLE_PART + b"\r\nx"] * 10_000)
     refused = client.post("/notes", content=body, headers=headers)
