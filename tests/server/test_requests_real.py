@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 
 from jobgen.model.build import load_and_build
@@ -121,3 +122,24 @@ def test_assemblyai_s_refusal_names_each_violation_in_the_sdk_s_exception(
         "/body/speech_models: is not allowed (the schema says additionalProperties: false)"
     )
     assert refused.value.body["error"] == message.split(": ", 1)[1]
+
+
+def test_a_media_type_neither_overload_takes_is_refused_with_a_415(
+    di: tuple[ModuleType, RunningServer],
+) -> None:
+    _, server = di
+    server.reset()
+    answer = httpx.post(
+        f"{server.base_url}/documentintelligence/documentModels/prebuilt-read:analyze",
+        params={"api-version": "2024-11-30"},
+        headers={"ocp-apim-subscription-key": "key-1", "content-type": "text/csv"},
+        content=b"a,b\n",
+    )
+    assert answer.status_code == 415
+    message = answer.json()["error"]["message"]
+    assert message.startswith(
+        "the request does not match the spec: /header/Content-Type: text/csv: the operation "
+        "takes application/octet-stream, application/pdf, image/jpeg"
+    )
+    (record,) = server.requests()
+    assert record.job_name == "analyze_document_from_stream"
