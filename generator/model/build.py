@@ -26,6 +26,7 @@ from .names import file_stem, snake
 from .operations import OperationBuilder, build_auths, group_resources, server_url
 from .pagination import paginate
 from .placement import host_in_models
+from .satisfiable import schema_warnings
 from .schemas import SchemaBuilder
 
 _PREFIX = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
@@ -249,6 +250,7 @@ def _build_sdk(
     operations = OperationBuilder(spec, schemas, problems)
     operations.build(root)
     schemas.check_alias_cycles()
+    warnings += schema_warnings(spec)
     auths = build_auths(root, name, problems, warnings)
 
     side = None

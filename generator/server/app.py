@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -37,7 +38,7 @@ from .errors import ErrorShapes
 from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
-from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
+from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
@@ -71,6 +72,9 @@ from .wire import (
 )
 
 __all__ = ["CONTROL_PREFIX", "SCENARIO_HEADER", "JobApp", "serve"]
+
+#: The GIL switch interval of ``jobgen serve`` (seconds).
+SWITCH_INTERVAL = 0.001
 
 MALFORMED_BODY = b'{"data": {"id": <html><title>502 Bad Gateway</title></html>'
 
@@ -175,7 +179,12 @@ class JobApp:
         except BodyTooLarge:
             await send_answer(send, control_error(413, "", "the request body is too large"))
             return
-        answer = self.handle(request)
+        if request.body:
+            # Reading and checking a body is bounded, but not free: off the event loop, so
+            # other clients are answered meanwhile (see docs/serve.md#bounded-work).
+            answer = await asyncio.to_thread(self.handle, request)
+        else:
+            answer = self.handle(request)
         if answer.stream is not None:
             await send_stream(send, receive, answer)
         else:
@@ -185,11 +194,21 @@ class JobApp:
         """Answer one request (and log it, unless it is a control request)."""
         if request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/"):
             return handle_control(self.control, request)
+        exchange = _Exchange(caller=self.caller_of(request))
+        # Matching and checking the request, and masking it for the log, touch no job:
+        # done before taking the lock, so no other request waits for them.
+        checked = self._check(request, exchange)
+        query = mask_query(request.query, self._secret_params)
+        headers = mask_headers(request.headers, self._secret_headers, self._kept_headers)
+        body = mask_body(request.body, request.headers.get("content-type"), self._secret_fields)
         with self.store.lock:
             now = self.clock()
             self.store.expire(now)
-            exchange = _Exchange(caller=self.caller_of(request))
-            answer = self._api(request, exchange, now)
+            if isinstance(checked, Answer):
+                answer = checked
+            else:
+                found, credentials = checked
+                answer = self._dispatch(request, found, credentials, exchange, now)
             self.store.seq += 1
             self.store.append(
                 RequestRecord(
@@ -197,12 +216,10 @@ class JobApp:
                     time=now,
                     method=request.method,
                     path=request.path,
-                    query=mask_query(request.query, self._secret_params),
+                    query=query,
                     status=None if answer.drop else answer.status,
-                    headers=mask_headers(request.headers, self._secret_headers, self._kept_headers),
-                    body=mask_body(
-                        request.body, request.headers.get("content-type"), self._secret_fields
-                    ),
+                    headers=headers,
+                    body=body,
                     **attrs.asdict(exchange),
                 )
             )
@@ -258,8 +275,10 @@ class JobApp:
     ) -> Answer:
         return json_answer(status, self.errors.body(op, status, message, code), headers)
 
-    def _api(self, request: Request, exchange: _Exchange, now: float) -> Answer:
-        found = self.router.match(request.method, request.path)
+    def _check(self, request: Request, exchange: _Exchange) -> Answer | tuple[Matched, Credentials]:
+        """The route and credentials of ``request``, or the answer refusing it (no route,
+        no credential, a request breaking its operation's contract)."""
+        found = self.router.match(request.method, request.path, request.headers.get("content-type"))
         if found is None:
             return self._error(None, 404, f"no job operation at {request.method} {request.path}")
         if isinstance(found, list):
@@ -273,7 +292,7 @@ class JobApp:
         route = found.route
         exchange.operation, exchange.job_name = route.role, route.job.name
         if route.role != "create":
-            exchange.job_id = found.params.get(route.job.id_parameter)
+            exchange.job_id = found.params.get(id_slot(route.job))
         credentials = read_credential(
             self.sdk.auths, route.operation.security, request.headers, request.params
         )
@@ -300,6 +319,28 @@ class JobApp:
                 return self._error(
                     route.operation, 400, f"missing required query parameter {missing[0]}"
                 )
+            sent = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+            if (
+                route.role == "create"
+                and request.body
+                and (sent == "application/json" or sent.endswith("+json"))
+            ):
+                try:
+                    parse_json(request.body)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    return self._error(route.operation, 400, "the request body is not JSON")
+        return found, credentials
+
+    def _dispatch(
+        self,
+        request: Request,
+        found: Matched,
+        credentials: Credentials,
+        exchange: _Exchange,
+        now: float,
+    ) -> Answer:
+        """Answer a checked request to ``found``'s operation (with the store's lock held)."""
+        route = found.route
         if route.role == "create":
             return self._create(request, found, credentials, exchange, now)
         if route.role == "list":
@@ -315,7 +356,7 @@ class JobApp:
         now: float,
     ) -> Answer:
         route = found.route
-        job_id = found.params.get(route.job.id_parameter, "")
+        job_id = found.params.get(id_slot(route.job), "")
         if route.role == "result" and route.job.final_from == "original-uri":
             names = {
                 r.job.name
@@ -477,12 +518,6 @@ class JobApp:
             return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
         except ScenarioError as exc:
             return control_error(400, exc.field, f"{SCENARIO_HEADER}: {exc.message}")
-        body = route.operation.body
-        if body is not None and body.kind == "json" and request.body:
-            try:
-                parse_json(request.body)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                return self._error(route.operation, 400, "the request body is not JSON")
         header = route.job.idempotency_header
         key = request.headers.get(header.lower()) if header else None
         exchange.idempotency_key = key
@@ -593,6 +628,9 @@ def serve(
         strict=strict,
         time_scale=time_scale,
     )
+    # A body is read and checked in a worker thread: a GIL switch interval of 1 ms (not
+    # Python's 5 ms) lets the event loop take its turns meanwhile, answering other clients.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     sock = bind(host, port)
     try:
         print(describe(app.control, base_url(sock)), flush=True)

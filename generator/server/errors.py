@@ -170,7 +170,12 @@ class ErrorShapes:
         sample = self._sampler.sample(t, force=True)
         if isinstance(sample, str):
             return message
-        return fill_error(sample, code, message)
+        filled = fill_error(sample, code, message)
+        if not _holds(filled, message):
+            # The spec's error shape has no place for a message: the violations named in
+            # it matter more than the shape.
+            return {"code": code, "message": message}
+        return filled
 
 
 def fill_error(value: JSON, code: str, message: str) -> JSON:
@@ -179,16 +184,29 @@ def fill_error(value: JSON, code: str, message: str) -> JSON:
         return [fill_error(item, code, message) for item in value]
     if not isinstance(value, dict):
         return value
+    # An ``error`` string is the message where nothing beside it is (AssemblyAI's
+    # ``{"error": "..."}``); beside a description it is a code (OAuth's ``invalid_request``).
+    lowered_keys = {str(k).lower() for k in value}
+    messages = _MESSAGE_KEYS if lowered_keys & _MESSAGE_KEYS else _MESSAGE_KEYS | {"error"}
     out = {}
     for key, item in value.items():
         lowered = key.lower()
         if lowered in _CODE_KEYS and isinstance(item, str):
             out[key] = code
-        elif lowered in _MESSAGE_KEYS and isinstance(item, str | None):
+        elif lowered in messages and isinstance(item, str | None):
             out[key] = message
         else:
             out[key] = fill_error(item, code, message)
     return out
+
+
+def _holds(value: JSON, text: str) -> bool:
+    """Whether ``text`` is one of the strings in ``value``."""
+    if isinstance(value, dict):
+        return any(_holds(item, text) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds(item, text) for item in value)
+    return bool(value == text)
 
 
 def _guess_path(sdk: ir.Sdk) -> Path | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -63,17 +63,39 @@ def mask_headers(
     return masked
 
 
-def _mask_json(value: Any, secrets: Collection[str]) -> Any:
+def _masked_chunks(value: Any, secrets: Collection[str]) -> Iterator[str]:
+    """``value`` as ``json.dumps`` writes it, piece by piece, secret fields masked."""
     if isinstance(value, dict):
-        return {
-            k: MASK
-            if isinstance(k, str) and _secret(k, secrets, ()) and v not in (None, "")
-            else _mask_json(v, secrets)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_mask_json(v, secrets) for v in value]
-    return value
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield f"{', ' if i else ''}{json.dumps(key, ensure_ascii=False)}: "
+            if isinstance(key, str) and _secret(key, secrets, ()) and item not in (None, ""):
+                yield json.dumps(MASK)
+            else:
+                yield from _masked_chunks(item, secrets)
+        yield "}"
+    elif isinstance(value, list):
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ", "
+            yield from _masked_chunks(item, secrets)
+        yield "]"
+    else:
+        yield json.dumps(value, ensure_ascii=False)
+
+
+def _masked_json(value: Any, secrets: Collection[str]) -> str:
+    """``value`` as JSON, secret fields masked, written only as far as the log keeps it
+    (a body of a megabyte costs no more to log than a short one)."""
+    parts: list[str] = []
+    size = 0
+    for chunk in _masked_chunks(value, secrets):
+        parts.append(chunk)
+        size += len(chunk)
+        if size > MAX_LOGGED_BODY:
+            break
+    return "".join(parts)
 
 
 def mask_body(raw: bytes, content_type: str | None, secrets: Collection[str] = ()) -> str | None:
@@ -87,12 +109,20 @@ def mask_body(raw: bytes, content_type: str | None, secrets: Collection[str] = (
         return f"<{len(raw):,} bytes>"
     media = (content_type or "").split(";")[0].strip().lower()
     if media == "application/x-www-form-urlencoded":
+        if len(text) > MAX_LOGGED_BODY:
+            # Only the kept fields are masked: a form of many fields costs no more than a
+            # short one, and no field past the cut is shown.
+            cut = text.rfind("&", 0, MAX_LOGGED_BODY)
+            kept = mask_query(text[: cut if cut > 0 else MAX_LOGGED_BODY], secrets)
+            return f"{kept[:MAX_LOGGED_BODY]}... ({len(raw):,} bytes in all)"
         text = mask_query(text, secrets)
     elif media == "application/json" or media.endswith("+json"):
         try:
-            text = json.dumps(_mask_json(parse_json(text), secrets), ensure_ascii=False)
+            text = _masked_json(parse_json(text), secrets)
         except ValueError:
             pass
+        except RecursionError:
+            return f"<{len(raw):,} bytes of JSON nested too deeply to show>"
     if len(text) > MAX_LOGGED_BODY:
         text = f"{text[:MAX_LOGGED_BODY]}... ({len(raw):,} bytes in all)"
     return text
