@@ -280,7 +280,20 @@ def _build_sdk(
         imported=imported,
         warnings=warnings,
     )
-    listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
+    # A job's declaration may correct its result operation (`result_media_type`): the
+    # operation's own method answers as the job reads it.
+    corrected = {
+        job.result.operation_id: job.result
+        for job in jobs
+        if job.result is not None
+        and operations.by_id.get(job.result.operation_id) not in (None, job.result)
+    }
+    listed = paginate(
+        [corrected.get(op.operation_id, op) for op, _ in operations.operations],
+        schemas.schemas,
+        root,
+        problems,
+    )
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
     if problems or spec.root.schema_errors:
         raise SpecError(merge_problems(spec.root.schema_errors, problems))

@@ -358,6 +358,21 @@ class Carry:
     failure_source: tuple[str, ...] | None = None
 
 
+ConstantValue = str | int | float | bool
+
+
+@attrs.frozen
+class Constant:
+    """A value the declaration gives one call of the job (``constants``): the status,
+    result or cancel request sends ``value`` at ``target``/``wire`` every time
+    (``DELETE /jobs/{id}?force=true``)."""
+
+    call: Literal["status", "result", "cancel"]
+    target: CarryTarget
+    wire: str
+    value: ConstantValue
+
+
 @attrs.frozen
 class Webhooks:
     """How a job's webhook deliveries are signed and read (``webhooks:`` of the job)."""
@@ -441,6 +456,8 @@ class Job:
     """Values of create's response that status, result and cancel calls need besides the id."""
     result_once: bool = False
     """The result can be downloaded once (then 404): fetched exactly once, never re-sent."""
+    constants: tuple[Constant, ...] = ()
+    """Values the declaration gives the status, result or cancel request."""
     error_type: TypeRef | None = None
     """The type of the value at ``error_path``: the job's error model."""
     webhooks: Webhooks | None = None

@@ -14,7 +14,14 @@ from . import ir
 from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder
 
-__all__ = ["OperationBuilder", "build_auths", "group_resources", "key_prefix", "server_url"]
+__all__ = [
+    "OperationBuilder",
+    "build_auths",
+    "group_resources",
+    "key_prefix",
+    "media_kind",
+    "server_url",
+]
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
@@ -62,7 +69,7 @@ _ATTR_RESERVED = frozenset(
 )
 
 
-def _media_kind(media_type: str) -> ir.BodyKind | Literal["events"] | None:
+def media_kind(media_type: str) -> ir.BodyKind | Literal["events"] | None:
     base = media_type.split(";", 1)[0].strip().lower()
     if base == "application/json" or base.endswith("+json"):
         return "json"
@@ -351,7 +358,7 @@ class OperationBuilder:
         structured: dict[ir.BodyKind, tuple[str, Any]] = {}
         offered: list[tuple[str, ir.BodyKind, Any]] = []
         for media_type, media in node["content"].items():
-            kind_of = _media_kind(str(media_type))
+            kind_of = media_kind(str(media_type))
             # Any media type that is neither structured nor text goes byte for byte.
             found: ir.BodyKind = (
                 "text" if kind_of == "events" else "binary" if kind_of is None else kind_of
@@ -471,7 +478,7 @@ class OperationBuilder:
                 continue
             kinds: dict[str, tuple[str, Any]] = {}
             for media_type, media in content.items():
-                kind = _media_kind(str(media_type))
+                kind = media_kind(str(media_type))
                 if kind is not None and kind not in kinds:
                     kinds[kind] = (str(media_type), media)
             events = None
