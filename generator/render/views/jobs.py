@@ -26,6 +26,60 @@ def job_phrase(name: str) -> tuple[str, str, str]:
     return phrase, f"{article} {phrase}", phrase + "s"
 
 
+_CREDENTIAL = re.compile(
+    r"api[-_]?key|token|secret|passw|auth|credential|(?:^|[-_])key$", re.IGNORECASE
+)
+
+
+def shared_headers(job: ir.Job) -> list[ir.Parameter]:
+    """The credentials a spec declares as a header parameter of each of the job's
+    operations (an optional ``xi-api-key`` on every operation, no security scheme):
+    given once to a wait, they go with every request of it."""
+    supplied = {c.wire.lower() for c in job.carry if c.target == "header"}
+    supplied |= {c.wire.lower() for c in job.constants if c.target == "header"}
+    others = [op for op in (job.create, job.result, job.cancel) if op is not None]
+    out = []
+    for p in job.status.parameters:
+        wire = p.wire.lower()
+        if (
+            p.location != "header"
+            or p.required
+            or wire in supplied
+            or not _CREDENTIAL.search(wire)
+            or wire == (job.idempotency_header or "").lower()
+        ):
+            continue
+        # (create's parameter of the same name is the one create_and_wait takes)
+        if all(
+            any(
+                q.location == "header"
+                and q.wire.lower() == wire
+                and (op is not job.create or q.name == p.name)
+                for q in op.parameters
+            )
+            for op in others
+        ):
+            out.append(p)
+    return out
+
+
+def _shared_view(job: ir.Job, name: str) -> dict[str, Any]:
+    """Signature and call fragments of the job's shared credential headers."""
+    found = shared_headers(job)
+    if not found:
+        return {"param": Code(""), "receiver": Code("self"), "names": [], "helper": None}
+    names = [ident(p.name) for p in found]
+    given = ", ".join(f"{py_str(p.wire)}: {n}" for p, n in zip(found, names))
+    helper = ident(f"_{name}_sending")
+    return {
+        "param": Code("".join(f", {n}: str | None = None" for n in names)),
+        "receiver": Code(f"self.{helper}({{{given}}})"),
+        "names": names,
+        "wires": [doc_text(p.wire) for p in found],
+        "helper": helper,
+    }
+
+
 def _frozen(values: tuple[str, ...]) -> Code:
     if not values:
         return Code("frozenset()")
@@ -240,6 +294,7 @@ def job_view(
             ),
         ),
         "carry": carry_view(job),
+        "shared": _shared_view(job, name),
         "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
         "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
         "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
