@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...model import ir
-from ...model.names import pascal, snake, words
+from ...model.names import is_action, pascal, plural, snake, words
 from ..carry_view import carry_call, carry_spec_args, carry_view
 from ..code import TypeCode
 from ..escape import Code, doc_text, ident, join, py_literal, py_str
@@ -211,6 +211,43 @@ def _webhooks_view(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict
     }
 
 
+def _method_names(name: str, single: bool, taken: frozenset[str]) -> dict[str, Code]:
+    """The names of a job's methods, as a person writes them. The only job of its
+    resource takes the plain ones (``wait_for_job``, ``create_and_wait``); another is
+    named in them: a thing (``batch``) as ``create_batch_and_wait``,
+    ``wait_for_batches``, an action (``create_dev_box``, a job named after its
+    operation) as ``create_dev_box_and_wait``, ``begin_create_dev_box`` (Azure's
+    word for starting one) and ``wait_for_create_dev_box_jobs``: never a doubled verb
+    nor a plural that is no word."""
+    bare = name.rstrip("_") or name  # `import_` (a keyword) inside a longer name
+    action = is_action(bare)
+    if single:
+        return {
+            "wait_for_job": ident("wait_for_job"),
+            "wait_for_result": ident("wait_for_result"),
+            "create_and_wait": ident("create_and_wait"),
+            "wait_for_jobs": ident("wait_for_jobs"),
+            "handle": ident(_free_name("handle", f"{bare}_job_handle", taken)),
+            "start": ident(
+                _free_name("start", f"begin_{bare}" if action else f"start_{bare}_job", taken)
+            ),
+        }
+    return {
+        "wait_for_job": ident(f"wait_for_{bare}"),
+        "wait_for_result": ident(f"wait_for_{bare}_result"),
+        "create_and_wait": ident(f"{bare}_and_wait" if action else f"create_{bare}_and_wait"),
+        "wait_for_jobs": ident(f"wait_for_{plural(bare)}"),
+        "handle": ident(_free_name(f"{bare}_handle", f"{bare}_job_handle", taken)),
+        "start": ident(
+            _free_name(
+                f"begin_{bare}" if action else f"start_{bare}",
+                f"begin_{bare}_job" if action else f"start_{bare}_job",
+                taken,
+            )
+        ),
+    }
+
+
 def job_view(
     code: TypeCode,
     job: ir.Job,
@@ -295,16 +332,7 @@ def job_view(
         ),
         "carry": carry_view(job),
         "shared": _shared_view(job, name),
-        "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
-        "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
-        "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
-        "wait_for_jobs": ident("wait_for_jobs" if single else f"wait_for_{name}s"),
-        "handle": ident(
-            _free_name("handle" if single else f"{name}_handle", f"{name}_job_handle", taken)
-        ),
-        "start": ident(
-            _free_name("start" if single else f"start_{name}", f"start_{name}_job", taken)
-        ),
+        **_method_names(name, single, taken),
         "types": [job.record_type]
         + ([error] if error is not None else [])
         + ([job.status.body.type] if job.status.body is not None and job.carry else []),
@@ -345,7 +373,10 @@ def job_view(
     view["cancel"] = None
     if job.cancel is not None:
         cancel_view = operation_view(code, job.cancel, follow=True)
-        method: str | None = "cancel" if single else f"cancel_{name}"
+        bare = name.rstrip("_") or name
+        method: str | None = (
+            "cancel" if single else bare if bare.startswith("cancel_") else f"cancel_{bare}"
+        )
         if method == job.cancel.name:
             method = None  # the cancel operation's own method already takes the job id
         elif method in taken:
