@@ -10,7 +10,6 @@ import inspect
 import pkgutil
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
