@@ -163,6 +163,18 @@ def test_a_wrong_array_pointer_is_refused(tmp_path: Path, source: str, message: 
     ]
 
 
+def test_a_value_of_the_create_answer_may_be_an_array_element(tmp_path: Path) -> None:
+    carry = {"track": {"from": "/tracks/0", "to": "query:track"}}
+    spec = voiceover(carry=carry, result=None, cancel=None, constants=None)
+    started = spec["components"]["schemas"]["DubStarted"]["properties"]
+    started["tracks"] = {"type": "array", "items": {"type": "string"}}
+    spec["paths"]["/v1/dubs/{dub_id}"]["get"]["parameters"].append(
+        {"name": "track", "in": "query", "schema": {"type": "string"}}
+    )
+    (job,) = build(tmp_path, spec).jobs
+    assert [(c.name, c.source, c.record) for c in job.carry] == [("track", ("tracks", "0"), False)]
+
+
 def test_an_array_is_not_indexed_outside_carry(tmp_path: Path) -> None:
     """Other pointers of the declaration (read by the waiter itself) name properties."""
     assert found(tmp_path, voiceover(error_field="/target_languages/0")) == [
@@ -183,6 +195,7 @@ def openai(**changes: Any) -> dict[str, Any]:
         ("application/jsonl", "binary", ir.Primitive("bytes")),
         ("text/csv", "text", ir.Primitive("str")),
         ("application/x-ndjson", "binary", ir.Primitive("bytes")),
+        ("application/vnd.openai+json", "json", ir.Primitive("str")),  # the spec's schema
     ],
 )
 def test_the_result_media_type_replaces_the_declared_one(

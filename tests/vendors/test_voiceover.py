@@ -11,10 +11,12 @@ of every operation (no security scheme), given once and sent with every request.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.vendors.server import Sleeps, VendorServer, assert_backoff, drive, vendor_sdk
 from tests.vendors.voiceover import KEY, Plan, Voiceover, audio
@@ -85,7 +87,7 @@ def test_a_key_given_to_create_and_wait_goes_with_every_request(mode: str, sdk: 
         ("GET", DUB + "/audio/fr"),
     ]
     assert_keyed(server)
-    assert_backoff(sleeps.delays, reads=3, first=2.0, cap=30.0)
+    assert_backoff(sleeps.delays, reads=3, first=1.0, cap=30.0)  # the default schedule
 
 
 def test_a_key_given_to_a_wait_goes_with_its_status_reads_and_download(
@@ -168,6 +170,23 @@ def test_the_cancel_method_sends_force(mode: str, sdk: ModuleType) -> None:
     assert_keyed(server)
 
 
+def test_a_handle_given_the_key_keeps_it_out_of_its_resume_token(
+    mode: str, sdk: ModuleType
+) -> None:
+    async def steps(client: Any, done: Any) -> Any:
+        started = await done(client.dubs.create(body=body(sdk, "pt"), xi_api_key=KEY))
+        handle = client.dubs.handle(started.dub_id, xi_api_key=KEY)
+        output = await done(handle.result())
+        resumed = client.dubs.handle(resume=handle.resume_token, xi_api_key=KEY)
+        return output, handle.resume_token, await done(resumed.status())
+
+    (output, token, record), server, _ = run(mode, sdk, [DONE], steps)
+    assert output == audio("dub_1", "pt")
+    assert KEY not in token
+    assert record.status == "dubbed"
+    assert_keyed(server)
+
+
 def test_cancel_on_timeout_stops_the_dub(mode: str, sdk: ModuleType) -> None:
     async def steps(client: Any, done: Any) -> Any:
         with pytest.raises(sdk.JobTimeout) as caught:
@@ -186,6 +205,14 @@ def test_cancel_on_timeout_stops_the_dub(mode: str, sdk: ModuleType) -> None:
     assert_keyed(server)
 
 
+def test_the_example_of_the_docs_is_this_declaration() -> None:
+    """docs/job-extension.md shows the side file these tests run."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "job-extension.md").read_text()
+    block = doc.split("<!-- example:voiceover -->\n```yaml\n", 1)[1].split("```", 1)[0]
+    jobs = (Path(__file__).resolve().parent / "specs" / "voiceover.jobs.yaml").read_text()
+    assert yaml.safe_load(block) == yaml.safe_load(jobs)
+
+
 def test_a_dub_with_no_target_language_names_the_empty_array(mode: str, sdk: ModuleType) -> None:
     async def steps(client: Any, done: Any) -> Any:
         with pytest.raises(sdk.MissingJobId) as caught:
@@ -200,3 +227,42 @@ def test_a_dub_with_no_target_language_names_the_empty_array(mode: str, sdk: Mod
         " fetch needs"
     )
     assert [line for line in server.lines() if "/audio/" in line[1]] == []
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """The SDK of the spec with two more optional inputs (a header of the status read,
+    a query parameter of the audio), each given a constant by the declaration."""
+    from tests.helpers import imported_sdk, write
+    from tests.vendors.server import SPECS
+
+    out = tmp_path_factory.mktemp("voiceover_tuned")
+    spec = yaml.safe_load((SPECS / "voiceover.yaml").read_text())
+    paths = spec["paths"]
+    paths["/v1/dubs/{dub_id}"]["get"]["parameters"].append(
+        {"name": "x-client", "in": "header", "schema": {"type": "string"}}
+    )
+    paths["/v1/dubs/{dub_id}/audio/{language_code}"]["get"]["parameters"].append(
+        {"name": "bitrate", "in": "query", "schema": {"type": "integer"}}
+    )
+    jobs = yaml.safe_load((SPECS / "voiceover.jobs.yaml").read_text())
+    jobs["jobs"]["dub"]["constants"].update(
+        {"status": {"header:x-client": "jobgen"}, "result": {"query:bitrate": 128}}
+    )
+    spec_path = write(out / "voiceover.yaml", yaml.safe_dump(spec))
+    jobs_path = write(out / "voiceover.jobs.yaml", yaml.safe_dump(jobs))
+    with imported_sdk(spec_path, out, "voiceover_tuned_sdk", jobs=jobs_path) as module:
+        yield module
+
+
+def test_status_and_result_calls_send_their_constants(mode: str, tuned: ModuleType) -> None:
+    async def steps(client: Any, done: Any) -> Any:
+        return await done(client.dubs.create_and_wait(body=body(tuned, "fr"), xi_api_key=KEY))
+
+    output, server, _ = run(mode, tuned, [DONE], steps)
+    assert output == audio("dub_1", "fr")
+    reads = [seen for seen in server.seen if seen.method == "GET" and "/audio/" not in seen.path]
+    assert len(reads) == 3
+    assert all(seen.headers.get("x-client") == "jobgen" for seen in reads)
+    assert "x-client" not in server.seen[0].headers  # the create has no such constant
+    assert server.lines()[-1] == ("GET", DUB + "/audio/fr?bitrate=128")
