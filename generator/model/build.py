@@ -268,6 +268,11 @@ def _build_sdk(
         prefixes.append((auth_prefix, auth_prefix_at or Location(name)))
     for given, given_at in prefixes:
         auths = with_prefixes(auths, given, given_at, problems)
+    if isinstance(extension, dict) and "bearer" in extension:
+        declared = declared_bearer(extension["bearer"], ext_at.child("bearer"), auths, problems)
+        if declared is not None:
+            auths = (declared,)
+            operations.secure_all(declared.scheme)
     hooks = WebhookOperations(spec, operations, problems)
     imported = _imported(spec, root, operations.by_id, schemas, problems, warnings)
     jobs = build_jobs(
@@ -364,6 +369,39 @@ def _imported(
         job: str(spec.source(Problem(at, "")).location) for job, at in imported.origins.items()
     }
     return attrs.evolve(imported, shown=shown)
+
+
+_BEARER = "bearer"
+
+
+def declared_bearer(
+    given: Any, at: Location, auths: tuple[ir.Auth, ...], problems: list[Problem]
+) -> ir.BearerAuth | None:
+    """The bearer token a side file declares for a spec that declares no security
+    (``bearer: {scopes: [...]}``, Key Vault's 7.4 spec): every request sends it."""
+    if auths:
+        problems.append(
+            Problem(
+                at,
+                "the spec declares its security schemes"
+                f" ({', '.join(a.scheme for a in auths)}): 'bearer' is for a spec that"
+                " declares none",
+            )
+        )
+        return None
+    if given is None:
+        given = {}
+    if not isinstance(given, Mapping):
+        problems.append(Problem(at, "must be a mapping, such as {scopes: [...]} or {}"))
+        return None
+    for key in given:
+        if key != "scopes":
+            problems.append(Problem(at.child(str(key)), f"unknown key '{key}' (known: scopes)"))
+    scopes = given.get("scopes", [])
+    if not isinstance(scopes, list) or not all(isinstance(s, str) and s for s in scopes):
+        problems.append(Problem(at.child("scopes"), "must be a list of scopes (strings)"))
+        return None
+    return ir.BearerAuth(_BEARER, "token", None, tuple(scopes))
 
 
 def with_prefixes(

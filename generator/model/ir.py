@@ -314,6 +314,9 @@ class BearerAuth:
     param: str
     token_url: str | None = None
     """An OAuth 2 scheme's ``flows.clientCredentials.tokenUrl``."""
+    scopes: tuple[str, ...] = ()
+    """The scopes a token credential is asked for (an Azure ``.../.default`` scope of
+    the scheme's flows); none: the server's 401 challenge names them."""
 
 
 @attrs.frozen

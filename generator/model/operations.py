@@ -124,6 +124,13 @@ class OperationBuilder:
         self.operations: list[tuple[ir.Operation, str]] = []
         self.by_id: dict[str, ir.Operation] = {}
 
+    def secure_all(self, scheme: str) -> None:
+        """Every operation sends the credential ``scheme`` (one a side file declares)."""
+        self.operations = [
+            (attrs.evolve(op, security=(*op.security, scheme)), tag) for op, tag in self.operations
+        ]
+        self.by_id = {op.operation_id: op for op, _ in self.operations}
+
     def build(self, root: dict[str, Any]) -> None:
         paths = root.get("paths")
         at = Location(self.spec.root.name, "/paths")
@@ -678,7 +685,7 @@ def build_auths(
         elif kind in ("http", "oauth2", "openIdConnect"):
             single = kinds.count("bearer") == 1
             param = params.claim("token" if single else f"{snake(scheme)}_token")
-            out.append(ir.BearerAuth(scheme, param, _token_url(node)))
+            out.append(ir.BearerAuth(scheme, param, _token_url(node), _default_scopes(node)))
     return tuple(out)
 
 
@@ -708,6 +715,19 @@ def key_prefix(node: dict[str, Any]) -> str:
         if found is not None and found.group(1).lower() != "authorization":
             return found.group(1)
     return ""
+
+
+def _default_scopes(node: dict[str, Any]) -> tuple[str, ...]:
+    """The ``.default`` scopes of an OAuth 2 scheme's flows (Azure's
+    ``https://vault.azure.net/.default``): what a token credential is asked for."""
+    flows = node.get("flows")
+    found: list[str] = []
+    for flow in flows.values() if isinstance(flows, dict) else ():
+        scopes = flow.get("scopes") if isinstance(flow, dict) else None
+        for scope in scopes if isinstance(scopes, dict) else ():
+            if isinstance(scope, str) and scope.endswith("/.default") and scope not in found:
+                found.append(scope)
+    return tuple(found)
 
 
 def _token_url(node: dict[str, Any]) -> str | None:

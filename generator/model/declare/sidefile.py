@@ -55,7 +55,7 @@ _STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending", "
 _POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
 _BODY_HINT_KEYS = frozenset({"field", "unit"})
 _HEADER_KEYS = frozenset({"name", "format"})
-_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix"})
+_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix", "bearer"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
 _MEDIA_TYPE = re.compile(r"[A-Za-z0-9][\w.+-]*/[A-Za-z0-9][\w.+-]*\Z")
 

@@ -13,6 +13,7 @@ __all__ = ["client_view", "env_prefix"]
 
 _PROVIDED_SYNC = "str | _abc.Callable[[], str] | None"
 _PROVIDED_ASYNC = "str | _abc.Callable[[], str | _abc.Awaitable[str]] | None"
+_CREDENTIAL = " | _tokens.TokenCredential | None"
 
 
 def env_prefix(sdk: ir.Sdk) -> str:
@@ -22,7 +23,7 @@ def env_prefix(sdk: ir.Sdk) -> str:
 
 
 def client_view(sdk: ir.Sdk) -> dict[str, Any]:
-    auths = []
+    auths: list[dict[str, Any]] = []
     for auth in sdk.auths:
         if isinstance(auth, ir.ApiKeyAuth):
             auths.append(
@@ -42,15 +43,25 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                 }
             )
         elif isinstance(auth, ir.BearerAuth):
+            scopes = "".join(f"{py_str(scope)}, " for scope in auth.scopes)
             auths.append(
                 {
                     "params": [ident(auth.param)],
                     "doc": doc_text(
-                        f"{auth.param}: bearer token sent in the Authorization header."
+                        f"{auth.param}: bearer token sent in the Authorization header, or a"
+                        " token credential (get_token(*scopes), as azure-identity's)"
+                        + (f" asked for {', '.join(auth.scopes)}." if auth.scopes else ".")
                     ),
-                    "make": Code(f"_http.Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
+                    "make": Code(
+                        f"_http.Bearer({py_str(auth.scheme)},"
+                        f" _tokens.token_source({ident(auth.param)}, ({scopes})))"
+                    ),
                     "check": ident(auth.param),
-                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
+                    "types": (
+                        Code(_PROVIDED_SYNC.replace(" | None", _CREDENTIAL)),
+                        Code(_PROVIDED_ASYNC.replace(" | None", _CREDENTIAL)),
+                    ),
+                    "bearer": True,
                 }
             )
         else:
@@ -90,6 +101,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
             for j in sdk.jobs
         ),
         "auths": auths,
+        "bearer": any(auth.get("bearer") for auth in auths),
         "envs": envs,
         "required": required,
         "missing": py_str(f"no credentials: pass {choices}"),
