@@ -74,6 +74,11 @@ class _Secret:
         self._value = value
 
     @property
+    def source(self) -> SecretSource:
+        """The value or the provider this holds (a token source answers challenges)."""
+        return self._value
+
+    @property
     def dynamic(self) -> bool:
         """Whether the value comes from a provider (asked again for every request)."""
         return callable(self._value)
