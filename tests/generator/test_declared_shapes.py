@@ -14,6 +14,8 @@ import pytest
 import yaml
 
 from jobgen.model import ir
+from jobgen.model.build import load_and_build
+from jobgen.problems import SpecError
 from tests.generator.test_job_extension import build, problems
 from tests.helpers import write
 from tests.vendors.server import SPECS
@@ -267,3 +269,55 @@ def test_the_cli_names_a_wrong_constant_and_exits_2(tmp_path: Path) -> None:
     ) in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+KEYVAULT_2025 = (
+    SPECS / "azure" / "keyvault/data-plane/Microsoft.KeyVault/stable/2025-06-01/backuprestore.json"
+)
+KEYVAULT_74 = SPECS / "azure-keyvault-7.4" / "backuprestore.json"
+
+
+def test_an_oauth2_scheme_gives_its_default_scope_to_a_token_credential() -> None:
+    sdk = load_and_build(KEYVAULT_2025, ref_root=SPECS / "azure")
+    (auth,) = sdk.auths
+    assert isinstance(auth, ir.BearerAuth)
+    assert auth.scopes == ("https://vault.azure.net/.default",)
+
+
+def test_bearer_declares_a_token_for_a_spec_without_security(tmp_path: Path) -> None:
+    side = write(
+        tmp_path / "kv.jobs.yaml", "bearer: {scopes: [https://managedhsm.azure.net/.default]}\n"
+    )
+    sdk = load_and_build(KEYVAULT_74, jobs_file=side)
+    assert sdk.auths == (
+        ir.BearerAuth("bearer", "token", None, ("https://managedhsm.azure.net/.default",)),
+    )
+    ops = [op for r in sdk.resources for op in r.operations]
+    assert ops and all(op.security == ("bearer",) for op in ops)
+
+
+@pytest.mark.parametrize(
+    ("side", "message"),
+    [
+        ("bearer: {scope: x}\n", "#/bearer/scope: unknown key 'scope' (known: scopes)"),
+        ("bearer: {scopes: x}\n", "#/bearer/scopes: must be a list of scopes (strings)"),
+        ("bearer: [x]\n", "#/bearer: must be a mapping, such as {scopes: [...]} or {}"),
+    ],
+)
+def test_a_wrong_bearer_is_refused(tmp_path: Path, side: str, message: str) -> None:
+    path = write(tmp_path / "kv.jobs.yaml", side)
+    with pytest.raises(SpecError) as caught:
+        load_and_build(KEYVAULT_74, jobs_file=path)
+    assert [str(p) for p in caught.value.problems] == [f"{path}{message}"]
+
+
+def test_bearer_is_refused_where_the_spec_declares_security(tmp_path: Path) -> None:
+    path = write(tmp_path / "kv.jobs.yaml", "bearer: {}\n")
+    with pytest.raises(SpecError) as caught:
+        load_and_build(KEYVAULT_2025, jobs_file=path, ref_root=SPECS / "azure")
+    assert [str(p) for p in caught.value.problems] == [
+        (
+            f"{path}#/bearer: the spec declares its security schemes (OAuth2Auth): 'bearer' is"
+            " for a spec that declares none"
+        )
+    ]
