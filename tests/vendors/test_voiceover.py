@@ -266,3 +266,24 @@ def test_status_and_result_calls_send_their_constants(mode: str, tuned: ModuleTy
     assert all(seen.headers.get("x-client") == "jobgen" for seen in reads)
     assert "x-client" not in server.seen[0].headers  # the create has no such constant
     assert server.lines()[-1] == ("GET", DUB + "/audio/fr?bitrate=128")
+
+
+def test_jobgen_serve_plays_the_declaration(sdk: ModuleType) -> None:
+    """`jobgen serve` with the side file: status reads need no value of the terminal
+    record (it goes to the audio alone), and the cancel's force=true is accepted."""
+    from jobgen.server.runner import run_server
+    from tests.vendors.server import SPECS
+
+    spec, jobs = SPECS / "voiceover.yaml", SPECS / "voiceover.jobs.yaml"
+    config = sdk.WaitConfig(sleep=lambda seconds: None)
+    with (
+        run_server(spec, jobs=jobs) as server,
+        sdk.Client(base_url=server.base_url, wait_config=config) as client,
+    ):
+        output = client.dubs.create_and_wait(body=body(sdk, "fr"), xi_api_key=KEY, deadline=60)
+        handle = client.dubs.start(body=body(sdk, "de"), xi_api_key=KEY)
+        handle.cancel()
+        log = [(r.operation, r.query) for r in server.requests()]
+    assert isinstance(output, bytes) and output
+    assert ("cancel", "force=true") in log
+    assert [op for op, _ in log].count("result") == 1
