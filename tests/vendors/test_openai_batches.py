@@ -254,3 +254,15 @@ def test_the_declared_media_type_corrects_the_published_one(mode: str, sdk: Modu
     assert isinstance(output, bytes)
     downloads = [seen for seen in server.seen if seen.path.startswith("/v1/files/")]
     assert [seen.headers["accept"] for seen in downloads] == ["application/jsonl"] * 2
+
+
+def test_the_example_of_the_docs_is_this_declaration() -> None:
+    """docs/job-extension.md ("A result's media type") shows the side file these tests run."""
+    import yaml
+
+    from tests.vendors.server import SPECS
+
+    doc = (SPECS.parents[2] / "docs" / "job-extension.md").read_text()
+    block = doc.split("<!-- example:openai -->\n```yaml\n", 1)[1].split("```", 1)[0]
+    side = (SPECS / "openai_batches.jobs.yaml").read_text()
+    assert yaml.safe_load(block) == yaml.safe_load(side)
