@@ -47,6 +47,7 @@ def shared_headers(job: ir.Job) -> list[ir.Parameter]:
             or wire in supplied
             or not _CREDENTIAL.search(wire)
             or wire == (job.idempotency_header or "").lower()
+            or "idempotency" in wire
         ):
             continue
         # (create's parameter of the same name is the one create_and_wait takes)
