@@ -23,7 +23,13 @@ from .declare.dialects import import_dialects
 from .declare.imported import Imported
 from .declare.webhooks import WebhookOperations
 from .names import file_stem, snake
-from .operations import OperationBuilder, build_auths, group_resources, server_url
+from .operations import (
+    OperationBuilder,
+    build_auths,
+    declared_key,
+    group_resources,
+    server_url,
+)
 from .pagination import paginate
 from .placement import host_in_models
 from .schemas import SchemaBuilder
@@ -273,6 +279,11 @@ def _build_sdk(
         if declared is not None:
             auths = (declared,)
             operations.secure_all(declared.scheme)
+    elif not auths:
+        key = declared_key([op for op, _ in operations.operations])
+        if key is not None:  # a credential header of every operation: the client's too
+            auths = (key,)
+            operations.secure_all(key.scheme)
     hooks = WebhookOperations(spec, operations, problems)
     imported = _imported(spec, root, operations.by_id, schemas, problems, warnings)
     jobs = build_jobs(

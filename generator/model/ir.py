@@ -306,6 +306,9 @@ class ApiKeyAuth:
     where: Literal["header", "query", "cookie"]
     prefix: str = ""
     """The scheme word sent before the key (``DeepL-Auth-Key``), if any."""
+    declared: bool = False
+    """No security scheme: a header parameter every operation declares (``xi-api-key``).
+    The client may go without it (each call can give it), and a call's value wins."""
 
 
 @attrs.frozen

@@ -17,8 +17,10 @@ from .schemas import SchemaBuilder
 __all__ = [
     "OperationBuilder",
     "build_auths",
+    "declared_key",
     "group_resources",
     "key_prefix",
+    "looks_like_credential",
     "media_kind",
     "server_url",
 ]
@@ -715,6 +717,34 @@ def key_prefix(node: dict[str, Any]) -> str:
         if found is not None and found.group(1).lower() != "authorization":
             return found.group(1)
     return ""
+
+
+_CREDENTIAL = re.compile(
+    r"api[-_]?key|token|secret|passw|auth|credential|(?:^|[-_])key$", re.IGNORECASE
+)
+
+
+def looks_like_credential(header: str) -> bool:
+    """Whether a header parameter's name says it holds a key, token, secret or password
+    (`xi-api-key`, `X-Auth-Token`), and not an idempotency key."""
+    return bool(_CREDENTIAL.search(header)) and "idempotency" not in header.lower()
+
+
+def declared_key(operations: list[ir.Operation]) -> ir.ApiKeyAuth | None:
+    """The API key of a spec that declares no security scheme but a credential header
+    parameter on every operation (ElevenLabs' optional `xi-api-key`), if it has one."""
+    shared: dict[str, ir.Parameter] | None = None
+    for op in operations:
+        found = {
+            p.wire.lower(): p
+            for p in op.parameters
+            if p.location == "header" and not p.required and looks_like_credential(p.wire)
+        }
+        shared = found if shared is None else {k: v for k, v in shared.items() if k in found}
+    if not shared or len(shared) != 1:
+        return None
+    (param,) = shared.values()
+    return ir.ApiKeyAuth(param.wire, param.name, param.wire, "header", declared=True)
 
 
 def _default_scopes(node: dict[str, Any]) -> tuple[str, ...]:

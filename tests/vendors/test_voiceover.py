@@ -49,17 +49,18 @@ def run(
     plans: list[Plan],
     steps: Any,
     headers: dict[str, str] | None = None,
-    **settings: Any,
+    **options: Any,
 ) -> tuple[Any, VendorServer, Sleeps]:
-    """`steps(client, done)` against a fresh API whose dubs follow `plans`."""
+    """`steps(client, done)` against a fresh API whose dubs follow `plans`; `options`
+    go to the client."""
     server = VendorServer(Voiceover(plans=plans))
     sleeps = Sleeps()
-    config = sleeps.config(sdk, **settings)
+    config = sleeps.config(sdk)
     client = sdk.AsyncClient if mode == "async" else sdk.Client
     with server.running():
         made = drive(
             mode,
-            lambda: client(base_url=server.url, wait_config=config, headers=headers),
+            lambda: client(base_url=server.url, wait_config=config, headers=headers, **options),
             steps,
         )
     return made, server, sleeps
@@ -113,6 +114,42 @@ def test_a_key_given_to_the_client_goes_with_every_request(mode: str, sdk: Modul
     output, server, _ = run(mode, sdk, [DONE], steps, headers={"xi-api-key": KEY})
     assert output == audio("dub_1", "it")
     assert len(server.seen) == 5
+    assert_keyed(server)
+
+
+def test_the_client_takes_the_key_as_a_credential(mode: str, sdk: ModuleType) -> None:
+    """The spec declares no security scheme but the key on every operation: the client
+    takes it (`xi_api_key=`, or VOICEOVER_XI_API_KEY) and sends it with every request."""
+
+    async def steps(client: Any, done: Any) -> Any:
+        assert KEY not in repr(client)
+        return await done(client.dubs.create_and_wait(body=body(sdk, "it")))
+
+    output, server, _ = run(mode, sdk, [DONE], steps, xi_api_key=KEY)
+    assert output == audio("dub_1", "it")
+    assert len(server.seen) == 5
+    assert_keyed(server)
+
+
+def test_the_client_reads_the_key_from_the_environment(
+    sdk: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VOICEOVER_XI_API_KEY", KEY)
+
+    async def steps(client: Any, done: Any) -> Any:
+        return await done(client.dubs.create_and_wait(body=body(sdk, "sv")))
+
+    output, server, _ = run("sync", sdk, [DONE], steps)
+    assert output == audio("dub_1", "sv")
+    assert_keyed(server)
+
+
+def test_a_key_given_to_a_call_wins_over_the_clients(mode: str, sdk: ModuleType) -> None:
+    async def steps(client: Any, done: Any) -> Any:
+        return await done(client.dubs.create_and_wait(body=body(sdk, "nl"), xi_api_key=KEY))
+
+    output, server, _ = run(mode, sdk, [DONE], steps, xi_api_key="xi-other-account")
+    assert output == audio("dub_1", "nl")
     assert_keyed(server)
 
 

@@ -32,11 +32,18 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                     "doc": doc_text(
                         f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}"
                         + (f", after {auth.prefix!r}." if auth.prefix else ".")
+                        + (
+                            " A parameter of every operation: optional here, and a"
+                            " call's own value wins."
+                            if auth.declared
+                            else ""
+                        )
                     ),
                     "make": Code(
                         f"_http.ApiKey({py_str(auth.scheme)}, {py_str(auth.wire)}, "
                         f"{py_str(auth.where)}, {ident(auth.param)}"
-                        + (f", prefix={py_str(auth.prefix)})" if auth.prefix else ")")
+                        + (f", prefix={py_str(auth.prefix)}" if auth.prefix else "")
+                        + (", declared=True)" if auth.declared else ")")
                     ),
                     "check": ident(auth.param),
                     "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
@@ -88,7 +95,12 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         for p in auth["params"]
     ]
     ops = [op for r in sdk.resources for op in r.operations]
-    required = bool(auths) and bool(ops) and all(op.security for op in ops)
+    required = (
+        bool(auths)
+        and bool(ops)
+        and all(op.security for op in ops)
+        and not any(isinstance(a, ir.ApiKeyAuth) and a.declared for a in sdk.auths)
+    )
     choices = "; or ".join(
         "=, ".join(str(p) for p in auth["params"])
         + "= or set "

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...model import ir
 from ...model.names import is_action, pascal, plural, snake, words
+from ...model.operations import looks_like_credential
 from ..carry_view import carry_call, carry_spec_args, carry_view
 from ..code import TypeCode
 from ..escape import Code, doc_text, ident, join, py_literal, py_str
@@ -26,11 +27,6 @@ def job_phrase(name: str) -> tuple[str, str, str]:
     return phrase, f"{article} {phrase}", phrase + "s"
 
 
-_CREDENTIAL = re.compile(
-    r"api[-_]?key|token|secret|passw|auth|credential|(?:^|[-_])key$", re.IGNORECASE
-)
-
-
 def shared_headers(job: ir.Job) -> list[ir.Parameter]:
     """The credentials a spec declares as a header parameter of each of the job's
     operations (an optional ``xi-api-key`` on every operation, no security scheme):
@@ -45,9 +41,8 @@ def shared_headers(job: ir.Job) -> list[ir.Parameter]:
             p.location != "header"
             or p.required
             or wire in supplied
-            or not _CREDENTIAL.search(wire)
+            or not looks_like_credential(wire)
             or wire == (job.idempotency_header or "").lower()
-            or "idempotency" in wire
         ):
             continue
         # (create's parameter of the same name is the one create_and_wait takes)
