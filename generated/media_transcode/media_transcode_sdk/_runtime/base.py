@@ -152,7 +152,12 @@ class BaseHTTP:
                 if credential.prefix:
                     secret = f"{credential.prefix} {secret}"
                 if credential.where == "header":
-                    headers[credential.name] = secret
+                    lowered = credential.name.lower()
+                    if not (
+                        credential.declared
+                        and any(k.lower() == lowered for k in headers)
+                    ):
+                        headers[credential.name] = secret
                 elif credential.where == "query":
                     params.append((credential.name, secret))
                 else:

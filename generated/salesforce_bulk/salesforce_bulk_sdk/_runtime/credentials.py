@@ -113,13 +113,16 @@ class _Secret:
 @attrs.frozen
 class ApiKey:
     """An API key sent in a header, query parameter or cookie; with a ``prefix``, after
-    that word and a space (``Authorization: DeepL-Auth-Key <key>``)."""
+    that word and a space (``Authorization: DeepL-Auth-Key <key>``). A ``declared`` key
+    is a header parameter of every operation (no security scheme): a value a call
+    gives for it wins."""
 
     scheme: str
     name: str
     where: str
     secret: _Secret = attrs.field(converter=_Secret)
     prefix: str = ""
+    declared: bool = False
 
 
 @attrs.frozen
