@@ -732,7 +732,7 @@ def looks_like_credential(header: str) -> bool:
 
 def declared_key(operations: list[ir.Operation]) -> ir.ApiKeyAuth | None:
     """The API key of a spec that declares no security scheme but a credential header
-    parameter on every operation (ElevenLabs' optional `xi-api-key`), if it has one."""
+    parameter on every operation (an optional `xi-api-key`), if it has one."""
     shared: dict[str, ir.Parameter] | None = None
     for op in operations:
         found = {
