@@ -23,7 +23,13 @@ from .declare.dialects import import_dialects
 from .declare.imported import Imported
 from .declare.webhooks import WebhookOperations
 from .names import file_stem, snake
-from .operations import OperationBuilder, build_auths, group_resources, server_url
+from .operations import (
+    OperationBuilder,
+    build_auths,
+    declared_key,
+    group_resources,
+    server_url,
+)
 from .pagination import paginate
 from .placement import host_in_models
 from .satisfiable import schema_warnings
@@ -270,6 +276,16 @@ def _build_sdk(
         prefixes.append((auth_prefix, auth_prefix_at or Location(name)))
     for given, given_at in prefixes:
         auths = with_prefixes(auths, given, given_at, problems)
+    if isinstance(extension, dict) and "bearer" in extension:
+        declared = declared_bearer(extension["bearer"], ext_at.child("bearer"), auths, problems)
+        if declared is not None:
+            auths = (declared,)
+            operations.secure_all(declared.scheme)
+    elif not auths:
+        key = declared_key([op for op, _ in operations.operations])
+        if key is not None:  # a credential header of every operation: the client's too
+            auths = (key,)
+            operations.secure_all(key.scheme)
     hooks = WebhookOperations(spec, operations, problems)
     imported = _imported(spec, root, operations.by_id, schemas, problems, warnings)
     jobs = build_jobs(
@@ -282,7 +298,20 @@ def _build_sdk(
         imported=imported,
         warnings=warnings,
     )
-    listed = paginate([op for op, _ in operations.operations], schemas.schemas, root, problems)
+    # A job's declaration may correct its result operation (`result_media_type`): the
+    # operation's own method answers as the job reads it.
+    corrected = {
+        job.result.operation_id: job.result
+        for job in jobs
+        if job.result is not None
+        and operations.by_id.get(job.result.operation_id) not in (None, job.result)
+    }
+    listed = paginate(
+        [corrected.get(op.operation_id, op) for op, _ in operations.operations],
+        schemas.schemas,
+        root,
+        problems,
+    )
     paged = [(op, tag) for op, (_, tag) in zip(listed, operations.operations)]
     if problems or spec.root.schema_errors:
         raise SpecError(merge_problems(spec.root.schema_errors, problems))
@@ -353,6 +382,39 @@ def _imported(
         job: str(spec.source(Problem(at, "")).location) for job, at in imported.origins.items()
     }
     return attrs.evolve(imported, shown=shown)
+
+
+_BEARER = "bearer"
+
+
+def declared_bearer(
+    given: Any, at: Location, auths: tuple[ir.Auth, ...], problems: list[Problem]
+) -> ir.BearerAuth | None:
+    """The bearer token a side file declares for a spec that declares no security
+    (``bearer: {scopes: [...]}``, Key Vault's 7.4 spec): every request sends it."""
+    if auths:
+        problems.append(
+            Problem(
+                at,
+                "the spec declares its security schemes"
+                f" ({', '.join(a.scheme for a in auths)}): 'bearer' is for a spec that"
+                " declares none",
+            )
+        )
+        return None
+    if given is None:
+        given = {}
+    if not isinstance(given, Mapping):
+        problems.append(Problem(at, "must be a mapping, such as {scopes: [...]} or {}"))
+        return None
+    for key in given:
+        if key != "scopes":
+            problems.append(Problem(at.child(str(key)), f"unknown key '{key}' (known: scopes)"))
+    scopes = given.get("scopes", [])
+    if not isinstance(scopes, list) or not all(isinstance(s, str) and s for s in scopes):
+        problems.append(Problem(at.child("scopes"), "must be a list of scopes (strings)"))
+        return None
+    return ir.BearerAuth(_BEARER, "token", None, tuple(scopes))
 
 
 def with_prefixes(

@@ -306,6 +306,9 @@ class ApiKeyAuth:
     where: Literal["header", "query", "cookie"]
     prefix: str = ""
     """The scheme word sent before the key (``DeepL-Auth-Key``), if any."""
+    declared: bool = False
+    """No security scheme: a header parameter every operation declares (``xi-api-key``).
+    The client may go without it (each call can give it), and a call's value wins."""
 
 
 @attrs.frozen
@@ -314,6 +317,9 @@ class BearerAuth:
     param: str
     token_url: str | None = None
     """An OAuth 2 scheme's ``flows.clientCredentials.tokenUrl``."""
+    scopes: tuple[str, ...] = ()
+    """The scopes a token credential is asked for (an Azure ``.../.default`` scope of
+    the scheme's flows); none: the server's 401 challenge names them."""
 
 
 @attrs.frozen
@@ -356,6 +362,21 @@ class Carry:
     kind: CarryKind
     record: bool = False
     failure_source: tuple[str, ...] | None = None
+
+
+ConstantValue = str | int | float | bool
+
+
+@attrs.frozen
+class Constant:
+    """A value the declaration gives one call of the job (``constants``): the status,
+    result or cancel request sends ``value`` at ``target``/``wire`` every time
+    (``DELETE /jobs/{id}?force=true``)."""
+
+    call: Literal["status", "result", "cancel"]
+    target: CarryTarget
+    wire: str
+    value: ConstantValue
 
 
 @attrs.frozen
@@ -441,6 +462,8 @@ class Job:
     """Values of create's response that status, result and cancel calls need besides the id."""
     result_once: bool = False
     """The result can be downloaded once (then 404): fetched exactly once, never re-sent."""
+    constants: tuple[Constant, ...] = ()
+    """Values the declaration gives the status, result or cancel request."""
     error_type: TypeRef | None = None
     """The type of the value at ``error_path``: the job's error model."""
     webhooks: Webhooks | None = None

@@ -20,7 +20,17 @@ import unicodedata
 
 from . import segment
 
-__all__ = ["NameSet", "constant", "file_stem", "pascal", "snake", "words"]
+__all__ = [
+    "ACTION_VERBS",
+    "NameSet",
+    "constant",
+    "file_stem",
+    "is_action",
+    "pascal",
+    "plural",
+    "snake",
+    "words",
+]
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+[a-z]*")
 _RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"None", "True", "False"}
@@ -184,3 +194,67 @@ class NameSet:
 
     def __contains__(self, name: str) -> bool:
         return name.lower() in self._taken
+
+
+#: Verbs that open an operation's name (`CreateDevBox`, `StartDevBox`, `CopyClassifierTo`):
+#: a job named after its operation reads as an action, not as a thing.
+ACTION_VERBS = frozenset(
+    """
+    abort add analyze apply approve archive assign authorize backup begin build cancel
+    classify clone compose convert copy create delay delete deploy detect disable enable
+    execute export extract generate hibernate import index initiate install
+    invoke launch list merge migrate move patch post process provision publish purge put
+    rebuild recognize recover reimage remove rename repair replace request reset resize
+    restart restore resume retrain rotate run scan schedule send set shutdown skip start
+    stop submit summarize swap sync train transcribe transfer translate trigger undelete
+    update upgrade upload upsert validate verify
+    """.split()  # noqa: SIM905 (a word list, read as one)
+)
+_SIBILANT = re.compile(r"(s|x|z|ch|sh)$")
+_CONSONANT_Y = re.compile(r"[^aeiou]y$")
+
+
+#: Verbs that are no thing's name alone (`delete` is an action, `build` may be a build).
+_ONLY_VERBS = frozenset(
+    """
+    analyze cancel classify compose create delete deploy provision purge remove replace
+    reset restart start stop submit swap train translate trigger upgrade validate verify
+    """.split()  # noqa: SIM905 (a word list, read as one)
+)
+
+
+def is_action(name: str) -> bool:
+    """Whether ``name`` (a job's snake name) opens with a verb and its object:
+    ``create_dev_box``, ``copy_classifier_to``; alone, a verb that names nothing
+    (``delete``, not ``build`` or ``export``)."""
+    found = [w.lower() for w in words(name)]
+    if len(found) == 1:
+        return found[0] in _ONLY_VERBS
+    return bool(found) and found[0] in ACTION_VERBS
+
+
+def plural(name: str) -> str:
+    """The plural of a job's snake name, as a person writes it: ``batch`` -> ``batches``,
+    ``dev_box`` -> ``dev_boxes``, ``query`` -> ``queries``, ``analysis`` -> ``analyses``.
+    A name that is an action (``copy_classifier_to``), or whose last word has no plural
+    in use (``health``: ``healths`` is rare in the corpus), is no countable noun: its
+    ``_jobs``, as is a plural already (``results``)."""
+    head, _, last = name.rpartition("_")
+    if is_action(name) or not last.isalpha():
+        return f"{name}_jobs"
+    if last.endswith("sis"):
+        many = last[:-2] + "es"
+    elif last in ("status", "bus"):
+        many = last + "es"
+    elif last.endswith("s") and not last.endswith("ss"):
+        return f"{name}_jobs"  # a plural already (`results`): wait_for_results is one job's
+    elif _SIBILANT.search(last):
+        many = last + "es"
+    elif _CONSONANT_Y.search(last):
+        many = last[:-1] + "ies"
+    else:
+        many = last + "s"
+    # In use: at least one in a hundred of the word's uses (`boxes`, `dubs`, not `healths`).
+    if segment.count(many.lower()) * 100 < segment.count(last.lower()):
+        return f"{name}_jobs"
+    return f"{head}_{many}" if head else many

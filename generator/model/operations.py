@@ -14,7 +14,16 @@ from . import ir
 from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder
 
-__all__ = ["OperationBuilder", "build_auths", "group_resources", "key_prefix", "server_url"]
+__all__ = [
+    "OperationBuilder",
+    "build_auths",
+    "declared_key",
+    "group_resources",
+    "key_prefix",
+    "looks_like_credential",
+    "media_kind",
+    "server_url",
+]
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
@@ -62,7 +71,7 @@ _ATTR_RESERVED = frozenset(
 )
 
 
-def _media_kind(media_type: str) -> ir.BodyKind | Literal["events"] | None:
+def media_kind(media_type: str) -> ir.BodyKind | Literal["events"] | None:
     base = media_type.split(";", 1)[0].strip().lower()
     if base == "application/json" or base.endswith("+json"):
         return "json"
@@ -116,6 +125,13 @@ class OperationBuilder:
         self.problems = problems
         self.operations: list[tuple[ir.Operation, str]] = []
         self.by_id: dict[str, ir.Operation] = {}
+
+    def secure_all(self, scheme: str) -> None:
+        """Every operation sends the credential ``scheme`` (one a side file declares)."""
+        self.operations = [
+            (attrs.evolve(op, security=(*op.security, scheme)), tag) for op, tag in self.operations
+        ]
+        self.by_id = {op.operation_id: op for op, _ in self.operations}
 
     def build(self, root: dict[str, Any]) -> None:
         paths = root.get("paths")
@@ -351,7 +367,7 @@ class OperationBuilder:
         structured: dict[ir.BodyKind, tuple[str, Any]] = {}
         offered: list[tuple[str, ir.BodyKind, Any]] = []
         for media_type, media in node["content"].items():
-            kind_of = _media_kind(str(media_type))
+            kind_of = media_kind(str(media_type))
             # Any media type that is neither structured nor text goes byte for byte.
             found: ir.BodyKind = (
                 "text" if kind_of == "events" else "binary" if kind_of is None else kind_of
@@ -471,7 +487,7 @@ class OperationBuilder:
                 continue
             kinds: dict[str, tuple[str, Any]] = {}
             for media_type, media in content.items():
-                kind = _media_kind(str(media_type))
+                kind = media_kind(str(media_type))
                 if kind is not None and kind not in kinds:
                     kinds[kind] = (str(media_type), media)
             events = None
@@ -671,7 +687,7 @@ def build_auths(
         elif kind in ("http", "oauth2", "openIdConnect"):
             single = kinds.count("bearer") == 1
             param = params.claim("token" if single else f"{snake(scheme)}_token")
-            out.append(ir.BearerAuth(scheme, param, _token_url(node)))
+            out.append(ir.BearerAuth(scheme, param, _token_url(node), _default_scopes(node)))
     return tuple(out)
 
 
@@ -701,6 +717,47 @@ def key_prefix(node: dict[str, Any]) -> str:
         if found is not None and found.group(1).lower() != "authorization":
             return found.group(1)
     return ""
+
+
+_CREDENTIAL = re.compile(
+    r"api[-_]?key|token|secret|passw|auth|credential|(?:^|[-_])key$", re.IGNORECASE
+)
+
+
+def looks_like_credential(header: str) -> bool:
+    """Whether a header parameter's name says it holds a key, token, secret or password
+    (`xi-api-key`, `X-Auth-Token`), and not an idempotency key."""
+    return bool(_CREDENTIAL.search(header)) and "idempotency" not in header.lower()
+
+
+def declared_key(operations: list[ir.Operation]) -> ir.ApiKeyAuth | None:
+    """The API key of a spec that declares no security scheme but a credential header
+    parameter on every operation (an optional `xi-api-key`), if it has one."""
+    shared: dict[str, ir.Parameter] | None = None
+    for op in operations:
+        found = {
+            p.wire.lower(): p
+            for p in op.parameters
+            if p.location == "header" and not p.required and looks_like_credential(p.wire)
+        }
+        shared = found if shared is None else {k: v for k, v in shared.items() if k in found}
+    if not shared or len(shared) != 1:
+        return None
+    (param,) = shared.values()
+    return ir.ApiKeyAuth(param.wire, param.name, param.wire, "header", declared=True)
+
+
+def _default_scopes(node: dict[str, Any]) -> tuple[str, ...]:
+    """The ``.default`` scopes of an OAuth 2 scheme's flows (Azure's
+    ``https://vault.azure.net/.default``): what a token credential is asked for."""
+    flows = node.get("flows")
+    found: list[str] = []
+    for flow in flows.values() if isinstance(flows, dict) else ():
+        scopes = flow.get("scopes") if isinstance(flow, dict) else None
+        for scope in scopes if isinstance(scopes, dict) else ():
+            if isinstance(scope, str) and scope.endswith("/.default") and scope not in found:
+                found.append(scope)
+    return tuple(found)
 
 
 def _token_url(node: dict[str, Any]) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..model import ir
 from .code import TypeCode
-from .escape import Code, ident, join, py_str
+from .escape import Code, ident, join, py_literal, py_str
 
 __all__ = ["carry_call", "carry_spec_args", "carry_view"]
 
@@ -49,33 +49,44 @@ def _take(c: ir.Carry) -> str:
     return f"_carry.take(carried, {py_str(c.name)}, {_KINDS[c.kind]})"
 
 
+def _call_key(job: ir.Job, op: ir.Operation) -> str:
+    if op is job.status:
+        return "status"
+    return "result" if op is job.result else "cancel"
+
+
 def carry_call(code: TypeCode, job: ir.Job, op: ir.Operation) -> Code:
-    """The arguments of ``op``'s request function: the job id (where ``op`` takes it)
-    and the carried values (the terminal record's go to the result operation alone)."""
+    """The arguments of ``op``'s request function: the job id (where ``op`` takes it),
+    the carried values (the terminal record's go to the result operation alone) and
+    the constants the declaration gives this call."""
     id_param = next((p for p in op.path_parameters if p.wire == job.id_parameter), None)
-    if not job.carry:
+    key = _call_key(job, op)
+    constants = [c for c in job.constants if c.call == key]
+    if not job.carry and not constants:
         return Code("job_id")
     sent = [c for c in job.carry if not c.record or op is job.result]
     args = [] if id_param is None else [f"{id_param.name}=job_id"]
-    fields = []
-    for c in sent:
-        if c.target == "body":
-            fields.append(c)
+    fields: list[tuple[str, str]] = []
+    given: list[tuple[ir.CarryTarget, str, str]] = [(c.target, c.wire, _take(c)) for c in sent] + [
+        (c.target, c.wire, py_literal(c.value)) for c in constants
+    ]
+    for target, wire, value in given:
+        if target == "body":
+            fields.append((wire, value))
             continue
-        wire = c.wire.lower() if c.target == "header" else c.wire
+        same = wire.lower() if target == "header" else wire
         param = next(
             p
             for p in op.parameters
-            if p.location == c.target
-            and (p.wire.lower() if c.target == "header" else p.wire) == wire
+            if p.location == target and (p.wire.lower() if target == "header" else p.wire) == same
         )
-        args.append(f"{param.name}={_take(c)}")
+        args.append(f"{param.name}={value}")
     if fields and op.body is not None:
         model = code.resolve(op.body.type)
         named = code.schemas[model.key] if isinstance(model, ir.Ref) else None
         assert isinstance(named, ir.Model)
         by_wire = {f.wire: f.name for f in named.fields}
-        values = ", ".join(f"{by_wire[c.wire]}={_take(c)}" for c in fields)
+        values = ", ".join(f"{by_wire[wire]}={value}" for wire, value in fields)
         args.append(f"body={code.annotation(op.body.type)}({values})")
     return Code(", ".join(args))
 

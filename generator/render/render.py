@@ -691,6 +691,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     # The HTTP layer loads with the first client, not on `import <sdk>`.
     checking = Imports()
     checking.add("._runtime", "http", "_http")
+    if client["bearer"]:
+        checking.add("._runtime", "tokens", "_tokens")
     client["jobs"] = features.jobs
     if features.jobs:
         checking.add("._runtime", "waitspec", "_ws")

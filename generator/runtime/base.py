@@ -74,6 +74,12 @@ class BaseHTTP:
         self._credentials = tuple(credentials)
         #: The credentials whose value a provider gives anew for every request.
         self._providers = tuple(c for c in self._credentials if c.secret.dynamic)
+        #: Token sources that answer a 401's bearer challenge (`tokens.TokenSource`).
+        self._challenged: tuple[Any, ...] = tuple(
+            c.secret.source
+            for c in self._credentials
+            if isinstance(c, Bearer) and hasattr(c.secret.source, "challenge")
+        )
         self._masked = frozenset(
             c.name.lower()
             for c in self._credentials
@@ -145,13 +151,19 @@ class BaseHTTP:
                 if credential.prefix:
                     secret = f"{credential.prefix} {secret}"
                 if credential.where == "header":
-                    headers[credential.name] = secret
+                    lowered = credential.name.lower()
+                    if not (
+                        credential.declared
+                        and any(k.lower() == lowered for k in headers)
+                    ):
+                        headers[credential.name] = secret
                 elif credential.where == "query":
                     params.append((credential.name, secret))
                 else:
                     cookies[credential.name] = secret
             elif isinstance(credential, Bearer):
-                headers["Authorization"] = f"Bearer {secret}"
+                if secret:  # "": a token source that waits for the server's challenge
+                    headers["Authorization"] = f"Bearer {secret}"
             else:
                 headers["Authorization"] = authorization(credential)
         if cookies:
@@ -262,6 +274,20 @@ class BaseHTTP:
         if response.is_success or response.status_code in redirects:
             return response
         raise status_error_for(response)
+
+    def challenger(
+        self, request: httpx.Request, response: httpx.Response
+    ) -> Callable[[], object] | None:
+        """The token source that answers `response`'s bearer challenge (a 401 naming
+        the token's scope, as Key Vault's), if any: called, it gives the token (or
+        an awaitable of it) to send `request` again with."""
+        if response.status_code != 401 or not self._challenged:
+            return None
+        header = response.headers.get("WWW-Authenticate")
+        for source in self._challenged:
+            if source.challenge(header, request.url):
+                return source  # type: ignore[no-any-return]
+        return None
 
     def root(self, server: str | None) -> str:
         """Where an operation's requests go: the server it declares, unless the

@@ -51,11 +51,30 @@ class CarriedValue:
 
 
 def _dig(value: object, path: tuple[str, ...]) -> object:
+    """The value at `path`: a key of an object, or an index of an array (`0`)."""
     for key in path:
-        if not isinstance(value, dict) or key not in value:
+        if isinstance(value, list) and key.isdigit():
+            if int(key) >= len(value):
+                return None
+            value = value[int(key)]
+        elif not isinstance(value, dict) or key not in value:
             return None
-        value = value[key]
+        else:
+            value = value[key]
     return value
+
+
+def _nothing_at(document: object, path: tuple[str, ...]) -> str:
+    """Why nothing usable is at `path`: an array too short is said so."""
+    where = "/" + "/".join(path)
+    for depth, key in enumerate(path):
+        above = _dig(document, path[:depth])
+        if isinstance(above, list) and key.isdigit():
+            shown = "/" + "/".join(path[:depth])
+            if not above:
+                return f"nothing usable at {where}: {shown} is an empty array"
+            return f"nothing usable at {where}: {shown} has {len(above)} element(s)"
+    return f"nothing usable at {where}"
 
 
 def _fits(value: object, kind: type) -> bool:
@@ -84,7 +103,7 @@ def carried_from(
             where = f"no {spec.header} header"
         else:
             value = _dig(body, spec.path or ())
-            where = "nothing at /" + "/".join(spec.path or ())
+            where = _nothing_at(body, spec.path or ()).replace(" usable", "", 1)
         if isinstance(value, str) and spec.kind is not str:
             value = _parse(value, spec.kind)
         if _unsendable(value):
@@ -169,8 +188,8 @@ def record_values(
             if failed:
                 return None
             raise MissingJobId(
-                f"job {job_id} succeeded, but its record has no {spec.name} (nothing"
-                f" usable at /{'/'.join(path)}), which its result fetch needs"
+                f"job {job_id} succeeded, but its record has no {spec.name}"
+                f" ({_nothing_at(record, path)}), which its result fetch needs"
             )
         out[spec.name] = value
     return out

@@ -73,6 +73,11 @@ class _Secret:
         self._value = value
 
     @property
+    def source(self) -> SecretSource:
+        """The value or the provider this holds (a token source answers challenges)."""
+        return self._value
+
+    @property
     def dynamic(self) -> bool:
         """Whether the value comes from a provider (asked again for every request)."""
         return callable(self._value)
@@ -107,13 +112,16 @@ class _Secret:
 @attrs.frozen
 class ApiKey:
     """An API key sent in a header, query parameter or cookie; with a ``prefix``, after
-    that word and a space (``Authorization: DeepL-Auth-Key <key>``)."""
+    that word and a space (``Authorization: DeepL-Auth-Key <key>``). A ``declared`` key
+    is a header parameter of every operation (no security scheme): a value a call
+    gives for it wins."""
 
     scheme: str
     name: str
     where: str
     secret: _Secret = attrs.field(converter=_Secret)
     prefix: str = ""
+    declared: bool = False
 
 
 @attrs.frozen

@@ -71,8 +71,11 @@ def _presented(c: ir.Carry, request: Request, path_params: Mapping[str, str]) ->
 def matches(
     job: ir.Job, values: Mapping[str, Any], request: Request, path_params: Mapping[str, str]
 ) -> bool:
-    """Whether ``request`` presents every carried value of the job, unchanged."""
+    """Whether ``request`` presents every carried value of the job, unchanged (a value
+    of the terminal record goes to the result call alone, which it names)."""
     for c in job.carry:
+        if c.record:
+            continue
         given = _presented(c, request, path_params)
         if given is None or isinstance(given, (dict, list)):
             return False

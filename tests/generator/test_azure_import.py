@@ -186,7 +186,7 @@ def test_a_put_ends_with_a_get_of_its_original_uri(contoso: ModuleType) -> None:
     service, time = Contoso(["Running", "Succeeded"]), FakeTime()
     widgets = _client(contoso, service, time).widgets
 
-    widget = widgets.create_create_or_replace_and_wait(
+    widget = widgets.create_or_replace_and_wait(
         "w1", body=contoso.models.Widget(color="red"), deadline=60
     )
 
@@ -203,7 +203,7 @@ def test_a_put_ends_with_a_get_of_its_original_uri(contoso: ModuleType) -> None:
 def test_a_started_put_keeps_its_original_uri_in_its_resume_token(contoso: ModuleType) -> None:
     service, time = Contoso(["Running", "Succeeded"]), FakeTime()
     widgets = _client(contoso, service, time).widgets
-    handle = widgets.start_create_or_replace(
+    handle = widgets.begin_create_or_replace(
         "w2", body=contoso.models.Widget(color="red"), deadline=60
     )
 
@@ -231,9 +231,9 @@ def test_a_delete_ends_on_its_terminal_record_and_raises_when_it_failed(
     widgets = _client(contoso, Contoso(["Running", "Succeeded"]), FakeTime()).widgets
     failing = _client(contoso, Contoso(["Running", "Failed"]), FakeTime()).widgets
 
-    record = widgets.create_delete_and_wait("w1", deadline=60)
+    record = widgets.delete_and_wait("w1", deadline=60)
     with pytest.raises(contoso.errors.DeleteFailed) as caught:  # as azure-core raises
-        failing.create_delete_and_wait("w2", deadline=60)
+        failing.delete_and_wait("w2", deadline=60)
 
     assert record.status.value == "Succeeded"
     assert caught.value.error.code == "Melted"
@@ -313,11 +313,11 @@ def test_jobgen_serve_simulates_imported_jobs(contoso: ModuleType) -> None:
         config = contoso.WaitConfig(sleep=lambda seconds: None, async_sleep=_no_sleep)
         with contoso.Client(api_key="k", base_url=server.base_url, wait_config=config) as client:
             polished = client.widgets.create_polish_and_wait("w1", deadline=60)
-            handle = client.widgets.start_create_or_replace(
+            handle = client.widgets.begin_create_or_replace(
                 "w7", body=contoso.models.Widget(color="blue"), deadline=60
             )
             widget = handle.result(timeout=60)
-            deleted = client.widgets.create_delete_and_wait("w7", deadline=60)
+            deleted = client.widgets.delete_and_wait("w7", deadline=60)
         job_id = httpx.URL(handle.job_id).path.rsplit("/", 1)[1]
         log = server.requests(job_id)
 

@@ -184,7 +184,9 @@ def test_keyvault_backup_is_polled_at_its_azure_async_operation_url(
     polled: list[Any] = []
     with (
         run_server(spec.spec, jobs=spec.side_file) as server,
-        sdk.Client(base_url=server.base_url, wait_config=sdk.WaitConfig(**FAST)) as client,
+        sdk.Client(
+            token=CREDENTIAL, base_url=server.base_url, wait_config=sdk.WaitConfig(**FAST)
+        ) as client,
     ):
         headers = {"x-jobgen-scenario": json.dumps(scenario)}
         if final == "success":

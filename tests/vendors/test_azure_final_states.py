@@ -560,7 +560,7 @@ def _devcenter(sdks: Callable[[str], ModuleType], mode: str, **service: Any) -> 
 
 
 def _delete(client: Any) -> Any:
-    return client.projects.create_delete_dev_box_and_wait("sprint", "me", "box-1", deadline=60)
+    return client.projects.delete_dev_box_and_wait("sprint", "me", "box-1", deadline=60)
 
 
 def test_delete_ends_on_succeeded_with_no_final_get(

@@ -68,7 +68,7 @@ def assert_wire(server: VendorServer) -> None:
         headers = {k: v for k, v in seen.headers.items() if k not in TRANSPORT}
         expected = {"authorization": f"Bearer {KEY}"}
         if seen.path.startswith("/v1/files/"):
-            expected["accept"] = "application/octet-stream"
+            expected["accept"] = "application/jsonl"
         else:
             expected["accept"] = "application/json"
         if seen is create:
@@ -237,3 +237,32 @@ def test_the_failure_download_is_typed_as_the_result(sdk: ModuleType) -> None:
 
     hints = typing.get_type_hints(sdk.BatchFailed)
     assert hints["failure_result"] == typing.Optional[bytes]  # noqa: UP045 (what get_type_hints gives)
+
+
+def test_the_declared_media_type_corrects_the_published_one(mode: str, sdk: ModuleType) -> None:
+    """The published spec says `downloadFile` answers JSON (a string); the side file's
+    `result_media_type: application/jsonl` makes it the bytes the API sends, for the
+    job's result and for the operation's own method alike, asked for as JSONL."""
+
+    async def steps(client: Any, done: Any) -> Any:
+        output = await done(client.batches.create_and_wait(body=body(sdk)))
+        again = await done(client.files.download("file-out-batch_001"))
+        return output, again
+
+    (output, again), server, _ = run(mode, sdk, [DONE], steps)
+    assert output == again == jsonl([output_line("a"), output_line("b")])
+    assert isinstance(output, bytes)
+    downloads = [seen for seen in server.seen if seen.path.startswith("/v1/files/")]
+    assert [seen.headers["accept"] for seen in downloads] == ["application/jsonl"] * 2
+
+
+def test_the_example_of_the_docs_is_this_declaration() -> None:
+    """docs/job-extension.md ("A result's media type") shows the side file these tests run."""
+    import yaml
+
+    from tests.vendors.server import SPECS
+
+    doc = (SPECS.parents[2] / "docs" / "job-extension.md").read_text()
+    block = doc.split("<!-- example:openai -->\n```yaml\n", 1)[1].split("```", 1)[0]
+    side = (SPECS / "openai_batches.jobs.yaml").read_text()
+    assert yaml.safe_load(block) == yaml.safe_load(side)

@@ -1,5 +1,6 @@
 """The SDKs of the vendor specs (a result named by the terminal record, the terminal
-record as the result, a cancel without a canceled state), and those of the published Azure
+record as the result, a cancel without a canceled state, constants,
+array elements and shared credential headers), and those of the published Azure
 specs with jobs imported from their long-running operations (no side file), are ruff- and
 mypy --strict clean, as every generated SDK must be."""
 
@@ -16,7 +17,7 @@ from tests.vendors.server import SPECS
 from tests.vendors.test_azure_final_states import AZURE
 from tests.vendors.test_azure_final_states import SPECS as AZURE_SPECS
 
-VENDORS = ["anthropic_batches", "openai_batches", "replicate_predictions"]
+VENDORS = ["anthropic_batches", "openai_batches", "replicate_predictions", "voiceover"]
 
 
 @pytest.mark.slow

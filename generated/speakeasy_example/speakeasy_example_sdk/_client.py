@@ -15,6 +15,7 @@ from ._version import USER_AGENT
 
 if _t.TYPE_CHECKING:
     from ._runtime import http as _http
+    from ._runtime import tokens as _tokens
     from ._runtime import waitspec as _ws
     from .resources.transcripts import AsyncTranscripts, Transcripts
 
@@ -22,15 +23,19 @@ __all__ = ["AsyncClient", "Client"]
 
 
 def _credentials(
-    token: str | _abc.Callable[[], str | _abc.Awaitable[str]] | None,
+    token: str
+    | _abc.Callable[[], str | _abc.Awaitable[str]]
+    | _tokens.TokenCredential
+    | None,
 ) -> list[_http.Credential]:
     from ._runtime import http as _http
+    from ._runtime import tokens as _tokens
 
     if token is None:
         token = _environ.get("SPEAKEASY_EXAMPLE_TOKEN")
     credentials: list[_http.Credential] = []
     if token:
-        credentials.append(_http.Bearer("bearerAuth", token))
+        credentials.append(_http.Bearer("bearerAuth", _tokens.token_source(token, ())))
     if not credentials:
         raise _http.MissingCredentials(
             "no credentials: pass token= or set SPEAKEASY_EXAMPLE_TOKEN",
@@ -43,7 +48,7 @@ class Client:
     """Client for the Clipnote Transcription API.
 
     Args:
-        token: bearer token sent in the Authorization header.
+        token: bearer token sent in the Authorization header, or a token credential (get_token(*scopes), as azure-identity's).
             Not given, each is read from the environment (SPEAKEASY_EXAMPLE_TOKEN).
             A key or token may be a function returning the current value.
         base_url: The API's root URL (default https://api.clipnote.example).
@@ -58,7 +63,7 @@ class Client:
     def __init__(
         self,
         *,
-        token: str | _abc.Callable[[], str] | None = None,
+        token: str | _abc.Callable[[], str] | _tokens.TokenCredential | None = None,
         base_url: str = "https://api.clipnote.example",
         timeout: float | httpx.Timeout | None = 60.0,
         headers: _abc.Mapping[str, str] | None = None,
@@ -137,7 +142,7 @@ class AsyncClient:
     """Asynchronous client for the Clipnote Transcription API.
 
     Args:
-        token: bearer token sent in the Authorization header.
+        token: bearer token sent in the Authorization header, or a token credential (get_token(*scopes), as azure-identity's).
             Not given, each is read from the environment (SPEAKEASY_EXAMPLE_TOKEN).
             A key or token may be a function returning the current value (or an awaitable).
         base_url: The API's root URL (default https://api.clipnote.example).
@@ -152,7 +157,10 @@ class AsyncClient:
     def __init__(
         self,
         *,
-        token: str | _abc.Callable[[], str | _abc.Awaitable[str]] | None = None,
+        token: str
+        | _abc.Callable[[], str | _abc.Awaitable[str]]
+        | _tokens.TokenCredential
+        | None = None,
         base_url: str = "https://api.clipnote.example",
         timeout: float | httpx.Timeout | None = 60.0,
         headers: _abc.Mapping[str, str] | None = None,

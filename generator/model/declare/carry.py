@@ -31,7 +31,7 @@ from ...problems import Location, Problem, did_you_mean
 from .. import ir
 from .common import deref_type, split_pointer, type_at, unknown_keys
 
-__all__ = ["read_carry", "unsupplied"]
+__all__ = ["read_carry", "read_constants", "unsupplied"]
 
 _CARRY_KEYS = frozenset({"from", "to", "failure_from"})
 _RECORD = "record:"
@@ -219,7 +219,7 @@ def _create_source(
             )
         )
         return path, None
-    found, why = type_at(create.response.type, path, schemas, "the create answer")
+    found, why = type_at(create.response.type, path, schemas, "the create answer", arrays=True)
     if found is None:
         problems.append(Problem(item_at.child("from"), why))
     elif _scalar(found, schemas) is None and not isinstance(deref_type(found, schemas), ir.AnyType):
@@ -304,7 +304,7 @@ def _record_pointer(
     path = split_pointer(pointer)
     if record is None:
         return path
-    found, why = type_at(record, path, schemas)
+    found, why = type_at(record, path, schemas, arrays=True)
     if found is None:
         problems.append(Problem(at, why))
         return None
@@ -372,14 +372,101 @@ def _target(
     return None if kind is None else (cast(ir.CarryTarget, target), wire, kind)
 
 
+_CALLS = ("status", "result", "cancel")
+_PY_KINDS: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "float": (int, float),
+    "bool": (bool,),
+}
+
+
+def read_constants(
+    raw: Any,
+    at: Location,
+    *,
+    calls: list[tuple[str, ir.Operation]],
+    id_parameter: str,
+    schemas: dict[str, ir.NamedSchema],
+    problems: list[Problem],
+) -> tuple[ir.Constant, ...]:
+    """``constants``: values the declaration gives the status, result or cancel call,
+    each ``{input: value}`` with the input written as a carry's ``to``::
+
+        constants:
+          cancel:
+            query:force: true        # DELETE /jobs/{id}?force=true
+
+    Each input must exist on that call's operation, of a string, number or boolean
+    type that the value has."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw:
+        problems.append(Problem(at, "must map a call (status, result or cancel) to {input: value}"))
+        return ()
+    ops = dict(calls)
+    out: list[ir.Constant] = []
+    for call, given in raw.items():
+        call_at = at.child(str(call))
+        if call not in _CALLS:
+            problems.append(
+                Problem(
+                    call_at,
+                    f"unknown call '{call}'{did_you_mean(str(call), _CALLS)}: constants go"
+                    " to status, result or cancel",
+                )
+            )
+            continue
+        op = ops.get(call)
+        if op is None:
+            problems.append(Problem(call_at, f"the job declares no '{call}' operation"))
+            continue
+        if not isinstance(given, dict) or not given:
+            problems.append(
+                Problem(call_at, "must map inputs (such as query:force) to their values")
+            )
+            continue
+        for to, value in given.items():
+            to_at = call_at.child(str(to))
+            if not isinstance(value, (bool, str, int, float)):
+                problems.append(
+                    Problem(to_at, f"must be a string, number or boolean, not {value!r}")
+                )
+                continue
+            found = _target(str(to), to, to_at, [(call, op)], id_parameter, schemas, problems)
+            if found is None:
+                continue
+            target, wire, kind = found
+            if isinstance(value, bool) != (kind == "bool") or not isinstance(
+                value, _PY_KINDS[kind]
+            ):
+                problems.append(
+                    Problem(
+                        to_at,
+                        f"{target} '{wire}' of '{op.operation_id}' is a"
+                        f" {_KIND_WORDS[kind]}, not {value!r}",
+                    )
+                )
+                continue
+            out.append(ir.Constant(cast(Any, call), target, wire, value))
+    return tuple(out)
+
+
+_KIND_WORDS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
+
+
 def unsupplied(
     op: ir.Operation,
     id_parameter: str,
     carry: tuple[ir.Carry, ...],
     schemas: dict[str, ir.NamedSchema],
+    constants: tuple[ir.Constant, ...] = (),
 ) -> list[str]:
-    """The required inputs of ``op`` that neither the job id nor a carried value supplies."""
-    given = {(c.target, c.wire.lower() if c.target == "header" else c.wire) for c in carry}
+    """The required inputs of ``op`` that neither the job id, a carried value nor a
+    constant of the declaration supplies."""
+    inputs: list[tuple[str, str]] = [(c.target, c.wire) for c in carry]
+    inputs += [(c.target, c.wire) for c in constants]
+    given = {(target, wire.lower() if target == "header" else wire) for target, wire in inputs}
     needs = []
     for p in op.parameters:
         # A required parameter of a single value (Anthropic's `anthropic-version`, an

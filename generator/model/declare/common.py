@@ -7,12 +7,15 @@ problem reads the same whichever source it came from.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...problems import Location, Problem, did_you_mean
 from .. import ir
 
 __all__ = ["deref_type", "split_pointer", "type_at", "unknown_keys"]
+
+_INDEX = re.compile(r"(0|[1-9][0-9]*)\Z")
 
 
 def unknown_keys(
@@ -51,9 +54,12 @@ def type_at(
     path: tuple[str, ...],
     schemas: dict[str, ir.NamedSchema],
     root_name: str = "the record",
+    *,
+    arrays: bool = False,
 ) -> tuple[ir.TypeRef | None, str]:
     """Walk ``path`` (wire names) from ``root`` (called ``root_name`` in messages);
-    returns the type or why it failed."""
+    returns the type or why it failed. With ``arrays``, a token may also be an
+    element's index (RFC 6901: ``0``, ``12``, no leading zero) in an array."""
     current: ir.TypeRef = root
     walked = ""
     for token in path:
@@ -69,7 +75,15 @@ def type_at(
             current = node.value
         elif isinstance(node, ir.AnyType):
             return ir.AnyType(), ""
+        elif isinstance(node, ir.ListType) and arrays:
+            if not _INDEX.match(token):
+                return None, (
+                    f"{where} is an array: name an element by its index (such as"
+                    f" '{walked}/0'), not '{token}'"
+                )
+            current = node.item
         else:
-            return None, f"{where} is not an object, so it has no property '{token}'"
+            kind = "an array" if isinstance(node, ir.ListType) else "not an object"
+            return None, f"{where} is {kind}, so it has no property '{token}'"
         walked += "/" + token
     return current, ""

@@ -7,11 +7,15 @@ naming the file and the JSON pointer of the offending value.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
+
+import attrs
 
 from ...problems import Location, Problem, closest, did_you_mean
 from .. import ir
-from .carry import read_carry, unsupplied
+from ..operations import media_kind
+from .carry import read_carry, read_constants, unsupplied
 from .common import deref_type, split_pointer, type_at, unknown_keys
 from .imported import Imported, left_out
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
@@ -39,7 +43,9 @@ _KNOWN_KEYS = frozenset(
         "webhooks",
         "description",
         "carry",
+        "constants",
         "result_once",
+        "result_media_type",
         "id_last_segment",
     }
     | POLLING_KEYS
@@ -49,8 +55,9 @@ _STATE_KEYS = frozenset({"field", "success", "failure", "canceled", "pending", "
 _POLL_KEYS = frozenset({"body_hint", "headers", "floor", "first", "cap"})
 _BODY_HINT_KEYS = frozenset({"field", "unit"})
 _HEADER_KEYS = frozenset({"name", "format"})
-_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix"})
+_EXTENSION_KEYS = frozenset({"jobs", "jobgen", "spec", "auth_prefix", "bearer"})
 _HEADER_FORMATS = ("retry-after", "seconds", "milliseconds")
+_MEDIA_TYPE = re.compile(r"[A-Za-z0-9][\w.+-]*/[A-Za-z0-9][\w.+-]*\Z")
 
 
 class _JobReader:
@@ -145,6 +152,7 @@ class _JobReader:
         if status is None:
             return None
 
+        result = self._result_media_type(node, at, result)
         polling = read_polling(node, at, self.problems, has_result=result is not None)
         # A result operation given values of the terminal record (OpenAI's output file)
         # need not take the job id; any other is called with it.
@@ -217,13 +225,21 @@ class _JobReader:
             record=record_type,
             final_from=polling.final_from,
         )
+        constants = read_constants(
+            node.get("constants"),
+            at.child("constants"),
+            calls=[(k, op) for k, op in calls if op is not None],
+            id_parameter=id_parameter,
+            schemas=self.schemas,
+            problems=self.problems,
+        )
         sent = tuple(c for c in carry if not c.record)  # what status and cancel receive
-        self._cancel(cancel, at, id_parameter, sent)
+        self._cancel(cancel, at, id_parameter, sent, constants)
         if not polling.operation_url:  # the operation URL carries what the status needs
-            self._only_the_id(status, "status", at, id_parameter, sent)
+            self._only_the_id(status, "status", at, id_parameter, sent, constants)
         # (A record value refused above is not reported again as missing here.)
         if polling.final_from == "result" and (any(c.record for c in carry) or not record_fed):
-            self._only_the_id(result, "result", at, id_parameter, carry)
+            self._only_the_id(result, "result", at, id_parameter, carry, constants)
         result_once = node.get("result_once", False)
         if not isinstance(result_once, bool):
             self.problem(at.child("result_once"), f"must be true or false, not {result_once!r}")
@@ -286,6 +302,7 @@ class _JobReader:
             progress_total_path=progress[2],
             stall_after=None if stall_after is None else float(stall_after),
             carry=carry,
+            constants=constants,
             result_once=result_once,
             error_type=error_type,
             webhooks=webhooks,
@@ -296,6 +313,45 @@ class _JobReader:
             ignore_case=self._ignore_case(node, at),
             origin=origin,
         )
+
+    def _result_media_type(
+        self, node: dict[str, Any], at: Location, result: ir.Operation | None
+    ) -> ir.Operation | None:
+        """``result_media_type``: what the result operation really answers, where its
+        spec is wrong (OpenAI's ``downloadFile`` says JSON and sends a ``.jsonl`` file).
+        The operation is read as answering that media type, everywhere it is called."""
+        value = node.get("result_media_type")
+        if value is None or result is None:
+            if value is not None:
+                self.problem(
+                    at.child("result_media_type"), "'result_media_type' needs a 'result' operation"
+                )
+            return result
+        if not isinstance(value, str) or not _MEDIA_TYPE.match(value):
+            self.problem(
+                at.child("result_media_type"),
+                f"must be a media type such as 'application/jsonl' or 'text/plain', not {value!r}",
+            )
+            return result
+        kind = media_kind(value)
+        if kind == "json":
+            rtype = result.response.type if result.response.kind == "json" else ir.AnyType()
+            response = attrs.evolve(result.response, kind="json", media_type=value, type=rtype)
+        elif kind == "text":
+            response = attrs.evolve(
+                result.response, kind="text", media_type=value, type=ir.Primitive("str")
+            )
+        elif kind in (None, "binary"):
+            response = attrs.evolve(
+                result.response, kind="binary", media_type=value, type=ir.Primitive("bytes")
+            )
+        else:
+            self.problem(
+                at.child("result_media_type"),
+                f"'{value}' is a request body's media type, not a result's",
+            )
+            return result
+        return attrs.evolve(result, response=response)
 
     def _ignore_case(self, node: dict[str, Any], at: Location) -> bool:
         """``state.ignore_case``: states compared without regard to case."""
@@ -342,6 +398,7 @@ class _JobReader:
         at: Location,
         id_parameter: str,
         carry: tuple[ir.Carry, ...] = (),
+        constants: tuple[ir.Constant, ...] = (),
     ) -> None:
         """A cancel operation must take the job id (and nothing the job lacks). The job
         need not have a canceled state: a canceled job may end in an ordinary terminal
@@ -353,7 +410,7 @@ class _JobReader:
                 at.child("cancel"),
                 f"'{cancel.operation_id}' has no path parameter '{id_parameter}'",
             )
-        self._only_the_id(cancel, "cancel", at, id_parameter, carry)
+        self._only_the_id(cancel, "cancel", at, id_parameter, carry, constants)
 
     def _only_the_id(
         self,
@@ -362,11 +419,14 @@ class _JobReader:
         at: Location,
         id_parameter: str,
         carry: tuple[ir.Carry, ...] = (),
+        constants: tuple[ir.Constant, ...] = (),
     ) -> None:
-        """Refuse an operation that needs more than the job id and the carried values."""
+        """Refuse an operation that needs more than the job id, the carried values and
+        the declaration's constants."""
         if op is None:
             return
-        needs = unsupplied(op, id_parameter, carry, self.schemas)
+        given = tuple(c for c in constants if c.call == key)
+        needs = unsupplied(op, id_parameter, carry, self.schemas, given)
         if needs:
             alone = "the job id and its carried values" if carry else "the job id alone"
             self.problem(

@@ -13,6 +13,7 @@ __all__ = ["client_view", "env_prefix"]
 
 _PROVIDED_SYNC = "str | _abc.Callable[[], str] | None"
 _PROVIDED_ASYNC = "str | _abc.Callable[[], str | _abc.Awaitable[str]] | None"
+_CREDENTIAL = " | _tokens.TokenCredential | None"
 
 
 def env_prefix(sdk: ir.Sdk) -> str:
@@ -22,7 +23,7 @@ def env_prefix(sdk: ir.Sdk) -> str:
 
 
 def client_view(sdk: ir.Sdk) -> dict[str, Any]:
-    auths = []
+    auths: list[dict[str, Any]] = []
     for auth in sdk.auths:
         if isinstance(auth, ir.ApiKeyAuth):
             auths.append(
@@ -31,26 +32,43 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                     "doc": doc_text(
                         f"{auth.param}: API key sent as the {auth.where} {auth.wire!r}"
                         + (f", after {auth.prefix!r}." if auth.prefix else ".")
+                        + (
+                            " A parameter of every operation: optional here, and a"
+                            " call's own value wins."
+                            if auth.declared
+                            else ""
+                        )
                     ),
                     "make": Code(
                         f"_http.ApiKey({py_str(auth.scheme)}, {py_str(auth.wire)}, "
                         f"{py_str(auth.where)}, {ident(auth.param)}"
-                        + (f", prefix={py_str(auth.prefix)})" if auth.prefix else ")")
+                        + (f", prefix={py_str(auth.prefix)}" if auth.prefix else "")
+                        + (", declared=True)" if auth.declared else ")")
                     ),
                     "check": ident(auth.param),
                     "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
                 }
             )
         elif isinstance(auth, ir.BearerAuth):
+            scopes = "".join(f"{py_str(scope)}, " for scope in auth.scopes)
             auths.append(
                 {
                     "params": [ident(auth.param)],
                     "doc": doc_text(
-                        f"{auth.param}: bearer token sent in the Authorization header."
+                        f"{auth.param}: bearer token sent in the Authorization header, or a"
+                        " token credential (get_token(*scopes), as azure-identity's)"
+                        + (f" asked for {', '.join(auth.scopes)}." if auth.scopes else ".")
                     ),
-                    "make": Code(f"_http.Bearer({py_str(auth.scheme)}, {ident(auth.param)})"),
+                    "make": Code(
+                        f"_http.Bearer({py_str(auth.scheme)},"
+                        f" _tokens.token_source({ident(auth.param)}, ({scopes})))"
+                    ),
                     "check": ident(auth.param),
-                    "types": (Code(_PROVIDED_SYNC), Code(_PROVIDED_ASYNC)),
+                    "types": (
+                        Code(_PROVIDED_SYNC.replace(" | None", _CREDENTIAL)),
+                        Code(_PROVIDED_ASYNC.replace(" | None", _CREDENTIAL)),
+                    ),
+                    "bearer": True,
                 }
             )
         else:
@@ -77,7 +95,12 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         for p in auth["params"]
     ]
     ops = [op for r in sdk.resources for op in r.operations]
-    required = bool(auths) and bool(ops) and all(op.security for op in ops)
+    required = (
+        bool(auths)
+        and bool(ops)
+        and all(op.security for op in ops)
+        and not any(isinstance(a, ir.ApiKeyAuth) and a.declared for a in sdk.auths)
+    )
     choices = "; or ".join(
         "=, ".join(str(p) for p in auth["params"])
         + "= or set "
@@ -90,6 +113,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
             for j in sdk.jobs
         ),
         "auths": auths,
+        "bearer": any(auth.get("bearer") for auth in auths),
         "envs": envs,
         "required": required,
         "missing": py_str(f"no credentials: pass {choices}"),

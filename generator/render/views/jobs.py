@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...model import ir
-from ...model.names import pascal, snake, words
+from ...model.names import is_action, pascal, plural, snake, words
+from ...model.operations import looks_like_credential
 from ..carry_view import carry_call, carry_spec_args, carry_view
 from ..code import TypeCode
 from ..escape import Code, doc_text, ident, join, py_literal, py_str
@@ -24,6 +25,55 @@ def job_phrase(name: str) -> tuple[str, str, str]:
         phrase += " job"
     article = "an" if phrase[0] in "aeiou" else "a"
     return phrase, f"{article} {phrase}", phrase + "s"
+
+
+def shared_headers(job: ir.Job) -> list[ir.Parameter]:
+    """The credentials a spec declares as a header parameter of each of the job's
+    operations (an optional ``xi-api-key`` on every operation, no security scheme):
+    given once to a wait, they go with every request of it."""
+    supplied = {c.wire.lower() for c in job.carry if c.target == "header"}
+    supplied |= {c.wire.lower() for c in job.constants if c.target == "header"}
+    others = [op for op in (job.create, job.result, job.cancel) if op is not None]
+    out = []
+    for p in job.status.parameters:
+        wire = p.wire.lower()
+        if (
+            p.location != "header"
+            or p.required
+            or wire in supplied
+            or not looks_like_credential(wire)
+            or wire == (job.idempotency_header or "").lower()
+        ):
+            continue
+        # (create's parameter of the same name is the one create_and_wait takes)
+        if all(
+            any(
+                q.location == "header"
+                and q.wire.lower() == wire
+                and (op is not job.create or q.name == p.name)
+                for q in op.parameters
+            )
+            for op in others
+        ):
+            out.append(p)
+    return out
+
+
+def _shared_view(job: ir.Job, name: str) -> dict[str, Any]:
+    """Signature and call fragments of the job's shared credential headers."""
+    found = shared_headers(job)
+    if not found:
+        return {"param": Code(""), "receiver": Code("self"), "names": [], "helper": None}
+    names = [ident(p.name) for p in found]
+    given = ", ".join(f"{py_str(p.wire)}: {n}" for p, n in zip(found, names))
+    helper = ident(f"_{name}_sending")
+    return {
+        "param": Code("".join(f", {n}: str | None = None" for n in names)),
+        "receiver": Code(f"self.{helper}({{{given}}})"),
+        "names": names,
+        "wires": [doc_text(p.wire) for p in found],
+        "helper": helper,
+    }
 
 
 def _frozen(values: tuple[str, ...]) -> Code:
@@ -157,6 +207,43 @@ def _webhooks_view(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict
     }
 
 
+def _method_names(name: str, single: bool, taken: frozenset[str]) -> dict[str, Code]:
+    """The names of a job's methods, as a person writes them. The only job of its
+    resource takes the plain ones (``wait_for_job``, ``create_and_wait``); another is
+    named in them: a thing (``batch``) as ``create_batch_and_wait``,
+    ``wait_for_batches``, an action (``create_dev_box``, a job named after its
+    operation) as ``create_dev_box_and_wait``, ``begin_create_dev_box`` (Azure's
+    word for starting one) and ``wait_for_create_dev_box_jobs``: never a doubled verb
+    nor a plural that is no word."""
+    bare = name.rstrip("_") or name  # `import_` (a keyword) inside a longer name
+    action = is_action(bare)
+    if single:
+        return {
+            "wait_for_job": ident("wait_for_job"),
+            "wait_for_result": ident("wait_for_result"),
+            "create_and_wait": ident("create_and_wait"),
+            "wait_for_jobs": ident("wait_for_jobs"),
+            "handle": ident(_free_name("handle", f"{bare}_job_handle", taken)),
+            "start": ident(
+                _free_name("start", f"begin_{bare}" if action else f"start_{bare}_job", taken)
+            ),
+        }
+    return {
+        "wait_for_job": ident(f"wait_for_{bare}"),
+        "wait_for_result": ident(f"wait_for_{bare}_result"),
+        "create_and_wait": ident(f"{bare}_and_wait" if action else f"create_{bare}_and_wait"),
+        "wait_for_jobs": ident(f"wait_for_{plural(bare)}"),
+        "handle": ident(_free_name(f"{bare}_handle", f"{bare}_job_handle", taken)),
+        "start": ident(
+            _free_name(
+                f"begin_{bare}" if action else f"start_{bare}",
+                f"begin_{bare}_job" if action else f"start_{bare}_job",
+                taken,
+            )
+        ),
+    }
+
+
 def job_view(
     code: TypeCode,
     job: ir.Job,
@@ -240,16 +327,8 @@ def job_view(
             ),
         ),
         "carry": carry_view(job),
-        "wait_for_job": ident("wait_for_job" if single else f"wait_for_{name}"),
-        "wait_for_result": ident("wait_for_result" if single else f"wait_for_{name}_result"),
-        "create_and_wait": ident("create_and_wait" if single else f"create_{name}_and_wait"),
-        "wait_for_jobs": ident("wait_for_jobs" if single else f"wait_for_{name}s"),
-        "handle": ident(
-            _free_name("handle" if single else f"{name}_handle", f"{name}_job_handle", taken)
-        ),
-        "start": ident(
-            _free_name("start" if single else f"start_{name}", f"start_{name}_job", taken)
-        ),
+        "shared": _shared_view(job, name),
+        **_method_names(name, single, taken),
         "types": [job.record_type]
         + ([error] if error is not None else [])
         + ([job.status.body.type] if job.status.body is not None and job.carry else []),
@@ -290,7 +369,10 @@ def job_view(
     view["cancel"] = None
     if job.cancel is not None:
         cancel_view = operation_view(code, job.cancel, follow=True)
-        method: str | None = "cancel" if single else f"cancel_{name}"
+        bare = name.rstrip("_") or name
+        method: str | None = (
+            "cancel" if single else bare if bare.startswith("cancel_") else f"cancel_{bare}"
+        )
         if method == job.cancel.name:
             method = None  # the cancel operation's own method already takes the job id
         elif method in taken:

@@ -10,6 +10,7 @@ calls (retries, decoding, views) build on them in `http`.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import httpx
@@ -46,6 +47,20 @@ def _transport_error(
     return APIConnectionError(message, request=request)
 
 
+def _sync_token(value: object) -> str:
+    """A token source's answer in a sync client: a token, never an awaitable."""
+    if inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()
+        raise TypeError("an async token credential needs AsyncClient")
+    return str(value)
+
+
+async def _async_token(value: object) -> str:
+    return str(await value) if inspect.isawaitable(value) else str(value)
+
+
 class SyncSend(BaseHTTP):
     """Sends single requests with an ``httpx.Client``."""
 
@@ -79,8 +94,15 @@ class SyncSend(BaseHTTP):
         """
         request = self.build_request(self._client, options, time_left)
         left = self.time_left_from(time_left)
+        challenged = False
         for _ in range(MAX_REDIRECTS + 1):
             response = self._send(request, left() if left else None, stream, sink)
+            answer = None if challenged else self.challenger(request, response)
+            if answer is not None:  # a bearer challenge: once more, with its token
+                challenged = True
+                response.close()
+                request.headers["Authorization"] = f"Bearer {_sync_token(answer())}"
+                response = self._send(request, left() if left else None, stream, sink)
             follow = self.redirect(response, options)
             if follow is None:
                 break
@@ -97,7 +119,14 @@ class SyncSend(BaseHTTP):
         if request is None:
             built = self.build_request(self._client, prepared.options, time_left)
             request = prepared.keep(built)
+        start = self.timing.clock()
         response = self._send(request, time_left, False, None)
+        answer = self.challenger(request, response)
+        if answer is not None:  # a bearer challenge: once more, with its token
+            response.close()
+            request.headers["Authorization"] = f"Bearer {_sync_token(answer())}"
+            left = max(time_left - (self.timing.clock() - start), 0.0)
+            response = self._send(request, left, False, None)
         return self.check(response, prepared.redirects)
 
     def _send(
@@ -160,8 +189,18 @@ class AsyncSend(BaseHTTP):
             resolved = await ask_providers(self._providers, options.security)
         request = self.build_request(self._client, options, time_left, resolved)
         left = self.time_left_from(time_left)
+        challenged = False
         for _ in range(MAX_REDIRECTS + 1):
             response = await self._send(request, left() if left else None, stream, sink)
+            answer = None if challenged else self.challenger(request, response)
+            if answer is not None:  # a bearer challenge: once more, with its token
+                challenged = True
+                await response.aclose()
+                token = await _async_token(answer())
+                request.headers["Authorization"] = f"Bearer {token}"
+                response = await self._send(
+                    request, left() if left else None, stream, sink
+                )
             follow = self.redirect(response, options)
             if follow is None:
                 break
@@ -183,7 +222,15 @@ class AsyncSend(BaseHTTP):
             options = prepared.options
             built = self.build_request(self._client, options, time_left, resolved)
             request = prepared.keep(built)
+        start = self.timing.clock()
         response = await self._send(request, time_left, False, None)
+        answer = self.challenger(request, response)
+        if answer is not None:  # a bearer challenge: once more, with its token
+            await response.aclose()
+            token = await _async_token(answer())
+            request.headers["Authorization"] = f"Bearer {token}"
+            left = max(time_left - (self.timing.clock() - start), 0.0)
+            response = await self._send(request, left, False, None)
         return self.check(response, prepared.redirects)
 
     async def _send(
