@@ -13,7 +13,6 @@ from jobgen.server import SelfCheck
 from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk
 from tests.real.conftest import RealSdks
 
-
 # Every simulated server of the suite checks its own answers against the spec, strictly:
 # an answer that breaks it fails the test that caused it (docs/serve.md#the-self-check).
 os.environ.setdefault("JOBGEN_SERVE_SELF_CHECK", "strict")
@@ -29,6 +28,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             f"jobgen serve self-check: {violated} of {checked} answers broke the spec",
             red=bool(violated),
         )
+        for kind, count in SelfCheck.kinds.most_common(20):
+            terminalreporter.write_line(f"  {count:5d}  {kind}")
     if not REAL_SPECS.is_dir():
         terminalreporter.write_line(
             f"real-spec tests skipped: {REAL_SPECS} is missing", yellow=True, bold=True

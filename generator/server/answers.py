@@ -28,7 +28,7 @@ import attrs
 from ..model import ir
 from ..problems import Location, SpecError, pointer_join
 from ..spec.loader import SpecSet
-from .validate import _Bundler, _form_of, _media_matches, _scalar, _types, _walk
+from .validate import EXAMPLES, _Bundler, _form_of, _media_matches, _scalar, _types, _walk
 from .values import Values
 from .wire import Answer, json_answer
 
@@ -62,7 +62,7 @@ def self_check_mode(mode: str | None) -> SelfCheckMode:
 
 
 @attrs.frozen
-class _Header:
+class DeclaredHeader:
     name: str
     required: bool
     kinds: frozenset[str]
@@ -73,7 +73,7 @@ class _Header:
 @attrs.frozen
 class _Response:
     key: str
-    headers: tuple[_Header, ...]
+    headers: tuple[DeclaredHeader, ...]
     media: tuple[tuple[str, Values | None], ...]
     """Each declared media type (lowercased), with its schema where it is JSON."""
 
@@ -89,6 +89,7 @@ class Declared:
         self._openapi30 = not version.startswith("3.1")
         self._timestamp = timestamp
         self._ops: dict[str, dict[str, _Response]] = {}
+        self._params: dict[tuple[str, str, str], Values | None] = {}
         for op in operations:
             if op.operation_id not in self._ops:
                 self._ops[op.operation_id] = self._compile(op)
@@ -116,12 +117,50 @@ class Declared:
                 out[str(key).upper()] = self._response(str(key).upper(), found, found_at, seed)
         return out
 
-    def _values(self, schema: JSON, at: Location, seed: str) -> Values:
+    def _values(
+        self, schema: JSON, at: Location, seed: str, examples: list[JSON] | None = None
+    ) -> Values:
         bundled = _Bundler(self._spec, self._openapi30, response=True).bundle(schema, at)
+        if examples:
+            if not isinstance(bundled, dict):
+                bundled = {"allOf": [bundled]}
+            bundled = {**bundled, EXAMPLES: [*examples, *bundled.get(EXAMPLES, [])]}
         return Values(bundled, timestamp=self._timestamp, seed=seed)
 
+    def parameter(self, op: ir.Operation, where: str, name: str) -> Values | None:
+        """The schema of ``op``'s parameter ``name`` in ``where`` (``path``, ``query``...)."""
+        key = (op.operation_id, where, name)
+        if key not in self._params:
+            self._params[key] = self._parameter(op, where, name)
+        return self._params[key]
+
+    def _parameter(self, op: ir.Operation, where: str, name: str) -> Values | None:
+        if op.location is None:
+            return None
+        try:
+            raw = self._spec.document_at(op.location).data
+        except SpecError:
+            return None
+        item_pointer = op.location.pointer.rsplit("/", 1)[0]
+        for pointer in (op.location.pointer, item_pointer):
+            listed = _walk(raw, pointer_join(pointer, "parameters"))
+            for i, entry in enumerate(listed if isinstance(listed, list) else ()):
+                at = Location(op.location.file, pointer_join(pointer, "parameters", i))
+                try:
+                    param, param_at = self._spec.deref(entry, at)
+                except SpecError:
+                    continue
+                if isinstance(param, dict) and (param.get("in"), param.get("name")) == (
+                    where,
+                    name,
+                ):
+                    schema = param.get("schema", True)
+                    seed = f"{op.operation_id}/{where}/{name}"
+                    return self._values(schema, param_at.child("schema"), seed)
+        return None
+
     def _response(self, key: str, node: dict[str, JSON], at: Location, seed: str) -> _Response:
-        headers: list[_Header] = []
+        headers: list[DeclaredHeader] = []
         declared = node.get("headers")
         for name, entry in declared.items() if isinstance(declared, dict) else ():
             if str(name).lower() in _IGNORED:
@@ -139,7 +178,7 @@ class Declared:
             if isinstance(resolved, dict) and "items" in resolved:
                 items = _types(resolved["items"], self._spec, resolved_at.child("items"))[0]
             headers.append(
-                _Header(
+                DeclaredHeader(
                     str(name),
                     header.get("required") is True,
                     frozenset(kinds),
@@ -155,7 +194,10 @@ class Declared:
             if _form_of(lowered) == "json" and isinstance(entry, dict):
                 schema = entry.get("schema", True)
                 values = self._values(
-                    schema, at.child("content", str(media_type), "schema"), f"{seed}/{lowered}"
+                    schema,
+                    at.child("content", str(media_type), "schema"),
+                    f"{seed}/{lowered}",
+                    _media_examples(entry),
                 )
             media.append((lowered, values))
         return _Response(key, tuple(headers), tuple(media))
@@ -221,10 +263,33 @@ class Declared:
             return "true" if value else "false"
         return None if isinstance(value, dict) or value is None else str(value)
 
-    def headers_of(self, op: ir.Operation | None, status: int) -> tuple[str, ...]:
-        """The names of the headers ``op`` declares for its ``status`` answer."""
+    def headers_of(self, op: ir.Operation | None, status: int) -> tuple[DeclaredHeader, ...]:
+        """The headers ``op`` declares for its ``status`` answer."""
         response = self.response(op, status)
-        return tuple(h.name for h in response.headers) if response else ()
+        return response.headers if response else ()
+
+    def example_answer(self, op: ir.Operation) -> Answer:
+        """``op``'s first declared success answer: JSON from the spec's example where it
+        validates, else made up from the schema; text or bytes for other media types."""
+        declared = self._ops.get(op.operation_id, {})
+        key = min((k for k in declared if k[:1] == "2" and k[1:].isdigit()), default=None)
+        if key is None:
+            key = "200" if "2XX" in declared or "DEFAULT" in declared or not declared else None
+        if key is None:
+            key = min(declared)
+        status = int(key) if key.isdigit() else 200
+        response = declared.get(key) or self.response(op, status)
+        if response is None or not response.media or status in (204, 205, 304):
+            return Answer(status)
+        media, values = response.media[0]
+        if values is not None:
+            kind = media if "*" not in media else "application/json"
+            body = json.dumps(values.make(), ensure_ascii=False).encode()
+            return Answer(status, body, (("content-type", kind),))
+        if media.startswith("text/"):
+            return Answer(status, b"example\n", (("content-type", f"{media}; charset=utf-8"),))
+        kind = media if "*" not in media else "application/octet-stream"
+        return Answer(status, b"\x89JOBGEN\x00\xff example", (("content-type", kind),))
 
     # -- checking ---------------------------------------------------------------------
 
@@ -273,7 +338,18 @@ class Declared:
         return _errors(values, value, "/body")
 
 
-def _header_value(header: _Header, text: str) -> JSON:
+def _media_examples(media: dict[str, JSON]) -> list[JSON]:
+    """The examples of an OpenAPI media type object (``example``, ``examples.*.value``)."""
+    found: list[JSON] = []
+    if "example" in media:
+        found.append(media["example"])
+    examples = media.get("examples")
+    if isinstance(examples, dict):
+        found += [e["value"] for e in examples.values() if isinstance(e, dict) and "value" in e]
+    return found
+
+
+def _header_value(header: DeclaredHeader, text: str) -> JSON:
     if "array" in header.kinds:
         return [_scalar(v.strip(), header.item_kinds) for v in text.split(",")] if text else []
     return _scalar(text.strip(), header.kinds)
@@ -328,6 +404,8 @@ class SelfCheck:
     """
 
     totals: ClassVar[collections.Counter[str]] = collections.Counter()
+    #: The same, by operation and problem (without the values), for the summary.
+    kinds: ClassVar[collections.Counter[str]] = collections.Counter()
     _totals_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, declared: Declared | None, mode: SelfCheckMode) -> None:
@@ -361,6 +439,8 @@ class SelfCheck:
             SelfCheck.totals["checked"] += 1
             if problems:
                 SelfCheck.totals["violated"] += 1
+                for problem in problems:
+                    SelfCheck.kinds[f"{op.operation_id} {answer.status} {problem[:90]}"] += 1
         if not problems:
             return answer
         self.count += 1

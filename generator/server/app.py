@@ -22,7 +22,7 @@ import attrs
 
 from ..model import ir
 from ..model.build import load_and_build
-from ..problems import Location, NoJobs, SpecError
+from ..problems import Location, NoJobs, SpecError, pointer_join
 from ..spec.loader import SpecSet, load_spec
 from .answers import Declared, SelfCheck, self_check_mode
 from .auth import Credentials, read_credential
@@ -42,7 +42,7 @@ from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
-from .routes import Matched, Route, Router
+from .routes import Matched, Others, Route, Router
 from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError
 from .store import Limits, Replay, SimJob
 from .streams import event_operations, follow
@@ -98,6 +98,8 @@ class _Exchange:
         return attrs.asdict(self, filter=lambda a, _: a.metadata.get("log", True))
 
 
+#: Headers that name where the job is: filled with its status URL.
+LOCATION_HEADERS = frozenset({"location", "operation-location", "azure-asyncoperation"})
 #: The scenario's deliberate faults: answers off the spec by design, never self-checked.
 DELIBERATE_FAULTS = frozenset({"status_error", "drop_connection", "malformed"})
 
@@ -141,7 +143,9 @@ class JobApp:
             )
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
         spec = sdk.spec if sdk.spec is not None else _load(spec_path)
-        operations = [r.operation for r in self.router.routes]
+        #: The operations outside any job, answered from their examples or schemas.
+        self.others = Others(sdk, self.router)
+        operations = [r.operation for r in self.router.routes] + self.others.operations
         #: The request contracts checked (None with ``strict=False``: anything goes).
         self.checks: RequestChecks | None = None
         if strict and spec is not None:
@@ -152,6 +156,8 @@ class JobApp:
         )
         #: Every answer checked against its declared response before it is sent.
         self.self_check = SelfCheck(self.declared, self_check_mode(self_check))
+        for kind in self.kinds.values():
+            kind.declared = self.declared
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
         carried_query, carried_headers = secret_wires(sdk.jobs)
         self._secret_params = (
@@ -212,6 +218,7 @@ class JobApp:
             exchange = _Exchange(caller=self.caller_of(request))
             answer = self._api(request, exchange, now)
             if exchange.fault not in DELIBERATE_FAULTS:
+                answer = self._declared_headers(exchange, answer, request.host)
                 answer = self.self_check.review(
                     exchange.op,
                     request.method,
@@ -237,6 +244,35 @@ class JobApp:
                 )
             )
         return answer
+
+    def _declared_headers(self, exchange: _Exchange, answer: Answer, host: str) -> Answer:
+        """``answer`` with the headers its operation declares for its status and it lacks:
+        a ``Location`` (or ``Operation-Location``) naming the job's status URL, any other
+        made from its schema. Hint headers are sent only as the scenario says (a
+        required one excepted)."""
+        if self.declared is None or exchange.op is None or answer.drop:
+            return answer
+        sent = {name for name, _ in answer.headers}
+        sim = self.store.jobs.get(exchange.job_id) if exchange.job_id else None
+        kind = self.kinds.get(sim.name) if sim is not None else None
+        hints = {"retry-after"}
+        if kind is not None:
+            hints |= {h.name.lower() for h in kind.job.header_hints}
+        added: list[tuple[str, str]] = []
+        for header in self.declared.headers_of(exchange.op, answer.status):
+            name = header.name.lower()
+            if name in sent or (name in hints and not header.required):
+                continue
+            value: str | None = None
+            if name in LOCATION_HEADERS and sim is not None and kind is not None:
+                value = kind.status_url(f"http://{host}", sim)
+            if value is None:
+                value = self.declared.header_value(exchange.op, answer.status, header.name)
+            if value is not None:
+                added.append((name, value))
+        if not added:
+            return answer
+        return attrs.evolve(answer, headers=(*answer.headers, *added))
 
     # -- callers and in-process control -------------------------------------------------
 
@@ -286,10 +322,17 @@ class JobApp:
         code: str | None = None,
         headers: tuple[tuple[str, str], ...] = (),
     ) -> Answer:
-        return json_answer(status, self.errors.body(op, status, message, code), headers)
+        body = self.errors.body(op, status, message, code)
+        if self.declared is not None:
+            body = self.declared.conform(op, status, body)
+        return json_answer(status, body, headers)
 
     def _api(self, request: Request, exchange: _Exchange, now: float) -> Answer:
         found = self.router.match(request.method, request.path)
+        if not isinstance(found, Matched):
+            other = self.others.match(request.method, request.path)
+            if other is not None:
+                return self._other(request, exchange, *other)
         if found is None:
             return self._error(None, 404, f"no job operation at {request.method} {request.path}")
         if isinstance(found, list):
@@ -336,6 +379,29 @@ class JobApp:
         if route.role == "list":
             return self._list(request, route, credentials, now)
         return self._read(request, found, credentials, exchange, now)
+
+    def _other(
+        self, request: Request, exchange: _Exchange, op: ir.Operation, params: dict[str, str]
+    ) -> Answer:
+        """An operation outside the jobs: checked like any, answered with its first
+        success response, from the spec's example or made up from its schema."""
+        exchange.operation, exchange.op = "other", op
+        credentials = read_credential(self.sdk.auths, op.security, request.headers, request.params)
+        if credentials.problem:
+            exchange.fault = "missing_credentials"
+            challenge = (
+                (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
+            )
+            return self._error(op, 401, credentials.problem, headers=challenge)
+        if self.checks is not None:
+            problems = self.checks.check(op, request, params)
+            if problems:
+                exchange.fault = "invalid_request"
+                exchange.violations = tuple(str(p) for p in problems)
+                return self._error(op, self.checks.status(op, problems), refusal(problems))
+        if self.declared is None:
+            return Answer(200, b"")
+        return self.declared.example_answer(op)
 
     def _read(
         self,
@@ -438,6 +504,7 @@ class JobApp:
         self, route: Route, sim: SimJob, exchange: _Exchange, now: float, host: str
     ) -> Answer:
         kind = self.kinds[sim.name]
+        exchange.spared = spared(kind, sim)
         sim.polls += 1
         exchange.poll = sim.polls
         fault = status_fault(sim.scenario, sim.polls)
@@ -505,8 +572,10 @@ class JobApp:
         try:
             scenario = self.jobs.scenario(parse_json(raw) if raw else None, route.job)
         except json.JSONDecodeError as exc:
+            exchange.op = None  # the control plane's answer, in its own shape
             return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
         except ScenarioError as exc:
+            exchange.op = None
             return control_error(400, exc.field, f"{SCENARIO_HEADER}: {exc.message}")
         body = route.operation.body
         if body is not None and body.kind == "json" and request.body:
@@ -535,6 +604,7 @@ class JobApp:
             sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
             sim.path = dict(found.params)
             exchange.job_id = sim.id
+            exchange.spared = spared(kind, sim)
             answer = self._created(request, kind, sim, now)
             if replay_key:
                 self.store.replays[replay_key] = Replay(sim.id, answer)
@@ -575,6 +645,23 @@ class JobApp:
         if value is None:
             return Answer(status, b"", headers)
         return json_answer(status, value, headers)
+
+
+def spared(kind: JobKind, sim: SimJob) -> tuple[str, ...]:
+    """The parts of ``sim``'s answers its scenario sets off the spec on purpose, by
+    pointer: the state of an ``undocumented_state``, and the hints it gives (a ``hint``
+    below the spec's minimum, a ``retry_after`` of ``"raw:soon"``)."""
+    job, scenario = kind.job, sim.scenario
+    out: list[str] = []
+    if scenario.final_kind == "undocumented" and job.state_path:
+        out.append(pointer_join("/body", *job.record_path, *job.state_path))
+    if scenario.hint is not None and job.hint_path:
+        out.append(pointer_join("/body", *job.record_path, *job.hint_path))
+    if scenario.retry_after is not None:
+        out.append("/header/retry-after")
+    if scenario.poll_after_ms is not None:
+        out += [pointer_join("/header", h.name.lower()) for h in job.header_hints]
+    return tuple(out)
 
 
 #: The violations a refusal's message names; the rest are counted.

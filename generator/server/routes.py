@@ -9,7 +9,7 @@ import attrs
 
 from ..model import ir
 
-__all__ = ["Matched", "Route", "Router", "compile_path"]
+__all__ = ["Matched", "Others", "Route", "Router", "compile_path"]
 
 OperationRole = Literal["create", "status", "result", "cancel", "list", "events"]
 
@@ -100,4 +100,30 @@ class Router:
                 and other.operation.path == route.operation.path
             ):
                 return other
+        return None
+
+
+class Others:
+    """The spec's operations that are not part of a job (and not a job's list or event
+    stream): served too, from their examples or schemas, after the job routes."""
+
+    def __init__(self, sdk: ir.Sdk, router: Router) -> None:
+        taken = {route.operation.operation_id for route in router.routes}
+        self.operations: list[ir.Operation] = []
+        self._routes: list[tuple[str, re.Pattern[str], tuple[str, ...], ir.Operation]] = []
+        for resource in sdk.resources:
+            for op in resource.operations:
+                if op.operation_id in taken:
+                    continue
+                taken.add(op.operation_id)
+                pattern, names = compile_path(op.path)
+                self.operations.append(op)
+                self._routes.append((op.method.upper(), pattern, names, op))
+
+    def match(self, method: str, path: str) -> tuple[ir.Operation, dict[str, str]] | None:
+        """The operation at ``method path``, and its path parameters; None when none is."""
+        for verb, pattern, names, op in self._routes:
+            found = pattern.fullmatch(path)
+            if found is not None and verb == method:
+                return op, dict(zip(names, found.groups(), strict=True))
         return None

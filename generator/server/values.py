@@ -73,7 +73,7 @@ def closest(wanted: object, members: Sequence[JSON]) -> JSON:
     for member in members:
         if isinstance(member, str) and squash(member) == squash(wanted):
             return member
-    words = set(re.findall(r"[a-z0-9]+", str(wanted).lower())) - {"job", "error"}
+    words = set(re.findall(r"[a-z0-9]+", str(wanted).lower())) - {"job", "error", "not"}
     for member in members:
         if isinstance(member, str) and words & set(re.findall(r"[a-z0-9]+", member.lower())):
             return member
@@ -180,6 +180,13 @@ class Values:
     ) -> JSON:
         rest = {k: v for k, v in schema.items() if k not in ("allOf", "anyOf", "oneOf")}
         if key != "allOf":
+            if like is not None:  # the value repaired for a variant, before a new one
+                for part in parts:
+                    if not _same_kind(self._resolve(part), like):
+                        continue
+                    repaired = self._conform(like, {**rest, "allOf": [part]}, where, ())
+                    if self.valid(repaired, schema):
+                        return repaired
             for part in parts:
                 value = self._make({**rest, "allOf": [part]}, like, where, depth + 1)
                 if self.valid(value, schema):
@@ -336,7 +343,7 @@ def _under(pointer: str, protect: tuple[str, ...]) -> bool:
 
 
 def _walk_schema(schema: JSON, path: list[object], values: Values) -> JSON:
-    node = schema
+    node = {"$defs": values._defs} if path[:1] == ["$defs"] else schema
     for key in path:
         if isinstance(node, dict):
             node = node.get(str(key), True)
@@ -367,6 +374,16 @@ def _set(value: JSON, path: list[object], new: JSON) -> JSON:
     if isinstance(value, list) and isinstance(key, int) and key < len(value):
         return [*value[:key], _set(value[key], rest, new), *value[key + 1 :]]
     return value
+
+
+def _same_kind(schema: JSON, value: JSON) -> bool:
+    """Whether ``schema`` declares a type that ``value`` has (or declares none)."""
+    if not isinstance(schema, dict) or "type" not in schema:
+        return True
+    declared = schema["type"]
+    kinds = {declared} if isinstance(declared, str) else set(declared or ())
+    mine = next((kind for kind, test in _LIKE if test(value)), "string")
+    return mine in kinds or (mine == "integer" and "number" in kinds)
 
 
 def _kind_of(schema: dict[str, JSON], like: JSON) -> str:
