@@ -6,6 +6,7 @@ from .answers import AnswerViolation, SelfCheck
 from .app import CONTROL_PREFIX, SCENARIO_HEADER, JobApp, serve
 from .log import RequestRecord
 from .runner import RunningServer, SelfCheckError, run_server
+from .scaled import ScaledTime
 from .scenario import Scenario, ScenarioError, parse_scenario
 from .store import Limits
 
@@ -17,6 +18,7 @@ __all__ = [
     "Limits",
     "RequestRecord",
     "RunningServer",
+    "ScaledTime",
     "Scenario",
     "ScenarioError",
     "SelfCheck",

@@ -524,6 +524,8 @@ class JobApp:
         body = kind.status_body(sim, view)
         ruled = ruled_status(kind, view.state, body, sim, host)
         if ruled is not None:
+            # The job extension's status_rules declare this answer's status.
+            exchange.spared = (*exchange.spared, "/status")
             code, value, headers = ruled
             if code >= 400:
                 message = f"job {sim.id} is {view.state}"
@@ -599,6 +601,9 @@ class JobApp:
         replay = self.store.replays.get(replay_key) if replay_key else None
         if replay is not None:
             exchange.job_id, exchange.replayed = replay.job_id, True
+            replayed = self.store.jobs.get(replay.job_id)
+            if replayed is not None:
+                exchange.spared = spared(kind, replayed)
             answer = replay.answer
         else:
             sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
