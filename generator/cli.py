@@ -379,6 +379,12 @@ def _serve(args: argparse.Namespace) -> int:
     limits = Limits(job_ttl=args.job_ttl, max_jobs=args.max_jobs, max_log=args.max_log)
     if not (0 < args.time_scale <= 100_000):
         raise _Usage(f"--time-scale must be above 0 and at most 100000, not {args.time_scale:g}")
+    from .server.answers import self_check_mode
+
+    try:
+        self_check_mode(args.self_check)
+    except ValueError as error:
+        raise _Usage(f"$JOBGEN_SERVE_SELF_CHECK: {error}") from None
     url = args.webhook_url
     if url is not None and not url.startswith(("http://", "https://")):
         raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
