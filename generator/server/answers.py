@@ -88,11 +88,23 @@ class Declared:
         self._spec = spec
         self._openapi30 = not version.startswith("3.1")
         self._timestamp = timestamp
+        #: Compiled on first use: a spec of thousands of operations starts at once.
         self._ops: dict[str, dict[str, _Response]] = {}
+        self._known = {op.operation_id: op for op in reversed(list(operations))}
         self._params: dict[tuple[str, str, str], Values | None] = {}
-        for op in operations:
-            if op.operation_id not in self._ops:
-                self._ops[op.operation_id] = self._compile(op)
+        self._lock = threading.Lock()
+
+    def _declared(self, op: ir.Operation) -> dict[str, _Response] | None:
+        found = self._ops.get(op.operation_id)
+        if found is None:
+            known = self._known.get(op.operation_id)
+            if known is None:
+                return None
+            with self._lock:
+                found = self._ops.get(op.operation_id)
+                if found is None:
+                    found = self._ops[op.operation_id] = self._compile(known)
+        return found
 
     def _compile(self, op: ir.Operation) -> dict[str, _Response]:
         if op.location is None:
@@ -208,7 +220,7 @@ class Declared:
         """The response ``op`` declares for ``status``: exact, ``4XX``, then ``default``."""
         if op is None:
             return None
-        declared = self._ops.get(op.operation_id)
+        declared = self._declared(op)
         if declared is None:
             return None
         for key in (str(status), f"{str(status)[0]}XX", "DEFAULT"):
@@ -218,7 +230,7 @@ class Declared:
 
     def knows(self, op: ir.Operation | None) -> bool:
         """Whether ``op``'s responses were read from the spec."""
-        return op is not None and op.operation_id in self._ops
+        return op is not None and op.operation_id in self._known
 
     def values(
         self, op: ir.Operation | None, status: int, media_type: str = "application/json"
@@ -271,7 +283,7 @@ class Declared:
     def example_answer(self, op: ir.Operation) -> Answer:
         """``op``'s first declared success answer: JSON from the spec's example where it
         validates, else made up from the schema; text or bytes for other media types."""
-        declared = self._ops.get(op.operation_id, {})
+        declared = self._declared(op) or {}
         key = min((k for k in declared if k[:1] == "2" and k[1:].isdigit()), default=None)
         if key is None:
             key = "200" if "2XX" in declared or "DEFAULT" in declared or not declared else None

@@ -145,11 +145,13 @@ class JobApp:
         spec = sdk.spec if sdk.spec is not None else _load(spec_path)
         #: The operations outside any job, answered from their examples or schemas.
         self.others = Others(sdk, self.router)
-        operations = [r.operation for r in self.router.routes] + self.others.operations
+        operations = [r.operation for r in self.router.routes]
         #: The request contracts checked (None with ``strict=False``: anything goes).
         self.checks: RequestChecks | None = None
         if strict and spec is not None:
             self.checks = RequestChecks(spec, operations)
+        self._spec = spec if strict else None
+        operations += self.others.operations
         #: The responses each operation declares (None when the spec cannot be read).
         self.declared = (
             Declared(spec, operations, timestamp=timestamp(wall())) if spec is not None else None
@@ -393,12 +395,13 @@ class JobApp:
                 (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
             )
             return self._error(op, 401, credentials.problem, headers=challenge)
-        if self.checks is not None:
-            problems = self.checks.check(op, request, params)
+        checks = self.others.checks(op, self._spec)
+        if checks is not None:
+            problems = checks.check(op, request, params)
             if problems:
                 exchange.fault = "invalid_request"
                 exchange.violations = tuple(str(p) for p in problems)
-                return self._error(op, self.checks.status(op, problems), refusal(problems))
+                return self._error(op, checks.status(op, problems), refusal(problems))
         if self.declared is None:
             return Answer(200, b"")
         return self.declared.example_answer(op)

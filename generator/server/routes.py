@@ -8,6 +8,8 @@ from typing import Literal
 import attrs
 
 from ..model import ir
+from ..spec.loader import SpecSet
+from .validate import RequestChecks
 
 __all__ = ["Matched", "Others", "Route", "Router", "compile_path"]
 
@@ -111,6 +113,7 @@ class Others:
         taken = {route.operation.operation_id for route in router.routes}
         self.operations: list[ir.Operation] = []
         self._routes: list[tuple[str, re.Pattern[str], tuple[str, ...], ir.Operation]] = []
+        self._checks: dict[str, RequestChecks] = {}
         for resource in sdk.resources:
             for op in resource.operations:
                 if op.operation_id in taken:
@@ -119,6 +122,15 @@ class Others:
                 pattern, names = compile_path(op.path)
                 self.operations.append(op)
                 self._routes.append((op.method.upper(), pattern, names, op))
+
+    def checks(self, op: ir.Operation, spec: SpecSet | None) -> RequestChecks | None:
+        """The request contract of ``op``, compiled on first use (None: none to check)."""
+        if spec is None:
+            return None
+        found = self._checks.get(op.operation_id)
+        if found is None:
+            found = self._checks[op.operation_id] = RequestChecks(spec, [op])
+        return found
 
     def match(self, method: str, path: str) -> tuple[ir.Operation, dict[str, str]] | None:
         """The operation at ``method path``, and its path parameters; None when none is."""

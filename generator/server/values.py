@@ -191,6 +191,12 @@ class Values:
                 value = self._make({**rest, "allOf": [part]}, like, where, depth + 1)
                 if self.valid(value, schema):
                     return value
+            # Objects that satisfy several variants (a oneOf of optional fields): one
+            # with every property of a variant tells it apart.
+            for part in parts:
+                value = self._full(part, where, depth + 1)
+                if value is not None and self.valid(value, schema):
+                    return value
             return self._make({**rest, "allOf": [parts[0]]}, like, where, depth + 1)
         merged: JSON = None
         for part in [rest, *parts]:
@@ -202,6 +208,19 @@ class Values:
             elif merged is None:
                 merged = value
         return self._conform(merged, schema, where, ())
+
+    def _full(self, schema: JSON, where: str, depth: int) -> JSON:
+        """An object of ``schema`` with each of its properties (None when it is not one)."""
+        schema = self._resolve(schema)
+        if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+            return None
+        value = self._make(schema, None, where, depth)
+        if not isinstance(value, dict):
+            return None
+        for name, sub in schema["properties"].items():
+            if name not in value:
+                value[str(name)] = self._make(sub, None, pointer_join(where, str(name)), depth + 1)
+        return value
 
     def _typed(
         self, kind: str, schema: dict[str, JSON], like: JSON, where: str, depth: int
@@ -275,6 +294,7 @@ class Values:
 
     def _conform(self, value: JSON, schema: JSON, where: str, protect: tuple[str, ...]) -> JSON:
         validator = self._validator(schema)
+        dropped: set[str] = set()
         for _ in range(conform_rounds):
             error = next(
                 (
@@ -288,7 +308,17 @@ class Values:
                 return value
             fixed = self._fix(value, error, schema, where)
             if fixed is _STUCK:
-                return value
+                # No value fits there (a oneOf whose variants all match any object): an
+                # optional property is better left out, once.
+                path = list(error.instance_path)
+                pointer = pointer_join("", *map(str, path))
+                owner = _get(value, path[:-1])
+                if not path or pointer in dropped or not isinstance(owner, dict):
+                    return value
+                dropped.add(pointer)
+                fixed = _set(
+                    value, path[:-1], {k: v for k, v in owner.items() if k != str(path[-1])}
+                )
             value = fixed
         return value
 
