@@ -21,7 +21,7 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from jobgen.server import RunningServer, SelfCheckError, run_server
+from jobgen.server import RunningServer, SelfCheckError, answers, run_server
 from tests.helpers import imported_sdk, write
 
 HERE = Path(__file__).resolve().parent
@@ -284,6 +284,23 @@ def test_an_answer_breaking_the_spec_is_logged_and_counted(
     assert seen["violations"] == 1 and seen["mode"] == "log"
     assert seen["yours"] == [violation.to_json()] and other["yours"] == []
     assert "/body/quota" in caplog.text
+
+
+def test_the_newest_violations_are_kept_and_all_counted(
+    impossible: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server keeps its newest 1,000 violations (here 3, to stay quick) and counts all."""
+    assert answers.KEPT_VIOLATIONS == 1000
+    monkeypatch.setattr(answers, "KEPT_VIOLATIONS", 3)
+    with (
+        run_server(impossible, self_check="log") as server,
+        httpx.Client(base_url=server.base_url, headers={"x-key": "k"}) as http,
+    ):
+        for _ in range(5):
+            http.post("/jobs")
+    assert server.self_check.count == 5
+    kept = server.self_check.violations()
+    assert len(kept) == 3
 
 
 def test_a_strict_server_answers_500_and_raises_on_leaving(impossible: Path) -> None:
