@@ -265,6 +265,9 @@ class JobApp:
             name = header.name.lower()
             if name in sent or (name in hints and not header.required):
                 continue
+            result_location = kind is not None and kind.job.final_from == "create-location"
+            if name == "location" and not header.required and result_location:
+                continue  # it would name the result, which is served as the record
             value: str | None = None
             if name in LOCATION_HEADERS and sim is not None and kind is not None:
                 value = kind.status_url(f"http://{host}", sim)
