@@ -317,7 +317,14 @@ class JobKind:
         paths = [job.id_path, (*record, "id")]
         paths += [
             (*record, *p) if p else None
-            for p in (job.state_path, job.terminal_path, job.ready_path)
+            for p in (
+                job.state_path,
+                job.terminal_path,
+                job.ready_path,
+                job.progress_path,
+                job.progress_done_path,
+                job.progress_total_path,
+            )
         ]
         if sim is not None and sim.scenario.hint is not None and job.hint_path:
             paths.append((*record, *job.hint_path))

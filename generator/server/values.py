@@ -288,9 +288,53 @@ class Values:
     # -- repairing values -------------------------------------------------------------
 
     def conform(self, value: JSON, *, protect: Collection[str] = ()) -> JSON:
-        """``value``, with each part the schema refuses made again from the refusing
-        schema; the parts under a pointer in ``protect`` are left as they are."""
-        return self._conform(value, self.schema, "", tuple(protect))
+        """``value``, with each placeholder (``"example"``, ``0``) that the schema gives an
+        example for replaced by it, and each part the schema refuses made again from
+        the refusing schema; the parts under a pointer in ``protect`` are left as they are."""
+        kept = tuple(protect)
+        value = self._examples(value, self.schema, "", kept, 0)
+        return self._conform(value, self.schema, "", kept)
+
+    def _examples(
+        self, value: JSON, schema: JSON, where: str, protect: tuple[str, ...], depth: int
+    ) -> JSON:
+        """``value`` with the spec's examples in place of the model's placeholders."""
+        schema = self._resolve(schema)
+        if depth > MAX_DEPTH or not isinstance(schema, dict) or _under(where, protect):
+            return value
+        if isinstance(value, dict):
+            properties = self._properties(schema, depth)
+            return {
+                key: self._examples(
+                    item, properties[key], pointer_join(where, key), protect, depth + 1
+                )
+                if key in properties
+                else item
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            items = schema.get("items", True)
+            return [
+                self._examples(item, items, pointer_join(where, i), protect, depth + 1)
+                for i, item in enumerate(value)
+            ]
+        if value in _PLACEHOLDERS and not isinstance(value, bool):
+            for example in self._given(schema):
+                if example != value and self.valid(example, schema):
+                    return example
+        return value
+
+    def _properties(self, schema: dict[str, JSON], depth: int) -> dict[str, JSON]:
+        """The property schemas of an object schema, its ``allOf`` members' included."""
+        found: dict[str, JSON] = {}
+        for part in schema.get("allOf") or ():
+            resolved = self._resolve(part)
+            if isinstance(resolved, dict) and depth < MAX_DEPTH:
+                found.update(self._properties(resolved, depth + 1))
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            found.update({str(k): v for k, v in properties.items()})
+        return found
 
     def _conform(self, value: JSON, schema: JSON, where: str, protect: tuple[str, ...]) -> JSON:
         validator = self._validator(schema)
@@ -359,6 +403,10 @@ class Values:
         if made == current:
             return _STUCK
         return _set(value, path, made)
+
+
+#: The values the model's sampler stands in with, which a spec's example beats.
+_PLACEHOLDERS: tuple[JSON, ...] = ("example", 0, 0.0)
 
 
 class _Stuck:
