@@ -23,8 +23,9 @@ import attrs
 
 from ..model import ir
 from ..model.build import load_and_build
-from ..problems import Location, NoJobs, SpecError
+from ..problems import Location, NoJobs, SpecError, pointer_join
 from ..spec.loader import SpecSet, load_spec
+from .answers import Declared, SelfCheck, self_check_mode
 from .auth import Credentials, read_credential
 from .control import (
     CONTROL_PREFIX,
@@ -42,7 +43,7 @@ from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
-from .routes import Matched, Route, Router
+from .routes import Matched, Others, Route, Router
 from .scenario import CreateFault, RetryAfter, Scenario, ScenarioError
 from .store import Limits, Replay, SimJob
 from .streams import event_operations, follow
@@ -92,6 +93,19 @@ class _Exchange:
     replayed: bool = False
     violations: tuple[str, ...] = ()
     caller: str | None = None
+    #: Not logged: the operation answered, and the pointers of the answer that the
+    #: scenario itself set off the spec (a ``hint`` below the spec's minimum).
+    op: ir.Operation | None = attrs.field(default=None, metadata={"log": False})
+    spared: tuple[str, ...] = attrs.field(default=(), metadata={"log": False})
+
+    def logged(self) -> dict[str, Any]:
+        return attrs.asdict(self, filter=lambda a, _: a.metadata.get("log", True))
+
+
+#: Headers that name where the job is: filled with its status URL.
+LOCATION_HEADERS = frozenset({"location", "operation-location", "azure-asyncoperation"})
+#: The scenario's deliberate faults: answers off the spec by design, never self-checked.
+DELIBERATE_FAULTS = frozenset({"status_error", "drop_connection", "malformed"})
 
 
 class JobApp:
@@ -110,6 +124,7 @@ class JobApp:
         webhook_secret: str | None = None,
         strict: bool = True,
         time_scale: float = 1.0,
+        self_check: str | None = None,
     ) -> None:
         if not sdk.jobs:
             raise NoJobs.at(
@@ -131,12 +146,24 @@ class JobApp:
                 kind.job.status, "retry-after"
             )
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
+        spec = sdk.spec if sdk.spec is not None else _load(spec_path)
+        #: The operations outside any job, answered from their examples or schemas.
+        self.others = Others(sdk, self.router)
+        operations = [r.operation for r in self.router.routes]
         #: The request contracts checked (None with ``strict=False``: anything goes).
         self.checks: RequestChecks | None = None
-        if strict:
-            spec = sdk.spec if sdk.spec is not None else _load(spec_path)
-            if spec is not None:
-                self.checks = RequestChecks(spec, [r.operation for r in self.router.routes])
+        if strict and spec is not None:
+            self.checks = RequestChecks(spec, operations)
+        self._spec = spec if strict else None
+        operations += self.others.operations
+        #: The responses each operation declares (None when the spec cannot be read).
+        self.declared = (
+            Declared(spec, operations, timestamp=timestamp(wall())) if spec is not None else None
+        )
+        #: Every answer checked against its declared response before it is sent.
+        self.self_check = SelfCheck(self.declared, self_check_mode(self_check))
+        for kind in self.kinds.values():
+            kind.declared = self.declared
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
         carried_query, carried_headers = secret_wires(sdk.jobs)
         self._secret_params = (
@@ -158,7 +185,9 @@ class JobApp:
         if any(job.webhooks is not None for job in sdk.jobs):
             secret = webhook_secret or new_secret()
             self.webhooks = WebhookSender(self.jobs, url=webhook_url, secret=secret)
-        self.control = Control(self.jobs, self.webhooks, tuple(self.router.routes))
+        self.control = Control(
+            self.jobs, self.webhooks, tuple(self.router.routes), self_check=self.self_check
+        )
 
     def close(self) -> None:
         """Stop sending webhooks (idempotent)."""
@@ -209,6 +238,16 @@ class JobApp:
             else:
                 found, credentials = checked
                 answer = self._dispatch(request, found, credentials, exchange, now)
+            if exchange.fault not in DELIBERATE_FAULTS:
+                answer = self._declared_headers(exchange, answer, request.host)
+                answer = self.self_check.review(
+                    exchange.op,
+                    request.method,
+                    request.path,
+                    answer,
+                    spared=exchange.spared,
+                    caller=exchange.caller,
+                )
             self.store.seq += 1
             self.store.append(
                 RequestRecord(
@@ -220,10 +259,42 @@ class JobApp:
                     status=None if answer.drop else answer.status,
                     headers=headers,
                     body=body,
-                    **attrs.asdict(exchange),
+                    **exchange.logged(),
                 )
             )
         return answer
+
+    def _declared_headers(self, exchange: _Exchange, answer: Answer, host: str) -> Answer:
+        """``answer`` with the headers its operation declares for its status and it lacks:
+        a ``Location`` (or ``Operation-Location``) naming the job's status URL, any other
+        made from its schema. Hint headers are sent only as the scenario says (a
+        required one excepted)."""
+        if self.declared is None or exchange.op is None or answer.drop:
+            return answer
+        sent = {name for name, _ in answer.headers}
+        sim = self.store.jobs.get(exchange.job_id) if exchange.job_id else None
+        kind = self.kinds.get(sim.name) if sim is not None else None
+        hints = {"retry-after"}
+        if kind is not None:
+            hints |= {h.name.lower() for h in kind.job.header_hints}
+        added: list[tuple[str, str]] = []
+        for header in self.declared.headers_of(exchange.op, answer.status):
+            name = header.name.lower()
+            if name in sent or (name in hints and not header.required):
+                continue
+            result_location = kind is not None and kind.job.final_from == "create-location"
+            if name == "location" and not header.required and result_location:
+                continue  # it would name the result, which is served as the record
+            value: str | None = None
+            if name in LOCATION_HEADERS and sim is not None and kind is not None:
+                value = kind.status_url(f"http://{host}", sim)
+            if value is None:
+                value = self.declared.header_value(exchange.op, answer.status, header.name)
+            if value is not None:
+                added.append((name, value))
+        if not added:
+            return answer
+        return attrs.evolve(answer, headers=(*answer.headers, *added))
 
     # -- callers and in-process control -------------------------------------------------
 
@@ -273,12 +344,20 @@ class JobApp:
         code: str | None = None,
         headers: tuple[tuple[str, str], ...] = (),
     ) -> Answer:
-        return json_answer(status, self.errors.body(op, status, message, code), headers)
+        body = self.errors.body(op, status, message, code)
+        if self.declared is not None:
+            body = self.declared.conform(op, status, body)
+        return json_answer(status, body, headers)
 
     def _check(self, request: Request, exchange: _Exchange) -> Answer | tuple[Matched, Credentials]:
         """The route and credentials of ``request``, or the answer refusing it (no route,
-        no credential, a request breaking its operation's contract)."""
+        no credential, a request breaking its operation's contract); an operation outside
+        the jobs is answered here (it touches no job)."""
         found = self.router.match(request.method, request.path, request.headers.get("content-type"))
+        if not isinstance(found, Matched):
+            other = self.others.match(request.method, request.path)
+            if other is not None:
+                return self._other(request, exchange, *other)
         if found is None:
             return self._error(None, 404, f"no job operation at {request.method} {request.path}")
         if isinstance(found, list):
@@ -291,6 +370,7 @@ class JobApp:
             )
         route = found.route
         exchange.operation, exchange.job_name = route.role, route.job.name
+        exchange.op = route.operation
         if route.role != "create":
             exchange.job_id = found.params.get(id_slot(route.job))
         credentials = read_credential(
@@ -347,6 +427,30 @@ class JobApp:
             return self._list(request, route, credentials, now)
         return self._read(request, found, credentials, exchange, now)
 
+    def _other(
+        self, request: Request, exchange: _Exchange, op: ir.Operation, params: dict[str, str]
+    ) -> Answer:
+        """An operation outside the jobs: checked like any, answered with its first
+        success response, from the spec's example or made up from its schema."""
+        exchange.operation, exchange.op = "other", op
+        credentials = read_credential(self.sdk.auths, op.security, request.headers, request.params)
+        if credentials.problem:
+            exchange.fault = "missing_credentials"
+            challenge = (
+                (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
+            )
+            return self._error(op, 401, credentials.problem, headers=challenge)
+        checks = self.others.checks(op, self._spec)
+        if checks is not None:
+            problems = checks.check(op, request, params)
+            if problems:
+                exchange.fault = "invalid_request"
+                exchange.violations = tuple(str(p) for p in problems)
+                return self._error(op, checks.status(op, problems), refusal(problems))
+        if self.declared is None:
+            return Answer(200, b"")
+        return self.declared.example_answer(op)
+
     def _read(
         self,
         request: Request,
@@ -372,7 +476,7 @@ class JobApp:
             shared = self.router.for_job(route, sim.name)
             if shared is not None:
                 route, found = shared, Matched(shared, found.params)
-                exchange.job_name = sim.name
+                exchange.job_name, exchange.op = sim.name, shared.operation
         if sim is None or sim.name != route.job.name:
             return self._error(route.operation, 404, f"no job {job_id!r}")
         if not matches(route.job, sim.carried, request, found.params):
@@ -448,6 +552,7 @@ class JobApp:
         self, route: Route, sim: SimJob, exchange: _Exchange, now: float, host: str
     ) -> Answer:
         kind = self.kinds[sim.name]
+        exchange.spared = spared(kind, sim)
         sim.polls += 1
         exchange.poll = sim.polls
         fault = status_fault(sim.scenario, sim.polls)
@@ -467,6 +572,8 @@ class JobApp:
         body = kind.status_body(sim, view)
         ruled = ruled_status(kind, view.state, body, sim, host)
         if ruled is not None:
+            # The job extension's status_rules declare this answer's status.
+            exchange.spared = (*exchange.spared, "/status")
             code, value, headers = ruled
             if code >= 400:
                 message = f"job {sim.id} is {view.state}"
@@ -515,8 +622,10 @@ class JobApp:
         try:
             scenario = self.jobs.scenario(parse_json(raw) if raw else None, route.job)
         except json.JSONDecodeError as exc:
+            exchange.op = None  # the control plane's answer, in its own shape
             return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
         except ScenarioError as exc:
+            exchange.op = None
             return control_error(400, exc.field, f"{SCENARIO_HEADER}: {exc.message}")
         header = route.job.idempotency_header
         key = request.headers.get(header.lower()) if header else None
@@ -534,11 +643,15 @@ class JobApp:
         replay = self.store.replays.get(replay_key) if replay_key else None
         if replay is not None:
             exchange.job_id, exchange.replayed = replay.job_id, True
+            replayed = self.store.jobs.get(replay.job_id)
+            if replayed is not None:
+                exchange.spared = spared(kind, replayed)
             answer = replay.answer
         else:
             sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
             sim.path = dict(found.params)
             exchange.job_id = sim.id
+            exchange.spared = spared(kind, sim)
             answer = self._created(request, kind, sim, now)
             if replay_key:
                 self.store.replays[replay_key] = Replay(sim.id, answer)
@@ -581,6 +694,23 @@ class JobApp:
         return json_answer(status, value, headers)
 
 
+def spared(kind: JobKind, sim: SimJob) -> tuple[str, ...]:
+    """The parts of ``sim``'s answers its scenario sets off the spec on purpose, by
+    pointer: the state of an ``undocumented_state``, and the hints it gives (a ``hint``
+    below the spec's minimum, a ``retry_after`` of ``"raw:soon"``)."""
+    job, scenario = kind.job, sim.scenario
+    out: list[str] = []
+    if scenario.final_kind == "undocumented" and job.state_path:
+        out.append(pointer_join("/body", *job.record_path, *job.state_path))
+    if scenario.hint is not None and job.hint_path:
+        out.append(pointer_join("/body", *job.record_path, *job.hint_path))
+    if scenario.retry_after is not None:
+        out.append("/header/retry-after")
+    if scenario.poll_after_ms is not None:
+        out += [pointer_join("/header", h.name.lower()) for h in job.header_hints]
+    return tuple(out)
+
+
 #: The violations a refusal's message names; the rest are counted.
 MAX_NAMED_VIOLATIONS = 20
 
@@ -613,6 +743,7 @@ def serve(
     webhook_secret: str | None = None,
     strict: bool = True,
     time_scale: float = 1.0,
+    self_check: str | None = None,
 ) -> int:
     """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError.
 
@@ -627,6 +758,7 @@ def serve(
         webhook_secret=webhook_secret,
         strict=strict,
         time_scale=time_scale,
+        self_check=self_check,
     )
     # A body is read and checked in a worker thread: a GIL switch interval of 1 ms (not
     # Python's 5 ms) lets the event loop take its turns meanwhile, answering other clients.

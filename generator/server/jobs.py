@@ -104,7 +104,9 @@ class Jobs:
     def scenario(self, raw: object, job: ir.Job) -> Scenario:
         """``raw`` (decoded JSON, None for the defaults) parsed for ``job``, at the server's
         time scale unless it gives its own; raises ScenarioError."""
-        return parse_scenario(raw, job, time_scale=self.time_scale)
+        scenario = parse_scenario(raw, job, time_scale=self.time_scale)
+        self.kinds[job.name].check_scenario(scenario, self.wall())
+        return scenario
 
     def add_job(self, job: ir.Job, scenario: Scenario, owner: str | None) -> str:
         """Create a job of kind ``job`` with an already parsed scenario; returns its id."""

@@ -14,9 +14,11 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from ..model import ir
+from ..problems import pointer_join
+from .answers import Declared
 from .errors import fill_error
 from .samples import Located, Sampler, drop, locate, put
-from .scenario import RetryAfter, Scenario
+from .scenario import RetryAfter, Scenario, ScenarioError
 from .store import SimJob
 from .timeline import View
 from .wire import parse_json
@@ -26,6 +28,8 @@ __all__ = ["JobKind", "format_retry_after", "id_slot", "timestamp"]
 JSON = Any
 
 FAILURE_MESSAGE = "the simulated job failed"
+#: A failed job's error code, unless the scenario or the spec's enum says otherwise.
+FAILURE_CODE = "job_failed"
 #: The total of a job whose progress is declared as done out of total.
 PROGRESS_TOTAL = 20
 #: Media types of JSON Lines results: one JSON value of the item schema per line.
@@ -51,6 +55,38 @@ def format_retry_after(value: RetryAfter, wall: float) -> str:
     if value.form == "date":
         return formatdate(wall + value.seconds, usegmt=True)
     return value.text
+
+
+_CODE_NAMES = frozenset({"code", "errorcode", "error_code"})
+_MESSAGE_NAMES = frozenset({"message", "msg", "detail", "error_description", "errormessage"})
+
+
+def _strings(value: JSON, names: frozenset[str]) -> list[str]:
+    """The strings under keys named one of ``names`` (any case), anywhere in ``value``."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key.lower() in names and isinstance(item, str):
+                found.append(item)
+            else:
+                found += _strings(item, names)
+    elif isinstance(value, list):
+        for item in value:
+            found += _strings(item, names)
+    return found
+
+
+def _literal_prefix(pattern: object) -> str:
+    """The text every match of an anchored ``pattern`` starts with (``ocr_`` for
+    ``^ocr_[a-z0-9]+$``); empty when it has none."""
+    if not isinstance(pattern, str) or not pattern.startswith("^"):
+        return ""
+    found = re.match(r"[A-Za-z0-9_\-]*", pattern[1:])
+    prefix = found.group(0) if found else ""
+    rest = pattern[1 + len(prefix) :]
+    if rest[:1] in ("?", "*", "{", "+") and prefix:
+        prefix = prefix[:-1]  # the last character is quantified
+    return prefix
 
 
 def _int_like(t: ir.TypeRef) -> bool:
@@ -80,6 +116,9 @@ class JobKind:
         self._record = job.record_path
         #: Whether the status operation documents a Retry-After (set from the spec).
         self.documents_retry_after = False
+        #: The responses and parameters the spec declares (set from the spec when read):
+        #: the values made up for this job's answers satisfy their schemas.
+        self.declared: Declared | None = None
 
     # -- ids ------------------------------------------------------------------------
 
@@ -112,12 +151,30 @@ class JobKind:
         return t
 
     def new_id(self) -> str:
+        """A new id: a UUID, a number, or ``<job name>_<16 hex digits>``; where the id
+        parameter's schema refuses that (a ``pattern``, a length), an id of the schema:
+        its pattern's literal prefix and hex digits (``ocr_5f0c...``), else one made from
+        the pattern."""
         kind = self._id_kind()
         if kind == "uuid":
             return str(uuid.uuid4())
         if kind == "int":
             return str(secrets.randbelow(10**9) + 10**8)
-        return f"{self.job.name}_{secrets.token_hex(8)}"
+        plain = f"{self.job.name}_{secrets.token_hex(8)}"
+        values = (
+            self.declared.parameter(self.job.status, "path", self.job.id_parameter)
+            if self.declared is not None
+            else None
+        )
+        if values is None or values.valid(plain):
+            return plain
+        schema = values.schema if isinstance(values.schema, dict) else {}
+        prefix = _literal_prefix(schema.get("pattern"))
+        for candidate in (f"{prefix}{secrets.token_hex(8)}", secrets.token_hex(8)):
+            if values.valid(candidate):
+                return candidate
+        made = values.make(where=secrets.token_hex(8))
+        return str(made)
 
     def id_value(self, job_id: str) -> JSON:
         """The id as the record carries it (an integer where the schema says so)."""
@@ -254,7 +311,35 @@ class JobKind:
         body = copy.deepcopy(sim.base)
         if isinstance(body, dict) and self.status_type is not None:
             self._overlay(body, self.status_type, sim, view)
+            body = self.conform(self.job.status, body, sim)
         return body
+
+    def conform(self, op: ir.Operation, body: JSON, sim: SimJob | None) -> JSON:
+        """``body`` of ``op``'s success answer, its made-up values repaired to satisfy
+        the schema; the values the simulation owns (the id, the state and its flags,
+        a hint or an error the scenario gives) are kept as they are."""
+        if self.declared is None:
+            return body
+        status = int(op.response.status) if op.response.status.isdigit() else 200
+        return self.declared.conform(op, status, body, protect=self._owned(sim))
+
+    def _owned(self, sim: SimJob | None) -> tuple[str, ...]:
+        job, record = self.job, self._record
+        paths = [job.id_path, (*record, "id")]
+        paths += [
+            (*record, *p) if p else None
+            for p in (
+                job.state_path,
+                job.terminal_path,
+                job.ready_path,
+                job.progress_path,
+                job.progress_done_path,
+                job.progress_total_path,
+            )
+        ]
+        if sim is not None and sim.scenario.hint is not None and job.hint_path:
+            paths.append((*record, *job.hint_path))
+        return tuple(pointer_join("", *p) for p in paths if p)
 
     def create_body(self, sim: SimJob, view: View) -> JSON:
         """The create answer's body, or None when the create answer has no JSON body."""
@@ -270,7 +355,7 @@ class JobKind:
         body = self.sampler(sim.created_wall).sample(op.response.type)
         if isinstance(body, dict):
             self._overlay(body, op.response.type, sim, view)
-        return body
+        return self.conform(op, body, sim)
 
     def _at(self, t: ir.TypeRef, path: tuple[str, ...]) -> Located | None:
         return locate(t, path, self.schemas)
@@ -323,11 +408,46 @@ class JobKind:
         value: float | None = None
         if not view.terminal:
             floor = self.job.floor * (1000 if self.job.hint_unit == "milliseconds" else 1)
-            floor /= scenario.time_scale
             value = scenario.hint if scenario.hint is not None else (floor if floor > 0 else None)
         if value is not None and _int_like(found.type):
             value = round(value)
         self._set_or_clear(body, path, found, value)
+
+    def check_scenario(self, scenario: Scenario, wall: float) -> None:
+        """Refuse (ScenarioError) a scenario ``error`` the spec's error schema does not
+        allow: a code outside its enum, a message too long."""
+        chosen = scenario.error
+        job = self.job
+        if chosen is None or self.declared is None or self.status_type is None:
+            return
+        if job.error_path is None:
+            return
+        path = (*self._record, *job.error_path)
+        found = self._at(self.status_type, path)
+        status = int(job.status.response.status) if job.status.response.status.isdigit() else 200
+        values = self.declared.values(job.status, status)
+        if found is None or values is None:
+            return
+        code, message = chosen.code or FAILURE_CODE, chosen.message or FAILURE_MESSAGE
+        sample = self.sampler(wall).sample(found.type, force=True)
+        body = self.base_record(wall)
+        if not isinstance(body, dict):
+            return
+        put(body, path, message if isinstance(sample, str) else fill_error(sample, code, message))
+        fixed = values.conform(body)
+        for key in path:
+            fixed = fixed.get(key) if isinstance(fixed, dict) else None
+        where = pointer_join("", *path)
+        for field, wanted, names in (
+            ("error.code", chosen.code, _CODE_NAMES),
+            ("error.message", chosen.message, _MESSAGE_NAMES),
+        ):
+            allowed = _strings(fixed, names) if not isinstance(fixed, str) else [fixed]
+            if wanted is not None and wanted not in allowed:
+                instead = f" (such as {allowed[0]!r})" if allowed else ""
+                raise ScenarioError(
+                    field, f"the spec's error schema at {where} does not allow it{instead}"
+                )
 
     def _error(self, body: dict[str, JSON], t: ir.TypeRef, sim: SimJob, view: View) -> None:
         if self.job.error_path is None:
@@ -338,12 +458,11 @@ class JobKind:
             return
         value = None
         if view.kind == "failure":
+            chosen = sim.scenario.error
+            code = (chosen.code if chosen else None) or FAILURE_CODE
+            message = (chosen.message if chosen else None) or FAILURE_MESSAGE
             sample = self.sampler(sim.created_wall).sample(found.type, force=True)
-            value = (
-                FAILURE_MESSAGE
-                if isinstance(sample, str)
-                else fill_error(sample, "job_failed", FAILURE_MESSAGE)
-            )
+            value = message if isinstance(sample, str) else fill_error(sample, code, message)
         self._set_or_clear(body, path, found, value)
 
     def _embedded_result(
@@ -394,7 +513,12 @@ class JobKind:
             value = self._with_id(
                 self.sampler(sim.created_wall).sample(response.type, force=True), sim.id
             )
-            return status, b"", response.media_type or "application/json", value
+            return (
+                status,
+                b"",
+                response.media_type or "application/json",
+                self.conform(op, value, None),
+            )
         if response.kind == "text":
             media = response.media_type or "text/plain"
             if "csv" in media:

@@ -19,8 +19,10 @@ from typing import Literal
 import attrs
 
 from ..model import ir
+from ..spec.loader import SpecSet
+from .validate import RequestChecks
 
-__all__ = ["Matched", "PathTemplate", "Route", "Router", "compile_path", "media_matches"]
+__all__ = ["Matched", "Others", "PathTemplate", "Route", "Router", "compile_path", "media_matches"]
 
 OperationRole = Literal["create", "status", "result", "cancel", "list", "events"]
 
@@ -231,3 +233,37 @@ def _by_media_type(found: Sequence[Matched], content_type: str | None) -> Matche
                 if declared == sent if exact else media_matches(declared, sent):
                     return match
     return found[0]
+
+
+class Others:
+    """The spec's operations that are not part of a job (and not a job's list or event
+    stream): served too, from their examples or schemas, after the job routes."""
+
+    def __init__(self, sdk: ir.Sdk, router: Router) -> None:
+        taken = {route.operation.operation_id for route in router.routes}
+        self.operations: list[ir.Operation] = []
+        self._routes: list[tuple[str, PathTemplate, ir.Operation]] = []
+        self._checks: dict[str, RequestChecks] = {}
+        for resource in sdk.resources:
+            for op in resource.operations:
+                if op.operation_id in taken:
+                    continue
+                taken.add(op.operation_id)
+                self.operations.append(op)
+                self._routes.append((op.method.upper(), PathTemplate.parse(op.path), op))
+
+    def checks(self, op: ir.Operation, spec: SpecSet | None) -> RequestChecks | None:
+        """The request contract of ``op``, compiled on first use (None: none to check)."""
+        if spec is None:
+            return None
+        found = self._checks.get(op.operation_id)
+        if found is None:
+            found = self._checks[op.operation_id] = RequestChecks(spec, [op])
+        return found
+
+    def match(self, method: str, path: str) -> tuple[ir.Operation, dict[str, str]] | None:
+        """The operation at ``method path``, and its path parameters; None when none is."""
+        for verb, template, op in self._routes:
+            if verb == method and (found := template.match(path)) is not None:
+                return op, found
+        return None

@@ -61,6 +61,11 @@ class Sampler:
                 return []
             return [self._sample(t.item, depth + 1, seen)]
         if isinstance(t, ir.InlineUnion):
+            if force:  # a value, not the null a variant may stand for
+                for variant in t.variants:
+                    value = self._sample(variant, depth, seen, force)
+                    if value is not None:
+                        return value
             return self._sample(t.variants[0], depth, seen, force)
         return self._named(t, depth, seen, force)
 

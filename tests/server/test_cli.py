@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import yaml
 
 from jobgen.server.listen import bind
 from tests.helpers import ROOT, SPECS, write
+from tests.server.test_answers import IMPOSSIBLE
 
 JOBGEN = Path(sys.executable).with_name("jobgen")
 
@@ -197,3 +199,39 @@ def test_a_bad_time_scale_exits_2() -> None:
         )
         assert done.returncode == 2, value
         assert "--time-scale" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_self_check_strict_names_the_violation(tmp_path: Path) -> None:
+    """An answer the spec forbids (a quota no integer satisfies) is a 500 naming it."""
+    spec = write(tmp_path / "impossible.yaml", yaml.safe_dump(IMPOSSIBLE))
+    with serving(str(spec), "--port", "0", "--self-check", "strict") as (process, url, banner):
+        assert f"GET  {url}/_jobgen/self-check" in "".join(banner)
+        answer = httpx.post(f"{url}/jobs", headers={"x-key": "k"})
+        seen = httpx.get(f"{url}/_jobgen/self-check", headers={"x-key": "k"}).json()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    assert answer.status_code == 500 and "/body/quota" in answer.json()["error"]["message"]
+    assert (seen["mode"], seen["violations"]) == ("strict", 1)
+    assert "/body/quota" in seen["yours"][0]["problems"][0]
+
+
+def test_a_bad_self_check_mode_exits_2() -> None:
+    done = subprocess.run(
+        [str(JOBGEN), "serve", str(SPECS / "sume.yaml"), "--port", "0", "--self-check", "loud"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and "--self-check" in done.stderr
+    env = {**os.environ, "JOBGEN_SERVE_SELF_CHECK": "loud"}
+    done = subprocess.run(
+        [str(JOBGEN), "serve", str(SPECS / "sume.yaml"), "--port", "0"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "JOBGEN_SERVE_SELF_CHECK" in done.stderr and "Traceback" not in done.stderr

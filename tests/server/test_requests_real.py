@@ -66,8 +66,8 @@ def test_both_analyze_overloads_run_end_to_end(di: tuple[ModuleType, RunningServ
     ) as client:
         models = client.document_models
         records = [
-            models.create_analyze_document_and_wait("prebuilt-read", body=request, deadline=30),
-            models.create_analyze_document_from_stream_and_wait(
+            models.analyze_document_and_wait("prebuilt-read", body=request, deadline=30),
+            models.analyze_document_from_stream_and_wait(
                 "prebuilt-read", body=PDF, content_type="application/pdf", deadline=30
             ),
         ]
@@ -86,10 +86,10 @@ def test_both_analyze_overloads_run_end_to_end_async(
             base_url=server.base_url, api_key="key-1", wait_config=sdk.WaitConfig(**FAST)
         ) as client:
             models = client.document_models
-            first = await models.create_analyze_document_and_wait(
+            first = await models.analyze_document_and_wait(
                 "prebuilt-read", body=request, deadline=30
             )
-            second = await models.create_analyze_document_from_stream_and_wait(
+            second = await models.analyze_document_from_stream_and_wait(
                 "prebuilt-read", body=PDF, content_type="application/pdf", deadline=30
             )
             return [first, second]

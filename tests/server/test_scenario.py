@@ -242,7 +242,8 @@ def test_operation_host_needs_an_operation_url_and_a_host_name() -> None:
             parse_scenario({"operation_host": bad}, reply)
 
 
-def test_a_time_scale_divides_every_duration_and_hint() -> None:
+def test_a_time_scale_divides_every_duration_and_keeps_every_hint() -> None:
+    """Hints stay as written (the spec bounds them); the SDK under test is told the scale."""
     raw = {
         "states": [{"state": "processing", "seconds": 30}, {"state": "processing", "polls": 2}],
         "result_delay_seconds": 5,
@@ -254,9 +255,9 @@ def test_a_time_scale_divides_every_duration_and_hint() -> None:
     }
     fast = parse_scenario(raw, job(), time_scale=10)
     assert fast.stages == (Stage("processing", seconds=3.0), Stage("processing", polls=2))
-    assert (fast.result_delay_seconds, fast.hint, fast.time_scale) == (0.5, 1.0, 10.0)
-    assert fast.retry_after == RetryAfter("date", 2.0)
-    assert fast.status_errors[0].retry_after == RetryAfter("seconds", 0.4)
+    assert (fast.result_delay_seconds, fast.hint, fast.time_scale) == (0.5, 10.0, 10.0)
+    assert fast.retry_after == RetryAfter("date", 20.0)
+    assert fast.status_errors[0].retry_after == RetryAfter("seconds", 4.0)
     assert fast.create_errors[0].retry_after == RetryAfter("raw", text="soon")
     assert (fast.webhook.delay, fast.webhook.retry_scale) == (0.8, 0.2)
     # The scenario's own time_scale replaces the server's.
