@@ -48,8 +48,8 @@ class PollDecision(Generic[RecordT]):
     operation and succeeded, its result is ready); `outcome` is then "success",
     "failure" or "canceled". Otherwise `delay` is the seconds to wait before the
     next poll and `source` where it came from ("retry-after", "hint", "header",
-    "backoff", "floor", or "deadline": the backoff cut for a last look before the
-    deadline). `resume_token` continues the handle in another process.
+    "backoff", "floor", or "deadline": the last look, moved to the deadline less
+    one read's budget). `resume_token` continues the handle in another process.
     """
 
     job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
