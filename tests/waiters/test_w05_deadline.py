@@ -393,3 +393,31 @@ def test_deadline_must_be_a_positive_number(twin, deadline: float) -> None:
     with pytest.raises(ValueError, match="deadline"):
         s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=deadline))
     assert api.requests == []
+
+
+@pytest.mark.parametrize("method", ["wait", "result"])
+def test_a_handles_wait_takes_deadline(twin, method: str) -> None:
+    api = ScriptedAPI(SUME).script("job_01", "processing")
+    s = twin.connect(api)
+    handle = s.client.jobs.handle("job_01")
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: getattr(handle, method)(deadline=4))
+
+    assert caught.value.deadline == 4
+    assert [r.at for r in api.requests] == [0.0, 3.5]  # the last look at 4 - 0.5
+
+
+@pytest.mark.parametrize("method", ["wait", "result"])
+def test_a_handles_wait_refuses_timeout_naming_deadline(twin, method: str) -> None:
+    # timeout= is the HTTP request timeout everywhere; how long a wait may take is deadline=
+    api = ScriptedAPI(SUME).script("job_01", "processing")
+    s = twin.connect(api)
+    handle = s.client.jobs.handle("job_01")
+
+    with pytest.raises(TypeError) as caught:
+        s.run(lambda c: getattr(handle, method)(timeout=4))
+
+    assert f"{method}() takes deadline=" in str(caught.value)
+    assert "not timeout=" in str(caught.value)
+    assert api.requests == []
