@@ -55,7 +55,7 @@ def _dig(value: object, path: tuple[str, ...]) -> object:
     for key in path:
         if not isinstance(value, dict) or key not in value:
             return None
-        value = value[key]
+        value = cast("dict[str, object]", value)[key]
     return value
 
 

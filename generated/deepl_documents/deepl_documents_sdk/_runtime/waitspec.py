@@ -48,9 +48,11 @@ class Carries(Protocol):
 
     def check(self, given: Carried) -> dict[str, object]:
         """`given` checked: every value there and typed, no others."""
+        ...
 
     def read(self, response: httpx.Response, job: str) -> dict[str, object]:
         """The values of a create response (MissingJobId names one it lacks)."""
+        ...
 
     def from_record(
         self, record: object, job_id: str, *, failed: bool = False

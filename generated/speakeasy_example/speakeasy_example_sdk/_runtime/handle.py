@@ -37,6 +37,10 @@ __all__ = ["AsyncJobHandle", "JobHandle", "PollDecision"]
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
+# A handle's types as `start` takes them from its waiter (a static method: called on
+# the bare class, it leaves nothing unknown to type checkers).
+_StartedT = TypeVar("_StartedT")
+_StartedResultT = TypeVar("_StartedResultT")
 
 #: Bound of one status read of `poll()` when the handle has no deadline.
 DEFAULT_POLL_TIMEOUT = 30.0
@@ -280,16 +284,15 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
 
     _waiter: SyncJobWaiter[RecordT, ResultT]
 
-    @classmethod
+    @staticmethod
     def start(
-        cls,
-        waiter: SyncJobWaiter[RecordT, ResultT],
+        waiter: SyncJobWaiter[_StartedT, _StartedResultT],
         create: Create,
         *,
         deadline: float | None = None,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        on_poll: Callable[[PollEvent[_StartedT]], None] | None = None,
         stall_after: float | None = None,
-    ) -> JobHandle[RecordT, ResultT]:
+    ) -> JobHandle[_StartedT, _StartedResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow
         it. `deadline` counts from before the create, which it bounds too; the create
         answer is the handle's first poll (W7): `poll()` returns its decision, without
@@ -299,7 +302,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
         with waiter.creating(started, deadline):
             created = waiter.start_job(create, deadline)
-        handle = cls(
+        handle = JobHandle(
             waiter,
             created.job_id,
             on_poll=on_poll,
@@ -387,21 +390,20 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
 
     _waiter: AsyncJobWaiter[RecordT, ResultT]
 
-    @classmethod
+    @staticmethod
     async def start(
-        cls,
-        waiter: AsyncJobWaiter[RecordT, ResultT],
+        waiter: AsyncJobWaiter[_StartedT, _StartedResultT],
         create: AsyncCreate,
         *,
         deadline: float | None = None,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        on_poll: Callable[[PollEvent[_StartedT]], None] | None = None,
         stall_after: float | None = None,
-    ) -> AsyncJobHandle[RecordT, ResultT]:
+    ) -> AsyncJobHandle[_StartedT, _StartedResultT]:
         """The async twin of `JobHandle.start`."""
         deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
         with waiter.creating(started, deadline):
             created = await waiter.start_job(create, deadline)
-        handle = cls(
+        handle = AsyncJobHandle(
             waiter,
             created.job_id,
             on_poll=on_poll,

@@ -79,13 +79,14 @@ class SyncSend(BaseHTTP):
         """
         request = self.build_request(self._client, options, time_left)
         left = self.time_left_from(time_left)
-        for _ in range(MAX_REDIRECTS + 1):
-            response = self._send(request, left() if left else None, stream, sink)
+        response = self._send(request, left() if left else None, stream, sink)
+        for _ in range(MAX_REDIRECTS):
             follow = self.redirect(response, options)
             if follow is None:
                 break
             response.close()
             request = follow
+            response = self._send(request, left() if left else None, stream, sink)
         return self.check(response, options.redirects)
 
     def send_prepared(
@@ -160,13 +161,14 @@ class AsyncSend(BaseHTTP):
             resolved = await ask_providers(self._providers, options.security)
         request = self.build_request(self._client, options, time_left, resolved)
         left = self.time_left_from(time_left)
-        for _ in range(MAX_REDIRECTS + 1):
-            response = await self._send(request, left() if left else None, stream, sink)
+        response = await self._send(request, left() if left else None, stream, sink)
+        for _ in range(MAX_REDIRECTS):
             follow = self.redirect(response, options)
             if follow is None:
                 break
             await response.aclose()
             request = follow
+            response = await self._send(request, left() if left else None, stream, sink)
         return self.check(response, options.redirects)
 
     async def send_prepared(

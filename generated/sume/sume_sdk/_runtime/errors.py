@@ -459,7 +459,8 @@ class JobFailed(_JobEnded[RecordT_co, ErrorT_co]):
     """
 
     verb = "failed"
-    failure_result: object = None
+    #: A job's own class narrows it to its download's type (hence Any here, not object).
+    failure_result: Any = None
 
 
 class JobCanceled(_JobEnded[RecordT_co, ErrorT_co]):
