@@ -459,8 +459,9 @@ class JobFailed(_JobEnded[RecordT_co, ErrorT_co]):
     """
 
     verb = "failed"
-    #: A job's own class narrows it to its download's type (hence Any here, not object).
-    failure_result: Any = None
+    if TYPE_CHECKING:  # a job's own class narrows it to its download's type
+        failure_result: Any
+    failure_result = None
 
 
 class JobCanceled(_JobEnded[RecordT_co, ErrorT_co]):
