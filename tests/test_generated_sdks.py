@@ -1,12 +1,13 @@
 """The committed SDKs in generated/: current, lint-clean, type-clean and importable.
 
-These run real tools (ruff, mypy --strict, fresh virtual environments on every
+These run real tools (ruff, mypy --strict, pyright --strict, fresh virtual environments on every
 CPython from 3.9 to 3.13), so they are marked slow; CI runs them all the same.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from tests.helpers import ROOT
 
 TARGETS = load_targets(ROOT / "pyproject.toml")
 IDS = [t.output.name for t in TARGETS]
+PYRIGHT = Path(sys.executable).with_name("pyright")
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=IDS)
@@ -73,6 +75,38 @@ def test_generated_sdk_passes_mypy_strict(target: object, mypy_cache: Path) -> N
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_generated_sdks_pass_pyright_strict(tmp_path: Path) -> None:
+    """Every committed SDK, whole, at its own Python floor (3.9): what a team that runs
+    pyright --strict over its repository sees of the SDK it committed."""
+    packages = [
+        next(p for p in (ROOT / t.output).iterdir() if (p / "__init__.py").is_file())
+        for t in TARGETS
+    ]
+    config = {
+        "include": [os.path.relpath(p, tmp_path) for p in packages],
+        "typeCheckingMode": "strict",
+        "pythonVersion": "3.9",
+    }
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    proc = subprocess.run(
+        [str(PYRIGHT), "--outputjson", "--pythonpath", sys.executable, "--project", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    report = json.loads(proc.stdout)
+    problems = [
+        f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']} ({d.get('rule')})"
+        for d in report["generalDiagnostics"]
+        if d["severity"] in ("error", "warning")
+    ]
+    assert report["summary"]["filesAnalyzed"] >= 50 * len(packages)
+    assert problems == [], "\n".join(problems)
 
 
 _IMPORT_PROBE = """

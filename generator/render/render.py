@@ -673,10 +673,29 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     owner = {op.operation_id: r.module for r in sdk.resources for op in r.operations}
     classes = error_classes(sdk, _errors())
     views = []
+    job_operations = _job_operations(sdk)
     for resource in sdk.resources:
-        view = resource_view(code, resource, owner, classes, _job_operations(sdk))
-        views.append(view)
-        put(f"{pkg}/resources/{resource.module}.py", "package/resources/resource.py.jinja", r=view)
+        views.append(resource_view(code, resource, owner, classes, job_operations))
+    # A request builder a sibling module imports is exported by its own module's __all__.
+    shared: dict[str, set[str]] = {}
+    for view in views:
+        for module, names in view["imports_from"].items():
+            shared.setdefault(module, set()).update(names)
+    for index, resource in enumerate(sdk.resources):
+        if resource.module in shared:
+            views[index] = resource_view(
+                code,
+                resource,
+                owner,
+                classes,
+                job_operations,
+                frozenset(shared[resource.module]),
+            )
+        put(
+            f"{pkg}/resources/{resource.module}.py",
+            "package/resources/resource.py.jinja",
+            r=views[index],
+        )
     put(f"{pkg}/resources/__init__.py", "package/resources/__init__.py.jinja")
 
     client = client_view(sdk)

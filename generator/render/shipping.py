@@ -90,7 +90,10 @@ def imported(files: Mapping[str, str], runtime: Path) -> set[str]:
 
 
 def closure(roots: Iterable[str], runtime: Path) -> frozenset[str]:
-    """``roots``, the package ``__init__`` and every runtime module they import, transitively."""
+    """``roots``, the package ``__init__`` and every runtime module they import, transitively.
+
+    The ``__init__``'s own imports (its public names, for type checkers) are not followed:
+    `runtime_init` cuts them to what ships."""
     known = _modules(runtime)
     todo = [*roots, "__init__"]
     seen: set[str] = set()
@@ -99,15 +102,17 @@ def closure(roots: Iterable[str], runtime: Path) -> frozenset[str]:
         if name in seen or name not in known:
             continue
         seen.add(name)
-        todo.extend(module for module, _ in _imports_of(runtime / f"{name}.py"))
+        if name != "__init__":
+            todo.extend(module for module, _ in _imports_of(runtime / f"{name}.py"))
     return frozenset(seen)
 
 
 def names_from(module: str, shipped: frozenset[str], runtime: Path) -> set[str]:
-    """The names the other shipped modules import from ``module``."""
+    """The names the other shipped modules import from ``module`` (the package
+    ``__init__``'s imports for type checkers aside: they name everything)."""
     return {
         name
-        for other in shipped - {module}
+        for other in shipped - {module, "__init__"}
         for imported_from, name in _imports_of(runtime / f"{other}.py")
         if imported_from == module
     }
@@ -127,9 +132,39 @@ def _assigned(tree: ast.Module, name: str) -> tuple[ast.stmt, object]:
     raise LookupError(f"the runtime's __init__.py assigns no {name}")
 
 
+def _checked_imports(homes: Mapping[str, str]) -> list[str]:
+    """The ``if TYPE_CHECKING:`` block importing each name of ``homes`` from its module,
+    as ruff formats and sorts it (line length 88), so type checkers see what
+    ``__getattr__`` loads on first use."""
+    lines = ["if TYPE_CHECKING:\n"]
+    for home in sorted(set(homes.values())):
+        names = sorted(
+            (n for n, h in homes.items() if h == home),
+            key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n),
+        )
+        one = f"    from .{home} import {', '.join(names)}\n"
+        if len(one) <= 89:
+            lines.append(one)
+        else:
+            lines += [
+                f"    from .{home} import (\n",
+                *(f"        {n},\n" for n in names),
+                "    )\n",
+            ]
+    return lines
+
+
+def _type_checking_block(tree: ast.Module) -> ast.stmt:
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            return node
+    raise LookupError("the runtime's __init__.py has no `if TYPE_CHECKING:` block")
+
+
 def runtime_init(source: str, shipped: frozenset[str]) -> str:
-    """The runtime's ``__init__`` with its name table (``_HOMES``) and ``__all__`` cut to
-    the names whose module ships: any other name raises ``AttributeError``."""
+    """The runtime's ``__init__`` with its name table (``_HOMES``), ``__all__`` and the
+    imports type checkers read cut to the names whose module ships: any other name
+    raises ``AttributeError``."""
     tree = ast.parse(source)
     homes_node, homes = _assigned(tree, "_HOMES")
     all_node, names = _assigned(tree, "__all__")
@@ -139,6 +174,7 @@ def runtime_init(source: str, shipped: frozenset[str]) -> str:
     edits = [
         (all_node, ["__all__ = [\n", *(f'    "{n}",\n' for n in names if n in kept), "]\n"]),
         (homes_node, ["_HOMES = {\n", *(f'    "{n}": "{h}",\n' for n, h in kept.items()), "}\n"]),
+        (_type_checking_block(tree), _checked_imports(kept)),
     ]
     lines = source.splitlines(keepends=True)
     for node, text in sorted(edits, key=lambda edit: -edit[0].lineno):

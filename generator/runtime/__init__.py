@@ -10,7 +10,61 @@ table names only the modules it ships: any other name is an AttributeError.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .display import ProgressDisplay
+    from .errors import (
+        APIConnectionError,
+        APIStatusError,
+        APITimeoutError,
+        AuthenticationError,
+        BadRequestError,
+        ConflictError,
+        DecodeError,
+        InternalServerError,
+        InvalidResumeToken,
+        JobCanceled,
+        JobFailed,
+        JobStalled,
+        JobTimeout,
+        MissingJobId,
+        NoCancelOperation,
+        NoResultOperation,
+        NotFoundError,
+        PermissionDeniedError,
+        RateLimitError,
+        RecordDecodeError,
+        SDKError,
+        StatusUnavailable,
+        UnknownJobState,
+        UnprocessableEntityError,
+        UnreadableStatus,
+        WaitError,
+    )
+    from .fleet import CeleryWaits
+    from .fleetstore import RedisRateLimiter
+    from .handle import AsyncJobHandle, JobHandle, PollDecision
+    from .hybrid import AsyncEventWaits, SyncEventWaits
+    from .policy import backoff
+    from .ratelimit import RateLimiter, StatusLimiter
+    from .retry import RetryPolicy, async_call_with_retries, call_with_retries
+    from .retry_after import parse_delay, parse_retry_after
+    from .statuses import status_error_for
+    from .timing import Timing
+    from .waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
+    from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+    from .webhooks import (
+        DuplicateWebhook,
+        InvalidSignature,
+        MalformedWebhook,
+        StaleWebhook,
+        WebhookDelivery,
+        WebhookError,
+        WebhookReceiver,
+        WebhookSpec,
+        sign_webhook,
+    )
 
 __all__ = [
     "APIConnectionError",

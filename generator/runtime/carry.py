@@ -54,13 +54,14 @@ def _dig(value: object, path: tuple[str, ...]) -> object:
     """The value at `path`: a key of an object, or an index of an array (`0`)."""
     for key in path:
         if isinstance(value, list) and key.isdigit():
-            if int(key) >= len(value):
+            items = cast("list[object]", value)
+            if int(key) >= len(items):
                 return None
-            value = value[int(key)]
+            value = items[int(key)]
         elif not isinstance(value, dict) or key not in value:
             return None
         else:
-            value = value[key]
+            value = cast("dict[str, object]", value)[key]
     return value
 
 
@@ -73,7 +74,8 @@ def _nothing_at(document: object, path: tuple[str, ...]) -> str:
             shown = "/" + "/".join(path[:depth])
             if not above:
                 return f"nothing usable at {where}: {shown} is an empty array"
-            return f"nothing usable at {where}: {shown} has {len(above)} element(s)"
+            count = len(cast("list[object]", above))
+            return f"nothing usable at {where}: {shown} has {count} element(s)"
     return f"nothing usable at {where}"
 
 

@@ -1,6 +1,6 @@
 """Credentials, and keeping them out of reprs, messages and logs.
 
-A credential's value is held by `_Secret`, whose repr is `'***'`. A base URL's
+A credential's value is held by `Secret`, whose repr is `'***'`. A base URL's
 `user:password@` part is taken out of the URL and sent as basic auth, so no request
 URL (shown by httpx's reprs and its log line, and in this SDK's messages) carries it.
 Every request the SDK builds gets `MaskedHeaders`, whose repr masks credential
@@ -21,7 +21,7 @@ import inspect
 import re
 import urllib.parse
 from collections.abc import Awaitable, Callable
-from typing import Union
+from typing import Union, cast
 
 import attrs
 import httpx
@@ -37,6 +37,7 @@ __all__ = [
     "Credential",
     "MaskedHeaders",
     "MissingCredentials",
+    "Secret",
     "SecretSource",
     "ask_providers",
     "authorization",
@@ -64,7 +65,7 @@ _LOOKS_SECRET = re.compile(
 SecretSource = Union[str, Callable[[], Union[str, Awaitable[str]]]]
 
 
-class _Secret:
+class Secret:
     """A credential value that never shows itself in a repr, a log or an error."""
 
     __slots__ = ("_value",)
@@ -96,7 +97,7 @@ class _Secret:
         return value
 
     async def reveal_async(self) -> str:
-        value = self._value() if callable(self._value) else self._value
+        value = cast(object, self._value() if callable(self._value) else self._value)
         if inspect.isawaitable(value):
             value = await value
         if not isinstance(value, str):
@@ -119,7 +120,7 @@ class ApiKey:
     scheme: str
     name: str
     where: str
-    secret: _Secret = attrs.field(converter=_Secret)
+    secret: Secret = attrs.field(converter=Secret)
     prefix: str = ""
     declared: bool = False
 
@@ -129,7 +130,7 @@ class Bearer:
     """A bearer token (OAuth 2 access token, API secret key, ...)."""
 
     scheme: str
-    secret: _Secret = attrs.field(converter=_Secret)
+    secret: Secret = attrs.field(converter=Secret)
 
 
 @attrs.frozen
@@ -138,7 +139,7 @@ class Basic:
 
     scheme: str
     username: str
-    secret: _Secret = attrs.field(converter=_Secret)
+    secret: Secret = attrs.field(converter=Secret)
 
 
 Credential = Union[ApiKey, Bearer, Basic]
@@ -211,7 +212,7 @@ class MaskedURL(httpx.URL):
         if not plain.query:
             return str(plain)
         every = EVERY_PARAMETER in self.masked
-        pairs = []
+        pairs: list[str] = []
         for pair in plain.query.decode("ascii").split("&"):
             name, equals, _ = pair.partition("=")
             secret = every or _is_secret(urllib.parse.unquote_plus(name), self.masked)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import httpx
 
-from .credentials import _Secret
+from .credentials import Secret
 from .errors import TokenError
 
 if TYPE_CHECKING:
@@ -40,11 +40,11 @@ class TokenCache:
     ) -> None:
         self.token_url = token_url
         self._client_id = client_id
-        self._client_secret = _Secret(client_secret)
+        self._client_secret = Secret(client_secret)
         self._scopes = tuple(scopes)
         self._refresh_before = refresh_before
         self._clock = clock
-        self._token: _Secret | None = None
+        self._token: Secret | None = None
         self._good_until = 0.0
 
     def now(self) -> float:
@@ -72,16 +72,17 @@ class TokenCache:
             payload: Any = response.json()
         except ValueError:
             payload = None
-        token = payload.get("access_token") if isinstance(payload, dict) else None
+        body = cast("dict[str, object]", payload) if isinstance(payload, dict) else {}
+        token = body.get("access_token")
         if not response.is_success or not isinstance(token, str):
-            error = payload.get("error") if isinstance(payload, dict) else None
+            error = body.get("error")
             raise TokenError(
                 f"the token endpoint answered {response.status_code}"
                 + (f" ({error})" if isinstance(error, str) else "")
             )
-        lifetime = payload.get("expires_in")
+        lifetime = body.get("expires_in")
         seconds = float(lifetime) if isinstance(lifetime, (int, float)) else 3600.0
-        self._token = _Secret(token)
+        self._token = Secret(token)
         self._good_until = asked_at + max(seconds - self._refresh_before, 0.0)
         return token
 

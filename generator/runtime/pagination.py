@@ -43,7 +43,7 @@ def _at(data: Any, path: Sequence[str]) -> Any:
     for key in path:
         if not isinstance(data, dict):
             return None
-        data = data.get(key)
+        data = cast("dict[str, Any]", data).get(key)
     return data
 
 
@@ -103,7 +103,9 @@ class Paging:
         where = "$" + "".join(f".{key}" for key in self.items)
         items = [
             decode(item, f"{where}[{index}]")
-            for index, item in enumerate(found if isinstance(found, list) else [])
+            for index, item in enumerate(
+                cast("list[object]", found) if isinstance(found, list) else []
+            )
         ]
         return items, self.next_request(request[1], body, response.headers, base_url)
 
@@ -116,7 +118,7 @@ class Paging:
         credentials stay with its own API.
         """
         items = _at(body, self.items)
-        count = len(items) if isinstance(items, list) else 0
+        count = len(cast("list[object]", items)) if isinstance(items, list) else 0
         if self.has_more is not None and _at(body, self.has_more) is False:
             return None
         if self.style == "link":

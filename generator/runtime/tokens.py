@@ -82,9 +82,10 @@ class TokenSource:
         got = self.credential.get_token(*self.scopes)
         if inspect.isawaitable(got):
             return _Pending(self, got)
-        return self._kept(got)
+        return self.keep(got)
 
-    def _kept(self, got: object) -> str:
+    def keep(self, got: object) -> str:
+        """Keep the token ``get_token`` returned (until shortly before it expires)."""
         token, expires_on = (
             getattr(got, "token", None),
             getattr(got, "expires_on", None),
@@ -132,7 +133,7 @@ class _Pending:
         return self._kept().__await__()
 
     async def _kept(self) -> str:
-        return self.source._kept(await self.got)
+        return self.source.keep(await self.got)
 
     def close(self) -> None:
         close = getattr(self.got, "close", None)

@@ -47,7 +47,8 @@ __all__ = ["LAST_LOOK_BUDGET", "Finished", "Sleep", "WaitCore", "wait_span"]
 logger = logging.getLogger(__name__)
 
 #: The least time kept for the last status read before a deadline (W5): when the
-#: SDK's own backoff would pass the deadline, the wait sleeps until the deadline less
+#: SDK's own backoff would pass the deadline, or the read after the next one would
+#: not fit (the floor and one read's budget), the wait sleeps until the deadline less
 #: one read's budget -- this, or the slowest status read of the wait so far when that
 #: took longer -- reads once more, and only then raises `JobTimeout`.
 LAST_LOOK_BUDGET = 0.5
@@ -350,6 +351,20 @@ class WaitCore:
         self.looked_last = True
         return cut, "deadline"
 
+    def _last_look(self, delay: float, source: str) -> tuple[float, str]:
+        """The delay before the next read when `delay` fits (W5): when the read after
+        it would not (the floor and one read's budget), the next read moves to the
+        deadline less one read's budget (source "deadline") -- never sooner than the
+        floor, nor than a server hint -- so the last look is as late as it can be."""
+        left, budget = self.time_left(), self.read_budget()
+        if self.looked_last or left - delay >= self.floor + budget:
+            return delay, source
+        moved = left - budget
+        if moved < self.floor or (source in _SERVER_HINTS and moved < delay):
+            return delay, source
+        self.looked_last = True
+        return moved, "deadline"
+
     def step(self, poll: Poll) -> Sleep | Finished:
         """Decide what a status record means: finished, or how long to sleep."""
         spec = self.spec
@@ -398,6 +413,8 @@ class WaitCore:
                 self._emit(number, record, None, None)
                 raise self.timeout_error()
             delay, source = fitted
+        else:
+            delay, source = self._last_look(delay, source)
         self._emit(number, record, delay, source)
         return Sleep(delay, source)
 

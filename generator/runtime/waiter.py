@@ -15,7 +15,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from threading import Event
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .created import Created
 from .download import PathLike, no_file
@@ -65,8 +65,6 @@ ResultT = TypeVar("ResultT")
 
 class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type, blocking the calling thread."""
-
-    _drive: Drive | None
 
     def __init__(
         self,
@@ -200,7 +198,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     def run_core(self, core: WaitCore) -> Finished:
-        drive = self._drive
+        drive = cast("Drive | None", self._drive)  # a sync waiter's drive is sync
         with wait_span(self.spec.name, core.job_id):
             try:
                 if drive is not None:
@@ -283,8 +281,6 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type in asyncio; cancelling a wait leaves nothing running."""
-
-    _drive: AsyncDrive | None
 
     def __init__(
         self,
@@ -416,7 +412,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     async def run_core(self, core: WaitCore) -> Finished:
-        drive = self._drive
+        drive = cast("AsyncDrive | None", self._drive)
         with wait_span(self.spec.name, core.job_id):
             try:
                 if drive is not None:

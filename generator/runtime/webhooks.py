@@ -38,12 +38,12 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from os import environ as os_environ
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, Union
 
 import attrs
 import httpx
 
-from .errors import SDKError
+from .errors import RecordT_co, SDKError  # a bare WebhookReceiver: any job's events
 from .records import dig, pointer
 from .serde import lenient
 from .webhookrules import (
@@ -71,7 +71,6 @@ __all__ = [
     "signing_key",
 ]
 
-EventT = TypeVar("EventT")
 Headers = Union[Mapping[str, str], Sequence[tuple[str, str]], httpx.Headers]
 
 SCHEMES = ("standard-webhooks", "hmac-sha256")
@@ -164,13 +163,13 @@ class WebhookSpec:
 
 
 @attrs.frozen(kw_only=True)
-class WebhookDelivery(Generic[EventT]):
+class WebhookDelivery(Generic[RecordT_co]):
     """One verified delivery: its id, its job, the typed event and the raw record."""
 
     delivery_id: str
     job_id: str
     timestamp: int
-    event: EventT
+    event: RecordT_co
     record: object = attrs.field(repr=False)
 
 
@@ -236,7 +235,7 @@ def sign_webhook(
     return headers
 
 
-class WebhookReceiver(Generic[EventT]):
+class WebhookReceiver(Generic[RecordT_co]):
     """Verifies deliveries, decodes them and routes them to the waits listening for them.
 
     `secret` defaults to the environment variable the spec names; its key must be at
@@ -251,7 +250,7 @@ class WebhookReceiver(Generic[EventT]):
     def __init__(
         self,
         spec: WebhookSpec,
-        decode_event: Callable[[Any], EventT],
+        decode_event: Callable[[Any], RecordT_co],
         *,
         secret: str | bytes | None = None,
         wall_clock: Callable[[], float] = time.time,
@@ -303,7 +302,7 @@ class WebhookReceiver(Generic[EventT]):
         checked for presence and age (before the body is read or hashed)."""
         spec = self.spec
         found = _header_map(headers)
-        values = []
+        values: list[str] = []
         for name in (spec.id_header, spec.timestamp_header, spec.signature_header):
             value = found.get(name.lower(), "").strip()
             if not value.isascii():
@@ -358,7 +357,9 @@ class WebhookReceiver(Generic[EventT]):
 
     # -- deliveries ------------------------------------------------------------------
 
-    def handle(self, headers: Headers, body: bytes | str) -> WebhookDelivery[EventT]:
+    def handle(
+        self, headers: Headers, body: bytes | str
+    ) -> WebhookDelivery[RecordT_co]:
         """Verify and decode one delivery, and wake the wait for its job.
 
         Raises `InvalidSignature`, `StaleWebhook`, `DuplicateWebhook` (a delivery

@@ -39,7 +39,7 @@ def test_a_handle_cancels_its_job_which_then_reports_canceled(e2e: E2E) -> None:
         failure: BaseException | None = None
         if api.has_result:
             try:
-                await _value(handle.result(timeout=10))
+                await _value(handle.result(deadline=10))
             except e2e.sdk.JobCanceled as error:
                 failure = error
         return running, ended, failure

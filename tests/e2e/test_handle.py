@@ -101,10 +101,10 @@ def test_start_creates_one_job_and_result_fetches_it_once(e2e: E2E) -> None:
         )
         if not api.has_result:
             with pytest.raises(e2e.sdk.NoResultOperation):
-                await _value(handle.result(timeout=10))
-            return handle, await _value(handle.wait(timeout=10)), None, True
-        first = await _value(handle.result(timeout=10))
-        again = await _value(handle.result(timeout=10))
+                await _value(handle.result(deadline=10))
+            return handle, await _value(handle.wait(deadline=10)), None, True
+        first = await _value(handle.result(deadline=10))
+        again = await _value(handle.result(deadline=10))
         return handle, first, again, await _value(handle.done())
 
     handle, first, again, done = _drive(e2e, run)
@@ -132,7 +132,7 @@ def test_a_failed_job_is_done_and_its_result_raises_job_failed(e2e: E2E) -> None
         error: BaseException | None = None
         if api.has_result:
             try:
-                await _value(handle.result(timeout=10))
+                await _value(handle.result(deadline=10))
             except e2e.sdk.JobFailed as failed:
                 error = failed
         return decisions, error

@@ -220,7 +220,7 @@ def test_start_poll_then_resume_from_the_token_and_download_to_a_file(
         handle = documents.handle(resume=token)  # no key given: the token holds it
         while not (await _value(handle.poll())).done:
             pass
-        return await _value(handle.result(timeout=30, to_file=target))
+        return await _value(handle.result(deadline=30, to_file=target))
 
     document = _drive(keyed, finish)
 

@@ -138,7 +138,7 @@ def test_the_handle_polls_the_operation_url_and_its_token_carries_it(e2e: E2E) -
 
     # Another process continues from the token alone: the job is read at its URL again.
     def resumed(jobs: Any) -> Any:
-        return jobs.handle(resume=token).result(timeout=10)
+        return jobs.handle(resume=token).result(deadline=10)
 
     again = e2e.run(resumed)
     assert type(again).__name__ == e2e.api.result_type

@@ -211,7 +211,7 @@ def test_a_started_put_keeps_its_original_uri_in_its_resume_token(contoso: Modul
     resumed = widgets.create_or_replace_handle(resume=handle.resume_token)
 
     assert token["final_url"] == f"{HOST}/widgets/w2?{QUERY}"
-    assert resumed.result(timeout=60).name == "w2"
+    assert resumed.result(deadline=60).name == "w2"
     assert service.requests[-1] == ("GET", f"/widgets/w2?{QUERY}")
 
 
@@ -316,7 +316,7 @@ def test_jobgen_serve_simulates_imported_jobs(contoso: ModuleType) -> None:
             handle = client.widgets.begin_create_or_replace(
                 "w7", body=contoso.models.Widget(color="blue"), deadline=60
             )
-            widget = handle.result(timeout=60)
+            widget = handle.result(deadline=60)
             deleted = client.widgets.delete_and_wait("w7", deadline=60)
         job_id = httpx.URL(handle.job_id).path.rsplit("/", 1)[1]
         log = server.requests(job_id)

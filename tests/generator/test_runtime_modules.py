@@ -22,6 +22,7 @@ import yaml
 
 from jobgen.config import load_targets
 from jobgen.pipeline import Target, generate
+from jobgen.render.shipping import runtime_init
 from tests.helpers import REAL_SPECS, ROOT, SPECS, TEST_SPECS, imported_sdk, write
 
 TARGETS = load_targets(ROOT / "pyproject.toml")
@@ -441,3 +442,13 @@ def test_regenerating_deletes_the_runtime_modules_it_no_longer_ships(tmp_path: P
     listed = json.dumps(manifest)
     assert "_runtime/waiter.py" not in listed and "_runtime/http.py" in listed
     check_sdk(out)
+
+
+def test_the_runtime_init_names_every_public_name_for_type_checkers() -> None:
+    """The runtime's ``__init__`` imports each name of its table under TYPE_CHECKING,
+    as `runtime_init` writes that block (so pyright and mypy see what ``__getattr__``
+    loads); an SDK's copy names only what it ships."""
+    runtime = ROOT / "generator" / "runtime"
+    source = (runtime / "__init__.py").read_text(encoding="utf-8")
+    everything = frozenset(p.stem for p in runtime.glob("*.py"))
+    assert runtime_init(source, everything) == source

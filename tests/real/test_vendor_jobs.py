@@ -196,7 +196,7 @@ def test_keyvault_backup_is_polled_at_its_azure_async_operation_url(
         else:
             handle = client.full_backup.start(api_version="7.4", extra_headers=headers)
             with pytest.raises(sdk.errors.JobFailed) as failed:
-                handle.result(timeout=30)
+                handle.result(deadline=30)
             record = failed.value.record
             assert failed.value.job_id == handle.job_id == polled_url(server, handle.job_id)
         assert record.status == state

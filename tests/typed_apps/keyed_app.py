@@ -36,5 +36,5 @@ def begin(client: Client, upload: DocumentUpload) -> str:
 async def finish(token: str) -> bytes:
     async with AsyncClient(api_key="DeepL-Auth-Key key") as client:
         handle = client.documents.handle(resume=token)
-        result: bytes = await handle.result(timeout=600)
+        result: bytes = await handle.result(deadline=600)
         return result

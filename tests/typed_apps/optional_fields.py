@@ -1,4 +1,4 @@
-"""Optional fields: absent (UNSET) and null (None) are both falsy, so one check reads them."""
+"""Optional fields: one check reads absent (UNSET) and null (None) as absent, and keeps 0."""
 
 from __future__ import annotations
 
@@ -6,9 +6,20 @@ from sume_sdk import Client, Unset
 from sume_sdk.models import CreateJobRequest, Job, TextInput
 
 
-def eta(record: Job) -> float:
-    # Absent or null: the default.
-    return record.next_poll_after_seconds or 0.0
+def eta(record: Job, default: float = 1.0) -> float:
+    # Absent or null: the default; 0 stays 0 (the SDK README's idiom).
+    hint = record.next_poll_after_seconds
+    return default if hint is None or isinstance(hint, Unset) else hint
+
+
+def eta_of_field(record: Job, default: float = 1.0) -> float:
+    # The README's idiom as written, on the field itself.
+    return (
+        default
+        if record.next_poll_after_seconds is None
+        or isinstance(record.next_poll_after_seconds, Unset)
+        else record.next_poll_after_seconds
+    )
 
 
 def failure_message(record: Job) -> str:

@@ -186,3 +186,34 @@ def test_an_operation_url_application_passes_mypy_strict(tmp_path: Path) -> None
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_optional_field_idiom_keeps_0_and_reads_absent_and_null_as_the_default() -> None:
+    """The SDK README's idiom, as the application writes it, run on real records."""
+    script = (
+        "import json, optional_fields as app\n"
+        "from sume_sdk.models import Job\n"
+        "base = {'id': 'job_1', 'status': 'processing', 'terminal': False,"
+        " 'result_ready': False, 'mode': 'polling',"
+        " 'created_at': '2026-01-01T00:00:00Z', 'updated_at': '2026-01-01T00:00:00Z'}\n"
+        "out = []\n"
+        "for extra in ({'next_poll_after_seconds': 0}, {'next_poll_after_seconds': None}, {},"
+        " {'next_poll_after_seconds': 2.5}):\n"
+        "    record = Job.from_dict({**base, **extra})\n"
+        "    out.append([app.eta(record, 7.0), app.eta_of_field(record, 7.0)])\n"
+        "print(json.dumps(out))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SDK), str(HERE)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [[0.0, 0.0], [7.0, 7.0], [7.0, 7.0], [2.5, 2.5]]
+    readme = (SDK / "README.md").read_text(encoding="utf-8")
+    idiom = "default if record.field is None or isinstance(record.field, Unset) else record.field"
+    assert idiom in readme
+    assert "value = record.field or default" not in readme

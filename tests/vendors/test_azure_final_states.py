@@ -184,10 +184,10 @@ def test_a_put_jobs_handle_ends_with_the_get_of_the_original_uri(
 
     async def flow_async(c: Any) -> Any:
         handle = await c.jobs.start("job-1", body=job, deadline=60)
-        return await handle.result(timeout=60)
+        return await handle.result(deadline=60)
 
     def flow(c: Any) -> Any:
-        return c.jobs.start("job-1", body=job, deadline=60).result(timeout=60)
+        return c.jobs.start("job-1", body=job, deadline=60).result(deadline=60)
 
     outcome = rig.run(flow_async if mode == "async" else flow)
 
@@ -216,7 +216,7 @@ def test_a_put_jobs_resume_token_keeps_the_original_uri(
         tokens.append(c.jobs.start("job-1", body=job, deadline=60).resume_token)
 
     rig.run(start_async if mode == "async" else start)
-    outcome = rig.run(lambda c: c.jobs.handle(resume=tokens[0]).result(timeout=60))
+    outcome = rig.run(lambda c: c.jobs.handle(resume=tokens[0]).result(deadline=60))
 
     assert [m for m, *_ in rig.wire()] == ["PUT", "GET", "GET", "GET", "GET"]
     assert rig.wire()[-1][1] == "/jobs/job-1"

@@ -156,10 +156,10 @@ def test_the_handles_wait_makes_its_first_read_when_the_202_says(
     rig = Rig(sdk, mode, create_retry_after=5)
 
     async def flow_async(jobs: Any) -> Any:
-        return await (await jobs.start(MODEL, body=rig.body, deadline=60)).result(timeout=60)
+        return await (await jobs.start(MODEL, body=rig.body, deadline=60)).result(deadline=60)
 
     def flow(jobs: Any) -> Any:
-        return jobs.start(MODEL, body=rig.body, deadline=60).result(timeout=60)
+        return jobs.start(MODEL, body=rig.body, deadline=60).result(deadline=60)
 
     outcome = rig.run(flow_async if mode == "async" else flow)
 

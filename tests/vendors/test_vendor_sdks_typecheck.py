@@ -1,11 +1,13 @@
 """The SDKs of the vendor specs (a result named by the terminal record, the terminal
 record as the result, a cancel without a canceled state, constants,
 array elements and shared credential headers), and those of the published Azure
-specs with jobs imported from their long-running operations (no side file), are ruff- and
-mypy --strict clean, as every generated SDK must be."""
+specs with jobs imported from their long-running operations (no side file), are ruff-,
+mypy --strict and pyright --strict clean, as every generated SDK must be."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ from tests.vendors.test_azure_final_states import AZURE
 from tests.vendors.test_azure_final_states import SPECS as AZURE_SPECS
 
 VENDORS = ["anthropic_batches", "openai_batches", "replicate_predictions", "voiceover"]
+PYRIGHT = Path(sys.executable).with_name("pyright")
 
 
 @pytest.mark.slow
@@ -52,3 +55,47 @@ def _check(out: Path, package: str, mypy_cache: Path) -> None:
             [sys.executable, "-m", *command], cwd=out, capture_output=True, text=True, check=False
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_the_vendor_and_azure_sdks_pass_pyright_strict(tmp_path: Path) -> None:
+    """All of them in one pyright run, at the SDKs' Python floor (3.9)."""
+    packages = []
+    for name in VENDORS:
+        package = f"{name}_sdk"
+        jobs = SPECS / f"{name}.jobs.yaml"
+        generate(
+            Target(
+                spec=SPECS / f"{name}.yaml", output=tmp_path / package, package=package, jobs=jobs
+            )
+        )
+        packages.append(tmp_path / package / package)
+    for name in sorted(AZURE_SPECS):
+        package = f"azure_{name}_sdk"
+        out = tmp_path / package
+        generate(
+            Target(spec=AZURE / AZURE_SPECS[name], output=out, package=package, ref_root=AZURE)
+        )
+        packages.append(out / package)
+    config = {
+        "include": [os.path.relpath(p, tmp_path) for p in packages],
+        "typeCheckingMode": "strict",
+        "pythonVersion": "3.9",
+    }
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    proc = subprocess.run(
+        [str(PYRIGHT), "--outputjson", "--pythonpath", sys.executable, "--project", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    report = json.loads(proc.stdout)
+    problems = [
+        f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']} ({d.get('rule')})"
+        for d in report["generalDiagnostics"]
+        if d["severity"] in ("error", "warning")
+    ]
+    assert report["summary"]["filesAnalyzed"] >= 20 * len(packages)
+    assert problems == [], "\n".join(problems)

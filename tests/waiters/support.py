@@ -307,6 +307,15 @@ class After:
 
 
 @dataclass
+class Timed:
+    """Answer `before` until `at` fake seconds into the test, then `after`."""
+
+    at: float
+    before: Any
+    after: Any
+
+
+@dataclass
 class Seen:
     """A request as the API received it."""
 
@@ -503,6 +512,8 @@ class ScriptedAPI:
             return script[min(position, len(script) - 1)], position >= len(script) - 1
 
     def _answer(self, seen: Seen, step: Any, request: httpx.Request) -> httpx.Response:
+        if isinstance(step, Timed):
+            step = step.after if seen.at >= step.at else step.before
         if isinstance(step, BaseException):
             if isinstance(step, httpx.RequestError):
                 raise type(step)(str(step), request=request)

@@ -4,6 +4,7 @@ resume token; request timeouts and retries bounded by the time left."""
 from __future__ import annotations
 
 import json
+import random
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ from tests.waiters.support import (
     WALL_START,
     FakeTime,
     ScriptedAPI,
+    Timed,
     answer,
     http,
 )
@@ -60,28 +62,99 @@ def test_the_last_look_finds_the_job_done(twin) -> None:
 
 
 def test_no_last_look_without_a_read_budget_left(twin) -> None:
-    # 1.5 + 3.0 would pass 1.8 and 0.3 s left is less than a read's budget: raise now
+    # 1.5 would pass 0.4, and 0.4 s left is less than a read's budget: raise now
     api = _never_finishing()
     s = twin.connect(api)
 
     with pytest.raises(s.errors.JobTimeout) as caught:
-        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=1.8))
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=0.4))
 
-    assert s.time.sleeps == [1.5]
-    assert caught.value.elapsed == 1.5
+    assert s.time.sleeps == []
+    assert caught.value.elapsed == 0.0
 
 
-def test_the_last_look_keeps_the_floor(twin) -> None:
-    # A spec floor of 2 s: 1.5 s before the deadline is too soon for a last look
+def test_the_next_read_moves_to_the_last_look_when_the_one_after_would_not_fit(twin) -> None:
+    # 1.5 fits 1.8, but the read after it would not (0.3 s left, less than a read's
+    # budget): the next read itself moves to 1.8 - 0.5, the last look
+    api = _never_finishing()
+    s = twin.connect(api)
+    events = []
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=1.8, on_poll=events.append))
+
+    assert s.time.sleeps == [pytest.approx(1.3)]
+    assert [(e.delay, e.source) for e in events] == [
+        (pytest.approx(1.3), "deadline"),
+        (None, None),
+    ]
+    assert caught.value.elapsed == pytest.approx(1.3)
+
+
+def test_the_last_look_moves_later_within_the_floor(twin) -> None:
+    # A floor of 2 s: from 2.0, the backoff's 3.0 would leave 1.0 s at 5.0, less than
+    # the floor and a read's budget, so the read moves to 6 - 0.5
     api = _never_finishing()
     s = twin.connect(api, wait={"floor": 2.0})
 
     with pytest.raises(s.errors.JobTimeout) as caught:
         s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=6))
 
-    # 2.0 (floor over 1.5) then 3.0: at 5.0, 1.0 - 0.5 is below the floor
-    assert s.time.sleeps == [2.0, 3.0]
-    assert caught.value.elapsed == 5.0
+    assert s.time.sleeps == [2.0, 3.5]
+    assert [r.at for r in api.requests] == [0.0, 2.0, 5.5]
+    assert caught.value.elapsed == 5.5
+
+
+def test_the_last_look_keeps_the_floor(twin) -> None:
+    # A floor of 2 s and a 2.3 s deadline: 2.3 - 0.5 is sooner than the floor allows,
+    # so the read stays at 2.0, and nothing fits after it
+    api = _never_finishing()
+    s = twin.connect(api, wait={"floor": 2.0})
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=2.3))
+
+    assert s.time.sleeps == [2.0]
+    assert caught.value.elapsed == 2.0
+
+
+@pytest.mark.parametrize("floor", [0.0, 1.0, 2.0])
+def test_a_job_done_at_19_s_of_20_is_seen_on_every_seed(twin, floor: float) -> None:
+    for seed in range(40):
+        api = ScriptedAPI(STRIPE).script("frr_01", Timed(19.0, "pending", "succeeded"))
+        s = twin.connect(api, rng=random.Random(seed).random, wait={"floor": floor})
+
+        record = s.run(lambda c: c.reporting.wait_for_job("frr_01", deadline=20))
+
+        # the read that sees it comes after 19 s and by the deadline less a read's budget
+        assert record.status == "succeeded", (floor, seed)
+        assert 19.0 <= api.requests[-1].at <= 19.5 + 1e-9, (floor, seed)
+
+
+def test_against_a_2_s_floor_a_job_done_at_3_2_s_of_4_is_seen(twin) -> None:
+    # Sume: floor 2 s. The read at 2.0 would leave no room for another (2.0 s left is
+    # less than the floor and a read's budget): it moves to 4 - 0.5 and sees the end
+    for seed in range(20):
+        api = ScriptedAPI(SUME).script("job_01", Timed(3.2, "processing", "completed"))
+        s = twin.connect(api, rng=random.Random(seed).random)
+
+        record = s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=4))
+
+        assert record.status == "completed", seed
+        assert [r.at for r in api.requests] == [0.0, pytest.approx(3.5)], seed
+
+
+@pytest.mark.parametrize(("hint", "reads"), [(2.2, [0.0, 3.5]), (3.8, [0.0, 3.8])])
+def test_the_last_look_never_comes_sooner_than_a_server_hint(twin, hint, reads) -> None:
+    # A body hint that leaves no room for a read after it: the read moves later to the
+    # deadline less a read's budget (2.2 -> 3.5), never sooner than the hint (3.8)
+    api = ScriptedAPI(SUME).script("job_01", answer("processing", hint=hint), "processing")
+    s = twin.connect(api)
+
+    with pytest.raises(s.errors.JobTimeout):
+        s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=4))
+
+    assert [r.at for r in api.requests] == pytest.approx(reads)
 
 
 def test_a_slow_status_read_widens_the_last_looks_budget(twin) -> None:
@@ -319,4 +392,32 @@ def test_deadline_must_be_a_positive_number(twin, deadline: float) -> None:
 
     with pytest.raises(ValueError, match="deadline"):
         s.run(lambda c: c.jobs.wait_for_job("job_01", deadline=deadline))
+    assert api.requests == []
+
+
+@pytest.mark.parametrize("method", ["wait", "result"])
+def test_a_handles_wait_takes_deadline(twin, method: str) -> None:
+    api = ScriptedAPI(SUME).script("job_01", "processing")
+    s = twin.connect(api)
+    handle = s.client.jobs.handle("job_01")
+
+    with pytest.raises(s.errors.JobTimeout) as caught:
+        s.run(lambda c: getattr(handle, method)(deadline=4))
+
+    assert caught.value.deadline == 4
+    assert [r.at for r in api.requests] == [0.0, 3.5]  # the last look at 4 - 0.5
+
+
+@pytest.mark.parametrize("method", ["wait", "result"])
+def test_a_handles_wait_refuses_timeout_naming_deadline(twin, method: str) -> None:
+    # timeout= is the HTTP request timeout everywhere; how long a wait may take is deadline=
+    api = ScriptedAPI(SUME).script("job_01", "processing")
+    s = twin.connect(api)
+    handle = s.client.jobs.handle("job_01")
+
+    with pytest.raises(TypeError) as caught:
+        s.run(lambda c: getattr(handle, method)(timeout=4))
+
+    assert f"{method}() takes deadline=" in str(caught.value)
+    assert "not timeout=" in str(caught.value)
     assert api.requests == []

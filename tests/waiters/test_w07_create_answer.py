@@ -204,7 +204,7 @@ def test_start_polls_only_when_the_202s_retry_after_is_due(twin) -> None:
     assert (second.done, second.delay) == (False, 3.0)
     assert json.loads(second.resume_token)["due_at"] == WALL_START + 5.0
 
-    result = _call(s, lambda: handle.result(timeout=600))
+    result = _call(s, lambda: handle.result(deadline=600))
 
     assert result.status.value == "Succeeded"
     # then backoff(1) with the spec's first of 1 s: 3 s
@@ -218,7 +218,7 @@ def test_start_with_a_terminal_create_answer_is_done_without_a_request(twin) -> 
 
     decision = _call(s, handle.poll)
     done = _call(s, handle.done)
-    record = _call(s, lambda: handle.wait(timeout=60))
+    record = _call(s, lambda: handle.wait(deadline=60))
 
     assert decision.done and decision.outcome == "success"
     assert done and record.status.value == "Succeeded"

@@ -65,7 +65,11 @@ def resource_view(
     owner: dict[str, str],
     classes: dict[str, ErrorClasses] | None = None,
     job_operations: frozenset[str] = frozenset(),
+    shared: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
+    """The view of one resource module. ``shared``: the names of its request builders
+    that sibling modules import (listed in its ``__all__``, which type checkers read as
+    what the module exports; the view's ``imports_from`` says what it takes itself)."""
     if any(op.name == "list" for op in resource.operations):
         code = attrs.evolve(code, shadowed=frozenset({"list"}))
     keys = {
@@ -169,14 +173,18 @@ def resource_view(
                 py_str(n)
                 for n in sorted(
                     [
-                        prefix + resource.name + suffix
-                        for prefix in ["", "Async"]
-                        for suffix in ["", "WithRawResponse", "WithStreamingResponse"]
+                        *(
+                            prefix + resource.name + suffix
+                            for prefix in ["", "Async"]
+                            for suffix in ["", "WithRawResponse", "WithStreamingResponse"]
+                        ),
+                        *shared,
                     ],
                     key=all_key,
                 )
             ],
         ),
+        "imports_from": {module: frozenset(names) for module, names in cross.items()},
         "has_multipart": any("_multipart" in arg for op in ops for arg in op["body_args"]),
         "has_with_key": any(
             job["create"] and "_with_key(" in job["create"]["call_args"] for job in jobs

@@ -29,7 +29,7 @@ def poll_once(url: str) -> float | None:
         decision = handle.poll()
         record: ExportStatus = decision.record
         if decision.done:
-            result: Export = handle.result(timeout=60)
+            result: Export = handle.result(deadline=60)
             print(result.id, record.status)
             return None
         return decision.delay
@@ -40,7 +40,7 @@ async def export_async(report: str) -> str:
         handle = await client.exports.start(body=ExportRequest(report=report))
         token: str = handle.resume_token
         again = client.exports.handle(resume=token)
-        result: Export = await again.result(timeout=60)
+        result: Export = await again.result(deadline=60)
         return result.id
 
 

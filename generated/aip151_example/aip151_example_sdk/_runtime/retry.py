@@ -153,7 +153,7 @@ class _Strategy:
     time_left: Callable[[], float] | None
     stats: RetryStats
     started: float = 0.0
-    planned: dict[int, float] = attrs.Factory(dict)
+    planned: dict[int, float] = attrs.Factory(dict[int, float])
 
     def _error(self, state: tenacity.RetryCallState) -> BaseException | None:
         outcome = state.outcome

@@ -21,11 +21,14 @@ import enum
 import json as _json
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
 from .scalars import Unset
 from .serde import encode as _encode
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeGuard
 
 __all__ = [
     "Style",
@@ -57,6 +60,14 @@ def scalar(value: Any) -> str:
     return str(value)
 
 
+def _is_list(value: object) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
+
+
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(value, Mapping)
+
+
 def _unset(value: Any) -> bool:
     return value is None or isinstance(value, Unset)
 
@@ -64,7 +75,11 @@ def _unset(value: Any) -> bool:
 def _plain(value: Any) -> Any:
     """A model as its mapping, a tuple as a list; other values as they are."""
     if hasattr(value, "to_dict") or isinstance(value, tuple):
-        value = _encode(list(value) if isinstance(value, tuple) else value)
+        value = _encode(
+            list(cast("tuple[object, ...]", value))
+            if isinstance(value, tuple)
+            else value
+        )
     return value
 
 
@@ -74,9 +89,9 @@ def _pairs(value: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def _joined(value: Any, sep: str, explode_object: bool) -> str:
     """A list or an object joined by ``sep`` (objects as ``k,v`` or ``k=v`` pairs)."""
-    if isinstance(value, list):
+    if _is_list(value):
         return sep.join(scalar(v) for v in value)
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         pairs = _pairs(value)
         if explode_object:
             return sep.join(f"{k}={v}" for k, v in pairs)
@@ -87,9 +102,9 @@ def _joined(value: Any, sep: str, explode_object: bool) -> str:
 def _nested(name: str, value: Any) -> list[tuple[str, str]]:
     """``name[key]=v`` and ``name[0]=v``, recursively (beyond what styles define)."""
     value = _plain(value)
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         items = [(f"{name}[{k}]", v) for k, v in value.items()]
-    elif isinstance(value, list):
+    elif _is_list(value):
         items = [(f"{name}[{i}]", v) for i, v in enumerate(value)]
     else:
         return [(name, scalar(value))]
@@ -116,14 +131,14 @@ def _styled(name: str, value: Any, style: Style | None) -> list[tuple[str, str]]
         return []
     kind, explode = style or _FORM
     value = _plain(value)
-    if kind == "deepObject" and isinstance(value, (Mapping, list)):
+    if kind == "deepObject" and (_is_mapping(value) or _is_list(value)):
         return _nested(name, value)
-    if isinstance(value, list):
+    if _is_list(value):
         if explode:
             return [(name, scalar(v)) for v in value if not _unset(v)]
         sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(kind, ",")
         return [(name, _joined(value, sep, False))]
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         if explode:
             return _pairs(value) if kind == "form" else _nested(name, value)
         sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(kind, ",")
@@ -140,7 +155,7 @@ def form_items(
     for key, value in data.items():
         style = (encoding or {}).get(str(key))
         value = _plain(value)
-        nested = isinstance(value, list) and any(
+        nested = _is_list(value) and any(
             isinstance(_plain(v), (Mapping, list)) for v in value
         )
         if style is None and nested:
@@ -163,9 +178,9 @@ def path_param(
     def enc(text: str) -> str:
         return quote(text, safe="")
 
-    if isinstance(value, list):
+    if _is_list(value):
         parts = [enc(scalar(v)) for v in value]
-    elif isinstance(value, Mapping):
+    elif _is_mapping(value):
         pairs = [(enc(k), enc(v)) for k, v in _pairs(value)]
         parts = (
             [f"{k}={v}" for k, v in pairs]
@@ -178,9 +193,9 @@ def path_param(
         return "." + ("." if explode else ",").join(parts)
     if style == "matrix":
         key = enc(name)
-        if isinstance(value, Mapping) and explode:
+        if _is_mapping(value) and explode:
             return "".join(";" + p for p in parts)
-        if isinstance(value, list) and explode:
+        if _is_list(value) and explode:
             return "".join(f";{key}={p}" for p in parts)
         return f";{key}=" + ",".join(parts) if parts != [""] else f";{key}"
     return ",".join(parts)
@@ -194,7 +209,7 @@ def header(value: Any, explode: bool = False) -> Any:
     if _unset(value):
         return value
     value = _plain(value)
-    if isinstance(value, (list, Mapping)):
+    if _is_list(value) or _is_mapping(value):
         return _joined(value, ",", explode)
     return scalar(value)
 
@@ -207,9 +222,9 @@ def cookie_header(cookies: tuple[tuple[str, Any, bool], ...]) -> str | None:
         if _unset(value):
             continue
         value = _plain(value)
-        if isinstance(value, list) and explode:
+        if _is_list(value) and explode:
             out.extend(f"{name}={quote(scalar(v), safe='')}" for v in value)
-        elif isinstance(value, Mapping) and explode:
+        elif _is_mapping(value) and explode:
             out.extend(f"{k}={quote(v, safe='')}" for k, v in _pairs(value))
         else:
             text = _joined(value, ",", False)

@@ -31,7 +31,7 @@ class Operation(_s.Model):
     error: Status | _s.Unset = _s.UNSET
     response: TranslateDocumentResponse | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

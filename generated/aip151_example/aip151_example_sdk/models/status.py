@@ -22,7 +22,7 @@ class Status(_s.Model):
     message: str | _s.Unset = _s.UNSET
     details: list[dict[str, _t.Any]] | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

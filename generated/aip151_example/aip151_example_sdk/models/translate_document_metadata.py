@@ -22,7 +22,7 @@ class TranslateDocumentMetadata(_s.Model):
 
     submit_time: datetime.datetime | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -22,7 +22,7 @@ class TranslateDocumentRequest(_s.Model):
     target_language_code: str
     """The BCP-47 code of the language to translate into."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

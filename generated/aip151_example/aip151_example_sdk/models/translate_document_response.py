@@ -21,7 +21,7 @@ class TranslateDocumentResponse(_s.Model):
 
     page_count: int | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -20,6 +20,7 @@ __all__ = [
     "Operations",
     "OperationsWithRawResponse",
     "OperationsWithStreamingResponse",
+    "_get_request",
 ]
 
 

@@ -459,7 +459,9 @@ class JobFailed(_JobEnded[RecordT_co, ErrorT_co]):
     """
 
     verb = "failed"
-    failure_result: object = None
+    if TYPE_CHECKING:  # a job's own class narrows it to its download's type
+        failure_result: Any
+    failure_result = None
 
 
 class JobCanceled(_JobEnded[RecordT_co, ErrorT_co]):

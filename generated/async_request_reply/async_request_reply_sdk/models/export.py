@@ -21,7 +21,7 @@ class Export(_s.Model):
     download_url: str
     rows: int | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -37,7 +37,7 @@ class ExportRequest(_s.Model):
         converter=_convert_format,
     )
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -41,7 +41,7 @@ class ExportStatus(_s.Model):
     percent_complete: int | _s.Unset = _s.UNSET
     error: ErrorDetail | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -48,9 +48,11 @@ class Carries(Protocol):
 
     def check(self, given: Carried) -> dict[str, object]:
         """`given` checked: every value there and typed, no others."""
+        ...
 
     def read(self, response: httpx.Response, job: str) -> dict[str, object]:
         """The values of a create response (MissingJobId names one it lacks)."""
+        ...
 
     def from_record(
         self, record: object, job_id: str, *, failed: bool = False
@@ -324,8 +326,8 @@ class PollEvent(Generic[RecordT]):
     create answer standing for it, is 1; status retries do not count); `delay` is the
     chosen wait before the next poll, None when the wait stops here; `source` is where
     it came from: "retry-after", "hint" (the body), "header" (another header),
-    "backoff", "floor", or "deadline" (the backoff cut so that a last read ends by
-    the deadline, W5). `record` is the record decoded to the job's record model
+    "backoff", "floor", or "deadline" (the last read, moved to the deadline less one
+    read's budget, W5). `record` is the record decoded to the job's record model
     (leniently: a value off the spec is kept as received); `raw_record` is its JSON.
     A job's own `on_poll` receives `PollEvent[ItsRecord]`; `WaitConfig.on_poll`, shared
     by every job of a client, receives `PollEvent[Any]`. `progress` is the job's

@@ -26,7 +26,7 @@ class AnalysisResult(_s.Model):
     statistics: dict[str, int] | _s.Unset = _s.UNSET
     """Counters by name, e.g. `documentsCount`, `transactionsCount`."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -60,7 +60,7 @@ class AnalyzeRequest(_s.Model):
     tags: dict[str, str] | _s.Unset = _s.UNSET
     """Labels kept on the operation."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

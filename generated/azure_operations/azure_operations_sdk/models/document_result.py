@@ -48,7 +48,7 @@ class DocumentResult(_s.Model):
     summary: str | None | _s.Unset = _s.UNSET
     warnings: list[ErrorDetail] | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -25,7 +25,7 @@ class ErrorDetail(_s.Model):
     details: list[ErrorDetail] | _s.Unset = _s.UNSET
     innererror: InnerError | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

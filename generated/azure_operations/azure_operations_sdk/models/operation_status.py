@@ -49,7 +49,7 @@ class OperationStatus(_s.Model):
     error: ErrorDetail | _s.Unset = _s.UNSET
     result: AnalysisResult | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

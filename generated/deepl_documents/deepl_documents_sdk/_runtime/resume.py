@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from typing import cast
 
 import attrs
 
@@ -36,7 +37,7 @@ class ResumeToken:
     deadline_at: float | None
     attempt: int
     job: str | None = None
-    carried: Mapping[str, object] = attrs.field(factory=dict)
+    carried: Mapping[str, object] = attrs.field(factory=dict[str, object])
     url: str | None = None
     due_at: float | None = None
     #: Where the result is fetched once the job succeeded (`final_from: original-uri`).
@@ -78,6 +79,7 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         raise bad("nested too deeply") from None
     if not isinstance(data, dict):
         raise bad("not a JSON object")
+    data = cast("dict[str, object]", data)
     if data.get("v") != _TOKEN_VERSION:
         raise bad(f"unsupported version {data.get('v')!r}")
     job_id, deadline_at, attempt = (
@@ -99,9 +101,11 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         raise bad(f"it belongs to a {kind!r} job, not a {job!r} job")
     carried = data.get("carried", {})
     if not isinstance(carried, dict) or not all(
-        isinstance(v, (str, int, float, bool)) for v in carried.values()
+        isinstance(v, (str, int, float, bool))
+        for v in cast("dict[str, object]", carried).values()
     ):
         raise bad("carried values are not a JSON object of scalars")
+    carried = cast("dict[str, object]", carried)
     url = data.get("url")
     if url is not None and (not isinstance(url, str) or not url):
         raise bad("url is not a string")

@@ -10,6 +10,7 @@ call taking a job id accepts it back; the query may hold a secret (a signature,
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import httpx
 
@@ -39,15 +40,16 @@ def summary(value: object) -> str:
     if value is None or value == "":
         return ""
     if isinstance(value, dict):
+        payload = cast("dict[str, object]", value)
         for key in ("message", "detail", "error_description"):
-            inner = value.get(key)
+            inner = payload.get(key)
             if isinstance(inner, str) and inner:
                 value = inner
                 break
         else:
-            inner = value.get("error")
+            inner = payload.get("error")
             if isinstance(inner, (dict, str)) and inner:
-                return summary(inner)
+                return summary(cast(object, inner))
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     text = " ".join(text.split())
     if len(text) > _SUMMARY_LIMIT:

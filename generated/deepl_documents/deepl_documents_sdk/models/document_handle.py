@@ -22,7 +22,7 @@ class DocumentHandle(_s.Model):
     document_key: str
     """The key needed, with the id, to check the status and download the result."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -19,7 +19,7 @@ class DocumentKey(_s.Model):
     document_key: str
     """The key returned when the document was uploaded."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -48,7 +48,7 @@ class DocumentStatus(_s.Model):
     error_message: str | _s.Unset = _s.UNSET
     """A short description of the error; only when the status is `error`."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

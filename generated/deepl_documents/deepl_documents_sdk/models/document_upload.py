@@ -58,7 +58,7 @@ class DocumentUpload(_s.Model):
     glossary_id: str | _s.Unset = _s.UNSET
     """A glossary to use for the translation."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

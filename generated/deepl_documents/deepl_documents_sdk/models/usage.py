@@ -22,7 +22,7 @@ class Usage(_s.Model):
     character_limit: int
     """The most characters the period allows."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

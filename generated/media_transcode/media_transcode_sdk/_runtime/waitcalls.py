@@ -70,7 +70,7 @@ class Begun:
     target: str
     attempt: int = 0
     deadline_at: float | None = None
-    carried: dict[str, object] = attrs.field(factory=dict)
+    carried: dict[str, object] = attrs.field(factory=dict[str, object])
     due_at: float | None = None
     final_url: str | None = None
 

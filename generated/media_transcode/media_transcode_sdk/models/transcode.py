@@ -54,7 +54,7 @@ class Transcode(_s.Model):
     error: Error | None | _s.Unset = _s.UNSET
     """Why the transcode failed; null unless it did."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -30,7 +30,7 @@ class TranscodeRequest(_s.Model):
     start_seconds: float | _s.Unset = _s.UNSET
     """Where in the video the output starts."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

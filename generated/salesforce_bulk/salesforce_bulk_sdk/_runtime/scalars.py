@@ -13,7 +13,7 @@ import re
 import uuid
 from collections.abc import Mapping
 from os import PathLike
-from typing import IO, Any, Literal, Union, final
+from typing import IO, Any, Literal, Union, cast, final
 
 from .errors import DecodeError
 
@@ -170,5 +170,5 @@ def as_uuid(value: object, path: str) -> uuid.UUID:
 
 def as_object(value: object, path: str) -> Mapping[str, Any]:
     if isinstance(value, Mapping):
-        return value
+        return cast("Mapping[str, Any]", value)
     raise mismatch("an object", value, path)

@@ -58,7 +58,7 @@ class CreateIngestJobRequest(_s.Model):
     assignment_rule_id: str | _s.Unset = _s.UNSET
     """The id of an assignment rule for Case or Lead records."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -26,7 +26,7 @@ class Error(_s.Model):
     fields: list[str] | _s.Unset = _s.UNSET
     """The fields the error is about, when there are any."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -80,7 +80,7 @@ class IngestJobInfo(_s.Model):
         converter=_convert_column_delimiter,
     )
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -112,7 +112,7 @@ class IngestJobInfoFull(_s.Model):
     error_message: str | None | _s.Unset = _s.UNSET
     """Why the job failed, when it did."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -31,7 +31,7 @@ class IngestJobStateUpdate(_s.Model):
 
     state: IngestJobStateUpdateState = attrs.field(converter=_convert_state)
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

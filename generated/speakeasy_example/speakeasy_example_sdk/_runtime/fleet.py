@@ -45,7 +45,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .errors import JobTimeout, SDKError, StatusUnavailable
 from .fleetstore import RedisRateLimiter, ReportBusy, WaitStore
@@ -298,6 +298,7 @@ class CeleryWaits:
             return claim  # "finished", "superseded" (a copy) or "busy" (a copy running)
         self._point("claimed", wait_id)
         token = message["token"]
+        waiter: SyncJobWaiter[Any, Any] | None = None
         try:
             waiter = self._waiter(message["job"])
             decision = JobHandle(waiter, resume=token).poll()
@@ -306,11 +307,11 @@ class CeleryWaits:
             return self._next(message, run, token, self._unavailable_delay)
         except SDKError as error:
             self._point("read", wait_id)
-            timeout = error if isinstance(error, JobTimeout) else None
+            resume = _resume_token(error)
             return self._finish(
                 message,
                 run,
-                "error" if timeout is None else "timeout",
+                "error" if resume is None else "timeout",
                 state=getattr(error, "last_state", None),
                 record=_record(
                     waiter,
@@ -318,7 +319,7 @@ class CeleryWaits:
                     getattr(error, "last_record", None),
                 ),
                 error=str(error),
-                token=token if timeout is None else timeout.resume_token,
+                token=token if resume is None else resume,
             )
         except Exception as error:  # noqa: BLE001 - retried by Celery, then reported
             if task.request.retries >= task.max_retries:
@@ -398,8 +399,9 @@ class CeleryWaits:
 def _waiters_of(client: Any) -> dict[str, SyncJobWaiter[Any, Any]]:
     """Every job waiter of a sync client, by job name (its resources are looked up)."""
     found: dict[str, SyncJobWaiter[Any, Any]] = {}
-    for name in dir(type(client)):
-        attribute = inspect.getattr_static(type(client), name)
+    kind = type(cast(object, client))
+    for name in dir(kind):
+        attribute = inspect.getattr_static(kind, name)
         if name.startswith("_") or not isinstance(attribute, functools.cached_property):
             continue
         resource = getattr(client, name)
@@ -413,13 +415,20 @@ def _waiters_of(client: Any) -> dict[str, SyncJobWaiter[Any, Any]]:
     return found
 
 
-def _record(waiter: SyncJobWaiter[Any, Any], typed: object, raw: object) -> object:
+def _resume_token(error: SDKError) -> str | None:
+    """The resume token of a `JobTimeout`, else None."""
+    return error.resume_token if isinstance(error, JobTimeout) else None
+
+
+def _record(
+    waiter: SyncJobWaiter[Any, Any] | None, typed: object, raw: object
+) -> object:
     """The job's record as JSON, inside any envelope: the typed record's `to_dict()`,
     else the raw status body's record, else None."""
     to_dict = getattr(typed, "to_dict", None)
     if callable(to_dict):
         return to_dict()
-    if raw is None:
-        return None
+    if raw is None or waiter is None:
+        return raw
     record = dig(raw, waiter.spec.record_path)
     return raw if record is MISSING else record

@@ -13,9 +13,11 @@ build handles (`handle()`, `start()`); the waiter they take is the resource's ow
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import attrs
 
@@ -35,9 +37,44 @@ __all__ = ["AsyncJobHandle", "JobHandle", "PollDecision"]
 
 RecordT = TypeVar("RecordT")
 ResultT = TypeVar("ResultT")
+# A handle's types as `start` takes them from its waiter (a static method: called on
+# the bare class, it leaves nothing unknown to type checkers).
+_StartedT = TypeVar("_StartedT")
+_StartedResultT = TypeVar("_StartedResultT")
 
 #: Bound of one status read of `poll()` when the handle has no deadline.
 DEFAULT_POLL_TIMEOUT = 30.0
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _deadline_keyword(method: _Method) -> _Method:
+    """Refuse `timeout=` on a wait, naming `deadline=`: how long a wait may take is
+    its deadline everywhere; `timeout=` is the HTTP request timeout."""
+
+    def refuse(kwargs: dict[str, Any]) -> None:
+        if "timeout" in kwargs:
+            name = method.__qualname__
+            raise TypeError(
+                f"{name}() takes deadline= (the seconds the wait may take), not"
+                f" timeout=: write {name.rsplit('.', 1)[-1]}(deadline=...)"
+            )
+
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def awaiting(*args: Any, **kwargs: Any) -> Any:
+            refuse(kwargs)
+            return await method(*args, **kwargs)
+
+        return cast("_Method", awaiting)
+
+    @functools.wraps(method)
+    def blocking(*args: Any, **kwargs: Any) -> Any:
+        refuse(kwargs)
+        return method(*args, **kwargs)
+
+    return cast("_Method", blocking)
 
 
 @attrs.frozen(kw_only=True)
@@ -48,8 +85,8 @@ class PollDecision(Generic[RecordT]):
     operation and succeeded, its result is ready); `outcome` is then "success",
     "failure" or "canceled". Otherwise `delay` is the seconds to wait before the
     next poll and `source` where it came from ("retry-after", "hint", "header",
-    "backoff", "floor", or "deadline": the backoff cut for a last look before the
-    deadline). `resume_token` continues the handle in another process.
+    "backoff", "floor", or "deadline": the last look, moved to the deadline less
+    one read's budget). `resume_token` continues the handle in another process.
     """
 
     job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
@@ -218,10 +255,10 @@ class _BaseHandle(Generic[RecordT, ResultT]):
             resume_token=self.resume_token,
         )
 
-    def _wait_core(self, timeout: float, *, want_result: bool) -> WaitCore:
-        check_wait_args(timeout)
+    def _wait_core(self, deadline: float, *, want_result: bool) -> WaitCore:
+        check_wait_args(deadline)
         return self._new_core(
-            want_result=want_result, deadline=min(timeout, self._time_left())
+            want_result=want_result, deadline=min(deadline, self._time_left())
         )
 
     def _after_wait(self, core: WaitCore, finished: Finished) -> None:
@@ -247,16 +284,15 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
 
     _waiter: SyncJobWaiter[RecordT, ResultT]
 
-    @classmethod
+    @staticmethod
     def start(
-        cls,
-        waiter: SyncJobWaiter[RecordT, ResultT],
+        waiter: SyncJobWaiter[_StartedT, _StartedResultT],
         create: Create,
         *,
         deadline: float | None = None,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        on_poll: Callable[[PollEvent[_StartedT]], None] | None = None,
         stall_after: float | None = None,
-    ) -> JobHandle[RecordT, ResultT]:
+    ) -> JobHandle[_StartedT, _StartedResultT]:
         """Create a job (with one idempotency key, where the API takes one) and follow
         it. `deadline` counts from before the create, which it bounds too; the create
         answer is the handle's first poll (W7): `poll()` returns its decision, without
@@ -266,7 +302,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
         deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
         with waiter.creating(started, deadline):
             created = waiter.start_job(create, deadline)
-        handle = cls(
+        handle = JobHandle(
             waiter,
             created.job_id,
             on_poll=on_poll,
@@ -308,30 +344,32 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
             return True
         return self.poll().done
 
+    @_deadline_keyword
     def wait(
-        self, timeout: float = 600.0, *, cancel_on_timeout: bool | None = None
+        self, deadline: float = 600.0, *, cancel_on_timeout: bool | None = None
     ) -> RecordT:
-        """Block until the job is terminal (at most `timeout` seconds) and return its
+        """Block until the job is terminal (at most `deadline` seconds) and return its
         record, whatever the terminal state; `JobTimeout` carries a resume token.
         `cancel_on_timeout` (None: `WaitConfig.cancel_on_timeout`) says whether a
         wait that times out sends the job's cancel operation."""
         waiter = self._waiter.cancelling(cancel_on_timeout)
-        core = self._wait_core(timeout, want_result=False)
+        core = self._wait_core(deadline, want_result=False)
         finished = self._finished or waiter.run_core(core)
         self._after_wait(core, finished)
         return self._waiter.terminal_record(core, finished)
 
+    @_deadline_keyword
     def result(
         self,
-        timeout: float = 600.0,
+        deadline: float = 600.0,
         *,
         to_file: PathLike | None = None,
         cancel_on_timeout: bool | None = None,
     ) -> ResultT:
-        """Block until the job succeeds with its result ready (at most `timeout`
+        """Block until the job succeeds with its result ready (at most `deadline`
         seconds), fetch the result once and return it; later calls return it again.
         `to_file` also writes a bytes or text result to that file, streamed there
-        (whole or not at all) within `timeout`; `cancel_on_timeout` as for `wait`.
+        (whole or not at all) within `deadline`; `cancel_on_timeout` as for `wait`.
 
         Raises `JobFailed` / `JobCanceled` for a job that ended otherwise.
         """
@@ -339,7 +377,7 @@ class JobHandle(_BaseHandle[RecordT, ResultT]):
             return self._result[0]
         self._waiter.check_result()
         waiter = self._waiter.cancelling(cancel_on_timeout)
-        core = self._wait_core(timeout, want_result=True)
+        core = self._wait_core(deadline, want_result=True)
         finished = self._finished or waiter.run_core(core)
         self._after_wait(core, finished)
         result = self._waiter.core_result(core, finished, to_file)
@@ -352,21 +390,20 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
 
     _waiter: AsyncJobWaiter[RecordT, ResultT]
 
-    @classmethod
+    @staticmethod
     async def start(
-        cls,
-        waiter: AsyncJobWaiter[RecordT, ResultT],
+        waiter: AsyncJobWaiter[_StartedT, _StartedResultT],
         create: AsyncCreate,
         *,
         deadline: float | None = None,
-        on_poll: Callable[[PollEvent[RecordT]], None] | None = None,
+        on_poll: Callable[[PollEvent[_StartedT]], None] | None = None,
         stall_after: float | None = None,
-    ) -> AsyncJobHandle[RecordT, ResultT]:
+    ) -> AsyncJobHandle[_StartedT, _StartedResultT]:
         """The async twin of `JobHandle.start`."""
         deadline_at, started = _deadline_at(waiter, deadline), waiter.config.clock()
         with waiter.creating(started, deadline):
             created = await waiter.start_job(create, deadline)
-        handle = cls(
+        handle = AsyncJobHandle(
             waiter,
             created.job_id,
             on_poll=on_poll,
@@ -398,19 +435,21 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
             return True
         return (await self.poll()).done
 
+    @_deadline_keyword
     async def wait(
-        self, timeout: float = 600.0, *, cancel_on_timeout: bool | None = None
+        self, deadline: float = 600.0, *, cancel_on_timeout: bool | None = None
     ) -> RecordT:
         """Wait until the job is terminal (see `JobHandle.wait`)."""
         waiter = self._waiter.cancelling(cancel_on_timeout)
-        core = self._wait_core(timeout, want_result=False)
+        core = self._wait_core(deadline, want_result=False)
         finished = self._finished or await waiter.run_core(core)
         self._after_wait(core, finished)
         return self._waiter.terminal_record(core, finished)
 
+    @_deadline_keyword
     async def result(
         self,
-        timeout: float = 600.0,
+        deadline: float = 600.0,
         *,
         to_file: PathLike | None = None,
         cancel_on_timeout: bool | None = None,
@@ -420,7 +459,7 @@ class AsyncJobHandle(_BaseHandle[RecordT, ResultT]):
             return self._result[0]
         self._waiter.check_result()
         waiter = self._waiter.cancelling(cancel_on_timeout)
-        core = self._wait_core(timeout, want_result=True)
+        core = self._wait_core(deadline, want_result=True)
         finished = self._finished or await waiter.run_core(core)
         self._after_wait(core, finished)
         result = await self._waiter.core_result(core, finished, to_file)

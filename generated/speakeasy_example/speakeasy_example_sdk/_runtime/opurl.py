@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import httpx
@@ -73,9 +73,12 @@ class StatusRule:
         value: Any = body
         for key in self.path:
             if isinstance(value, dict):
-                value = value.get(key)
-            elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
-                value = value[int(key)]
+                value = cast("dict[str, Any]", value).get(key)
+            elif isinstance(value, list) and key.isdigit():
+                items = cast("list[object]", value)
+                if int(key) >= len(items):
+                    return False
+                value = items[int(key)]
             else:
                 return False
         if value is None:

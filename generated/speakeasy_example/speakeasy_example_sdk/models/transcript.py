@@ -45,7 +45,7 @@ class Transcript(_s.Model):
     error: str | None | _s.Unset = _s.UNSET
     """Why the transcript failed, when its status is `error`."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -22,7 +22,7 @@ class TranscriptRequest(_s.Model):
     language_code: str | _s.Unset = _s.UNSET
     """The language spoken, e.g. `en`; detected when absent."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -94,20 +94,19 @@ class SyncSend(BaseHTTP):
         """
         request = self.build_request(self._client, options, time_left)
         left = self.time_left_from(time_left)
-        challenged = False
-        for _ in range(MAX_REDIRECTS + 1):
+        response = self._send(request, left() if left else None, stream, sink)
+        answer = self.challenger(request, response)
+        if answer is not None:  # a bearer challenge: once more, with its token
+            response.close()
+            request.headers["Authorization"] = f"Bearer {_sync_token(answer())}"
             response = self._send(request, left() if left else None, stream, sink)
-            answer = None if challenged else self.challenger(request, response)
-            if answer is not None:  # a bearer challenge: once more, with its token
-                challenged = True
-                response.close()
-                request.headers["Authorization"] = f"Bearer {_sync_token(answer())}"
-                response = self._send(request, left() if left else None, stream, sink)
+        for _ in range(MAX_REDIRECTS):
             follow = self.redirect(response, options)
             if follow is None:
                 break
             response.close()
             request = follow
+            response = self._send(request, left() if left else None, stream, sink)
         return self.check(response, options.redirects)
 
     def send_prepared(
@@ -189,23 +188,20 @@ class AsyncSend(BaseHTTP):
             resolved = await ask_providers(self._providers, options.security)
         request = self.build_request(self._client, options, time_left, resolved)
         left = self.time_left_from(time_left)
-        challenged = False
-        for _ in range(MAX_REDIRECTS + 1):
+        response = await self._send(request, left() if left else None, stream, sink)
+        answer = self.challenger(request, response)
+        if answer is not None:  # a bearer challenge: once more, with its token
+            await response.aclose()
+            token = await _async_token(answer())
+            request.headers["Authorization"] = f"Bearer {token}"
             response = await self._send(request, left() if left else None, stream, sink)
-            answer = None if challenged else self.challenger(request, response)
-            if answer is not None:  # a bearer challenge: once more, with its token
-                challenged = True
-                await response.aclose()
-                token = await _async_token(answer())
-                request.headers["Authorization"] = f"Bearer {token}"
-                response = await self._send(
-                    request, left() if left else None, stream, sink
-                )
+        for _ in range(MAX_REDIRECTS):
             follow = self.redirect(response, options)
             if follow is None:
                 break
             await response.aclose()
             request = follow
+            response = await self._send(request, left() if left else None, stream, sink)
         return self.check(response, options.redirects)
 
     async def send_prepared(

@@ -12,8 +12,8 @@ import copy
 import math
 import threading
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Generator
+from typing import Any, Generic, TypeVar, cast
 
 import httpx
 
@@ -117,7 +117,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
                 raise TypeError(
                     "give the job_id to wait for, or resume=<a resume token>"
                 )
-            if not isinstance(job_id, str) or not job_id:
+            if not isinstance(cast(object, job_id), str) or not job_id:
                 raise ValueError(f"job_id must be a non-empty string, got {job_id!r}")
             return Begun(
                 job_id, job_id, carried=spec.carried(carried), final_url=final_url
@@ -465,7 +465,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
 
     @contextlib.contextmanager
-    def creating(self, started: float, deadline: float | None) -> Iterator[None]:
+    def creating(self, started: float, deadline: float | None) -> Generator[None]:
         """Around a create bounded by a wait's `deadline` (W5): a timeout the deadline
         caused, `started` seconds on `clock` ago, raises `JobTimeout` (`overrun`)."""
         try:

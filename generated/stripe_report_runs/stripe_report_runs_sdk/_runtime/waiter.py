@@ -16,7 +16,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from threading import Event
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .created import Created
 from .download import PathLike, no_file
@@ -66,8 +66,6 @@ ResultT = TypeVar("ResultT")
 
 class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type, blocking the calling thread."""
-
-    _drive: Drive | None
 
     def __init__(
         self,
@@ -201,7 +199,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     def run_core(self, core: WaitCore) -> Finished:
-        drive = self._drive
+        drive = cast("Drive | None", self._drive)  # a sync waiter's drive is sync
         with wait_span(self.spec.name, core.job_id):
             try:
                 if drive is not None:
@@ -284,8 +282,6 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
 
 class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
     """Waits for jobs of one type in asyncio; cancelling a wait leaves nothing running."""
-
-    _drive: AsyncDrive | None
 
     def __init__(
         self,
@@ -417,7 +413,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
             return JobOutcome(job_id=job_id, error=attach_job_id(error, job_id))
 
     async def run_core(self, core: WaitCore) -> Finished:
-        drive = self._drive
+        drive = cast("AsyncDrive | None", self._drive)
         with wait_span(self.spec.name, core.job_id):
             try:
                 if drive is not None:

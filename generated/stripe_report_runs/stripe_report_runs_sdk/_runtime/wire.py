@@ -9,7 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from os import SEEK_END, PathLike, fspath, fstat, stat
 from os.path import basename
-from typing import IO, Any, TypeVar, Union
+from typing import IO, Any, TypeVar, Union, cast
 
 import attrs
 import httpx
@@ -137,14 +137,14 @@ class RequestOptions:
 
     method: str
     path: str
-    params: Mapping[str, Any] = attrs.field(factory=dict)
+    params: Mapping[str, Any] = attrs.field(factory=dict[str, Any])
     #: The declared ``(style, explode)`` of query parameters not in the default form style.
-    styles: Mapping[str, Style] = attrs.field(factory=dict)
-    headers: Mapping[str, Any] = attrs.field(factory=dict)
+    styles: Mapping[str, Style] = attrs.field(factory=dict[str, Style])
+    headers: Mapping[str, Any] = attrs.field(factory=dict[str, Any])
     json: Any = None
     form: Mapping[str, Any] | None = None
     #: The declared ``(style, explode)`` of form properties (their ``encoding``).
-    encoding: Mapping[str, Style] = attrs.field(factory=dict)
+    encoding: Mapping[str, Style] = attrs.field(factory=dict[str, Style])
     files: Any = None
     content: bytes | str | None = None
     #: A binary body sent byte for byte, a path or file streamed (`upload`).
@@ -181,7 +181,7 @@ def with_extra_body(
     if (json is None or isinstance(json, Mapping)) and (
         options.content is None and options.files is None and options.upload is None
     ):
-        return {**(json or {}), **extra}, None
+        return {**cast("Mapping[str, Any]", json or {}), **extra}, None
     raise ValueError("extra_body needs a JSON object or form body")
 
 
@@ -217,12 +217,16 @@ def file_part(
     import mimetypes
 
     if isinstance(value, tuple):
-        filename, content = value[0], value[1]
-        kind = value[2] if len(value) > 2 else None
+        entry = cast("tuple[Any, ...]", value)
+        filename: str = entry[0]
+        content: FileContent = entry[1]
+        kind: str | None = entry[2] if len(entry) > 2 else None
     else:
         content, kind = value, None
-        named = getattr(value, "name", None) if not isinstance(value, bytes) else None
-        filename = basename(fspath(named)) if named else name
+        named: object = (
+            None if isinstance(value, bytes) else getattr(value, "name", None)
+        )
+        filename = basename(fspath(cast("str", named))) if named else name
         if isinstance(named, int):  # a file object over a descriptor has no name
             filename = name
     guessed = mimetypes.guess_type(filename)[0]
@@ -249,11 +253,15 @@ def multipart(
     """A multipart body: bytes, paths, file objects and ``(filename, content[,
     content_type])`` tuples become files, everything else text fields; ``part_types``:
     the parts' declared ``contentType`` (a file part takes it, a JSON part is JSON)."""
-    fields = _encode(body) if not isinstance(body, Mapping) else body
+    fields: Mapping[str, object] = (
+        cast("Mapping[str, object]", body)
+        if isinstance(body, Mapping)
+        else _encode(body)
+    )
     parts: list[tuple[str, Any]] = []
     for key, value in fields.items():
         declared = _concrete((part_types or {}).get(key))
-        values = value if isinstance(value, list) else [value]
+        values: list[Any] = [*value] if isinstance(value, list) else [value]
         for item in values:
             if item is None or isinstance(item, Unset):
                 continue

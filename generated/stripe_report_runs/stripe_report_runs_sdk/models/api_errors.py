@@ -56,7 +56,7 @@ class ApiErrors(_s.Model):
     request_log_url: str | _s.Unset = _s.UNSET
     """A URL to the request log entry in your dashboard."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

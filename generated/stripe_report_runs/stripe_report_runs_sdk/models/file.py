@@ -89,7 +89,7 @@ class File(_s.Model):
     url: str | None | _s.Unset = _s.UNSET
     """Use your live secret API key to download the file from this URL."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

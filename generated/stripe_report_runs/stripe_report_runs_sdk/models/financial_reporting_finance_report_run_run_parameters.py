@@ -44,7 +44,7 @@ class FinancialReportingFinanceReportRunRunParameters(_s.Model):
     timezone: str | _s.Unset = _s.UNSET
     """Defaults to `Etc/UTC`. The output timezone for all timestamps in the report."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

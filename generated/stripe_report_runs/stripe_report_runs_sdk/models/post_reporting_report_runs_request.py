@@ -28,7 +28,7 @@ class PostReportingReportRunsRequest(_s.Model):
     expand: list[str] | _s.Unset = _s.UNSET
     """Specifies which fields in the response should be expanded."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

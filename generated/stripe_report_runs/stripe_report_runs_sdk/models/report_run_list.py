@@ -27,7 +27,7 @@ class ReportRunList(_s.Model):
     url: str
     """The URL where this list can be accessed."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -60,7 +60,7 @@ class ReportingReportRun(_s.Model):
     """Timestamp at which this run successfully finished (populated when
     `status=succeeded`)."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

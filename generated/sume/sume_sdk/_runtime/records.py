@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import httpx
@@ -46,9 +46,12 @@ def dig(value: object, path: tuple[str, ...]) -> Any:
     """The value at `path` inside `value`, or `MISSING`."""
     for key in path:
         if isinstance(value, dict):
-            value = value.get(key, MISSING)
-        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            value = value[int(key)]
+            value = cast("dict[str, object]", value).get(key, MISSING)
+        elif isinstance(value, list) and key.isdigit():
+            items = cast("list[object]", value)
+            if int(key) >= len(items):
+                return MISSING
+            value = items[int(key)]
         else:
             return MISSING
         if value is MISSING:
@@ -110,7 +113,7 @@ def read(spec: JobSpec, job_id: str, response: httpx.Response) -> Poll:
     rule, body = matched
     record = dig(body, spec.record_path) if body is not None else MISSING
     if record is MISSING or record is None:
-        record = {}
+        record = dict[str, object]()
     return Poll(record, response.headers, state=rule.state, location=location)
 
 

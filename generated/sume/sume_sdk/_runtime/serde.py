@@ -23,7 +23,7 @@ import enum
 import operator
 import re
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeVar, Union, cast, overload
 
 from .errors import DecodeError
@@ -76,6 +76,7 @@ __all__ = [
     "map_of",
     "nullable",
     "one_of",
+    "properties",
     "union",
 ]
 
@@ -88,7 +89,7 @@ _LENIENT: contextvars.ContextVar[bool] = contextvars.ContextVar(
 
 
 @contextlib.contextmanager
-def lenient() -> Iterator[None]:
+def lenient() -> Generator[None]:
     """Keep values that do not match their schema, as received, instead of raising."""
     token = _LENIENT.set(True)
     try:
@@ -111,7 +112,8 @@ def list_of(item: Decoder[T]) -> Decoder[list[T]]:
     def decode(value: object, path: str) -> list[T]:
         if not isinstance(value, list):
             raise mismatch("an array", value, path)
-        return [_kept(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+        items = cast("list[object]", value)
+        return [_kept(item, v, f"{path}[{i}]") for i, v in enumerate(items)]
 
     return decode
 
@@ -135,7 +137,7 @@ def one_of(*variants: Decoder[Any]) -> Decoder[Any]:
     """The first variant that decodes the value wins."""
 
     def decode(value: object, path: str) -> Any:
-        errors = []
+        errors: list[str] = []
         for variant in variants:
             try:
                 return variant(value, path)
@@ -161,14 +163,25 @@ def union(variants: Callable[[], Any], value: object, path: str, tag: str = "") 
     with a ``tag``) is called on first use, as it imports the variants' modules."""
     table = _UNIONS.get(variants)
     if table is None:
-        cases, tried = variants() if tag else ({}, variants())
+        cases: dict[str, Decoder[Any]] = {}
+        tried: Variants = ()
+        if tag:
+            cases, tried = variants()
+        else:
+            tried = variants()
         table = _UNIONS[variants] = (cases, one_of(*tried))
     cases, decode = table
-    if tag and isinstance(value, dict):
-        key = value.get(tag)
-        if isinstance(key, str) and key in cases:
-            return cases[key](value, path)
+    key = _property(value, tag) if tag else None
+    if isinstance(key, str) and key in cases:
+        return cases[key](value, path)
     return decode(value, path)
+
+
+def _property(value: object, name: str) -> object:
+    """The property ``name`` of a JSON object, else None."""
+    return (
+        cast("dict[str, object]", value).get(name) if isinstance(value, dict) else None
+    )
 
 
 def const(expected: object) -> Decoder[Any]:
@@ -223,7 +236,7 @@ class Model(Fieldwise):
     def from_dict(cls: type[M], data: Any, path: str = "$") -> M:  # noqa: PYI019 (3.9)
         """Decode a JSON object; errors name the path of the offending value."""
         d = as_object(data, path)
-        fields, extra, known, _, _ = _TABLES.get(cls) or _table(cls)
+        fields, extra, known, _, _ = _TABLES.get(cls) or _table(cls, cls._fields())
         args: dict[str, Any] = {}
         for attr, key, suffix, decode, required in fields:
             if key in d:
@@ -246,7 +259,8 @@ class Model(Fieldwise):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of this object; fields left UNSET are omitted."""
-        _, extra, _, values, keys = _TABLES.get(type(self)) or _table(type(self))
+        kind = type(self)
+        _, extra, _, values, keys = _TABLES.get(kind) or _table(kind, kind._fields())
         out: dict[str, Any] = {}
         if extra is not None:
             out = encode(getattr(self, "additional_properties"))  # noqa: B009 (typed)
@@ -258,7 +272,13 @@ class Model(Fieldwise):
         return out
 
 
-def _table(cls: type[Model]) -> _Table:
+def properties() -> dict[str, Any]:
+    """A new, empty table of the properties a schema does not name (the default of a
+    model's ``additional_properties``)."""
+    return {}
+
+
+def _table(cls: type[Model], entries: Fields) -> _Table:
     import attrs  # a dependency of every SDK; only models need it here
 
     attributes = attrs.fields(cast(Any, cls))
@@ -266,8 +286,8 @@ def _table(cls: type[Model]) -> _Table:
     extra: Decoder[Any] | None = None
     if "additional_properties" in required:
         extra = any_value
-    fields = []
-    for entry in cls._fields():
+    fields: list[tuple[str, str, str, Decoder[Any], bool]] = []
+    for entry in entries:
         attr, decode, key = entry if len(entry) == 3 else (entry[0], entry[1], entry[0])
         if attr == "additional_properties":
             extra = decode
@@ -375,7 +395,8 @@ def encode(value: object) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
     if isinstance(value, list):
-        return [encode(v) for v in value]
+        return [encode(v) for v in cast("list[object]", value)]
     if isinstance(value, Mapping):
-        return {str(k): encode(v) for k, v in value.items()}
+        mapping = cast("Mapping[object, object]", value)
+        return {str(k): encode(v) for k, v in mapping.items()}
     return value

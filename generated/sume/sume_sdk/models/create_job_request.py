@@ -68,7 +68,7 @@ class CreateJobRequest(_s.Model):
     metadata: dict[str, str] | _s.Unset = _s.UNSET
     """Free-form labels echoed back on the job."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -23,7 +23,7 @@ class Error(_s.Model):
     message: str
     request_id: str | None | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

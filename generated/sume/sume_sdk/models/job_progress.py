@@ -20,7 +20,7 @@ class JobProgress(_s.Model):
     stage: str | None | _s.Unset = _s.UNSET
     """The current stage, e.g. `fetching` or `summarising`."""
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

@@ -19,7 +19,7 @@ class JobResultUsage(_s.Model):
     input_tokens: int | _s.Unset = _s.UNSET
     output_tokens: int | _s.Unset = _s.UNSET
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod

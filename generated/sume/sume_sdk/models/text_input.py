@@ -19,7 +19,7 @@ class TextInput(_s.Model):
     type: _t.Literal["text"] = "text"
     text: str
 
-    additional_properties: dict[str, _t.Any] = attrs.field(factory=dict)
+    additional_properties: dict[str, _t.Any] = attrs.field(factory=_s.properties)
     """Properties the schema does not name, kept as received."""
 
     @staticmethod
