@@ -161,6 +161,23 @@ def test_an_open_device_is_refused_before_anything_is_sent(
     assert seen == []
 
 
+@TWINS
+def test_a_pipe_as_a_multipart_file_is_refused_before_anything_is_sent(
+    sdk: ModuleType, is_async: bool, server: tuple[str, list[Seen]]
+) -> None:
+    """httpx would announce the length the pipe's descriptor reports, and send more."""
+    url, seen = server
+    read, write_end = os.pipe()
+    os.write(write_end, BLOB[:1000])
+    os.close(write_end)
+    with os.fdopen(read, "rb") as stream:
+        form = sdk.models.UploadBody(file=stream)
+        error = ended(lambda: call(sdk, is_async, url, lambda c: c.blobs.upload(body=form)))
+    assert isinstance(error, sdk.errors.UploadError)
+    assert "as a multipart file: it is a FIFO" in str(error)
+    assert seen == []
+
+
 def _resizing(path: Path, change: Callable[[Path], None]) -> httpx.Client:
     """An httpx client that changes the file once a request's headers are built and
     before its body is read: the size announced is then not the size sent."""
