@@ -19,7 +19,7 @@ from .errors import DecodeError, InvalidHeader
 from .scalars import FileContent, FileInput, Unset
 from .serde import encode as _encode
 from .styles import Style, form_items, path_param, query_items, scalar
-from .uploads import chunks, chunks_async, file_length, path_length
+from .uploads import chunks, chunks_async, file_length, part_file, path_length
 
 __all__ = [
     "NO_OPTIONS",
@@ -243,12 +243,12 @@ def file_part(
     else:
         content, kind = value, None
         named = getattr(value, "name", None) if not isinstance(value, bytes) else None
-        filename = basename(fspath(named)) if named else name
         if isinstance(named, int):  # a file object over a descriptor has no name
-            filename = name
+            named = None
+        filename = basename(fspath(named)) if named else name
     guessed = mimetypes.guess_type(filename)[0]
     if not isinstance(content, (bytes, bytearray, PathLike)):
-        upload(content)  # a device refused, as for a binary body
+        part_file(content)  # a device, a pipe: no length httpx could announce
     data: bytes | IO[bytes] = (
         _read(content) if isinstance(content, (bytes, bytearray, PathLike)) else content
     )

@@ -24,7 +24,15 @@ from typing import IO, Union
 
 from .errors import UploadError
 
-__all__ = ["CHUNK", "Source", "chunks", "chunks_async", "file_length", "path_length"]
+__all__ = [
+    "CHUNK",
+    "Source",
+    "chunks",
+    "chunks_async",
+    "file_length",
+    "part_file",
+    "path_length",
+]
 
 #: Bytes read from a file at a time while it is sent.
 CHUNK = 64 * 1024
@@ -107,6 +115,18 @@ def file_length(file: IO[bytes], start: int) -> int | None:
             " but has no length; pass a regular file or its bytes"
         )
     return max(info.st_size - start, 0)
+
+
+def part_file(file: IO[bytes]) -> None:
+    """Refuse, as a multipart file, a file object over a pipe, a socket or a device:
+    httpx would announce the length its descriptor reports (0, or what is buffered)
+    and send more. A regular file, or one without a descriptor, is streamed."""
+    if _descriptor(file) is not None:
+        kind = _kind(os.fstat(file.fileno()).st_mode)
+        raise UploadError(
+            f"cannot upload {_named(file)} as a multipart file: it is {kind}, whose"
+            " length is unknown; read it and pass the bytes"
+        )
 
 
 def _read(file: IO[bytes], fd: int | None, wait: float | None) -> bytes:
