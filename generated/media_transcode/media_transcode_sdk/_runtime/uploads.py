@@ -15,14 +15,21 @@ sending a body that contradicts its ``Content-Length``.
 
 from __future__ import annotations
 
-import os
 import select
 import stat
+import sys
 from collections.abc import AsyncIterator, Iterator
-from os import PathLike, fspath
+from os import O_RDONLY, SEEK_END, PathLike, fdopen, fspath, fstat
+from os import open as open_fd
+from os import stat as stat_path
 from typing import IO, Union
 
 from .errors import UploadError
+
+if sys.platform != "win32":  # opening a FIFO for reading waits for a writer, unless
+    from os import O_NONBLOCK as _NONBLOCK  # opened non-blocking
+else:  # pragma: no cover - no FIFOs to open
+    _NONBLOCK = 0
 
 __all__ = [
     "CHUNK",
@@ -63,19 +70,19 @@ def _open(path: PathLike[str]) -> IO[bytes]:
     """`path` opened for reading, refused unless it is a regular file. Opened without
     blocking (a FIFO would wait for a writer) and checked on the descriptor itself."""
     try:
-        kind = os.stat(path).st_mode
+        kind = stat_path(path).st_mode
         if not stat.S_ISREG(kind):
             raise UploadError(
                 f"cannot upload {_named(path)}: it is {_kind(kind)}, not a regular file;"
                 " pass its bytes, or an open file object that cannot seek to stream it"
             )
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = open_fd(path, O_RDONLY | _NONBLOCK)
     except OSError as error:
         raise UploadError(
             f"cannot upload {_named(path)}: {error.strerror or error}"
         ) from None
-    file = os.fdopen(fd, "rb")
-    kind = os.fstat(fd).st_mode
+    file = fdopen(fd, "rb")
+    kind = fstat(fd).st_mode
     if not stat.S_ISREG(kind):
         file.close()
         raise UploadError(
@@ -90,7 +97,7 @@ def path_length(path: PathLike[str]) -> int:
     A file that says it is empty is read: one that is not (``/proc``, ``/sys``) has no
     size to announce."""
     with _open(path) as file:
-        size = os.fstat(file.fileno()).st_size
+        size = fstat(file.fileno()).st_size
         if size == 0 and file.read(1):
             raise UploadError(
                 f"cannot upload {_named(path)}: its size reads 0 but it has content"
@@ -105,10 +112,10 @@ def file_length(file: IO[bytes], start: int) -> int | None:
     try:
         fd = file.fileno()
     except (AttributeError, OSError, ValueError):
-        end = file.seek(0, os.SEEK_END)
+        end = file.seek(0, SEEK_END)
         file.seek(start)
         return end - start
-    info = os.fstat(fd)
+    info = fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         raise UploadError(
             f"cannot upload {_named(file)}: it is {_kind(info.st_mode)}, which can seek"
@@ -122,7 +129,7 @@ def part_file(file: IO[bytes]) -> None:
     httpx would announce the length its descriptor reports (0, or what is buffered)
     and send more. A regular file, or one without a descriptor, is streamed."""
     if _descriptor(file) is not None:
-        kind = _kind(os.fstat(file.fileno()).st_mode)
+        kind = _kind(fstat(file.fileno()).st_mode)
         raise UploadError(
             f"cannot upload {_named(file)} as a multipart file: it is {kind}, whose"
             " length is unknown; read it and pass the bytes"
@@ -149,7 +156,7 @@ def _descriptor(file: IO[bytes]) -> int | None:
         fd = file.fileno()
     except (AttributeError, OSError, ValueError):
         return None
-    return None if stat.S_ISREG(os.fstat(fd).st_mode) else fd
+    return None if stat.S_ISREG(fstat(fd).st_mode) else fd
 
 
 def _counted(
