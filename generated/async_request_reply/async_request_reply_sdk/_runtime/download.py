@@ -202,9 +202,9 @@ def _from_file(
     content = b""
     if read:
         with open(path, "rb") as file:
-            content = file.read(limit + 1)
-        if len(content) > limit:
-            size = os.stat(path).st_size
+            size = os.fstat(file.fileno()).st_size
+            content = file.read(limit + 1) if size <= limit else b""
+        if size > limit or len(content) > limit:
             error = ResponseTooLarge(
                 f"the result was written to {path!r} ({size:,} bytes), larger than the"
                 f" {limit:,} bytes held in memory: it is left there, and read_back=False"
