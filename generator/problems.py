@@ -7,7 +7,9 @@ from collections.abc import Iterable
 import attrs
 
 __all__ = [
+    "NEAR_CANDIDATES",
     "Location",
+    "Nearest",
     "NoJobs",
     "Problem",
     "SpecError",
@@ -29,12 +31,53 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def closest(value: str, choices: Iterable[str]) -> str | None:
-    """The one of ``choices`` a misspelt ``value`` most likely meant, or None."""
-    import difflib  # only a misspelt value needs it
+#: The most choices "did you mean" compares a value with: the nearest to it in the
+#: choices sorted by their case-folded text and by that text reversed (a typo late in a
+#: name, or early), half each.
+NEAR_CANDIDATES = 64
 
-    close = difflib.get_close_matches(value, sorted(choices), n=1, cutoff=0.6)
-    return close[0] if close else None
+
+class Nearest:
+    """The choices a misspelt value may have meant, indexed once: each lookup costs a
+    bisection and at most `NEAR_CANDIDATES` comparisons, however many choices there are
+    (a spec's 20,000 schema names), so explaining n misspellings is linear in n. Among
+    more choices than that, a typo in the middle of a name that many others share both
+    ends with may be matched with one of those rather than its best match."""
+
+    __slots__ = ("_backward", "_choices", "_forward")
+
+    def __init__(self, choices: Iterable[str]) -> None:
+        self._choices = sorted(set(choices))
+        many = len(self._choices) > NEAR_CANDIDATES
+        self._forward = sorted((c.casefold(), c) for c in self._choices) if many else []
+        self._backward = sorted((c.casefold()[::-1], c) for c in self._choices) if many else []
+
+    def candidates(self, value: str) -> list[str]:
+        """The choices compared with ``value``: all of them, up to the bound."""
+        if not self._forward:
+            return self._choices
+        import bisect
+
+        half = NEAR_CANDIDATES // 4
+        near: set[str] = set()
+        folded = value.casefold()
+        for index, key in ((self._forward, folded), (self._backward, folded[::-1])):
+            at = bisect.bisect_left(index, (key,))
+            near.update(c for _, c in index[max(at - half, 0) : at + half])
+        return sorted(near)
+
+    def closest(self, value: str) -> str | None:
+        """The one choice ``value`` most likely meant, or None."""
+        import difflib  # only a misspelt value needs it
+
+        close = difflib.get_close_matches(value, self.candidates(value), n=1, cutoff=0.6)
+        return close[0] if close else None
+
+
+def closest(value: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` a misspelt ``value`` most likely meant, or None (see
+    `Nearest`, which a caller asking about many values keeps)."""
+    return Nearest(choices).closest(value)
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:

@@ -62,6 +62,7 @@ _ERROR_TREE = """SDKError
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
  +-- ResponseTooLarge (limit), ResultFileError (spent)
+ +-- UploadError, InvalidHeader
  +-- MissingCredentials, TokenError
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)

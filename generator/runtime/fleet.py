@@ -47,13 +47,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from .errors import JobTimeout, SDKError, StatusUnavailable
-from .fleetstore import RedisRateLimiter, ReportBusy, WaitStore
+from .fleetstore import RedisRateLimiter, ReportBusy, ReportMismatch, WaitStore
 from .handle import AsyncJobHandle, JobHandle
 from .records import MISSING, dig
 from .resume import decode_resume_token
 from .waiter import SyncJobWaiter
 
-__all__ = ["POINTS", "CeleryWaits", "RedisRateLimiter", "ReportBusy"]
+__all__ = ["POINTS", "CeleryWaits", "RedisRateLimiter", "ReportBusy", "ReportMismatch"]
 
 logger = logging.getLogger(__name__)
 
@@ -233,9 +233,17 @@ class CeleryWaits:
         `report["report_id"]` with it (a unique key) to close that window too. While
         one delivery runs the effect (up to `lease` seconds), another raises
         `ReportBusy`, so that the report is sent again later rather than
-        acknowledged; an effect that raises lets go at once.
+        acknowledged; an effect that raises lets go at once. The effect is bound to
+        what happened: a delivery whose report differs from the one recorded for its
+        `report_id` when the wait finished (another `job_id`, `outcome`, `state`,
+        `record` ...: forged or altered in the broker) raises `ReportMismatch`, is
+        logged, and runs nothing; the genuine delivery still runs the effect.
         """
-        return self._store.once(str(report["report_id"]), effect, lease)
+        try:
+            return self._store.once(report, effect, lease)
+        except ReportMismatch as mismatch:
+            logger.warning("fleet: %s", mismatch)
+            raise
 
     def sweep(self) -> int:
         """Send again the step of every wait, and every report not yet acknowledged,

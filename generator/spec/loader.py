@@ -31,7 +31,7 @@ from urllib.parse import unquote
 
 import attrs
 
-from ..problems import Location, Problem, SpecError, closest, pointer_join
+from ..problems import Location, Nearest, Problem, SpecError, pointer_join
 from . import swagger2
 from .specschema import check_spec_schema
 
@@ -409,7 +409,9 @@ def load_document(path: Path, name: str) -> Document:
 # -- references -------------------------------------------------------------
 
 
-def _walk_pointer(data: Any, pointer: str, location: Location) -> Any:
+def _walk_pointer(
+    data: Any, pointer: str, location: Location, near: dict[int, tuple[Any, Nearest]]
+) -> Any:
     if pointer in ("", "/"):
         return data
     if not pointer.startswith("/"):
@@ -429,19 +431,25 @@ def _walk_pointer(data: Any, pointer: str, location: Location) -> Any:
         else:
             raise SpecError.at(
                 location,
-                f"target '{pointer}' does not exist{_near_target(node, pointer, index)}",
+                f"target '{pointer}' does not exist{_near_target(node, pointer, index, near)}",
             )
     return node
 
 
-def _near_target(node: Any, pointer: str, failed: int) -> str:
+def _near_target(
+    node: Any, pointer: str, failed: int, index: dict[int, tuple[Any, Nearest]]
+) -> str:
     """`` (did you mean '/a/b'?)`` when the token that failed (the ``failed``-th) is close
-    to a key of the node it was looked up in."""
+    to a key of the node it was looked up in; ``index``: the node's keys, indexed once
+    per node (by its id, the node kept alive beside it) for every dangling ref into it."""
     if not isinstance(node, dict):
         return ""
     tokens = pointer[1:].split("/")
     token = tokens[failed].replace("~1", "/").replace("~0", "~")
-    near = closest(token, (str(key) for key in node))
+    kept = index.get(id(node))
+    if kept is None or kept[0] is not node:
+        kept = index[id(node)] = (node, Nearest(str(key) for key in node))
+    near = kept[1].closest(token)
     if near is None:
         return ""
     tokens[failed] = near.replace("~", "~0").replace("/", "~1")
@@ -470,6 +478,7 @@ class SpecSet:
     _resolved: dict[tuple[str, str], tuple[Any, Location]] = attrs.field(
         factory=dict, init=False, repr=False
     )
+    _near: dict[int, tuple[Any, Nearest]] = attrs.field(factory=dict, init=False, repr=False)
 
     @property
     def folder(self) -> Path:
@@ -564,7 +573,7 @@ class SpecSet:
         document = self._load_relative(base, target, at) if target else base
         pointer = unquote(pointer)
         try:
-            node = _walk_pointer(document.data, pointer, at)
+            node = _walk_pointer(document.data, pointer, at, self._near)
         except SpecError as missing:
             shown = swagger2.original_pointer(pointer, document.sources)
             if shown == pointer:  # an OpenAPI 3 document: the message and its guess stand

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -110,15 +111,15 @@ def _walk(data: Any, pointer: str) -> Any:
     return node
 
 
-def _allowed(schema: dict[str, Any], location: str) -> list[str]:
+def _allowed(schema: dict[str, Any], location: str) -> tuple[str, ...]:
     """The keys the schema object owning the keyword at ``location`` names."""
     pointer = location.partition("#")[2]
     owner = _walk(schema, pointer.rsplit("/", 1)[0])
     properties = owner.get("properties") if isinstance(owner, dict) else None
-    return sorted(properties) if isinstance(properties, dict) else []
+    return tuple(sorted(properties)) if isinstance(properties, dict) else ()
 
 
-def _did_you_mean(name: str, allowed: list[str]) -> str:
+def _did_you_mean(name: str, allowed: tuple[str, ...]) -> str:
     folded = {a.lower(): a for a in allowed}
     close = folded.get(name.lower()) or closest(name, allowed)
     return f"; did you mean '{close}'?" if close else ""
@@ -145,9 +146,33 @@ def _operation(pointer: str) -> bool:
     return len(parts) == 4 and parts[1] == "paths" and parts[3] in _METHODS
 
 
+def _ancestors(pointer: str) -> Iterator[str]:
+    """``pointer`` and every pointer above it, the root ("") included."""
+    yield pointer
+    while pointer:
+        pointer = pointer.rpartition("/")[0]
+        yield pointer
+
+
+@attrs.frozen
+class _Named:
+    """A problem to show, its message made only if it is: an unknown key's "did you
+    mean" compares it with the keys allowed there, which is done for the shown ones."""
+
+    location: Location
+    sort_key: str
+    allowed: tuple[str, ...] | None = None
+
+    def problem(self) -> Problem:
+        if self.allowed is None:
+            return Problem(self.location, self.sort_key)
+        name = self.sort_key
+        return Problem(self.location, f"unknown key '{name}'{_did_you_mean(name, self.allowed)}")
+
+
 @attrs.define
 class _Found:
-    errors: list[Problem] = attrs.field(factory=list)
+    errors: list[_Named] = attrs.field(factory=list)
     lenient: dict[str, list[Location]] = attrs.field(factory=dict)
 
 
@@ -167,26 +192,28 @@ def check_spec_schema(data: Any, file: str) -> tuple[list[Problem], list[Problem
         for e in jsonschema_rs.evaluate(schema, data).errors()
     ]
     real = [e for e in errors if not _noise(e[1], e[2])]
-    # A choice's $ref branch failing matters only where nothing else failed, there or deeper.
+    # A choice's $ref branch failing matters only where nothing else failed, there or
+    # deeper: the places of the real errors and all their ancestors, indexed once.
+    taken = set(real)
+    covered = {above for e in real for above in _ancestors(e[0])}
     kept = real + [
         e
         for e in errors
-        if e not in real
-        and not any(r[0] == e[0] or r[0].startswith(e[0] + "/") for r in real)
-        and not e[2].startswith("False schema")
+        if e not in taken and e[0] not in covered and not e[2].startswith("False schema")
     ]
     found = _Found()
     for where, location, message in kept:
         _explain(found, schema, data, version, Location(file, where), location, message)
-    shown = sorted(set(found.errors), key=lambda p: p.location.pointer)
-    if len(shown) > MAX_PROBLEMS:
-        more = len(shown) - MAX_PROBLEMS
-        shown = [
-            *shown[:MAX_PROBLEMS],
+    # Only the problems shown are explained ("did you mean"): the others are counted.
+    named = sorted(set(found.errors), key=lambda p: (p.location.pointer, p.sort_key))
+    shown = [p.problem() for p in named[:MAX_PROBLEMS]]
+    if len(named) > MAX_PROBLEMS:
+        more = len(named) - MAX_PROBLEMS
+        shown.append(
             Problem(
                 Location(file), f"and {counted(more, 'more place')} that break the OpenAPI schema"
-            ),
-        ]
+            )
+        )
     warnings = []
     for rule, places in found.lenient.items():
         unique = sorted(set(places), key=lambda at: at.pointer)
@@ -231,7 +258,7 @@ def _explain(
         if unexpected is not None:
             names = [n.strip().strip("'") for n in unexpected.group(1).split("', '")]
     if not names:
-        found.errors.append(Problem(at, _short(message)))
+        found.errors.append(_Named(at, _short(message)))
         return
     allowed = _allowed(schema, location)
     for name in names:
@@ -243,9 +270,7 @@ def _explain(
         elif version == "3.0" and name in _LATER_KEYWORDS and "/Schema/" in location:
             found.lenient.setdefault("later-keyword-30", []).append(place)
         else:
-            found.errors.append(
-                Problem(place, f"unknown key '{name}'{_did_you_mean(name, allowed)}")
-            )
+            found.errors.append(_Named(place, name, allowed))
 
 
 def _short(message: str) -> str:
@@ -258,17 +283,15 @@ def merge_problems(schema: tuple[Problem, ...], found: list[Problem]) -> list[Pr
     on the branch of one of the generator's, which says more, is left out, except an
     unknown key, which only the schema catches."""
 
-    def related(a: Location, b: Location) -> bool:
-        return a.file == b.file and (
-            a.pointer == b.pointer
-            or a.pointer.startswith(b.pointer + "/")
-            or b.pointer.startswith(a.pointer + "/")
+    # Indexed once, so the merge is linear: the generator's places, and every place
+    # above one of them (a schema problem there is on the branch of one below).
+    places = {(f.location.file, f.location.pointer) for f in found}
+    above = {(file, up) for file, pointer in places for up in _ancestors(pointer)}
+
+    def related(at: Location) -> bool:
+        return (at.file, at.pointer) in above or any(
+            (at.file, up) in places for up in _ancestors(at.pointer)
         )
 
-    kept = [
-        p
-        for p in schema
-        if p.message.startswith("unknown key")
-        or not any(related(p.location, f.location) for f in found)
-    ]
+    kept = [p for p in schema if p.message.startswith("unknown key") or not related(p.location)]
     return [*kept, *found]

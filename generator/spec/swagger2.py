@@ -37,6 +37,7 @@ its ``body`` parameter), and :meth:`SpecSet.source` maps a location back.
 from __future__ import annotations
 
 import re
+import urllib.parse
 from typing import Any
 
 from ..problems import Location, Problem, SpecError, pointer_join
@@ -486,17 +487,50 @@ class _Converter:
         self.path_prefix = rest.rstrip("/")
         variables: dict[str, Any] = {}
         for name in _VARIABLE.findall(origin):
-            param, _ = self.host_params.get(name, ({}, at))
+            param, where = self.host_params.get(name, ({}, at))
             value = _fixed(param)
             if value is None:
                 return []  # the client is given its base URL
             variables[name] = {"default": value}
             if isinstance(param.get("enum"), list):
                 variables[name]["enum"] = [str(v) for v in param["enum"]]
+        if not self.host_values(origin, variables):
+            return []
         server: dict[str, Any] = {"url": origin}
         if variables:
             server["variables"] = variables
         return [server]
+
+    def host_values(self, origin: str, variables: dict[str, Any]) -> bool:
+        """Whether each value a host template's variable may take (its default, its enum)
+        makes the template's origin a host: no path, query, fragment or userinfo, and no
+        port unless the template has one. Each that does not is a problem at its pointer:
+        a default of ``127.0.0.1:8080/x?`` would send the API key to another host."""
+        plain = {name: "0" for name in variables}
+        template_port = _origin_of(_filled(origin, plain))
+        has_port = template_port is not None and template_port.port is not None
+        whole = _VARIABLE.fullmatch(origin) is not None  # the variable is the base URL
+        ok = True
+        for name, variable in variables.items():
+            param, where = self.host_params.get(name, ({}, "/x-ms-parameterized-host"))
+            values = [("default", variable["default"])]
+            values += [(f"enum/{i}", v) for i, v in enumerate(variable.get("enum", []))]
+            for key, value in values:
+                chosen = {n: v["default"] for n, v in variables.items()}
+                url = _filled(origin, {**chosen, name: value})
+                problem = _not_a_host(url, has_port or whole)
+                if problem is None:
+                    continue
+                if "default" not in param and key == "default":
+                    key = "enum/0"  # the only enum value is the default
+                shown = pointer_join(where, *key.split("/")) if param else where
+                self.problem(
+                    shown,
+                    f"{_show(value)} makes the host template {_show(origin)} the URL"
+                    f" {_show(url)}, which {problem}; a host variable holds a host name",
+                )
+                ok = False
+        return ok
 
     # -- security ---------------------------------------------------------------
 
@@ -622,6 +656,45 @@ class _Converter:
 
 
 _FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+_HOST_NAME = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)\Z")
+
+
+def _filled(template: str, values: dict[str, str]) -> str:
+    """``template`` with each ``{name}`` of ``values`` replaced by its value."""
+    return _VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def _origin_of(url: str) -> urllib.parse.SplitResult | None:
+    """``url`` split, or None when it is not one (a port that is not a number)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        _ = parts.port
+    except ValueError:
+        return None
+    return parts
+
+
+def _not_a_host(url: str, port_allowed: bool) -> str | None:
+    """What makes ``url`` more than ``scheme://host[:port]``, or None."""
+    parts = _origin_of(url)
+    if parts is None:
+        return "has no valid port"
+    if parts.scheme.lower() not in ("http", "https") or "://" not in url:
+        return "is not an http or https URL"
+    for part, what in ((parts.path, "a path"), (parts.query, "a query")):
+        if part or (what == "a query" and "?" in url):
+            return f"has {what}"
+    if parts.fragment or "#" in url:
+        return "has a fragment"
+    if "@" in parts.netloc:
+        return "has userinfo"
+    if parts.port is not None and not port_allowed:
+        return "has a port the template does not have"
+    if not _HOST_NAME.match(parts.hostname or ""):
+        return "has no valid host name"
+    return None
 
 
 def _fixed(param: dict[str, Any]) -> str | None:

@@ -27,7 +27,7 @@ from celery import Celery
 from celery.signals import worker_ready
 from redis import Redis
 from sume_sdk import AsyncClient, Client, RetryPolicy, WaitConfig
-from sume_sdk.fleet import CeleryWaits, RedisRateLimiter, ReportBusy
+from sume_sdk.fleet import CeleryWaits, RedisRateLimiter, ReportBusy, ReportMismatch
 
 REDIS_URL = os.environ["FLEET_REDIS"]
 #: How long the broker waits for a lost worker's steps before handing them to another:
@@ -78,6 +78,7 @@ __all__ = [
     "Client",
     "RedisRateLimiter",
     "ReportBusy",
+    "ReportMismatch",
     "WaitConfig",
     "app",
     "plain",

@@ -5,6 +5,7 @@ gone for good; the sweep can run from beat instead of the workers."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -108,6 +109,44 @@ def test_once_runs_an_effect_once_per_report_until_it_is_acknowledged(fleet: Fle
     waits.ack_task(first["report_id"])  # the acknowledgement of the callback's return
     assert waits.once(first, effect(first)) is False
     assert redis.llen(effects) == 2
+
+
+def test_once_applies_only_the_report_that_happened(
+    fleet: Fleet, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A delivery carrying a genuine pending report id but another job or outcome (forged
+    in the broker) raises, is logged and changes nothing; the genuine delivery then runs
+    the effect (it was dropped as a duplicate before)."""
+    waits, redis = fleet.app.waits, fleet.app.redis
+    fleet.start("a")  # its callbacks wait in HELD: no worker takes them
+    fleet.follow(fleet.job(final="failure"), "invoice", queue=HELD)
+    fleet.until(lambda: redis.llen(HELD) == 1, "the report to be sent")
+    (genuine,) = fleet.held()
+    invoices = "fleet-tests:invoices"
+
+    def effect(report: dict[str, Any]) -> Any:
+        return lambda pipe: pipe.hset(
+            invoices, "invoice:7", json.dumps([report["job_id"], report["outcome"]])
+        )
+
+    forgeries = [
+        dict(genuine, job_id="job_999", outcome="success"),
+        dict(genuine, outcome="success"),
+        dict(genuine, job_id="job_999"),
+        dict(genuine, record={"id": genuine["job_id"], "status": "completed"}),
+    ]
+    for forged in forgeries:
+        with caplog.at_level(logging.WARNING), pytest.raises(fleet.app.ReportMismatch) as caught:
+            waits.once(forged, effect(forged))
+        assert caught.value.report_id == genuine["report_id"]
+        assert f"report {genuine['report_id']}" in caplog.text
+    assert caught.value.fields == ["record"]
+    assert "job_id, outcome" in caplog.text
+    assert redis.hgetall(invoices) == {}
+
+    assert waits.once(genuine, effect(genuine)) is True
+    assert json.loads(redis.hget(invoices, "invoice:7")) == [genuine["job_id"], "failure"]
+    assert waits.once(genuine, effect(genuine)) is False  # and once only
 
 
 def test_with_the_workers_sweepers_off_a_sweep_from_beat_sends_a_lost_step(fleet: Fleet) -> None:

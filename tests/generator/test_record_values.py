@@ -56,7 +56,7 @@ def test_a_record_value_feeds_the_result_operation(tmp_path: Path) -> None:
 
 
 def test_a_record_value_needs_a_result_operation(tmp_path: Path) -> None:
-    (problem,) = problems(tmp_path, result=None)
+    (problem,) = problems(tmp_path, result=None, result_media_type=None)
     assert problem.endswith(
         f"{AT}/carry/output_file_id/from: a value of the terminal record is sent to the"
         " result operation: the job declares no 'result' to send 'output_file_id' to"
@@ -140,14 +140,24 @@ def test_a_result_operation_without_record_values_must_take_the_job_id(tmp_path:
 
 def test_final_from_record_makes_the_terminal_record_the_result(tmp_path: Path) -> None:
     (job,) = load_and_build(
-        OPENAI, jobs_file=side(tmp_path, result=None, carry=None, final_from="record")
+        OPENAI,
+        jobs_file=side(
+            tmp_path, result=None, result_media_type=None, carry=None, final_from="record"
+        ),
     ).jobs
     assert job.final_from == "record" and job.result is None
 
 
 def test_operation_url_is_read_as_final_from_record(tmp_path: Path) -> None:
     (job,) = load_and_build(
-        OPENAI, jobs_file=side(tmp_path, result=None, carry=None, final_from="operation-url")
+        OPENAI,
+        jobs_file=side(
+            tmp_path,
+            result=None,
+            result_media_type=None,
+            carry=None,
+            final_from="operation-url",
+        ),
     ).jobs
     assert job.final_from == "record"
 

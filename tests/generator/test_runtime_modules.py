@@ -384,8 +384,9 @@ CURSOR = [{"name": "cursor", "in": "query", "schema": {"type": "string"}}]
             ),
         ),
         (
+            # A bearer scheme takes a token credential too (tokens.py).
             "oauth2",
-            {"oauth2"},
+            {"oauth2", "tokens"},
             {
                 **_one_get(JSON_PAGE),
                 "security": [{"oauth": []}],

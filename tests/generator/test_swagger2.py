@@ -456,3 +456,71 @@ def test_a_host_path_variable_without_a_default_is_a_parameter_of_every_operatio
     for op in (op for r in sdk.resources for op in r.operations):
         assert op.path.startswith("/docs/{Version}/")
         assert "Version" in [p.wire for p in op.path_parameters]
+
+
+@pytest.mark.parametrize(
+    ("template", "default", "problem"),
+    [
+        # the fourth hardening pass: the default made the base URL 127.0.0.1, key and all
+        ("http://{acct}.example.invalid", "127.0.0.1:8080/steal?x=", "has a path"),
+        ("{acct}.example.invalid", "evil.example?", "has a query"),
+        ("{acct}.example.invalid", "evil.example#", "has a fragment"),
+        ("{acct}.example.invalid", "me@evil.example", "has userinfo"),
+        ("{acct}.example.invalid", "evil.example:8080", "has no valid port"),
+        ("{host}", "127.0.0.1:8080", "has a port the template does not have"),
+        ("{host}", "evil example", "has no valid host name"),
+    ],
+)
+def test_a_host_template_default_that_is_not_a_host_is_refused_at_its_pointer(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    template: str,
+    default: str,
+    problem: str,
+) -> None:
+    host = {
+        "hostTemplate": template,
+        "useSchemePrefix": "://" not in template,
+        "parameters": [
+            {
+                "name": template.split("{")[1].split("}")[0],
+                "in": "path",
+                "type": "string",
+                "default": default,
+            }
+        ],
+    }
+    spec = _azure(tmp_path, **{"x-ms-parameterized-host": host})
+    out = tmp_path / "out"
+    assert main(["generate", str(spec), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    at = f"{spec}#/x-ms-parameterized-host/parameters/0/default"
+    assert f"error: {at}: {default!r} makes the host template" in err
+    assert f"which {problem}; a host variable holds a host name" in err
+    assert "internal error" not in err and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("template", "default", "base_url"),
+    [
+        ("{acct}.example.invalid", "127.0.0.1", "https://127.0.0.1.example.invalid"),
+        ("{acct}.example.invalid:8443", "eu-1", "https://eu-1.example.invalid:8443"),
+        ("{host}:{port}", "localhost", "https://localhost:8443"),
+        ("{endpoint}", "https://vault.example.com:8443", "https://vault.example.com:8443"),
+    ],
+)
+def test_a_host_template_default_that_is_a_host_is_the_base_url(
+    tmp_path: Path, template: str, default: str, base_url: str
+) -> None:
+    names = [part.split("}")[0] for part in template.split("{")[1:]]
+    values = {names[0]: default, "port": "8443"}
+    host = {
+        "hostTemplate": template,
+        "useSchemePrefix": template != "{endpoint}",
+        "parameters": [
+            {"name": name, "in": "path", "type": "string", "default": values[name]}
+            for name in names
+        ],
+    }
+    sdk = load_and_build(_azure(tmp_path, **{"x-ms-parameterized-host": host}))
+    assert sdk.base_url == base_url

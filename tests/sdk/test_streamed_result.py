@@ -267,6 +267,28 @@ def test_a_result_in_memory_past_the_limit_points_at_to_file(
     assert caught.value.job_id == "d1"
 
 
+def test_a_result_read_back_from_its_file_past_the_limit_is_refused_and_the_file_kept(
+    sdk: ModuleType, mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`to_file` with the default `read_back=True` is bounded like a result held in
+    memory (a 512 MiB result came back as bytes before); the file, whole, stays."""
+    monkeypatch.setattr(sys.modules[f"{sdk.__name__}._runtime.download"], "MAX_RESULT_BYTES", CHUNK)
+    target = tmp_path / "out.bin"
+    server = Server(_body(mode, lambda: iter([BODY, BODY])))
+
+    with pytest.raises(sdk.errors.ResponseTooLarge) as caught:
+        _call(sdk, mode, server, to_file=target)
+
+    message = str(caught.value)
+    assert f"written to {str(target)!r} ({2 * CHUNK:,} bytes)" in message
+    assert f"larger than the {CHUNK:,} bytes held in memory" in message
+    assert "read_back=False" in message and caught.value.job_id == "d1"
+    assert target.read_bytes() == BODY * 2 and server.downloads == 1
+    # at the limit, the result still comes back as bytes
+    server = Server(_body(mode, lambda: iter([BODY])))
+    assert _call(sdk, mode, server, to_file=target) == BODY
+
+
 USER_CODE = """
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from .errors import (
     ConflictError,
     DecodeError,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -48,6 +49,7 @@ from .errors import (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 )
 
@@ -77,6 +79,7 @@ __all__ = [
     "ConflictError",
     "DecodeError",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
@@ -109,6 +112,7 @@ __all__ = [
     "UnprocessableEntityError",
     "UnreadableStatus",
     "Unset",
+    "UploadError",
     "WaitConfig",
     "WaitError",
     "__version__",

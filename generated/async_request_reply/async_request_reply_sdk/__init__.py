@@ -29,6 +29,7 @@ from .errors import (
     ExportStalled,
     ExportTimeout,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -50,6 +51,7 @@ from .errors import (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 )
 
@@ -83,6 +85,7 @@ __all__ = [
     "ExportStalled",
     "ExportTimeout",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
@@ -111,6 +114,7 @@ __all__ = [
     "UnprocessableEntityError",
     "UnreadableStatus",
     "Unset",
+    "UploadError",
     "WaitConfig",
     "WaitError",
     "__version__",

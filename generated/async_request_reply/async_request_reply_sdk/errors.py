@@ -11,6 +11,7 @@ SDKError
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
  +-- ResponseTooLarge (limit), ResultFileError (spent)
+ +-- UploadError, InvalidHeader
  +-- MissingCredentials
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
@@ -35,6 +36,7 @@ from ._runtime.errors import (
     ConflictError,
     DecodeError,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -56,6 +58,7 @@ from ._runtime.errors import (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 )
 from .models.error_detail import ErrorDetail
@@ -74,6 +77,7 @@ __all__ = [
     "ExportStalled",
     "ExportTimeout",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
@@ -95,6 +99,7 @@ __all__ = [
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
+    "UploadError",
     "WaitError",
 ]
 
@@ -108,6 +113,7 @@ for _error in (
     ConflictError,
     DecodeError,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -129,6 +135,7 @@ for _error in (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 ):
     _error.__module__ = __name__

@@ -33,6 +33,7 @@ from .errors import (
     DocumentStalled,
     DocumentTimeout,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -54,6 +55,7 @@ from .errors import (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 )
 
@@ -87,6 +89,7 @@ __all__ = [
     "DocumentStalled",
     "DocumentTimeout",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
@@ -115,6 +118,7 @@ __all__ = [
     "UnprocessableEntityError",
     "UnreadableStatus",
     "Unset",
+    "UploadError",
     "WaitConfig",
     "WaitError",
     "__version__",

@@ -11,6 +11,7 @@ SDKError
  |    +-- RateLimitError (429)           +-- InternalServerError (5xx)
  +-- DecodeError (path)
  +-- ResponseTooLarge (limit), ResultFileError (spent)
+ +-- UploadError, InvalidHeader
  +-- MissingCredentials
  +-- MissingJobId, InvalidResumeToken, NoResultOperation, NoCancelOperation
  +-- WaitError (job_id, last_state, last_record)
@@ -35,6 +36,7 @@ from ._runtime.errors import (
     ConflictError,
     DecodeError,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -56,6 +58,7 @@ from ._runtime.errors import (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 )
 from .models.document_status import DocumentStatus
@@ -73,6 +76,7 @@ __all__ = [
     "DocumentStalled",
     "DocumentTimeout",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
@@ -94,6 +98,7 @@ __all__ = [
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
+    "UploadError",
     "WaitError",
 ]
 
@@ -107,6 +112,7 @@ for _error in (
     ConflictError,
     DecodeError,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -128,6 +134,7 @@ for _error in (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 ):
     _error.__module__ = __name__

@@ -30,6 +30,7 @@ from .errors import (
     IngestJobStalled,
     IngestJobTimeout,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -51,6 +52,7 @@ from .errors import (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 )
 
@@ -84,6 +86,7 @@ __all__ = [
     "IngestJobStalled",
     "IngestJobTimeout",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
@@ -112,6 +115,7 @@ __all__ = [
     "UnprocessableEntityError",
     "UnreadableStatus",
     "Unset",
+    "UploadError",
     "WaitConfig",
     "WaitError",
     "__version__",

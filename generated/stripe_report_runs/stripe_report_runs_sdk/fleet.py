@@ -9,7 +9,20 @@ runs an effect once per report). `RedisRateLimiter` caps the status reads of eve
 worker together (`WaitConfig(status_limiter=...)`). Install the SDK's `fleet` extra.
 """
 
-from ._runtime.fleet import POINTS, CeleryWaits, RedisRateLimiter, ReportBusy
+from ._runtime.fleet import (
+    POINTS,
+    CeleryWaits,
+    RedisRateLimiter,
+    ReportBusy,
+    ReportMismatch,
+)
 from ._runtime.ratelimit import StatusLimiter
 
-__all__ = ["POINTS", "CeleryWaits", "RedisRateLimiter", "ReportBusy", "StatusLimiter"]
+__all__ = [
+    "POINTS",
+    "CeleryWaits",
+    "RedisRateLimiter",
+    "ReportBusy",
+    "ReportMismatch",
+    "StatusLimiter",
+]

@@ -24,6 +24,7 @@ from .errors import (
     ConflictError,
     DecodeError,
     InternalServerError,
+    InvalidHeader,
     InvalidResumeToken,
     JobCanceled,
     JobFailed,
@@ -49,6 +50,7 @@ from .errors import (
     UnknownJobState,
     UnprocessableEntityError,
     UnreadableStatus,
+    UploadError,
     WaitError,
 )
 
@@ -91,6 +93,7 @@ __all__ = [
     "DuplicateWebhook",
     "EventStream",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "InvalidSignature",
     "JobCanceled",
@@ -127,6 +130,7 @@ __all__ = [
     "UnprocessableEntityError",
     "UnreadableStatus",
     "Unset",
+    "UploadError",
     "WaitConfig",
     "WaitError",
     "WebhookDelivery",

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from ...problems import Location, Problem, closest, did_you_mean
+from ...problems import Location, Nearest, Problem, closest, printable
 from .. import ir
 from ..operations import media_kind
 from .carry import read_carry, read_constants, unsupplied
@@ -72,6 +72,7 @@ class _JobReader:
         self.schemas = schemas
         self.problems = problems
         self.webhooks = webhooks
+        self._near: Nearest | None = None  # the operationIds, indexed at the first typo
 
     def problem(self, at: Location, message: str) -> None:
         self.problems.append(Problem(at, message))
@@ -89,13 +90,13 @@ class _JobReader:
             return None
         op = self.operations.get(value)
         if op is None:
-            self.problem(
-                at.child(key),
-                f"unknown operationId '{value}'{did_you_mean(value, self.operations)}",
-            )
+            if self._near is None:
+                self._near = Nearest(self.operations)
+            meant = self._near.closest(value)
+            hint = f" (did you mean '{printable(meant)}'?)" if meant is not None else ""
+            self.problem(at.child(key), f"unknown operationId '{value}'{hint}")
             # Read on with the operation most likely meant: the rest of the declaration's
             # problems are found in this run too (the SDK is not generated either way).
-            meant = closest(value, self.operations)
             return self.operations[meant] if meant is not None else None
         return op
 

@@ -50,7 +50,9 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
                 }
             )
         elif isinstance(auth, ir.BearerAuth):
-            scopes = "".join(f"{py_str(scope)}, " for scope in auth.scopes)
+            items = [py_str(scope) for scope in auth.scopes]
+            # A tuple literal as ruff formats it: `()`, `("a",)`, `("a", "b")`.
+            scopes = ", ".join(items) + ("," if len(items) == 1 else "")
             auths.append(
                 {
                     "params": [ident(auth.param)],

@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["RedisRateLimiter", "ReportBusy", "WaitStore"]
+__all__ = ["RedisRateLimiter", "ReportBusy", "ReportMismatch", "WaitStore"]
 
 # GCRA on Redis's clock: take a slot if one is due now and return "0", else return
 # the seconds until one is (a string: Lua numbers become integers on the way out).
@@ -271,6 +271,19 @@ class ReportBusy(Exception):
     runs it if the one that was running it died."""
 
 
+class ReportMismatch(Exception):
+    """A delivery whose report is not the one the outbox recorded for its `report_id`
+    (another job, outcome, state or record: forged, or altered on the way); its effect
+    is not run (`CeleryWaits.once`), and the genuine delivery still runs it."""
+
+    def __init__(self, report_id: str, fields: list[str]) -> None:
+        super().__init__(
+            f"a delivery of report {report_id} differs from what happened in"
+            f" {', '.join(fields)}; its effect was not run"
+        )
+        self.report_id, self.fields = report_id, fields
+
+
 class WaitStore:
     """The records of one `CeleryWaits` in Redis, every key under `name`.
 
@@ -401,12 +414,23 @@ class WaitStore:
     # -- a report -------------------------------------------------------------------
 
     def once(
-        self, report_id: str, effect: Callable[[Any], object], lease: float
+        self, report: Mapping[str, Any], effect: Callable[[Any], object], lease: float
     ) -> bool:
         """Run `effect` in one transaction with the report's acknowledgement, unless
-        it was acknowledged (False); `ReportBusy` while another delivery runs it
-        (see `CeleryWaits.once`)."""
+        it was acknowledged (False); `ReportBusy` while another delivery runs it,
+        `ReportMismatch` when `report` is not the one recorded for its id (see
+        `CeleryWaits.once`)."""
+        report_id = str(report["report_id"])
         keys = [self.report_key(report_id, ""), self.report_key(report_id, ":lease")]
+        # The outbox entry is written once, when the wait finishes, and deleted when
+        # the report is acknowledged: what happened, to compare the delivery with.
+        raw = self._redis.get(keys[0])
+        if raw is None:
+            return False
+        recorded = json.loads(raw)["report"]
+        differ = [key for key in recorded if report.get(key) != recorded[key]]
+        if differ:
+            raise ReportMismatch(report_id, differ)
         delivery = uuid.uuid4().hex
         ms = max(1, int(lease * 1000))
         state = _text(self._scripts["once"](keys=keys, args=[delivery, ms]))

@@ -5,19 +5,21 @@ segments, JSON decoding, and :class:`RequestOptions`, a request before any I/O."
 from __future__ import annotations
 
 import json as json_module
+import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from os import SEEK_END, PathLike, fspath, fstat, stat
+from os import PathLike, fspath
 from os.path import basename
 from typing import IO, Any, TypeVar, Union, cast
 
 import attrs
 import httpx
 
-from .errors import DecodeError
+from .errors import DecodeError, InvalidHeader
 from .scalars import FileContent, FileInput, Unset
 from .serde import encode as _encode
 from .styles import Style, form_items, path_param, query_items, scalar
+from .uploads import chunks, chunks_async, file_length, part_file, path_length
 
 __all__ = [
     "NO_OPTIONS",
@@ -28,6 +30,7 @@ __all__ = [
     "Style",
     "Upload",
     "body_fields",
+    "check_headers",
     "decode_json",
     "file_part",
     "form_items",
@@ -57,15 +60,12 @@ CallOptions = tuple[
 NO_OPTIONS: CallOptions = (None, None, None, None, None)
 
 
-#: The size of the chunks a streamed upload is read in.
-CHUNK = 64 * 1024
-
-
 @attrs.frozen
 class Upload:
     """A binary request body: bytes, or a path or binary file object read as the request
     is sent, chunk by chunk (each send of a retried request reads it from its start:
-    a path is opened again, a seekable file sought back to where it stood)."""
+    a path is opened again, a seekable file sought back to where it stood). What a
+    file may be, and the checks made as it is sent, are `uploads`'."""
 
     source: FileContent
     start: int | None = None
@@ -78,57 +78,47 @@ class Upload:
         )
 
     def length(self) -> int | None:
-        """The bytes to send, where known before reading them (then ``Content-Length``)."""
+        """The bytes to send, where known before reading them (then ``Content-Length``);
+        a path or file that is not a regular file raises `UploadError`."""
         source = self.source
         if isinstance(source, (bytes, bytearray)):
             return len(source)
         if isinstance(source, PathLike):
-            return stat(source).st_size
+            return path_length(source)
         if self.start is None:
             return None
-        try:
-            size = fstat(source.fileno()).st_size
-        except (AttributeError, OSError, ValueError):
-            end = source.seek(0, SEEK_END)
-            source.seek(self.start)
-            return end - self.start
-        return max(size - self.start, 0)
+        return file_length(source, self.start)
 
     def content(
-        self, asynchronous: bool
+        self, asynchronous: bool, length: int | None = None, wait: float | None = None
     ) -> bytes | Iterator[bytes] | AsyncIterator[bytes]:
-        """The body as httpx sends it: the bytes, or an iterator over the file's chunks."""
+        """The body as httpx sends it: the bytes, or an iterator over the file's chunks,
+        which raises `UploadError` when the file is not ``length`` bytes long; ``wait``:
+        how long a stream may give no data."""
         source = self.source
         if isinstance(source, (bytes, bytearray)):
             return bytes(source)
         if self.start is not None and not isinstance(source, PathLike):
             source.seek(self.start)
-        return _achunks(source) if asynchronous else _chunks(source)
-
-
-def _chunks(source: PathLike[str] | IO[bytes]) -> Iterator[bytes]:
-    if isinstance(source, PathLike):
-        with open(source, "rb") as file:
-            yield from _chunks(file)
-        return
-    while chunk := source.read(CHUNK):
-        yield chunk
-
-
-async def _achunks(source: PathLike[str] | IO[bytes]) -> AsyncIterator[bytes]:
-    for chunk in _chunks(source):
-        yield chunk
+        if asynchronous:
+            return chunks_async(source, length, wait)
+        return chunks(source, length, wait)
 
 
 def upload(body: FileContent) -> Upload:
-    """A binary body to send byte for byte (a file object from where it stands)."""
+    """A binary body to send byte for byte (a file object from where it stands),
+    checked at once: a path or file that cannot be sent raises `UploadError` before
+    any request."""
     if isinstance(body, (bytes, bytearray, PathLike)):
-        return Upload(body)
-    try:
-        start = body.tell() if body.seekable() else None
-    except (AttributeError, OSError, ValueError):
-        start = None
-    return Upload(body, start)
+        chosen = Upload(body)
+    else:
+        try:
+            start = body.tell() if body.seekable() else None
+        except (AttributeError, OSError, ValueError):
+            start = None
+        chosen = Upload(body, start)
+    chosen.length()
+    return chosen
 
 
 @attrs.frozen(kw_only=True)
@@ -161,6 +151,38 @@ class RequestOptions:
     redirects: tuple[int, ...] = ()
     url: str | None = None
     """An absolute URL sent instead of the base URL and `path` (an operation URL)."""
+
+
+_TOKEN = re.compile(r"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
+_FIELD_VALUE = re.compile(r"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")
+
+
+def check_headers(headers: Mapping[str, str | bytes]) -> None:
+    """Refuse, with `InvalidHeader` naming the header (never its value), a header
+    that no HTTP/1.1 request can carry, before anything is sent."""
+    for name, value in headers.items():
+        if not _TOKEN.fullmatch(name):
+            raise InvalidHeader(f"the header name {name!r} is not an HTTP token")
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        if _FIELD_VALUE.fullmatch(text) and (
+            isinstance(value, bytes) or text.isascii()
+        ):
+            continue
+        if "\r" in text or "\n" in text:
+            cause = "holds a line break (CR or LF)"
+        elif "\0" in text:
+            cause = "holds a NUL character"
+        elif not text.isascii():
+            cause = (
+                "holds a character outside ASCII (pass bytes to send another encoding)"
+            )
+        elif text != text.strip(" \t"):
+            cause = "begins or ends with whitespace"
+        else:
+            cause = "holds a control character no header may carry"
+        raise InvalidHeader(
+            f"the value of the header {name!r} {cause}; nothing was sent"
+        )
 
 
 def header_value(headers: Mapping[str, Any], name: str) -> Any:
@@ -202,8 +224,7 @@ def _read(content: FileContent) -> bytes:
     if isinstance(content, (bytes, bytearray)):
         return bytes(content)
     if isinstance(content, PathLike):
-        with open(content, "rb") as file:
-            return file.read()
+        return b"".join(chunks(content, path_length(content), None))
     return content.read()
 
 
@@ -226,10 +247,12 @@ def file_part(
         named: object = (
             None if isinstance(value, bytes) else getattr(value, "name", None)
         )
-        filename = basename(fspath(cast("str", named))) if named else name
         if isinstance(named, int):  # a file object over a descriptor has no name
-            filename = name
+            named = None
+        filename = basename(fspath(cast("str", named))) if named else name
     guessed = mimetypes.guess_type(filename)[0]
+    if not isinstance(content, (bytes, bytearray, PathLike)):
+        part_file(content)  # a device, a pipe: no length httpx could announce
     data: bytes | IO[bytes] = (
         _read(content) if isinstance(content, (bytes, bytearray, PathLike)) else content
     )

@@ -6,7 +6,8 @@ A credential's value is held by `Secret`, whose repr is `'***'`. A base URL's
 URL (shown by httpx's reprs and its log line, and in this SDK's messages) carries it.
 Every request the SDK builds gets `MaskedHeaders`, whose repr masks credential
 headers: Authorization, cookies, the API key headers this client sends, and any
-header whose name says it holds a key, token, secret or password. Errors reach the
+header whose name looks secret (`looks_secret`, one rule for headers and query
+parameters). Errors reach the
 request (`error.request`, `error.response.request`), so this is what they show.
 The request URL is a `MaskedURL`: sent as it is, but shown (str, repr, httpx's own
 log line) without userinfo and with `[secure]` for the query parameters that hold a
@@ -32,6 +33,8 @@ from .shown import display_url
 
 __all__ = [
     "EVERY_PARAMETER",
+    "SECRET_STEMS",
+    "SECRET_WORDS",
     "ApiKey",
     "Basic",
     "Bearer",
@@ -43,6 +46,7 @@ __all__ = [
     "ask_providers",
     "authorization",
     "display_url",
+    "looks_secret",
     "masked_headers",
     "origin_of",
     "safe_across_origins",
@@ -54,11 +58,50 @@ __all__ = [
 SAFE_ACROSS_ORIGINS = frozenset({"accept", "accept-encoding", "user-agent"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _ALWAYS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-_LOOKS_SECRET = re.compile(
-    r"api[-_]?key|token|secret|passw|session|signature|credential"
-    r"|(?:^|[-_])sig(?:$|[-_])",  # a shared access signature's `sig=`
-    re.IGNORECASE,
+#: A header or query parameter name is secret-looking when one of its words (split at
+#: every character that is not a letter or digit and where lower case turns upper) is
+#: one of `SECRET_WORDS`, or when one of `SECRET_STEMS` is anywhere in it (lower case).
+#: docs/security.md lists both; the SDK's tests read that list.
+SECRET_WORDS = frozenset(
+    {
+        "auth",
+        "authorization",
+        "bearer",
+        "code",
+        "cookie",
+        "hmac",
+        "jwt",
+        "key",
+        "otp",
+        "pass",
+        "pwd",
+        "sas",
+        "sig",
+    }
 )
+SECRET_STEMS = (
+    "accesskey",
+    "apikey",
+    "credential",
+    "passcode",
+    "passphrase",
+    "passw",
+    "privatekey",
+    "secret",
+    "session",
+    "signature",
+    "token",
+)
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a header or query parameter called `name` holds a secret, by its name
+    alone: the one rule of every repr and log line that shows a request."""
+    lowered = name.lower()
+    if any(stem in lowered for stem in SECRET_STEMS):
+        return True
+    return any(word.lower() in SECRET_WORDS for word in _WORDS.findall(name))
 
 
 #: A credential: its value, or a function that returns the current one (a token
@@ -178,20 +221,17 @@ class MaskedHeaders(httpx.Headers):
     masked: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
+        # Decided on the names as given (`AWSAccessKeyId`: its words show in its case).
         shown = {
-            key: "[secure]" if _is_secret(key, self.masked) else value
-            for key, value in self.multi_items()
+            key: "[secure]" if _is_secret(raw.decode("latin-1"), self.masked) else value
+            for (key, value), (raw, _) in zip(self.multi_items(), self.raw)
         }
         return f"{type(self).__name__}({shown!r})"
 
 
 def _is_secret(name: str, masked: frozenset[str]) -> bool:
     lowered = name.lower()
-    return (
-        lowered in _ALWAYS
-        or lowered in masked
-        or _LOOKS_SECRET.search(lowered) is not None
-    )
+    return lowered in _ALWAYS or lowered in masked or looks_secret(name)
 
 
 #: In `masked`: every query parameter is masked (a URL the server gave, whose query

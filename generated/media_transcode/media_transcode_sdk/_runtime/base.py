@@ -31,6 +31,7 @@ from .styles import header
 from .timing import Timing
 from .wire import (
     RequestOptions,
+    check_headers,
     form_items,
     header_value,
     query_items,
@@ -179,15 +180,19 @@ class BaseHTTP:
             content = str(httpx.QueryParams(form_items(form, options.encoding)))
             if not typed:
                 headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif options.upload is not None:
-            content = options.upload.content(isinstance(client, httpx.AsyncClient))
+        timeout = self.timeout_within(options.timeout, time_left)
+        if form is None and options.upload is not None:
             length = options.upload.length()
+            wait = timeout.write if isinstance(timeout, httpx.Timeout) else timeout
+            content = options.upload.content(
+                isinstance(client, httpx.AsyncClient), length, wait
+            )
             if length is not None and header_value(headers, "Content-Length") is None:
                 headers["Content-Length"] = str(length)
         sends = content is not None or body is not None
         if options.content_type is not None and form is None and not typed and sends:
             headers["Content-Type"] = options.content_type
-        timeout = self.timeout_within(options.timeout, time_left)
+        check_headers(headers)
         request = client.build_request(
             options.method,
             options.url or self.root(options.server) + options.path,

@@ -6,8 +6,9 @@ chunk into a temporary file beside it, renamed into place once the body is whole
 The target is checked (`check_target`) and the temporary file created before any
 request, so a bad path costs nothing; a file error once the body is arriving raises
 `ResultFileError` (for a one-shot result: it is spent). A result asked for in memory
-is refused past `MAX_RESULT_BYTES` (`ResponseTooLarge`, pointing at `to_file`); an
-`OnDisk` target is not read back into memory at all.
+is refused past `MAX_RESULT_BYTES` (`ResponseTooLarge`, pointing at `to_file`), and so
+is one read back from its file (the file then stays, whole); an `OnDisk` target is not
+read back into memory at all.
 Results that can be downloaded only once are fetched by `fetch_once`: never sent a
 second time once the server may have received the request (see its docstring).
 """
@@ -192,13 +193,25 @@ def _with_body(response: httpx.Response, content: bytes) -> httpx.Response:
     )
 
 
-def _from_file(response: httpx.Response, path: str, read: bool) -> httpx.Response:
+def _from_file(
+    response: httpx.Response, path: str, read: bool, limit: int
+) -> httpx.Response:
     """The response again, its body read back from the file it was streamed to
-    (left empty when not `read`)."""
+    (left empty when not `read`), refused past `limit` bytes like a body held in
+    memory: the file is then left whole where it is, and the error names it."""
     content = b""
     if read:
         with open(path, "rb") as file:
-            content = file.read()
+            size = os.fstat(file.fileno()).st_size
+            content = file.read(limit + 1) if size <= limit else b""
+        if size > limit or len(content) > limit:
+            error = ResponseTooLarge(
+                f"the result was written to {path!r} ({size:,} bytes), larger than the"
+                f" {limit:,} bytes held in memory: it is left there, and read_back=False"
+                " returns its path without reading it back"
+            )
+            error.limit = limit
+            raise error
     return _with_body(response, content)
 
 
@@ -241,7 +254,7 @@ def download(
     body is streamed to it (`Download`) and renamed into place only once it is
     whole: a failure, a deadline or a cut-off body leaves no file. Returns the
     response, its body then read back from the file for decoding (empty for an
-    `OnDisk` path). `once`: the server serves the result once (errors say so).
+    `OnDisk` path), refused past `limit` bytes too (the file is left whole). `once`: the server serves the result once (errors say so).
     """
     if path is None:
         memory = Memory(MAX_RESULT_BYTES if limit is None else limit, once)
@@ -255,7 +268,8 @@ def download(
         if failure is error:
             raise
         raise failure from error
-    return _from_file(response, sink.path, not isinstance(path, OnDisk))
+    bound = MAX_RESULT_BYTES if limit is None else limit
+    return _from_file(response, sink.path, not isinstance(path, OnDisk), bound)
 
 
 async def async_download(
@@ -278,7 +292,8 @@ async def async_download(
         if failure is error:
             raise
         raise failure from error
-    return _from_file(response, sink.path, not isinstance(path, OnDisk))
+    bound = MAX_RESULT_BYTES if limit is None else limit
+    return _from_file(response, sink.path, not isinstance(path, OnDisk), bound)
 
 
 def no_file(to_file: PathLike | None) -> None:

@@ -639,8 +639,9 @@ class Ingest:
         ``to_file`` also writes the result to that file, streamed there chunk by
         chunk within the deadline (whole or not at all); the file's folder is
         checked before any request. With ``read_back=False`` the result is not read
-        back into memory: the path is returned. Without ``to_file``, a result larger
-        than 256 MiB raises ``ResponseTooLarge``.
+        back into memory: the path is returned. A result larger than 256 MiB held
+        in memory raises ``ResponseTooLarge``: without ``to_file``, or read back
+        from it (the file stays, whole).
 
         Raises:
             IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the
@@ -1189,8 +1190,9 @@ class AsyncIngest:
         ``to_file`` also writes the result to that file, streamed there chunk by
         chunk within the deadline (whole or not at all); the file's folder is
         checked before any request. With ``read_back=False`` the result is not read
-        back into memory: the path is returned. Without ``to_file``, a result larger
-        than 256 MiB raises ``ResponseTooLarge``.
+        back into memory: the path is returned. A result larger than 256 MiB held
+        in memory raises ``ResponseTooLarge``: without ``to_file``, or read back
+        from it (the file stays, whole).
 
         Raises:
             IngestJobFailed: The job failed (a ``JobFailed``): ``record`` is the

@@ -18,6 +18,8 @@ SDKError
 │   ├── UnreadableStatus            a 2xx status body that is not a record (retried)
 │   └── RecordDecodeError           a job's record reached a state, off its schema
 ├── ResponseTooLarge, ResultFileError  a body past its size limit; a to_file not written
+├── UploadError (ValueError)        a body file not regular, or resized while sent
+├── InvalidHeader (ValueError)      a header no request can carry (a line break, NUL)
 ├── MissingCredentials (ValueError) a client made without the credentials its API needs
 ├── TokenError                      the OAuth 2 token endpoint refused or answered nonsense
 ├── MissingJobId (ValueError)       a create response carried no job id
@@ -60,6 +62,7 @@ __all__ = [
     "ConflictError",
     "DecodeError",
     "InternalServerError",
+    "InvalidHeader",
     "InvalidResumeToken",
     "JobCanceled",
     "JobFailed",
@@ -82,6 +85,7 @@ __all__ = [
     "UnknownJobState",
     "UnprocessableEntityError",
     "UnreadableStatus",
+    "UploadError",
     "WaitError",
     "attach_job_id",
 ]
@@ -225,6 +229,14 @@ class ResultFileError(SDKError):
     spent = False
 
 
+class UploadError(SDKError, ValueError):
+    """A body file not regular (a device, a FIFO, /proc), resized while sent, or idle."""
+
+
+class InvalidHeader(SDKError, ValueError):
+    """A header no request can carry, refused before sending; names it, not its value."""
+
+
 class MissingCredentials(SDKError, ValueError):
     """A client was made without any of the credentials its API requires."""
 
@@ -269,12 +281,10 @@ class RecordDecodeError(DecodeError):
 
 
 class UnreadableStatus(DecodeError):
-    """A 2xx status response whose body is not the job's record.
-
-    Truncated JSON, a proxy's HTML page, or JSON without the record: a transient
-    fault of the path to the server, retried on the status read's budget like a 5xx;
-    when that runs out it is the `last_error` of `StatusUnavailable`.
-    """
+    """A 2xx status response whose body is not the job's record (truncated JSON, a
+    proxy's HTML page, JSON without the record): a transient fault of the path to the
+    server, retried on the status read's budget like a 5xx; when that runs out it is
+    the `last_error` of `StatusUnavailable`."""
 
     transient = True
 
@@ -285,10 +295,8 @@ class MissingJobId(SDKError, ValueError):
 
 class OperationUrlRefused(SDKError):
     """An operation URL (or a result Location) whose origin is not the client's.
-
     Credentials are never sent to another scheme, host or port; the client option
-    `operation_hosts` lists the other origins to trust.
-    """
+    `operation_hosts` lists the other origins to trust."""
 
 
 class InvalidResumeToken(SDKError, ValueError):
@@ -332,12 +340,10 @@ else:
 
 class JobTimeout(WaitError, Generic[RecordT_co]):
     """The deadline came before a terminal state; the job may still finish.
-
     `resume_token` lets `wait_for_job(resume=...)` continue the wait elsewhere.
     `record` is the last record read, decoded to the job's record model (None when no
     read succeeded); `last_record` is its JSON.
-    `canceled` is True when `WaitConfig.cancel_on_timeout` had the job canceled.
-    """
+    `canceled` is True when `WaitConfig.cancel_on_timeout` had the job canceled."""
 
     def __init__(
         self,
@@ -471,11 +477,9 @@ class JobCanceled(_JobEnded[RecordT_co, ErrorT_co]):
 
 
 class StatusUnavailable(WaitError):
-    """The status endpoint kept failing past its retry budget.
-
-    This says nothing about the job itself, which may still be running; the last
-    transport or server error is `last_error` (and `__cause__`).
-    """
+    """The status endpoint kept failing past its retry budget. This says nothing about
+    the job itself, which may still be running; the last transport or server error is
+    `last_error` (and `__cause__`)."""
 
     def __init__(
         self,
@@ -489,8 +493,7 @@ class StatusUnavailable(WaitError):
         super().__init__(
             f"status endpoint unavailable for job {display_id(job_id)} after {attempts} "
             f"attempt{'' if attempts == 1 else 's'} (last error: {last_error}); "
-            "the job itself may still "
-            "be running",
+            "the job itself may still be running",
             job_id=job_id,
             last_state=last_state,
             last_record=last_record,
