@@ -2,37 +2,22 @@
 """Fleet-scale waits on Celery and Redis: no process holds a job while it runs.
 
 `CeleryWaits` registers one Celery task, a *step*: it reads a job's status once with
-a `JobHandle` (`poll()`), then either schedules the next step with `countdown` set
-to the decided delay, carrying the handle's resume token (job id, absolute deadline,
-poll count), or, once the job has ended, finishes the wait and sends your callback
-task its report (see `CeleryWaits.follow`). Redis keeps each wait single: a step
-runs only if its wait expects it and no copy of it is running, and a finished wait
-is gone, so no copy of a step reads its status again. The final decision and the
-report's outbox entry are written in one atomic script; a sweeper sends again a
-step the broker lost and a report whose callback has not returned, so every report
-reaches the callback at least once, each delivery with the same `report_id`
-(`CeleryWaits.once` runs an effect once per id).
+a `JobHandle` (`poll()`), then either books the next step in Redis, due after the
+decided delay on Redis's clock and carrying the handle's resume token (job id,
+absolute deadline, poll count), or, once the job has ended, finishes the wait and
+sends your callback task its report (see `CeleryWaits.follow`). A sweeper in every
+worker sends each step when it is due, so no schedule depends on a worker's clock
+(nor on Celery's `countdown`, which is the sender's). Redis keeps each wait single: a
+step runs only if its wait expects it, it is due and no copy of it is running (a
+lease its run renews), and a finished wait is gone, so no copy of a step reads its
+status again. The final decision and the report's outbox entry are written in one
+atomic script; the sweeper sends again a step no worker took and a report whose
+callback has not returned, so every report reaches the callback at least once, each
+delivery with the same `report_id` (`CeleryWaits.once` runs an effect once per id).
 
-`RedisRateLimiter` turns the client-wide cap on status reads into a fleet-wide one:
-a token bucket in Redis (one Lua script, on Redis's clock), which the client of
-every worker shares through `WaitConfig(status_limiter=...)`. It, and the records
-of the waits in Redis (`WaitStore`), live in `fleetstore`; this module is the
-Celery side.
-
-The caller passes its Celery app and its `redis.Redis` (the SDK's `fleet` extra
-installs both); nothing here imports them until a `CeleryWaits` is made.
-
-    app = Celery("billing", broker="redis://localhost:6379/0")
-    redis = Redis.from_url("redis://localhost:6379/0")
-    limiter = RedisRateLimiter(redis, "sdk:status-reads", rate=50)
-    waits = CeleryWaits(app, lambda: Client(wait_config=WaitConfig(status_limiter=limiter)),
-                        redis=redis)
-
-    @app.task(acks_late=True)
-    def summary_done(report):
-        waits.once(report, lambda pipe: pipe.rpush("summaries", report["job_id"]))
-
-    waits.follow(client.jobs.handle(job_id, deadline=3600), on_done=summary_done.s())
+`RedisRateLimiter` (`fleetlimit`) makes the cap on status reads fleet-wide; the
+records in Redis are `fleetstore`'s. The caller passes its Celery app and its
+`redis.Redis` (the SDK's `fleet` extra); nothing here imports them.
 """
 
 from __future__ import annotations
@@ -41,17 +26,21 @@ import functools
 import importlib
 import inspect
 import logging
+import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import attrs
+
 from .errors import JobTimeout, SDKError, StatusUnavailable
-from .fleetstore import RedisRateLimiter, ReportBusy, WaitStore
+from .fleetlimit import RedisRateLimiter
+from .fleetstore import ReportBusy, WaitStore
 from .handle import AsyncJobHandle, JobHandle
 from .records import MISSING, dig
-from .resume import decode_resume_token
+from .resume import decode_resume_token, encode_resume_token
 from .waiter import SyncJobWaiter
 
 __all__ = ["POINTS", "CeleryWaits", "RedisRateLimiter", "ReportBusy"]
@@ -63,15 +52,15 @@ OUTCOMES = ("success", "failure", "canceled", "timeout", "error")
 
 #: The named points of a step and of a report, in order, at which `CeleryWaits` calls
 #: its `observe` hook: the step holds the wait ("claimed"), read the status ("read"),
-#: booked its next step ("next booked") and sent it ("next sent"), or finished the wait
-#: ("finished": the report is in the outbox) and sent the report ("report sent"); a
-#: sweep sent a step or a report again ("step resent", "report resent"); the callback
-#: acknowledged a report ("acknowledged").
+#: booked its next step ("next booked"), which a sweep sent once due ("step sent"),
+#: or finished the wait ("finished": the report is in the outbox) and sent the report
+#: ("report sent"); a sweep sent a step or a report again ("step resent", "report
+#: resent"); the callback acknowledged a report ("acknowledged").
 POINTS = (
     "claimed",
     "read",
     "next booked",
-    "next sent",
+    "step sent",
     "finished",
     "report sent",
     "step resent",
@@ -83,9 +72,9 @@ POINTS = (
 class CeleryWaits:
     """Waits for jobs of one SDK client on a Celery fleet, one status read per task.
 
-    `app` is the Celery app (its broker keeps the scheduled steps); `client` makes
-    the SDK's sync `Client` a worker polls with, once per worker process; `redis`
-    (a `redis.Redis`) holds the bookkeeping under `name`, which also names the tasks
+    `app` is the Celery app; `client` makes the SDK's sync `Client` a worker polls
+    with, once per worker process; `redis` (a `redis.Redis`, one server, not a
+    cluster) holds the bookkeeping under `name`, which also names the tasks
     (`<name>.step`, `<name>.ack`, `<name>.sweep`). Every process that follows jobs or
     runs workers builds the same `CeleryWaits` (as it defines the same tasks).
 
@@ -93,34 +82,32 @@ class CeleryWaits:
     dies when: the final decision and the report's outbox entry are written in one
     atomic step, and the sweeper sends the report again (after `grace` seconds, then
     at doubling intervals up to 16 times `grace`) until the callback task has
-    returned (an acknowledgement linked to it) or `once()` ran its effect. Every delivery
-    of a report carries the same `report_id`; `once()` runs an effect once per id.
-    A finished wait is gone from Redis, so no copy of any step can take it over or
-    read its status again.
+    returned (an acknowledgement linked to it) or `once()` ran its effect. Every
+    delivery of a report carries the same `report_id`; `once()` runs an effect once
+    per id. A finished wait is gone from Redis, so no copy of any step can take it
+    over or read its status again.
 
-    Nothing of a running wait is lost either: its steps are acknowledged late, so the
-    broker hands a dead worker's steps to another worker (with Redis, after the
-    transport's `visibility_timeout`); and a sweeper (one at a time, every
-    `sweep_every` seconds) sends again the step of any wait more than `grace` seconds
-    overdue, which covers a message lost in the broker itself. A step runs only if
-    its wait expects it and no copy of it is running (a lease of `grace` seconds), so
-    a copy is dropped; `grace` must exceed how long a step can wait for a worker and
-    run (or copies cost extra status reads), and how long the callback can take.
+    Every due time is kept in Redis and compared on its clock: a step books the next
+    one due after the decided delay, and the sweepers (every `sweep_every` seconds,
+    in every worker) send each step when it is due; a step that is not due, not the
+    one its wait expects, or whose copy is running, is dropped before any request.
+    A step runs under a lease of `lease` seconds that its worker renews while it
+    works: a step whose worker died is sent again when its lease ends, and a step sent
+    but taken by no worker (lost by the broker, or held by a worker that died) is sent
+    again `resend` seconds later, then at doubling intervals up to 16 times `resend`.
+    So a dead worker's waits go on within about `lease` (or `resend`) plus
+    `sweep_every` seconds of their due time; the copies a re-send makes are dropped.
 
     The sweeper runs in every worker's main process (`sweeper=True`); with
     `sweeper=False` none does, and `<name>.sweep` (`self.sweep_task`) is run from a
-    beat schedule instead. `observe(point, wait_id)`, if given, is called at each of
-    `POINTS` (tracing, metrics; the fleet's tests stop a worker there).
+    beat schedule instead, every `sweep_every` seconds. `observe(point, wait_id)`, if
+    given, is called at each of `POINTS` (tracing, metrics; the fleet's tests stop a
+    worker there).
 
     A status endpoint that stays unavailable (`StatusUnavailable`) is read again
     after `unavailable_delay` seconds, on the same schedule; any other exception of a
-    step is retried by Celery after `retry_delay` seconds, `max_retries` times, then
-    reported as "error".
-
-    The broker must keep a scheduled step longer than the longest delay: with Redis
-    as the broker, set `broker_transport_options={"visibility_timeout": ...}` above
-    the job's poll cap, its longest hint and the queueing time of a step (and as low
-    as that allows: it is how long a killed worker's steps wait for another worker).
+    step is retried after `retry_delay` seconds, `max_retries` times, then reported
+    as "error".
     """
 
     def __init__(
@@ -131,29 +118,39 @@ class CeleryWaits:
         redis: Any,
         name: str = "jobgen.fleet",
         grace: float = 60.0,
-        sweep_every: float = 10.0,
+        lease: float = 5.0,
+        resend: float = 5.0,
+        sweep_every: float = 1.0,
         sweeper: bool = True,
         unavailable_delay: float = 30.0,
         retry_delay: float = 10.0,
         max_retries: int = 10,
         observe: Callable[[str, str], None] | None = None,
     ) -> None:
-        if not grace > 0:
-            raise ValueError(f"grace must be a positive number, got {grace!r}")
+        for label, value in (("grace", grace), ("lease", lease), ("resend", resend)):
+            if not value > 0:
+                raise ValueError(f"{label} must be a positive number, got {value!r}")
+        if not sweep_every > 0:
+            raise ValueError(
+                f"sweep_every must be a positive number, got {sweep_every!r}"
+            )
         self._app = app
         self._make_client = client
         self.name = name
-        self._store = WaitStore(redis, name, grace)
-        self._grace, self._sweep_every = grace, sweep_every
+        self._store = WaitStore(redis, name, grace=grace, lease=lease, resend=resend)
+        self._lease, self._sweep_every = lease, sweep_every
         self._unavailable_delay = unavailable_delay
-        self._retry_delay = retry_delay
+        self._retry_delay, self._max_retries = retry_delay, max_retries
         self._observe = observe
         self._lock = threading.Lock()
         self._waiters: dict[str, SyncJobWaiter[Any, Any]] | None = None
         self._sweeper: threading.Thread | None = None
+        #: The waits this process's steps hold (wait id -> run), and its heartbeat.
+        self._held: dict[str, str] = {}
+        self._beating = 0
 
-        def step(task: Any, message: dict[str, Any]) -> str:
-            return self._step(task, message)
+        def step(message: dict[str, Any]) -> str:
+            return self._step(message)
 
         def ack(report_id: str) -> bool:
             return self._ack(report_id)
@@ -165,11 +162,9 @@ class CeleryWaits:
         self.task: Any = app.task(
             step,
             name=f"{name}.step",
-            bind=True,
             acks_late=True,
             reject_on_worker_lost=True,
             ignore_result=True,
-            max_retries=max_retries,
         )
         #: The task linked to every delivery of a report: the callback returned.
         self.ack_task: Any = app.task(
@@ -191,10 +186,11 @@ class CeleryWaits:
 
         `handle` is any handle of this SDK (`client.<jobs>.handle(job_id,
         deadline=...)`, or `start(...)`): its token carries the job, its schedule so
-        far and its absolute deadline. `on_done` is a Celery task signature
-        (`my_task.s(...)`), called with the report prepended to its arguments, at
-        least once: sent again (after `grace` seconds, then at doubling intervals)
-        until one call returns or `once()` has run its effect. The report
+        far and its absolute deadline, which from here on is kept on Redis's clock
+        (as is the first read's due time, after `start()`). `on_done` is a Celery
+        task signature (`my_task.s(...)`), called with the report prepended to its
+        arguments, at least once: sent again (after `grace` seconds, then at doubling
+        intervals) until one call returns or `once()` has run its effect. The report
         is a dict with `report_id` (the same in every delivery), `job_id`, `job`
         (the job's name in the SDK), `wait_id`, `outcome` ("success", "failure",
         "canceled", "timeout", or "error" for an undocumented state or a request
@@ -203,16 +199,19 @@ class CeleryWaits:
         again after a timeout). Each call starts a wait of its own, with one report.
         """
         token = handle.resume_token
+        decoded = decode_resume_token(token)
+        local, now = time.time(), self._store.now()
+        delay = 0.0 if decoded.due_at is None else decoded.due_at - local
         wait_id = uuid.uuid4().hex
         message = {
-            "job": decode_resume_token(token).job,
-            "token": token,
+            "job": decoded.job,
+            "token": _shifted(token, now - local),
             "wait": wait_id,
             "step": wait_id,
             "on_done": None if on_done is None else dict(on_done),
         }
-        self._store.follow(wait_id, message)
-        self.task.apply_async((message,))
+        if self._store.follow(wait_id, message, delay):
+            self.task.apply_async((message,))
         return wait_id
 
     def once(
@@ -234,24 +233,40 @@ class CeleryWaits:
         `report["report_id"]` with it (a unique key) to close that window too. While
         one delivery runs the effect (up to `lease` seconds), another raises
         `ReportBusy`, so that the report is sent again later rather than
-        acknowledged; an effect that raises lets go at once.
+        acknowledged; an effect that raises lets go at once. An effect that takes
+        longer than `lease` is not committed (`ReportBusy`): set it above the
+        effect's longest run.
         """
         return self._store.once(str(report["report_id"]), effect, lease)
 
+    def lost(self, wait_ids: Iterable[str]) -> list[str]:
+        """Of `wait_ids` (what `follow()` returned), those Redis knows nothing of: no
+        open wait and no report waiting for its callback, in the order given.
+
+        After a loss of Redis's data, these are the waits to follow again. Pass only
+        waits whose report your callback has not applied yet (a wait that finished and
+        whose report was acknowledged leaves nothing behind either), and keep, of the
+        answer, those still not applied once it returns (a report may be applied
+        meanwhile). A wait or a report found without its schedule entry (a partial
+        loss) is scheduled again, due now, and is not counted lost.
+        """
+        return self._store.lost(wait_ids)
+
     def sweep(self) -> int:
-        """Send again the step of every wait, and every report not yet acknowledged,
-        that is overdue: by `grace` seconds, then by twice as long after each time it
-        was sent again, up to 16 times `grace` (none if another sweep ran less than
-        `sweep_every` seconds ago); returns how many."""
-        if not self._store.start_sweep(self._sweep_every):
-            return 0
+        """Send every step that is due (or was sent and not taken in time, or whose
+        step's worker let its lease run out), and every report not acknowledged in
+        time; returns how many. Each choice and the message it sends are one atomic
+        decision in Redis, so sweeps running at once never send the same message."""
         sent = 0
-        for wait, message in self._store.overdue_steps():
+        for wait, message, count in self._store.due_steps():
             self.task.apply_async((message,))
-            self._point("step resent", wait)
-            logger.info("fleet: wait %s was overdue; its step was sent again", wait)
+            if count > 1:
+                self._point("step resent", wait)
+                logger.info("fleet: wait %s: its step was sent again (%d)", wait, count)
+            else:
+                self._point("step sent", wait)
             sent += 1
-        for report_id, entry in self._store.overdue_reports():
+        for report_id, entry, _ in self._store.overdue_reports():
             self._send_report(entry)
             self._point("report resent", report_id)
             logger.info("fleet: report %s was not acknowledged; sent again", report_id)
@@ -280,6 +295,33 @@ class CeleryWaits:
                 )
                 self._sweeper.start()
 
+    def _hold(self, wait_id: str, run: str) -> None:
+        """Renew the lease of `run` on the wait until `_let_go` (a heartbeat thread
+        per process renews every lease held, four times per lease)."""
+        with self._lock:
+            self._held[wait_id] = run
+            if self._beating == os.getpid():
+                return
+            self._beating = os.getpid()  # a forked pool child starts its own
+            threading.Thread(
+                target=self._heartbeat, name=f"{self.name}-leases", daemon=True
+            ).start()
+
+    def _let_go(self, wait_id: str) -> None:
+        with self._lock:
+            self._held.pop(wait_id, None)
+
+    def _heartbeat(self) -> None:
+        while True:
+            time.sleep(self._lease / 4)
+            with self._lock:
+                held = dict(self._held)
+            if held:
+                try:
+                    self._store.renew(held)
+                except Exception:  # the next beat tries again; the lease may run out
+                    logger.warning("fleet: renewing leases failed", exc_info=True)
+
     def _waiter(self, job: str | None) -> SyncJobWaiter[Any, Any]:
         with self._lock:
             if self._waiters is None:
@@ -291,16 +333,27 @@ class CeleryWaits:
             return next(iter(waiters.values()))
         raise LookupError(f"the client has no job named {job!r}: {sorted(waiters)}")
 
-    def _step(self, task: Any, message: dict[str, Any]) -> str:
+    def _step(self, message: dict[str, Any]) -> str:
         wait_id, run = message["wait"], uuid.uuid4().hex
-        claim = self._store.claim(wait_id, message["step"], run)
-        if claim != "claimed":
-            return claim  # "finished", "superseded" (a copy) or "busy" (a copy running)
+        verdict, now = self._store.claim(wait_id, message["step"], run)
+        if verdict != "claimed":
+            return verdict  # "finished", "superseded", "early" or "busy" (a copy runs)
+        self._hold(wait_id, run)
+        try:
+            return self._poll(message, run, time.time() - now)
+        finally:
+            self._let_go(wait_id)
+
+    def _poll(self, message: dict[str, Any], run: str, offset: float) -> str:
+        """The step that holds the wait: one status read, by a handle whose deadline
+        is moved to this worker's clock (`offset`: its clock less Redis's); every
+        token it books or reports is moved back to Redis's clock."""
+        wait_id = message["wait"]
         self._point("claimed", wait_id)
         token = message["token"]
         try:
             waiter = self._waiter(message["job"])
-            decision = JobHandle(waiter, resume=token).poll()
+            decision = JobHandle(waiter, resume=_shifted(token, offset)).poll()
         except StatusUnavailable:
             self._point("read", wait_id)
             return self._next(message, run, token, self._unavailable_delay)
@@ -318,16 +371,22 @@ class CeleryWaits:
                     getattr(error, "last_record", None),
                 ),
                 error=str(error),
-                token=token if timeout is None else timeout.resume_token,
+                token=token
+                if timeout is None
+                else _shifted(timeout.resume_token, -offset),
             )
-        except Exception as error:  # noqa: BLE001 - retried by Celery, then reported
-            if task.request.retries >= task.max_retries:
+        except Exception as error:  # retried, then reported
+            retries = int(message.get("retries", 0))
+            if retries >= self._max_retries:
                 return self._finish(
                     message, run, "error", error=repr(error), token=token
                 )
-            self._store.release(wait_id, run)
-            raise task.retry(exc=error, countdown=self._retry_delay) from None
+            logger.warning(
+                "fleet: wait %s: step failed; retried", wait_id, exc_info=True
+            )
+            return self._next(message, run, token, self._retry_delay, retries + 1)
         self._point("read", wait_id)
+        token = _shifted(decision.resume_token, -offset)
         if decision.done:
             return self._finish(
                 message,
@@ -335,18 +394,22 @@ class CeleryWaits:
                 decision.outcome or "success",
                 state=decision.state,
                 record=_record(waiter, decision.record, None),
-                token=decision.resume_token,
+                token=token,
             )
-        return self._next(message, run, decision.resume_token, decision.delay or 0.0)
+        return self._next(message, run, token, decision.delay or 0.0)
 
-    def _next(self, message: dict[str, Any], run: str, token: str, delay: float) -> str:
-        delay = max(0.0, delay)
-        child = dict(message, token=token, step=uuid.uuid4().hex)
-        if not self._store.book_next(run, child, delay + self._grace):
+    def _next(
+        self,
+        message: dict[str, Any],
+        run: str,
+        token: str,
+        delay: float,
+        retries: int = 0,
+    ) -> str:
+        child = dict(message, token=token, step=uuid.uuid4().hex, retries=retries)
+        if not self._store.book_next(run, child, delay):
             return "superseded"  # the lease ran out and another copy took over
         self._point("next booked", message["wait"])
-        self.task.apply_async((child,), countdown=delay)
-        self._point("next sent", message["wait"])
         return "scheduled"
 
     def _finish(
@@ -393,6 +456,18 @@ class CeleryWaits:
         acknowledged = self._store.ack(report_id)
         self._point("acknowledged", report_id)
         return acknowledged
+
+
+def _shifted(token: str, offset: float) -> str:
+    """`token` with its deadline moved by `offset` seconds (from one clock to another)
+    and without a due time: the wait's due time is kept in Redis."""
+    decoded = decode_resume_token(token)
+    deadline_at = decoded.deadline_at
+    if deadline_at is not None:
+        deadline_at += offset
+    return encode_resume_token(
+        attrs.evolve(decoded, deadline_at=deadline_at, due_at=None)
+    )
 
 
 def _waiters_of(client: Any) -> dict[str, SyncJobWaiter[Any, Any]]:

@@ -100,7 +100,7 @@ _HOMES = {
     "RateLimitError": "errors",
     "RateLimiter": "ratelimit",
     "RecordDecodeError": "errors",
-    "RedisRateLimiter": "fleetstore",
+    "RedisRateLimiter": "fleetlimit",
     "RetryPolicy": "retry",
     "SDKError": "errors",
     "StatusLimiter": "ratelimit",

@@ -115,7 +115,7 @@ _HOMES = {
     "RateLimitError": "errors",
     "RateLimiter": "ratelimit",
     "RecordDecodeError": "errors",
-    "RedisRateLimiter": "fleetstore",
+    "RedisRateLimiter": "fleetlimit",
     "RetryPolicy": "retry",
     "SDKError": "errors",
     "StaleWebhook": "webhooks",
