@@ -7,7 +7,8 @@ FLEET_RATE    status reads per second for the whole fleet (RedisRateLimiter); no
 FLEET_NAME    the worker's name, sent as `x-fleet-worker` on every request
 FLEET_VISIBILITY  seconds before the broker hands a lost worker's steps to another (3)
 FLEET_GRACE   seconds a report may go unacknowledged before the sweepers send it again (5)
-FLEET_LEASE   seconds of a step's lease, renewed while it runs (1)
+FLEET_LEASE   seconds of a step's lease, renewed while it runs (2: a loaded machine can
+              stall a worker's heartbeat for a second; a read it holds is then repeated)
 FLEET_RESEND  seconds before a step sent and taken by no worker is sent again (1)
 FLEET_SWEEPER "off": this worker runs no sweeper (a beat schedule would run `<name>.sweep`)
 FLEET_KILL_AT a point of `POINTS`, or "callback" (inside the callback's effect): the first
@@ -30,6 +31,16 @@ from celery.signals import worker_ready
 from redis import Redis
 from sume_sdk import AsyncClient, Client, RetryPolicy, WaitConfig
 from sume_sdk.fleet import CeleryWaits, RedisRateLimiter, ReportBusy
+
+if "FAKETIME" in os.environ:  # a worker whose clock a test skews with libfaketime
+    import threading
+
+    def _sleep(seconds: float) -> None:
+        """libfaketime 0.9.10, its monotonic clock left alone, fails the clock_nanosleep
+        that time.sleep calls (EINVAL); a condition's timed wait works."""
+        threading.Event().wait(seconds)
+
+    time.sleep = _sleep
 
 REDIS_URL = os.environ["FLEET_REDIS"]
 #: How long the broker waits for a lost worker's steps before handing them to another:
@@ -108,7 +119,7 @@ waits = CeleryWaits(
     redis=redis,
     name="fleet-tests",
     grace=float(os.environ.get("FLEET_GRACE", "5")),
-    lease=float(os.environ.get("FLEET_LEASE", "1")),
+    lease=float(os.environ.get("FLEET_LEASE", "2")),
     resend=float(os.environ.get("FLEET_RESEND", "1")),
     sweep_every=0.2,
     unavailable_delay=0.5,

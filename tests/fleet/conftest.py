@@ -120,8 +120,12 @@ class Fleet:
         kill_whom: str = "self",
         queues: str = "celery",
         sweeper: bool = True,
+        skew: float | None = None,
     ) -> None:
         """Start one worker per name, and return once every one of them consumes.
+
+        `skew` runs them under libfaketime (Debian's `faketime`), their wall clock
+        that many seconds off (their monotonic clock left alone).
 
         `kill_at` names a point (`POINTS`, or "callback"): the first of these workers
         to reach it SIGKILLs `kill_whom` ("self": the process at the point; "main":
@@ -149,6 +153,11 @@ class Fleet:
                 "--without-gossip", "--without-mingle", "--without-heartbeat",
                 "--loglevel=WARNING", f"--queues={queues}",
             ]  # fmt: skip
+            if skew is not None:
+                if shutil.which("faketime") is None:
+                    pytest.fail("faketime is not installed (apt-get install -y faketime)")
+                command = ["faketime", "-f", f"{skew:+g}s", *command]
+                env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
             with (self.logs / f"{name}.log").open("ab") as out:
                 self.workers[name] = subprocess.Popen(
                     command,
