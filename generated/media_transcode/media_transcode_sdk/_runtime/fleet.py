@@ -148,6 +148,8 @@ class CeleryWaits:
         #: The waits this process's steps hold (wait id -> run), and its heartbeat.
         self._held: dict[str, str] = {}
         self._beating = 0
+        #: Waited on between sweeps and beats (works where libfaketime breaks sleep).
+        self._stopped = threading.Event()
 
         def step(message: dict[str, Any]) -> str:
             return self._step(message)
@@ -281,8 +283,7 @@ class CeleryWaits:
 
     def _start_sweeper(self, **_: object) -> None:
         def sweep_forever() -> None:
-            while True:
-                time.sleep(self._sweep_every)
+            while not self._stopped.wait(self._sweep_every):
                 try:
                     self.sweep()
                 except Exception:  # a failed sweep must not stop the next ones
@@ -312,8 +313,7 @@ class CeleryWaits:
             self._held.pop(wait_id, None)
 
     def _heartbeat(self) -> None:
-        while True:
-            time.sleep(self._lease / 4)
+        while not self._stopped.wait(self._lease / 4):
             with self._lock:
                 held = dict(self._held)
             if held:
