@@ -27,16 +27,6 @@ from redis import Redis
 from sume_sdk import Client, WaitConfig
 from sume_sdk.fleet import CeleryWaits, RedisRateLimiter
 
-if "FAKETIME" in os.environ:  # a worker whose clock the run skews with libfaketime
-    import threading
-
-    def _sleep(seconds: float) -> None:
-        """libfaketime 0.9.10, its monotonic clock left alone, fails the clock_nanosleep
-        that time.sleep calls (EINVAL); a condition's timed wait works."""
-        threading.Event().wait(seconds)
-
-    time.sleep = _sleep
-
 REDIS_URL = os.environ["BENCH_REDIS"]
 #: One entry per effect applied (label, outcome, when: monotonic, the server log's clock).
 REPORTS = "bench:reports"

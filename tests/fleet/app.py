@@ -32,16 +32,6 @@ from redis import Redis
 from sume_sdk import AsyncClient, Client, RetryPolicy, WaitConfig
 from sume_sdk.fleet import CeleryWaits, RedisRateLimiter, ReportBusy
 
-if "FAKETIME" in os.environ:  # a worker whose clock a test skews with libfaketime
-    import threading
-
-    def _sleep(seconds: float) -> None:
-        """libfaketime 0.9.10, its monotonic clock left alone, fails the clock_nanosleep
-        that time.sleep calls (EINVAL); a condition's timed wait works."""
-        threading.Event().wait(seconds)
-
-    time.sleep = _sleep
-
 REDIS_URL = os.environ["FLEET_REDIS"]
 #: How long the broker waits for a lost worker's steps before handing them to another:
 #: short, for the test of a killed worker; it must exceed how long a step can wait in a

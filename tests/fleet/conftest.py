@@ -115,6 +115,7 @@ class Fleet:
         concurrency: int = 2,
         visibility: float | None = None,
         grace: float | None = None,
+        resend: float | None = None,
         pool: str = "threads",
         kill_at: str | None = None,
         kill_whom: str = "self",
@@ -140,6 +141,7 @@ class Fleet:
                 "FLEET_RATE": rate,
                 "FLEET_VISIBILITY": visibility,
                 "FLEET_GRACE": grace,
+                "FLEET_RESEND": resend,
                 "FLEET_KILL_AT": kill_at,
                 "FLEET_KILL_WHOM": kill_whom,
                 "FLEET_SWEEPER": None if sweeper else "off",
@@ -158,6 +160,8 @@ class Fleet:
                     pytest.fail("faketime is not installed (apt-get install -y faketime)")
                 command = ["faketime", "-f", f"{skew:+g}s", *command]
                 env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+                faked = Path(__file__).parent / "faked"  # its sitecustomize: time.sleep
+                env["PYTHONPATH"] = f"{faked}{os.pathsep}{env['PYTHONPATH']}"
             with (self.logs / f"{name}.log").open("ab") as out:
                 self.workers[name] = subprocess.Popen(
                     command,

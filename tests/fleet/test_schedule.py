@@ -145,7 +145,7 @@ def test_the_waits_a_killed_worker_held_go_on_within_seconds(fleet: Fleet) -> No
 
 def test_lost_names_the_waits_redis_knows_nothing_of(fleet: Fleet) -> None:
     waits, redis = fleet.app.waits, fleet.app.redis
-    fleet.start("a")  # its callbacks wait in HELD: no worker takes them
+    fleet.start("a", resend=60)  # its callbacks wait in HELD: no worker takes them
     reported = fleet.job(final="failure")
     reported_wait = waits.follow(
         fleet.client.jobs.handle(reported, deadline=60.0),
