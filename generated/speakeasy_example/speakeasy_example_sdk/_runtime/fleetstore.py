@@ -102,9 +102,9 @@ return 1
 
 # The run that holds a wait finishes it, in one step: the wait is gone (no copy of any
 # step can take it over again) and, if it has a callback, its report is in the outbox,
-# sent again after `grace` s until the callback acknowledges it. KEYS: wait, lease,
-# due, due's sends, report, outbox; ARGV: run, the report's entry ('' for none),
-# grace (s), wait id.
+# sent again after `resend` s unless its callback starts. KEYS: wait, lease, due, due's
+# sends, report, outbox; ARGV: run, the report's entry ('' for none), resend (s),
+# wait id.
 _FINISH = (
     _NOW
     + """
@@ -120,12 +120,25 @@ return 1
 """
 )
 
+# A report's callback started, runs or ended: the report is due to be sent again ARGV[1]
+# s from now, if it still waits for its acknowledgement. KEYS: report, outbox;
+# ARGV: seconds, report id.
+_TOUCH = (
+    _NOW
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', at(now + tonumber(ARGV[1])), ARGV[2])
+return 1
+"""
+)
+
 # One sweep of a schedule, one decision: take every entry due now (at most ARGV[1]),
 # with the message it sends (read here, in the same script), and put it off: `first`
 # s after its first sending, then twice as long each time, up to 16 times `first`
 # (so that a backlog is not fed copies of what it holds). An entry whose record is
 # gone is dropped; a wait a step of which holds its lease is not sent, but due again
-# when the lease ends. Returns id, message and how often it was sent, in turn.
+# when the lease ends; nor is a step before its due time. Returns id, message and how
+# often it was sent, in turn.
 # KEYS: the schedule, its sends; ARGV: limit, first (s), the records' key prefix,
 # the leases' key suffix ('' for reports: they have none).
 _SWEEP = (
@@ -136,11 +149,12 @@ local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', at(now),
 local found = {}
 for _, member in ipairs(due) do
   local key = ARGV[3] .. member
-  local message
+  local message, due = nil, 0
   if ARGV[4] == '' then
     message = redis.call('GET', key)
   else
-    message = redis.call('HGET', key, 'next')
+    local wait = redis.call('HMGET', key, 'next', 'at')
+    message, due = wait[1], tonumber(wait[2]) or 0
   end
   local left = 0
   if message and ARGV[4] ~= '' then left = redis.call('PTTL', key .. ARGV[4]) end
@@ -149,6 +163,8 @@ for _, member in ipairs(due) do
     redis.call('HDEL', KEYS[2], member)
   elseif left > 0 then
     redis.call('ZADD', KEYS[1], at(now + left / 1000), member)
+  elseif due > now then
+    redis.call('ZADD', KEYS[1], at(due), member)
   else
     local sent = redis.call('HINCRBY', KEYS[2], member, 1)
     local later = now + tonumber(ARGV[2]) * 2 ^ math.min(sent - 1, 4)
@@ -164,16 +180,17 @@ return found
 
 # Which of the waits named in ARGV exist nowhere: no open wait, no report waiting for
 # its acknowledgement. A wait or a report whose schedule entry is missing (a partial
-# loss) is scheduled again, due now. KEYS: due, outbox; ARGV: the waits' key prefix,
-# the reports' key prefix, the wait ids.
+# loss) is scheduled again: due when its step is, or now. KEYS: due, outbox; ARGV:
+# the waits' key prefix, the reports' key prefix, the wait ids.
 _LOST = (
     _NOW
     + """
 local lost = {}
 for i = 3, #ARGV do
   local id = ARGV[i]
-  if redis.call('EXISTS', ARGV[1] .. id) == 1 then
-    redis.call('ZADD', KEYS[1], 'NX', at(now), id)
+  local due = redis.call('HGET', ARGV[1] .. id, 'at')
+  if due then
+    redis.call('ZADD', KEYS[1], 'NX', at(math.max(now, tonumber(due) or 0)), id)
   elseif redis.call('EXISTS', ARGV[2] .. id) == 1 then
     redis.call('ZADD', KEYS[2], 'NX', at(now), id)
   else
@@ -228,9 +245,10 @@ class WaitStore:
     it; while a run holds it, when its lease ends), and `<name>:due:sent` counts the
     sendings. A report not yet acknowledged is `<name>:report:<id>` (its callback and
     the report), with the lease of the delivery running its effect, `<report>:lease`;
-    `<name>:outbox` schedules when each is sent again (`grace` s after it was sent,
-    then at doubling intervals up to 16 times `grace`), and `<name>:outbox:sent`
-    counts its re-sends.
+    `<name>:outbox` schedules when each is sent again (`resend` s after it was sent
+    unless a callback started it, then at doubling intervals; `lease` s after its
+    running callback last renewed it; `grace` s after the callback ended), and
+    `<name>:outbox:sent` counts its sendings.
     """
 
     def __init__(
@@ -245,6 +263,7 @@ class WaitStore:
             "renew": _RENEW,
             "next": _NEXT,
             "finish": _FINISH,
+            "touch": _TOUCH,
             "sweep": _SWEEP,
             "lost": _LOST,
             "once": _ONCE,
@@ -323,10 +342,20 @@ class WaitStore:
         args = [
             run,
             "" if entry is None else json.dumps(entry),
-            repr(self._grace),
+            repr(self._resend),
             wait_id,
         ]
         return bool(self._scripts["finish"](keys=keys, args=args))
+
+    def touch(self, report_ids: Iterable[str], seconds: float) -> None:
+        """Each report not yet acknowledged is due to be sent again `seconds` from now
+        (its callback started or runs: `lease`; it ended: `grace`)."""
+        with self._redis.pipeline(transaction=False) as pipe:
+            for report_id in report_ids:
+                keys = [self.report_key(report_id, ""), self.outbox]
+                args = [repr(seconds), report_id]
+                self._scripts["touch"](keys=keys, args=args, client=pipe)
+            pipe.execute()
 
     # -- the sweeper ----------------------------------------------------------------
 
@@ -343,7 +372,7 @@ class WaitStore:
     ) -> list[tuple[str, dict[str, Any], int]]:
         """Each report not acknowledged in time with its outbox entry, put off again."""
         keys = [self.outbox, f"{self.outbox}:sent"]
-        args = [limit, repr(self._grace), self.report_key("", ""), ""]
+        args = [limit, repr(self._resend), self.report_key("", ""), ""]
         return _triples(self._scripts["sweep"](keys=keys, args=args))
 
     def lost(self, wait_ids: Iterable[str]) -> list[str]:

@@ -3,17 +3,11 @@
 
 `CeleryWaits` registers one Celery task, a *step*: it reads a job's status once with
 a `JobHandle` (`poll()`), then either books the next step in Redis, due after the
-decided delay on Redis's clock and carrying the handle's resume token (job id,
-absolute deadline, poll count), or, once the job has ended, finishes the wait and
-sends your callback task its report (see `CeleryWaits.follow`). A sweeper in every
+decided delay on Redis's clock, with the handle's resume token, or, once the job has
+ended, finishes the wait and sends your callback task its report. A sweeper in every
 worker sends each step when it is due, so no schedule depends on a worker's clock
-(nor on Celery's `countdown`, which is the sender's). Redis keeps each wait single: a
-step runs only if its wait expects it, it is due and no copy of it is running (a
-lease its run renews), and a finished wait is gone, so no copy of a step reads its
-status again. The final decision and the report's outbox entry are written in one
-atomic script; the sweeper sends again a step no worker took and a report whose
-callback has not returned, so every report reaches the callback at least once, each
-delivery with the same `report_id` (`CeleryWaits.once` runs an effect once per id).
+(nor on Celery's `countdown`, the sender's). Every change of a wait is one Redis
+script: see `CeleryWaits` for what that guarantees.
 
 `RedisRateLimiter` (`fleetlimit`) makes the cap on status reads fleet-wide; the
 records in Redis are `fleetstore`'s. The caller passes its Celery app and its
@@ -47,9 +41,6 @@ __all__ = ["POINTS", "CeleryWaits", "RedisRateLimiter", "ReportBusy"]
 
 logger = logging.getLogger(__name__)
 
-#: The outcomes a report can carry.
-OUTCOMES = ("success", "failure", "canceled", "timeout", "error")
-
 #: The named points of a step and of a report, in order, at which `CeleryWaits` calls
 #: its `observe` hook: the step holds the wait ("claimed"), read the status ("read"),
 #: booked its next step ("next booked"), which a sweep sent once due ("step sent"),
@@ -78,31 +69,19 @@ class CeleryWaits:
     (`<name>.step`, `<name>.ack`, `<name>.sweep`). Every process that follows jobs or
     runs workers builds the same `CeleryWaits` (as it defines the same tasks).
 
-    Each finished wait's report reaches the callback at least once, whatever process
-    dies when: the final decision and the report's outbox entry are written in one
-    atomic step, and the sweeper sends the report again (after `grace` seconds, then
-    at doubling intervals up to 16 times `grace`) until the callback task has
-    returned (an acknowledgement linked to it) or `once()` ran its effect. Every
-    delivery of a report carries the same `report_id`; `once()` runs an effect once
-    per id. A finished wait is gone from Redis, so no copy of any step can take it
-    over or read its status again.
-
     Every due time is kept in Redis and compared on its clock: a step books the next
-    one due after the decided delay, and the sweepers (every `sweep_every` seconds,
-    in every worker) send each step when it is due; a step that is not due, not the
-    one its wait expects, or whose copy is running, is dropped before any request.
-    A step runs under a lease of `lease` seconds that its worker renews while it
-    works: a step whose worker died is sent again when its lease ends, and a step sent
-    but taken by no worker (lost by the broker, or held by a worker that died) is sent
-    again `resend` seconds later, then at doubling intervals up to 16 times `resend`.
-    So a dead worker's waits go on within about `lease` (or `resend`) plus
-    `sweep_every` seconds of their due time; the copies a re-send makes are dropped.
-
-    The sweeper runs in every worker's main process (`sweeper=True`); with
-    `sweeper=False` none does, and `<name>.sweep` (`self.sweep_task`) is run from a
-    beat schedule instead, every `sweep_every` seconds. `observe(point, wait_id)`, if
-    given, is called at each of `POINTS` (tracing, metrics; the fleet's tests stop a
-    worker there).
+    one, and the sweepers (every `sweep_every` seconds, in every worker; or
+    `<name>.sweep`, `self.sweep_task`, from beat with `sweeper=False`) send each step
+    when it is due. A step runs only if its wait expects it, it is due and no copy of
+    it runs: under a lease of `lease` seconds its worker renews, so a dead worker's
+    step is sent again when its lease ends, and a step (or a report) sent and started
+    by no worker is sent again `resend` seconds later, then at doubling intervals up
+    to 16 times `resend`. A report whose callback ended without its acknowledgement
+    is sent again after `grace` seconds. Each finished wait's report so reaches the
+    callback at least once, every delivery with the same `report_id` (`once()` runs
+    an effect once per id); a finished wait is gone from Redis, so no copy of a step
+    reads its status again. `observe(point, wait_id)`, if given, is called at each of
+    `POINTS` (tracing, metrics; the fleet's tests stop a worker there).
 
     A status endpoint that stays unavailable (`StatusUnavailable`) is read again
     after `unavailable_delay` seconds, on the same schedule; any other exception of a
@@ -138,7 +117,7 @@ class CeleryWaits:
         self._make_client = client
         self.name = name
         self._store = WaitStore(redis, name, grace=grace, lease=lease, resend=resend)
-        self._lease, self._sweep_every = lease, sweep_every
+        self._lease, self._sweep_every, self._grace = lease, sweep_every, grace
         self._unavailable_delay = unavailable_delay
         self._retry_delay, self._max_retries = retry_delay, max_retries
         self._observe = observe
@@ -146,7 +125,7 @@ class CeleryWaits:
         self._waiters: dict[str, SyncJobWaiter[Any, Any]] | None = None
         self._sweeper: threading.Thread | None = None
         #: The waits this process's steps hold (wait id -> run), and its heartbeat.
-        self._held: dict[str, str] = {}
+        self._held: set[tuple[str, str]] = set()
         self._beating = 0
         #: Waited on between sweeps and beats (works where libfaketime breaks sleep).
         self._stopped = threading.Event()
@@ -175,8 +154,10 @@ class CeleryWaits:
         )  # fmt: skip
         #: One sweep, for a beat schedule (`<name>.sweep`) when `sweeper=False`.
         self.sweep_task: Any = app.task(sweep, name=f"{name}.sweep", ignore_result=True)
+        signals = importlib.import_module("celery.signals")
+        signals.task_prerun.connect(self._callback_runs, weak=False)
+        signals.task_postrun.connect(self._callback_ended, weak=False)
         if sweeper:
-            signals = importlib.import_module("celery.signals")
             signals.worker_ready.connect(self._start_sweeper, weak=False)
 
     def follow(
@@ -191,14 +172,12 @@ class CeleryWaits:
         far and its absolute deadline, which from here on is kept on Redis's clock
         (as is the first read's due time, after `start()`). `on_done` is a Celery
         task signature (`my_task.s(...)`), called with the report prepended to its
-        arguments, at least once: sent again (after `grace` seconds, then at doubling
-        intervals) until one call returns or `once()` has run its effect. The report
-        is a dict with `report_id` (the same in every delivery), `job_id`, `job`
-        (the job's name in the SDK), `wait_id`, `outcome` ("success", "failure",
-        "canceled", "timeout", or "error" for an undocumented state or a request
-        the API refused), `state`, `record` (the job's last record as JSON, or
-        None), `error` (a message, or None) and `resume_token` (to follow the job
-        again after a timeout). Each call starts a wait of its own, with one report.
+        arguments, at least once (until one call returns or `once()` has run its
+        effect). The report is a dict: `report_id` (the same in every delivery),
+        `job_id`, `job` (its name in the SDK), `wait_id`, `outcome` ("success",
+        "failure", "canceled", "timeout" or "error"), `state`, `record` (the last
+        record as JSON, or None), `error` (a message, or None) and `resume_token`.
+        Each call starts a wait of its own, with one report.
         """
         token = handle.resume_token
         decoded = decode_resume_token(token)
@@ -227,17 +206,14 @@ class CeleryWaits:
         this call ran it.
 
         Call it in the callback task. `effect(pipeline)` gets a Redis transaction
-        (`redis.pipeline()` after `MULTI`): the commands it queues there run in one
+        (`redis.pipeline()` after `MULTI`): the commands it queues run in one
         transaction with the report's acknowledgement, so an effect kept in this
-        Redis happens exactly once, and the report is not sent again. An effect
-        elsewhere (a database row, an e-mail) runs again only if its process dies
-        after it and before that transaction (one Redis round trip); keep
-        `report["report_id"]` with it (a unique key) to close that window too. While
-        one delivery runs the effect (up to `lease` seconds), another raises
-        `ReportBusy`, so that the report is sent again later rather than
-        acknowledged; an effect that raises lets go at once. An effect that takes
-        longer than `lease` is not committed (`ReportBusy`): set it above the
-        effect's longest run.
+        Redis happens exactly once. An effect elsewhere runs again only if its
+        process dies after it and before that transaction; keep `report["report_id"]`
+        with it (a unique key) to close that window too. While one delivery runs the
+        effect (up to `lease` seconds), another raises `ReportBusy` (the report is
+        sent again later); an effect that raises lets go at once; one that takes
+        longer than `lease` is not committed (`ReportBusy`).
         """
         return self._store.once(str(report["report_id"]), effect, lease)
 
@@ -246,11 +222,9 @@ class CeleryWaits:
         open wait and no report waiting for its callback, in the order given.
 
         After a loss of Redis's data, these are the waits to follow again. Pass only
-        waits whose report your callback has not applied yet (a wait that finished and
-        whose report was acknowledged leaves nothing behind either), and keep, of the
-        answer, those still not applied once it returns (a report may be applied
-        meanwhile). A wait or a report found without its schedule entry (a partial
-        loss) is scheduled again, due now, and is not counted lost.
+        waits whose report was not applied yet (an acknowledged one leaves nothing
+        behind either), and keep those still not applied once it returns. A wait or
+        a report without its schedule entry (a partial loss) is scheduled again.
         """
         return self._store.lost(wait_ids)
 
@@ -297,10 +271,11 @@ class CeleryWaits:
                 self._sweeper.start()
 
     def _hold(self, wait_id: str, run: str) -> None:
-        """Renew the lease of `run` on the wait until `_let_go` (a heartbeat thread
-        per process renews every lease held, four times per lease)."""
+        """Renew the lease of `run` on the wait (`run` "": put off the re-send of the
+        report `wait_id`) until `_let_go`; a heartbeat thread per process renews every
+        lease held, four times per lease."""
         with self._lock:
-            self._held[wait_id] = run
+            self._held.add((wait_id, run))
             if self._beating == os.getpid():
                 return
             self._beating = os.getpid()  # a forked pool child starts its own
@@ -308,19 +283,43 @@ class CeleryWaits:
                 target=self._heartbeat, name=f"{self.name}-leases", daemon=True
             ).start()
 
-    def _let_go(self, wait_id: str) -> None:
+    def _let_go(self, wait_id: str, run: str) -> None:
         with self._lock:
-            self._held.pop(wait_id, None)
+            self._held.discard((wait_id, run))
 
     def _heartbeat(self) -> None:
         while not self._stopped.wait(self._lease / 4):
             with self._lock:
-                held = dict(self._held)
-            if held:
-                try:
+                held = {wait_id: run for wait_id, run in self._held if run}
+                reports = [report_id for report_id, run in self._held if not run]
+            try:
+                if held:
                     self._store.renew(held)
-                except Exception:  # the next beat tries again; the lease may run out
-                    logger.warning("fleet: renewing leases failed", exc_info=True)
+                if reports:
+                    self._store.touch(reports, self._lease)
+            except Exception:  # the next beat tries again; the lease may run out
+                logger.warning("fleet: renewing leases failed", exc_info=True)
+
+    def _report_of(self, task_id: object) -> str | None:
+        """The report a callback task delivers (its task id is `<name>:<report id>`)."""
+        prefix = f"{self.name}:"
+        if isinstance(task_id, str) and task_id.startswith(prefix):
+            return task_id[len(prefix) :]
+        return None
+
+    def _callback_runs(self, task_id: object = None, **_: object) -> None:
+        """A callback started: its report is re-sent only if it stops renewing."""
+        report_id = self._report_of(task_id)
+        if report_id is not None:
+            self._store.touch([report_id], self._lease)
+            self._hold(report_id, "")
+
+    def _callback_ended(self, task_id: object = None, **_: object) -> None:
+        """A callback returned or raised: unless acknowledged, re-sent after `grace`."""
+        report_id = self._report_of(task_id)
+        if report_id is not None:
+            self._let_go(report_id, "")
+            self._store.touch([report_id], self._grace)
 
     def _waiter(self, job: str | None) -> SyncJobWaiter[Any, Any]:
         with self._lock:
@@ -342,7 +341,7 @@ class CeleryWaits:
         try:
             return self._poll(message, run, time.time() - now)
         finally:
-            self._let_go(wait_id)
+            self._let_go(wait_id, run)
 
     def _poll(self, message: dict[str, Any], run: str, offset: float) -> str:
         """The step that holds the wait: one status read, by a handle whose deadline
