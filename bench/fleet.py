@@ -356,7 +356,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=2.0)
     args = parser.parse_args()
     if args.lag:
-        defaults = {"jobs": 240, "hint": 2.0, "min": 10.0, "max": 40.0, "kill_at": 12.0}
+        defaults = {"jobs": 240, "hint": 2.0, "min": 10.0, "max": 40.0, "kill_at": 18.0}
         defaults |= {"workers": 3, "rate": 400.0, "patience": 240.0}
         for key, value in defaults.items():
             if getattr(args, key) == parser.get_default(key):
