@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -202,20 +201,36 @@ return lost
 )
 
 # A delivery of a report asks to run its effect: "acknowledged" (an earlier delivery
-# ran it, or the callback returned), "busy" (another delivery is running it now), or
-# "run" (this one runs it, under a lease). KEYS: report, lease; ARGV: delivery,
-# lease (ms).
+# ran it, or the callback returned), "busy" (another delivery is running it now: it
+# holds the report's lease and its worker keeps `<lease>:<delivery>` alive), or "run"
+# (this one runs it, and holds the lease). KEYS: report, lease; ARGV: delivery,
+# liveness (ms).
 _ONCE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'acknowledged' end
-if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'busy' end
+local holder = redis.call('GET', KEYS[2])
+if holder and redis.call('EXISTS', KEYS[2] .. ':' .. holder) == 1 then return 'busy' end
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[2] .. ':' .. ARGV[1], '1', 'PX', ARGV[2])
 return 'run'
 """
 
-# Let go of a lease if it is still this holder's. KEYS: lease; ARGV: holder.
+# Let go of a report's lease if it is still this delivery's. KEYS: lease; ARGV: delivery.
 _UNLOCK = """
+redis.call('DEL', KEYS[1] .. ':' .. ARGV[1])
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+# The worker of a delivery running a report's effect keeps it alive, and the report's
+# re-send off. KEYS: the delivery's liveness, outbox; ARGV: liveness (ms), report id.
+_ALIVE = (
+    _NOW
+    + """
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', at(now + tonumber(ARGV[1]) / 1000), ARGV[2])
+return 1
+"""
+)
 
 # The callback acknowledged a report: it leaves the outbox.
 # KEYS: report, lease, outbox, outbox's re-sends; ARGV: report id.
@@ -244,7 +259,8 @@ class WaitStore:
     due, then again `resend` s later and at doubling intervals should no worker take
     it; while a run holds it, when its lease ends), and `<name>:due:sent` counts the
     sendings. A report not yet acknowledged is `<name>:report:<id>` (its callback and
-    the report), with the lease of the delivery running its effect, `<report>:lease`;
+    the report), with the delivery running its effect, `<report>:lease` (alive while
+    `<report>:lease:<delivery>` is);
     `<name>:outbox` schedules when each is sent again (`resend` s after it was sent
     unless a callback started it, then at doubling intervals; `lease` s after its
     running callback last renewed it; `grace` s after the callback ended), and
@@ -267,6 +283,7 @@ class WaitStore:
             "sweep": _SWEEP,
             "lost": _LOST,
             "once": _ONCE,
+            "alive": _ALIVE,
             "ack": _ACK,
             "unlock": _UNLOCK,
         }
@@ -317,15 +334,25 @@ class WaitStore:
         verdict, now = self._scripts["claim"](keys=self._keys(wait_id), args=args)
         return _text(verdict), float(_text(now))
 
-    def renew(self, held: Mapping[str, str]) -> None:
-        """Renew the lease of every wait in `held` (wait id -> run) its run holds."""
-        lease = max(1, int(self._lease * 1000))
+    def beat(self, held: Iterable[tuple[str, str]]) -> None:
+        """Renew what a process holds: (wait id, run) a step's lease; (report id, "")
+        a running callback's report; (report id, "once:<delivery>:<lease>") an
+        effect's delivery. Each pushes the re-send of its wait or report off too."""
+        ms = max(1, int(self._lease * 1000))
         with self._redis.pipeline(transaction=False) as pipe:
-            for wait_id, run in held.items():
-                keys = [f"{self.wait_key(wait_id)}:lease", self.due]
-                self._scripts["renew"](
-                    keys=keys, args=[run, lease, wait_id], client=pipe
-                )
+            for key, run in held:
+                if run.startswith("once:"):
+                    _, delivery, lease = run.split(":")
+                    keys = [self.report_key(key, f":lease:{delivery}"), self.outbox]
+                    args = [max(1, int(float(lease) * 1000)), key]
+                    self._scripts["alive"](keys=keys, args=args, client=pipe)
+                elif run:
+                    keys = [f"{self.wait_key(key)}:lease", self.due]
+                    self._scripts["renew"](keys=keys, args=[run, ms, key], client=pipe)
+                else:
+                    keys = [self.report_key(key, ""), self.outbox]
+                    args = [repr(self._lease), key]
+                    self._scripts["touch"](keys=keys, args=args, client=pipe)
             pipe.execute()
 
     def book_next(self, run: str, child: Mapping[str, Any], delay: float) -> bool:
@@ -392,13 +419,16 @@ class WaitStore:
     # -- a report -------------------------------------------------------------------
 
     def once(
-        self, report_id: str, effect: Callable[[Any], object], lease: float
+        self,
+        report_id: str,
+        effect: Callable[[Any], object],
+        lease: float,
+        delivery: str,
     ) -> bool:
         """Run `effect` in one transaction with the report's acknowledgement, unless
         it was acknowledged (False); `ReportBusy` while another delivery runs it
-        (see `CeleryWaits.once`)."""
+        (see `CeleryWaits.once`); `delivery` is kept alive for `lease` seconds."""
         keys = [self.report_key(report_id, ""), self.report_key(report_id, ":lease")]
-        delivery = uuid.uuid4().hex
         ms = max(1, int(lease * 1000))
         state = _text(self._scripts["once"](keys=keys, args=[delivery, ms]))
         if state == "acknowledged":
@@ -414,7 +444,7 @@ class WaitStore:
                     raise ReportBusy(f"report {report_id}: the lease ran out")
                 pipe.multi()
                 effect(pipe)
-                pipe.delete(*keys).zrem(self.outbox, report_id)
+                pipe.delete(*keys, f"{keys[1]}:{delivery}").zrem(self.outbox, report_id)
                 pipe.hdel(f"{self.outbox}:sent", report_id).execute()
             except watch:
                 raise ReportBusy(f"report {report_id}: the lease ran out") from None

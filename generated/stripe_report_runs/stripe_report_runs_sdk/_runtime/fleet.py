@@ -106,13 +106,10 @@ class CeleryWaits:
         max_retries: int = 10,
         observe: Callable[[str, str], None] | None = None,
     ) -> None:
-        for label, value in (("grace", grace), ("lease", lease), ("resend", resend)):
+        timeouts = {"grace": grace, "lease": lease, "resend": resend}
+        for label, value in dict(timeouts, sweep_every=sweep_every).items():
             if not value > 0:
                 raise ValueError(f"{label} must be a positive number, got {value!r}")
-        if not sweep_every > 0:
-            raise ValueError(
-                f"sweep_every must be a positive number, got {sweep_every!r}"
-            )
         self._app = app
         self._make_client = client
         self.name = name
@@ -124,7 +121,7 @@ class CeleryWaits:
         self._lock = threading.Lock()
         self._waiters: dict[str, SyncJobWaiter[Any, Any]] | None = None
         self._sweeper: threading.Thread | None = None
-        #: The waits this process's steps hold (wait id -> run), and its heartbeat.
+        #: What this process holds (`WaitStore.beat`), and its heartbeat's pid.
         self._held: set[tuple[str, str]] = set()
         self._beating = 0
         #: Waited on between sweeps and beats (works where libfaketime breaks sleep).
@@ -141,12 +138,9 @@ class CeleryWaits:
 
         #: The Celery task of one step (registered on `app` as `<name>.step`).
         self.task: Any = app.task(
-            step,
-            name=f"{name}.step",
-            acks_late=True,
-            reject_on_worker_lost=True,
+            step, name=f"{name}.step", acks_late=True, reject_on_worker_lost=True,
             ignore_result=True,
-        )
+        )  # fmt: skip
         #: The task linked to every delivery of a report: the callback returned.
         self.ack_task: Any = app.task(
             ack, name=f"{name}.ack", acks_late=True, reject_on_worker_lost=True,
@@ -200,7 +194,7 @@ class CeleryWaits:
         report: Mapping[str, Any],
         effect: Callable[[Any], object],
         *,
-        lease: float = 60.0,
+        lease: float | None = None,
     ) -> bool:
         """Run `effect` once for this report, however often it is delivered; True if
         this call ran it.
@@ -211,11 +205,18 @@ class CeleryWaits:
         Redis happens exactly once. An effect elsewhere runs again only if its
         process dies after it and before that transaction; keep `report["report_id"]`
         with it (a unique key) to close that window too. While one delivery runs the
-        effect (up to `lease` seconds), another raises `ReportBusy` (the report is
-        sent again later); an effect that raises lets go at once; one that takes
-        longer than `lease` is not committed (`ReportBusy`).
+        effect, another raises `ReportBusy` (the report is sent again `lease` seconds
+        later); the running one's worker renews its hold every `lease`/4 seconds
+        (None: the `CeleryWaits`' lease), so it is let go `lease` seconds after that
+        worker died, and at once if the effect raises.
         """
-        return self._store.once(str(report["report_id"]), effect, lease)
+        report_id, delivery = str(report["report_id"]), uuid.uuid4().hex
+        lease = self._lease if lease is None else lease
+        self._hold(report_id, f"once:{delivery}:{lease!r}")
+        try:
+            return self._store.once(report_id, effect, lease, delivery)
+        finally:
+            self._let_go(report_id, f"once:{delivery}:{lease!r}")
 
     def lost(self, wait_ids: Iterable[str]) -> list[str]:
         """Of `wait_ids` (what `follow()` returned), those Redis knows nothing of: no
@@ -271,9 +272,8 @@ class CeleryWaits:
                 self._sweeper.start()
 
     def _hold(self, wait_id: str, run: str) -> None:
-        """Renew the lease of `run` on the wait (`run` "": put off the re-send of the
-        report `wait_id`) until `_let_go`; a heartbeat thread per process renews every
-        lease held, four times per lease."""
+        """Renew until `_let_go`, four times per lease (a thread per process): see
+        `WaitStore.beat`."""
         with self._lock:
             self._held.add((wait_id, run))
             if self._beating == os.getpid():
@@ -290,18 +290,14 @@ class CeleryWaits:
     def _heartbeat(self) -> None:
         while not self._stopped.wait(self._lease / 4):
             with self._lock:
-                held = {wait_id: run for wait_id, run in self._held if run}
-                reports = [report_id for report_id, run in self._held if not run]
+                held = list(self._held)
             try:
                 if held:
-                    self._store.renew(held)
-                if reports:
-                    self._store.touch(reports, self._lease)
+                    self._store.beat(held)
             except Exception:  # the next beat tries again; the lease may run out
                 logger.warning("fleet: renewing leases failed", exc_info=True)
 
-    def _report_of(self, task_id: object) -> str | None:
-        """The report a callback task delivers (its task id is `<name>:<report id>`)."""
+    def _report_of(self, task_id: object) -> str | None:  # task id: <name>:<report>
         prefix = f"{self.name}:"
         if isinstance(task_id, str) and task_id.startswith(prefix):
             return task_id[len(prefix) :]
@@ -314,12 +310,16 @@ class CeleryWaits:
             self._store.touch([report_id], self._lease)
             self._hold(report_id, "")
 
-    def _callback_ended(self, task_id: object = None, **_: object) -> None:
-        """A callback returned or raised: unless acknowledged, re-sent after `grace`."""
+    def _callback_ended(
+        self, task_id: object = None, retval: object = None, **_: object
+    ) -> None:
+        """A callback returned or raised: unless acknowledged, re-sent after `grace`
+        (after `lease` if another delivery held its effect: `ReportBusy`)."""
         report_id = self._report_of(task_id)
         if report_id is not None:
             self._let_go(report_id, "")
-            self._store.touch([report_id], self._grace)
+            busy = isinstance(retval, ReportBusy)
+            self._store.touch([report_id], self._lease if busy else self._grace)
 
     def _waiter(self, job: str | None) -> SyncJobWaiter[Any, Any]:
         with self._lock:
@@ -344,9 +344,8 @@ class CeleryWaits:
             self._let_go(wait_id, run)
 
     def _poll(self, message: dict[str, Any], run: str, offset: float) -> str:
-        """The step that holds the wait: one status read, by a handle whose deadline
-        is moved to this worker's clock (`offset`: its clock less Redis's); every
-        token it books or reports is moved back to Redis's clock."""
+        """One status read, the deadline on this worker's clock (`offset`: its clock
+        less Redis's); every token booked or reported is back on Redis's clock."""
         wait_id = message["wait"]
         self._point("claimed", wait_id)
         token = message["token"]
