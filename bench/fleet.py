@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import importlib
+import itertools
 import json
 import math
 import os
@@ -109,21 +111,38 @@ class Workers:
         self.env, self.logs = env, logs
         self.running: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, name: str) -> None:
+    def start(self, name: str, skew: float | None = None) -> None:
+        """Start a worker; `skew`: under libfaketime, its wall clock that far off."""
         command = [
             str(BIN / "celery"), "-A", "fleet_app", "worker", "--pool=threads",
             "--concurrency=4", f"--hostname={name}@bench", "--without-gossip",
             "--without-mingle", "--without-heartbeat", "--loglevel=WARNING",
         ]  # fmt: skip
         env = dict(self.env, BENCH_NAME=name)
+        if skew is not None:
+            if shutil.which("faketime") is None:
+                sys.exit("faketime is not installed: apt-get install -y faketime")
+            command = ["faketime", "-f", f"{skew:+g}s", *command]
+            env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+            faked = REPO / "tests" / "fleet" / "faked"  # its sitecustomize: time.sleep
+            env["PYTHONPATH"] = f"{faked}{os.pathsep}{env['PYTHONPATH']}"
         with (self.logs / f"{name}.log").open("ab") as out:
             self.running[name] = subprocess.Popen(
-                command, cwd=REPO / "bench", env=env, stdout=out, stderr=subprocess.STDOUT
+                command,
+                cwd=REPO / "bench",
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
 
     def kill(self, name: str) -> None:
+        """SIGKILL the worker (and, under faketime, the worker faketime started)."""
         worker = self.running.pop(name)
-        worker.send_signal(signal.SIGKILL)
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         worker.wait()
 
     def stop(self) -> None:
@@ -156,6 +175,168 @@ def soak(args: argparse.Namespace) -> None:
     args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 
+def lag_run(args: argparse.Namespace, kill: bool, skew: float | None) -> dict[str, Any]:
+    """One run of `--lag`: N jobs on W workers (the first skewed by `skew` s, or
+    SIGKILLed at --kill-at s and replaced); its lag and its guarantee's figures."""
+    logs = REPO / "bench" / ".work" / "fleet-lag"
+    logs.mkdir(parents=True, exist_ok=True)
+    redis_process, redis_url = start_redis()
+    server, api = start_server()
+    env = dict(
+        os.environ,
+        BENCH_REDIS=redis_url,
+        BENCH_API=api,
+        BENCH_RATE=str(args.rate),
+        BENCH_VISIBILITY="300",
+        BENCH_GRACE="60",
+        PYTHONPATH=str(REPO / "bench"),
+    )
+    os.environ.update(BENCH_REDIS=redis_url, BENCH_API=api)
+    sys.path.insert(0, str(REPO / "bench"))
+    import fleet_app
+
+    fleet_app = importlib.reload(fleet_app)  # this run's Redis
+    redis = fleet_app.redis
+    workers = Workers(env, logs)
+    killed: tuple[str, float] | None = None
+    in_flight_at_kill = None
+    try:
+        names = [f"w{n}" for n in range(1, args.workers + 1)]
+        for n, name in enumerate(names):
+            workers.start(name, skew=skew if n == 0 else None)
+        while len(redis.smembers(fleet_app.READY)) < len(names):
+            time.sleep(0.1)
+        rng = random.Random(args.seed)
+        durations = [rng.uniform(args.min, args.max) for _ in range(args.jobs)]
+        control = httpx.Client(base_url=api, headers={"x-api-key": "key-1"}, timeout=60)
+        job_ids = []
+        for duration in durations:
+            stages = [
+                {"state": "queued", "polls": 1},
+                {"state": "processing", "seconds": duration},
+            ]
+            scenario = {"states": stages, "hint": args.hint}
+            response = control.post("/_jobgen/jobs", json=scenario).raise_for_status()
+            job_ids.append(response.json()["id"])
+        client = fleet_app.client()
+        started = time.monotonic()
+        for i, job_id in enumerate(job_ids):
+            handle = client.jobs.handle(job_id, deadline=3600)
+            fleet_app.waits.follow(handle, on_done=fleet_app.record.s(i))
+        deadline = started + args.patience
+        while redis.llen(fleet_app.REPORTS) < args.jobs and time.monotonic() < deadline:
+            if kill and killed is None and time.monotonic() - started >= args.kill_at:
+                in_flight_at_kill = args.jobs - redis.llen(fleet_app.REPORTS)
+                killed = (names[0], time.monotonic())
+                workers.kill(names[0])
+                workers.start(f"{names[0]}-restarted")
+                print(f"  killed {names[0]} with {in_flight_at_kill} waits in flight", flush=True)
+            time.sleep(0.2)
+        time.sleep(5.0)  # late copies and deliveries, if any, come now
+        log = control.get("/_jobgen/requests").raise_for_status().json()["requests"]
+        effects = [json.loads(r) for r in redis.lrange(fleet_app.REPORTS, 0, -1)]
+        deliveries = [json.loads(r) for r in redis.lrange(fleet_app.DELIVERIES, 0, -1)]
+        applied = {int(k): int(v) for k, v in redis.hgetall(fleet_app.EFFECTS).items()}
+    finally:
+        workers.stop()
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+        redis_process.terminate()
+        redis_process.wait()
+    reads: dict[str, list[dict[str, Any]]] = {}
+    for entry in log:
+        if entry["operation"] == "status":
+            reads.setdefault(entry["job_id"], []).append(entry)
+    effect_at = {e["label"]: e["at"] for e in effects}
+    first_delivery: dict[int, float] = {}
+    for delivery in deliveries:
+        first_delivery.setdefault(delivery["label"], delivery["at"])
+    lags, optimal, held = [], [], []
+    early = after = 0
+    for i, job_id in enumerate(job_ids):
+        mine = reads.get(job_id, [])
+        times = [r["time"] for r in mine]
+        early += sum(1 for a, b in itertools.pairwise(times) if b - a < args.hint - 0.01)
+        if i in first_delivery:
+            after += sum(1 for t in times if t > first_delivery[i])
+        if not mine or i not in effect_at:
+            continue
+        end = times[0] + durations[i]
+        lags.append(effect_at[i] - end)
+        optimal.append(math.ceil(durations[i] / args.hint) * args.hint - durations[i])
+        if killed is not None and end > killed[1]:
+            before = [r for r in mine if r["time"] < killed[1]]
+            if before and before[-1]["headers"].get("x-fleet-worker") == killed[0]:
+                held.append(effect_at[i] - end)
+
+    def stats(values: list[float]) -> dict[str, float]:
+        if not values:
+            return {}
+        return {
+            "p50": round(percentile(values, 50), 2),
+            "p99": round(percentile(values, 99), 2),
+            "max": round(max(values), 2),
+        }
+
+    return {
+        "kill": None
+        if killed is None
+        else {
+            "worker": killed[0],
+            "waits_in_flight": in_flight_at_kill,
+            "waits_it_held": len(held),
+            "their_lag_seconds": stats(held),
+        },
+        "skew_seconds": skew,
+        "jobs": args.jobs,
+        "lost": args.jobs - len(effect_at),
+        "effects_applied_twice": sum(1 for n in applied.values() if n > 1),
+        "deliveries": len(deliveries),
+        "status_reads": sum(len(v) for v in reads.values()),
+        "reads_sooner_than_hint": early,
+        "reads_after_report": after,
+        "lag_seconds": stats(lags),
+        "hint_bound_optimum_lag_seconds": stats(optimal),
+    }
+
+
+def lag(args: argparse.Namespace) -> None:
+    """--lag: the same jobs with no fault, a worker SIGKILLed, and one worker's clock
+    25 s ahead and 25 s behind."""
+    runs = {
+        "no fault": (False, None),
+        "worker SIGKILLed": (True, None),
+        "one clock +25 s": (False, 25.0),
+        "one clock -25 s": (False, -25.0),
+    }
+    results: dict[str, Any] = {
+        "jobs": args.jobs,
+        "workers": args.workers,
+        "hint_seconds": args.hint,
+        "durations_seconds": [args.min, args.max],
+        "kill_at_seconds": args.kill_at,
+        "runs": {},
+    }
+    for name, (kill, skew) in runs.items():
+        print(f"{name}:", flush=True)
+        run = lag_run(args, kill, skew)
+        results["runs"][name] = run
+        print(f"  {json.dumps(run)}", flush=True)
+    base = results["runs"]["no fault"]
+    killed = results["runs"]["worker SIGKILLed"]
+    bound = 2 * killed["hint_bound_optimum_lag_seconds"]["p99"] + 5
+    results["kill_p99_bound_seconds"] = round(bound, 2)
+    results["kill_p99_within_bound"] = killed["lag_seconds"]["p99"] <= bound
+    results["skew_p99_over_no_fault"] = {
+        name: round(run["lag_seconds"]["p99"] / base["lag_seconds"]["p99"], 2)
+        for name, run in results["runs"].items()
+        if run["skew_seconds"] is not None
+    }
+    results["load_average_1m_at_end"] = os.getloadavg()[0]
+    print(json.dumps(results, indent=2))
+    args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=10_000)
@@ -170,9 +351,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--soak", action="store_true", help="run the kill soak")
+    parser.add_argument("--lag", action="store_true", help="lag runs: kill, skew")
     parser.add_argument("--kill-every", type=float, default=20.0)
     parser.add_argument("--scale", type=float, default=2.0)
     args = parser.parse_args()
+    if args.lag:
+        defaults = {"jobs": 240, "hint": 2.0, "min": 10.0, "max": 40.0, "kill_at": 18.0}
+        defaults |= {"workers": 3, "rate": 400.0, "patience": 240.0}
+        for key, value in defaults.items():
+            if getattr(args, key) == parser.get_default(key):
+                setattr(args, key, value)
+        args.json = args.json or REPO / "bench" / "fleet-lag.json"
+        lag(args)
+        return
     if args.soak:
         if args.jobs == parser.get_default("jobs"):
             args.jobs = 2000

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         WaitError,
     )
     from .fleet import CeleryWaits
-    from .fleetstore import RedisRateLimiter
+    from .fleetlimit import RedisRateLimiter
     from .handle import AsyncJobHandle, JobHandle, PollDecision
     from .hybrid import AsyncEventWaits, SyncEventWaits
     from .policy import backoff
@@ -168,7 +168,7 @@ _HOMES = {
     "RateLimitError": "errors",
     "RateLimiter": "ratelimit",
     "RecordDecodeError": "errors",
-    "RedisRateLimiter": "fleetstore",
+    "RedisRateLimiter": "fleetlimit",
     "RetryPolicy": "retry",
     "SDKError": "errors",
     "StaleWebhook": "webhooks",

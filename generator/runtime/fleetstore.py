@@ -1,179 +1,235 @@
-"""The Redis side of fleet-scale waits: a fleet-wide rate limit, and the records of
-`fleet.CeleryWaits`.
-
-`RedisRateLimiter` turns the client-wide cap on status reads into a fleet-wide one:
-a token bucket in Redis (one Lua script, on Redis's clock), which the client of
-every worker shares through `WaitConfig(status_limiter=...)`.
+"""The Redis side of `fleet.CeleryWaits`: the records of its waits and reports.
 
 `WaitStore` keeps what `CeleryWaits` knows of its waits and reports: which step each
-open wait expects, which run holds it, when it is overdue, and each report until its
-callback acknowledges it. Every change of a wait is one Lua script, so that a copy of
-a step, a sweeper and the run that holds the wait never see half of one; `once()`
+open wait expects, when that step is due, which run holds it, and each report until
+its callback acknowledges it. Every due time is set and compared on Redis's clock
+(`TIME`), never a worker's. Every change of a wait is one Lua script, so that a copy
+of a step, a sweeper and the run that holds the wait never see half of one: the
+sweeper's choice of a due step and the message it sends are one decision; `once()`
 runs a report's effect in one transaction with its acknowledgement.
 
-`redis` is the caller's `redis.Redis`; nothing here imports the redis package until
+`redis` is the caller's `redis.Redis` (a single Redis, not a cluster: a sweep reads
+the records of the waits it finds due); nothing here imports the redis package until
 `once()` runs an effect.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
-import time
-import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["RedisRateLimiter", "ReportBusy", "ReportMismatch", "WaitStore"]
+__all__ = ["ReportBusy", "ReportMismatch", "WaitStore"]
 
-# GCRA on Redis's clock: take a slot if one is due now and return "0", else return
-# the seconds until one is (a string: Lua numbers become integers on the way out).
-_TAKE = """
+_NOW = """
 local now = redis.call('TIME')
 now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-local interval, tolerance = tonumber(ARGV[1]), tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-local wait = tat - tolerance - now
-if wait > 0 then return tostring(wait) end
-local ttl = math.ceil((tat + interval - now) * 1000) + 1000
-redis.call('SET', KEYS[1], string.format('%.6f', tat + interval), 'PX', ttl)
-return '0'
+local function at(t) return string.format('%.6f', t) end
 """
 
-# A place in line (GCRA over the line's own key): the seconds to sleep before trying to
-# take a slot, so that waiting callers wake one at a time rather than as a herd; "-1",
-# and no place taken, when that is beyond ARGV[3] seconds (when it is not negative).
-_QUEUE = """
-local now = redis.call('TIME')
-now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-local interval, tolerance, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local place = tonumber(redis.call('GET', KEYS[1]) or '0')
-if place < now then place = now end
-local wait = math.max(0, place - tolerance - now)
-if limit >= 0 and wait > limit then return '-1' end
-local ttl = math.ceil((place + interval - now) * 1000) + 1000
-redis.call('SET', KEYS[1], string.format('%.6f', place + interval), 'PX', ttl)
-return tostring(wait)
-"""
-
-# A new wait: it expects its first step (whose id is the wait's), which the sweeper
-# sends again if it has not run `grace` s from now. KEYS: wait, due; ARGV: wait id,
-# the first step's message, grace (s).
-_FOLLOW = """
-redis.call('HSET', KEYS[1], 'step', ARGV[1], 'next', ARGV[2])
-local now = redis.call('TIME')
-now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-redis.call('ZADD', KEYS[2], string.format('%.6f', now + tonumber(ARGV[3])), ARGV[1])
+# A new wait: it expects its first step (whose id is the wait's), due in ARGV[3] s.
+# A step due now is sent by the caller at once (1 is returned: it counts as sent, and
+# is sent again `resend` s later should no worker take it). KEYS: wait, due, due's
+# sends; ARGV: wait id, the first step's message, delay (s), resend (s).
+_FOLLOW = (
+    _NOW
+    + """
+local due = now + tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], 'step', ARGV[1], 'next', ARGV[2], 'at', at(due), 'run', '')
+if due > now then
+  redis.call('ZADD', KEYS[2], at(due), ARGV[1])
+  return 0
+end
+redis.call('HSET', KEYS[3], ARGV[1], 1)
+redis.call('ZADD', KEYS[2], at(now + tonumber(ARGV[4])), ARGV[1])
 return 1
 """
+)
 
 # A step takes over a wait: only while the wait is open (its hash exists: a finished
-# wait has none), only the step the wait expects (the one `follow` or the step before
-# it named), and only if no other copy of that step holds it now (a lease). The
-# holder is then the run `run`, and the wait is due again in `grace` s should the run
-# vanish. KEYS: wait, lease, due; ARGV: step, run, lease (ms), grace (s), wait id.
-_CLAIM = """
-local step = redis.call('HGET', KEYS[1], 'step')
-if not step then return 'finished' end
-if step ~= ARGV[1] then return 'superseded' end
-if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 'busy' end
+# wait has none), only the step the wait expects, only once that step is due (on
+# Redis's clock), and only if no other copy of it holds the wait now (a lease, which
+# the run renews while it works). The wait is then due again when the lease ends,
+# should the run vanish. Returns the verdict and Redis's time. KEYS: wait, lease, due,
+# due's sends; ARGV: step, run, lease (ms), wait id.
+_CLAIM = (
+    _NOW
+    + """
+local wait = redis.call('HMGET', KEYS[1], 'step', 'at')
+if not wait[1] then return {'finished', at(now)} end
+if wait[1] ~= ARGV[1] then return {'superseded', at(now)} end
+if (tonumber(wait[2]) or 0) > now then return {'early', at(now)} end
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then
+  return {'busy', at(now)}
+end
 redis.call('HSET', KEYS[1], 'run', ARGV[2])
-local now = redis.call('TIME')
-now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-redis.call('ZADD', KEYS[3], string.format('%.6f', now + tonumber(ARGV[4])), ARGV[5])
-return 'claimed'
+redis.call('HDEL', KEYS[4], ARGV[4])
+redis.call('ZADD', KEYS[3], at(now + tonumber(ARGV[3]) / 1000), ARGV[4])
+return {'claimed', at(now)}
 """
+)
 
-# The run that holds a wait books its next step: the wait now expects that step (and
-# the sweeper re-sends it once `due` s overdue, its count of re-sends back at 0); the
-# lease is let go. KEYS: wait, lease, due, due's re-sends; ARGV: run, next step, its
-# message, due (s), wait id.
-_NEXT = """
-if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'step', ARGV[2], 'next', ARGV[3], 'run', '')
-redis.call('DEL', KEYS[2])
-redis.call('HDEL', KEYS[4], ARGV[5])
-local now = redis.call('TIME')
-now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-redis.call('ZADD', KEYS[3], string.format('%.6f', now + tonumber(ARGV[4])), ARGV[5])
+# The run that holds a wait renews its lease (a heartbeat), and the wait's due time
+# with it. KEYS: lease, due; ARGV: run, lease (ms), wait id.
+_RENEW = (
+    _NOW
+    + """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], 'XX', at(now + tonumber(ARGV[2]) / 1000), ARGV[3])
 return 1
 """
+)
+
+# The run that holds a wait books its next step, due in ARGV[4] s from now on Redis's
+# clock: the wait now expects that step; the lease is let go. KEYS: wait, lease, due,
+# due's sends; ARGV: run, next step, its message, delay (s), wait id.
+_NEXT = (
+    _NOW
+    + """
+if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
+local due = now + tonumber(ARGV[4])
+redis.call('HSET', KEYS[1], 'step', ARGV[2], 'next', ARGV[3], 'at', at(due), 'run', '')
+redis.call('DEL', KEYS[2])
+redis.call('HDEL', KEYS[4], ARGV[5])
+redis.call('ZADD', KEYS[3], at(due), ARGV[5])
+return 1
+"""
+)
 
 # The run that holds a wait finishes it, in one step: the wait is gone (no copy of any
 # step can take it over again) and, if it has a callback, its report is in the outbox,
-# sent again after `grace` s until the callback acknowledges it. KEYS: wait, lease,
-# due, due's re-sends, report, outbox; ARGV: run, the report's entry ('' for none),
-# grace (s), wait id.
-_FINISH = """
+# sent again after `resend` s unless its callback starts. KEYS: wait, lease, due, due's
+# sends, report, outbox; ARGV: run, the report's entry ('' for none), resend (s),
+# wait id.
+_FINISH = (
+    _NOW
+    + """
 if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('ZREM', KEYS[3], ARGV[4])
 redis.call('HDEL', KEYS[4], ARGV[4])
 if ARGV[2] ~= '' then
-  local now = redis.call('TIME')
-  now = tonumber(now[1]) + tonumber(now[2]) / 1000000
   redis.call('SET', KEYS[5], ARGV[2])
-  redis.call('ZADD', KEYS[6], string.format('%.6f', now + tonumber(ARGV[3])), ARGV[4])
+  redis.call('ZADD', KEYS[6], at(now + tonumber(ARGV[3])), ARGV[4])
 end
 return 1
 """
+)
 
-# A run lets go of a wait it holds (before Celery retries its step). KEYS: wait,
-# lease; ARGV: run.
-_RELEASE = """
-if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'run', '')
-redis.call('DEL', KEYS[2])
+# A report's callback started, runs or ended: the report is due to be sent again ARGV[1]
+# s from now, if it still waits for its acknowledgement. KEYS: report, outbox;
+# ARGV: seconds, report id.
+_TOUCH = (
+    _NOW
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', at(now + tonumber(ARGV[1])), ARGV[2])
 return 1
 """
+)
 
-# Take every entry of a schedule (`due` or `outbox`) that is due, at most ARGV[1] of
-# them, and put each off again: `grace` s after its first re-send, then twice as long
-# each time, up to 16 times `grace` (so that a backlog is not fed copies of what it
-# holds). KEYS: the schedule, its re-sends; ARGV: limit, grace (s).
-_OVERDUE = """
-local now = redis.call('TIME')
-now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%.6f', now),
+# One sweep of a schedule, one decision: take every entry due now (at most ARGV[1]),
+# with the message it sends (read here, in the same script), and put it off: `first`
+# s after its first sending, then twice as long each time, up to 16 times `first`
+# (so that a backlog is not fed copies of what it holds). An entry whose record is
+# gone is dropped; a wait a step of which holds its lease is not sent, but due again
+# when the lease ends; nor is a step before its due time. Returns id, message and how
+# often it was sent, in turn.
+# KEYS: the schedule, its sends; ARGV: limit, first (s), the records' key prefix,
+# the leases' key suffix ('' for reports: they have none).
+_SWEEP = (
+    _NOW
+    + """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', at(now),
                        'LIMIT', 0, tonumber(ARGV[1]))
+local found = {}
 for _, member in ipairs(due) do
-  local sent = redis.call('HINCRBY', KEYS[2], member, 1)
-  local later = now + tonumber(ARGV[2]) * 2 ^ math.min(sent - 1, 4)
-  redis.call('ZADD', KEYS[1], string.format('%.6f', later), member)
+  local key = ARGV[3] .. member
+  local message, due = nil, 0
+  if ARGV[4] == '' then
+    message = redis.call('GET', key)
+  else
+    local wait = redis.call('HMGET', key, 'next', 'at')
+    message, due = wait[1], tonumber(wait[2]) or 0
+  end
+  local left = 0
+  if message and ARGV[4] ~= '' then left = redis.call('PTTL', key .. ARGV[4]) end
+  if not message then
+    redis.call('ZREM', KEYS[1], member)
+    redis.call('HDEL', KEYS[2], member)
+  elseif left > 0 then
+    redis.call('ZADD', KEYS[1], at(now + left / 1000), member)
+  elseif due > now then
+    redis.call('ZADD', KEYS[1], at(due), member)
+  else
+    local sent = redis.call('HINCRBY', KEYS[2], member, 1)
+    local later = now + tonumber(ARGV[2]) * 2 ^ math.min(sent - 1, 4)
+    redis.call('ZADD', KEYS[1], at(later), member)
+    table.insert(found, member)
+    table.insert(found, message)
+    table.insert(found, sent)
+  end
 end
-return due
+return found
 """
+)
 
-# A wait the sweeper found overdue while a step of it is running (its lease is held):
-# not sent again, nor counted as sent; due again when the lease ends. KEYS: lease,
-# due, due's re-sends; ARGV: wait id.
-_DEFER = """
-local left = redis.call('PTTL', KEYS[1])
-if left <= 0 then return 0 end
-local now = redis.call('TIME')
-now = tonumber(now[1]) + tonumber(now[2]) / 1000000
-redis.call('HINCRBY', KEYS[3], ARGV[1], -1)
-redis.call('ZADD', KEYS[2], 'XX', string.format('%.6f', now + left / 1000), ARGV[1])
-return 1
+# Which of the waits named in ARGV exist nowhere: no open wait, no report waiting for
+# its acknowledgement. A wait or a report whose schedule entry is missing (a partial
+# loss) is scheduled again: due when its step is, or now. KEYS: due, outbox; ARGV:
+# the waits' key prefix, the reports' key prefix, the wait ids.
+_LOST = (
+    _NOW
+    + """
+local lost = {}
+for i = 3, #ARGV do
+  local id = ARGV[i]
+  local due = redis.call('HGET', ARGV[1] .. id, 'at')
+  if due then
+    redis.call('ZADD', KEYS[1], 'NX', at(math.max(now, tonumber(due) or 0)), id)
+  elseif redis.call('EXISTS', ARGV[2] .. id) == 1 then
+    redis.call('ZADD', KEYS[2], 'NX', at(now), id)
+  else
+    table.insert(lost, id)
+  end
+end
+return lost
 """
+)
 
 # A delivery of a report asks to run its effect: "acknowledged" (an earlier delivery
-# ran it, or the callback returned), "busy" (another delivery is running it now), or
-# "run" (this one runs it, under a lease). KEYS: report, lease; ARGV: delivery,
-# lease (ms).
+# ran it, or the callback returned), "busy" (another delivery is running it now: it
+# holds the report's lease and its worker keeps `<lease>:<delivery>` alive), or "run"
+# (this one runs it, and holds the lease). KEYS: report, lease; ARGV: delivery,
+# liveness (ms).
 _ONCE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'acknowledged' end
-if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'busy' end
+local holder = redis.call('GET', KEYS[2])
+if holder and redis.call('EXISTS', KEYS[2] .. ':' .. holder) == 1 then return 'busy' end
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[2] .. ':' .. ARGV[1], '1', 'PX', ARGV[2])
 return 'run'
 """
 
-# Let go of a lease if it is still this holder's. KEYS: lease; ARGV: holder.
+# Let go of a report's lease if it is still this delivery's. KEYS: lease; ARGV: delivery.
 _UNLOCK = """
+redis.call('DEL', KEYS[1] .. ':' .. ARGV[1])
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+# The worker of a delivery running a report's effect keeps it alive, and the report's
+# re-send off. KEYS: the delivery's liveness, outbox; ARGV: liveness (ms), report id.
+_ALIVE = (
+    _NOW
+    + """
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', at(now + tonumber(ARGV[1]) / 1000), ARGV[2])
+return 1
+"""
+)
 
 # The callback acknowledged a report: it leaves the outbox.
 # KEYS: report, lease, outbox, outbox's re-sends; ARGV: report id.
@@ -182,84 +238,6 @@ redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('HDEL', KEYS[4], ARGV[1])
 return redis.call('ZREM', KEYS[3], ARGV[1])
 """
-
-
-class RedisRateLimiter:
-    """At most `rate` acquisitions per second (bursts of `burst`) across every
-    process that shares `key` on one Redis: a `StatusLimiter` for a fleet.
-
-    `redis` is a `redis.Redis`. As `RateLimiter` does in one process, a caller first
-    takes a place in line (`<key>:line`) and sleeps until then, so waiting callers
-    wake one at a time; then it takes a slot (`key`), only when one is due. Both are
-    atomic scripts on Redis's clock, so in any window of `w` seconds at most
-    `burst + rate * w` slots are taken, however many workers ask.
-    """
-
-    def __init__(self, redis: Any, key: str, rate: float, burst: int = 1) -> None:
-        if not rate > 0:
-            raise ValueError(f"rate must be a positive number, got {rate!r}")
-        if burst < 1:
-            raise ValueError(f"burst must be >= 1, got {burst!r}")
-        self.key, self.rate, self.burst = key, rate, burst
-        self._interval = 1.0 / rate
-        self._take_script = redis.register_script(_TAKE)
-        self._queue_script = redis.register_script(_QUEUE)
-
-    def _args(self) -> list[str]:
-        return [repr(self._interval), repr((self.burst - 1) * self._interval)]
-
-    def _queue(self, timeout: float | None) -> float:
-        """A place in line: seconds to sleep first; -1 (no place) if beyond `timeout`."""
-        limit = -1.0 if timeout is None else max(0.0, timeout)
-        keys = [f"{self.key}:line"]
-        return float(self._queue_script(keys=keys, args=[*self._args(), repr(limit)]))
-
-    def _take(self) -> float:
-        """Take a slot if one is due now (returns 0), else the seconds until one is."""
-        return float(self._take_script(keys=[self.key], args=self._args()))
-
-    def acquire(
-        self,
-        sleep: Callable[[float], None] = time.sleep,
-        *,
-        timeout: float | None = None,
-    ) -> bool:
-        """Wait for a slot; False, without taking one, if it is beyond `timeout`."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        wait = self._queue(timeout)
-        if wait < 0:
-            return False
-        while True:
-            if wait > 0:
-                if deadline is not None and time.monotonic() + wait > deadline:
-                    return False
-                sleep(wait)
-            wait = self._take()
-            if wait == 0.0:
-                return True
-
-    async def acquire_async(
-        self,
-        async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        *,
-        timeout: float | None = None,
-    ) -> bool:
-        """The asyncio twin of `acquire` (each Redis call runs in a thread)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        wait = await asyncio.to_thread(self._queue, timeout)
-        if wait < 0:
-            return False
-        while True:
-            if wait > 0:
-                if deadline is not None and time.monotonic() + wait > deadline:
-                    return False
-                await async_sleep(wait)
-            wait = await asyncio.to_thread(self._take)
-            if wait == 0.0:
-                return True
-
-    def __repr__(self) -> str:
-        return f"RedisRateLimiter(key={self.key!r}, rate={self.rate!r}, burst={self.burst!r})"
 
 
 class ReportBusy(Exception):
@@ -286,30 +264,38 @@ class ReportMismatch(Exception):
 class WaitStore:
     """The records of one `CeleryWaits` in Redis, every key under `name`.
 
-    An open wait is a hash, `<name>:wait:<id>` (the step it expects, as `step`, and
-    that step's message, as `next`; the run that holds it, as `run`) with the run's
-    lease, `<wait>:lease`; a finished wait has none. `<name>:due` schedules when each
-    open wait is overdue, and `<name>:due:sent` counts its step's re-sends. A report
-    not yet acknowledged is `<name>:report:<id>` (its callback and the report), with
-    the lease of the delivery running its effect, `<report>:lease`; `<name>:outbox`
-    schedules when each is sent again, and `<name>:outbox:sent` counts its re-sends.
-    A wait or a report overdue by `grace` seconds is sent again, then at doubling
-    intervals up to 16 times `grace`; a step's lease lasts `grace` seconds.
+    An open wait is a hash, `<name>:wait:<id>` (the step it expects, as `step`, that
+    step's message, as `next`, when it is due on Redis's clock, as `at`, and the run
+    that holds it, as `run`) with the run's lease, `<wait>:lease`; a finished wait has
+    none. `<name>:due` schedules when each open wait's step is to be sent (when it is
+    due, then again `resend` s later and at doubling intervals should no worker take
+    it; while a run holds it, when its lease ends), and `<name>:due:sent` counts the
+    sendings. A report not yet acknowledged is `<name>:report:<id>` (its callback and
+    the report), with the delivery running its effect, `<report>:lease` (alive while
+    `<report>:lease:<delivery>` is);
+    `<name>:outbox` schedules when each is sent again (`resend` s after it was sent
+    unless a callback started it, then at doubling intervals; `lease` s after its
+    running callback last renewed it; `grace` s after the callback ended), and
+    `<name>:outbox:sent` counts its sendings.
     """
 
-    def __init__(self, redis: Any, name: str, grace: float) -> None:
+    def __init__(
+        self, redis: Any, name: str, *, grace: float, lease: float, resend: float
+    ) -> None:
         self.name = name
         self._redis = redis
-        self._grace = grace
+        self._grace, self._lease, self._resend = grace, lease, resend
         scripts = {
             "follow": _FOLLOW,
             "claim": _CLAIM,
+            "renew": _RENEW,
             "next": _NEXT,
             "finish": _FINISH,
-            "release": _RELEASE,
-            "defer": _DEFER,
-            "overdue": _OVERDUE,
+            "touch": _TOUCH,
+            "sweep": _SWEEP,
+            "lost": _LOST,
             "once": _ONCE,
+            "alive": _ALIVE,
             "ack": _ACK,
             "unlock": _UNLOCK,
         }
@@ -332,31 +318,60 @@ class WaitStore:
         return f"{self.name}:report:{report_id}{suffix}"
 
     def _keys(self, wait_id: str) -> list[str]:
-        """A wait's record and lease, the due schedule and its counts of re-sends."""
+        """A wait's record and lease, the due schedule and its counts of sendings."""
         wait = self.wait_key(wait_id)
         return [wait, f"{wait}:lease", self.due, f"{self.due}:sent"]
 
+    def now(self) -> float:
+        """Redis's clock (epoch seconds), on which every due time is kept."""
+        seconds, micros = self._redis.time()
+        return float(seconds) + float(micros) / 1e6
+
     # -- a wait ---------------------------------------------------------------------
 
-    def follow(self, wait_id: str, message: Mapping[str, Any]) -> None:
+    def follow(self, wait_id: str, message: Mapping[str, Any], delay: float) -> bool:
         """Open a wait that expects its first step (`message`, whose step id is the
-        wait's id)."""
-        keys = [self.wait_key(wait_id), self.due]
-        args = [wait_id, json.dumps(message), repr(self._grace)]
-        self._scripts["follow"](keys=keys, args=args)
+        wait's id), due in `delay` seconds; True if it is due now and the caller is
+        to send it."""
+        keys = [self.wait_key(wait_id), self.due, f"{self.due}:sent"]
+        args = [wait_id, json.dumps(message), repr(max(0.0, delay)), repr(self._resend)]
+        return bool(self._scripts["follow"](keys=keys, args=args))
 
-    def claim(self, wait_id: str, step: str, run: str) -> str:
+    def claim(self, wait_id: str, step: str, run: str) -> tuple[str, float]:
         """Let the run `run` of step `step` hold the wait: "claimed", else "finished",
-        "superseded" (not the step it expects) or "busy" (a copy of it holds it)."""
-        lease = max(1, int(self._grace * 1000))
-        args = [step, run, lease, repr(self._grace), wait_id]
-        return _text(self._scripts["claim"](keys=self._keys(wait_id), args=args))
+        "superseded" (not the step it expects), "early" (not due yet) or "busy" (a
+        copy of it holds it); with Redis's time."""
+        lease = max(1, int(self._lease * 1000))
+        args = [step, run, lease, wait_id]
+        verdict, now = self._scripts["claim"](keys=self._keys(wait_id), args=args)
+        return _text(verdict), float(_text(now))
 
-    def book_next(self, run: str, child: Mapping[str, Any], due: float) -> bool:
-        """The run that holds `child`'s wait books its next step, overdue in `due`
-        seconds; False if it no longer holds the wait."""
+    def beat(self, held: Iterable[tuple[str, str]]) -> None:
+        """Renew what a process holds: (wait id, run) a step's lease; (report id, "")
+        a running callback's report; (report id, "once:<delivery>:<lease>") an
+        effect's delivery. Each pushes the re-send of its wait or report off too."""
+        ms = max(1, int(self._lease * 1000))
+        with self._redis.pipeline(transaction=False) as pipe:
+            for key, run in held:
+                if run.startswith("once:"):
+                    _, delivery, lease = run.split(":")
+                    keys = [self.report_key(key, f":lease:{delivery}"), self.outbox]
+                    args = [max(1, int(float(lease) * 1000)), key]
+                    self._scripts["alive"](keys=keys, args=args, client=pipe)
+                elif run:
+                    keys = [f"{self.wait_key(key)}:lease", self.due]
+                    self._scripts["renew"](keys=keys, args=[run, ms, key], client=pipe)
+                else:
+                    keys = [self.report_key(key, ""), self.outbox]
+                    args = [repr(self._lease), key]
+                    self._scripts["touch"](keys=keys, args=args, client=pipe)
+            pipe.execute()
+
+    def book_next(self, run: str, child: Mapping[str, Any], delay: float) -> bool:
+        """The run that holds `child`'s wait books its next step, due in `delay`
+        seconds on Redis's clock; False if it no longer holds the wait."""
         wait_id = child["wait"]
-        args = [run, child["step"], json.dumps(child), repr(due), wait_id]
+        args = [run, child["step"], json.dumps(child), repr(max(0.0, delay)), wait_id]
         return bool(self._scripts["next"](keys=self._keys(wait_id), args=args))
 
     def finish(self, wait_id: str, run: str, entry: Mapping[str, Any] | None) -> bool:
@@ -366,59 +381,66 @@ class WaitStore:
         args = [
             run,
             "" if entry is None else json.dumps(entry),
-            repr(self._grace),
+            repr(self._resend),
             wait_id,
         ]
         return bool(self._scripts["finish"](keys=keys, args=args))
 
-    def release(self, wait_id: str, run: str) -> None:
-        """The run lets go of a wait it holds."""
-        self._scripts["release"](keys=self._keys(wait_id)[:2], args=[run])
+    def touch(self, report_ids: Iterable[str], seconds: float) -> None:
+        """Each report not yet acknowledged is due to be sent again `seconds` from now
+        (its callback started or runs: `lease`; it ended: `grace`)."""
+        with self._redis.pipeline(transaction=False) as pipe:
+            for report_id in report_ids:
+                keys = [self.report_key(report_id, ""), self.outbox]
+                args = [repr(seconds), report_id]
+                self._scripts["touch"](keys=keys, args=args, client=pipe)
+            pipe.execute()
 
     # -- the sweeper ----------------------------------------------------------------
 
-    def start_sweep(self, every: float) -> bool:
-        """True if no other sweep started less than `every` seconds ago."""
-        lock = f"{self.name}:sweeping"
-        return bool(self._redis.set(lock, "1", nx=True, px=max(1, int(every * 1000))))
+    def due_steps(self, limit: int = 1000) -> list[tuple[str, dict[str, Any], int]]:
+        """Each wait whose step is due now (or was sent and not taken in time), with
+        that step's message and how often it was sent, now included; each put off."""
+        keys = [self.due, f"{self.due}:sent"]
+        prefix = self.wait_key("")
+        args = [limit, repr(self._resend), prefix, ":lease"]
+        return _triples(self._scripts["sweep"](keys=keys, args=args))
 
-    def overdue_steps(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Each overdue wait with the message of the step it expects, put off again;
-        not a wait finished meanwhile, nor one a step of which is running (due again
-        when its lease ends)."""
-        for wait in self._overdue(self.due):
-            raw = self._redis.hget(self.wait_key(wait), "next")
-            if raw is None:  # finished meanwhile
-                self._redis.zrem(self.due, wait)
-                continue
-            keys = [f"{self.wait_key(wait)}:lease", self.due, f"{self.due}:sent"]
-            if self._scripts["defer"](keys=keys, args=[wait]):
-                continue  # a step of it is running: look again when its lease ends
-            yield wait, json.loads(raw)
-
-    def overdue_reports(self) -> Iterator[tuple[str, dict[str, Any]]]:
+    def overdue_reports(
+        self, limit: int = 1000
+    ) -> list[tuple[str, dict[str, Any], int]]:
         """Each report not acknowledged in time with its outbox entry, put off again."""
-        for report_id in self._overdue(self.outbox):
-            raw = self._redis.get(self.report_key(report_id, ""))
-            if raw is None:  # acknowledged meanwhile
-                self._redis.zrem(self.outbox, report_id)
-                continue
-            yield report_id, json.loads(raw)
+        keys = [self.outbox, f"{self.outbox}:sent"]
+        args = [limit, repr(self._resend), self.report_key("", ""), ""]
+        return _triples(self._scripts["sweep"](keys=keys, args=args))
 
-    def _overdue(self, schedule: str) -> list[str]:
-        keys = [schedule, f"{schedule}:sent"]
-        found = self._scripts["overdue"](keys=keys, args=[1000, repr(self._grace)])
-        return [_text(member) for member in found]
+    def lost(self, wait_ids: Iterable[str]) -> list[str]:
+        """Of `wait_ids`, those with neither an open wait nor a report to deliver."""
+        ids = [str(wait_id) for wait_id in wait_ids]
+        found: list[str] = []
+        for start in range(0, len(ids), 500):
+            args = [
+                self.wait_key(""),
+                self.report_key("", ""),
+                *ids[start : start + 500],
+            ]
+            reply = self._scripts["lost"](keys=[self.due, self.outbox], args=args)
+            found.extend(_text(item) for item in reply)
+        return found
 
     # -- a report -------------------------------------------------------------------
 
     def once(
-        self, report: Mapping[str, Any], effect: Callable[[Any], object], lease: float
+        self,
+        report: Mapping[str, Any],
+        effect: Callable[[Any], object],
+        lease: float,
+        delivery: str,
     ) -> bool:
         """Run `effect` in one transaction with the report's acknowledgement, unless
         it was acknowledged (False); `ReportBusy` while another delivery runs it,
         `ReportMismatch` when `report` is not the one recorded for its id (see
-        `CeleryWaits.once`)."""
+        `CeleryWaits.once`); `delivery` is kept alive for `lease` seconds."""
         report_id = str(report["report_id"])
         keys = [self.report_key(report_id, ""), self.report_key(report_id, ":lease")]
         # The outbox entry is written once, when the wait finishes, and deleted when
@@ -430,7 +452,6 @@ class WaitStore:
         differ = [key for key in recorded if report.get(key) != recorded[key]]
         if differ:
             raise ReportMismatch(report_id, differ)
-        delivery = uuid.uuid4().hex
         ms = max(1, int(lease * 1000))
         state = _text(self._scripts["once"](keys=keys, args=[delivery, ms]))
         if state == "acknowledged":
@@ -446,7 +467,7 @@ class WaitStore:
                     raise ReportBusy(f"report {report_id}: the lease ran out")
                 pipe.multi()
                 effect(pipe)
-                pipe.delete(*keys).zrem(self.outbox, report_id)
+                pipe.delete(*keys, f"{keys[1]}:{delivery}").zrem(self.outbox, report_id)
                 pipe.hdel(f"{self.outbox}:sent", report_id).execute()
             except watch:
                 raise ReportBusy(f"report {report_id}: the lease ran out") from None
@@ -461,6 +482,13 @@ class WaitStore:
         keys = [self.report_key(report_id, ""), self.report_key(report_id, ":lease")]
         keys += [self.outbox, f"{self.outbox}:sent"]
         return bool(self._scripts["ack"](keys=keys, args=[report_id]))
+
+
+def _triples(reply: list[Any]) -> list[tuple[str, dict[str, Any], int]]:
+    return [
+        (_text(reply[i]), json.loads(reply[i + 1]), int(reply[i + 2]))
+        for i in range(0, len(reply), 3)
+    ]
 
 
 def _text(value: object) -> str:

@@ -6,7 +6,10 @@ FLEET_API     the simulated API's base URL
 FLEET_RATE    status reads per second for the whole fleet (RedisRateLimiter); none if unset
 FLEET_NAME    the worker's name, sent as `x-fleet-worker` on every request
 FLEET_VISIBILITY  seconds before the broker hands a lost worker's steps to another (3)
-FLEET_GRACE   seconds a wait may be overdue before the sweepers send its step again (5)
+FLEET_GRACE   seconds a report may go unacknowledged before the sweepers send it again (5)
+FLEET_LEASE   seconds of a step's lease, renewed while it runs (2: a loaded machine can
+              stall a worker's heartbeat for a second; a read it holds is then repeated)
+FLEET_RESEND  seconds before a step sent and taken by no worker is sent again (1)
 FLEET_SWEEPER "off": this worker runs no sweeper (a beat schedule would run `<name>.sweep`)
 FLEET_KILL_AT a point of `POINTS`, or "callback" (inside the callback's effect): the first
               process of the fleet to reach it SIGKILLs FLEET_KILL_WHOM there, once
@@ -107,7 +110,9 @@ waits = CeleryWaits(
     redis=redis,
     name="fleet-tests",
     grace=float(os.environ.get("FLEET_GRACE", "5")),
-    sweep_every=0.5,
+    lease=float(os.environ.get("FLEET_LEASE", "2")),
+    resend=float(os.environ.get("FLEET_RESEND", "1")),
+    sweep_every=0.2,
     unavailable_delay=0.5,
     retry_delay=0.5,
     observe=observe,

@@ -115,13 +115,18 @@ class Fleet:
         concurrency: int = 2,
         visibility: float | None = None,
         grace: float | None = None,
+        resend: float | None = None,
         pool: str = "threads",
         kill_at: str | None = None,
         kill_whom: str = "self",
         queues: str = "celery",
         sweeper: bool = True,
+        skew: float | None = None,
     ) -> None:
         """Start one worker per name, and return once every one of them consumes.
+
+        `skew` runs them under libfaketime (Debian's `faketime`), their wall clock
+        that many seconds off (their monotonic clock left alone).
 
         `kill_at` names a point (`POINTS`, or "callback"): the first of these workers
         to reach it SIGKILLs `kill_whom` ("self": the process at the point; "main":
@@ -136,6 +141,7 @@ class Fleet:
                 "FLEET_RATE": rate,
                 "FLEET_VISIBILITY": visibility,
                 "FLEET_GRACE": grace,
+                "FLEET_RESEND": resend,
                 "FLEET_KILL_AT": kill_at,
                 "FLEET_KILL_WHOM": kill_whom,
                 "FLEET_SWEEPER": None if sweeper else "off",
@@ -149,6 +155,13 @@ class Fleet:
                 "--without-gossip", "--without-mingle", "--without-heartbeat",
                 "--loglevel=WARNING", f"--queues={queues}",
             ]  # fmt: skip
+            if skew is not None:
+                if shutil.which("faketime") is None:
+                    pytest.fail("faketime is not installed (apt-get install -y faketime)")
+                command = ["faketime", "-f", f"{skew:+g}s", *command]
+                env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+                faked = Path(__file__).parent / "faked"  # its sitecustomize: time.sleep
+                env["PYTHONPATH"] = f"{faked}{os.pathsep}{env['PYTHONPATH']}"
             with (self.logs / f"{name}.log").open("ab") as out:
                 self.workers[name] = subprocess.Popen(
                     command,

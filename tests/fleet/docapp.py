@@ -2,7 +2,7 @@
 commands and its beat schedule, run in worker processes against a real Redis.
 
 `tasks_source(scale)` can shorten the page's timeouts (`visibility_timeout`, kombu's
-restore interval, `grace`, `sweep_every`) by a factor, for runs that kill workers every
+restore interval, `lease`, `resend`, `sweep_every`, `grace`) by a factor, for runs that kill workers every
 few seconds; each of those settings must be on the page exactly once, so a setting the
 page drops fails the run that needs it."""
 
@@ -28,8 +28,10 @@ SUME = APIS["sume"]
 TIMEOUTS = {
     '"visibility_timeout": 300': '"visibility_timeout": {}',
     '"unacked_restore_interval": 10': '"unacked_restore_interval": {}',
-    "grace=60": "grace={}",
-    "sweep_every=10": "sweep_every={}",
+    "lease=5,": "lease={},",
+    "resend=5,": "resend={},",
+    "sweep_every=1,": "sweep_every={},",
+    "grace=60,": "grace={},",
 }
 #: What a worker of the soak imports: the page's `tasks.py`, plus a note of every call of
 #: its callback (report id, invoice, when) and of the workers that are ready.
@@ -67,9 +69,26 @@ def tasks_source(scale: float = 1.0) -> str:
         return source
     for literal, form in TIMEOUTS.items():
         assert source.count(literal) == 1, f"docs/fleet.md's tasks.py lost {literal}"
-        value = float(literal.rsplit(" ", 1)[-1].rsplit("=", 1)[-1]) / scale
+        value = float(literal.rstrip(",").rsplit(" ", 1)[-1].rsplit("=", 1)[-1]) / scale
         source = source.replace(literal, form.format(value))
     return source
+
+
+def app_source() -> str:
+    """The page's `app.py`: the web app's request handler and `follow_lost`."""
+    (source,) = [block for block in _blocks("python") if block.startswith("# app.py")]
+    return source
+
+
+def redis_command() -> list[str]:
+    """The page's `redis-server` command line, as an argument list."""
+    (line,) = [
+        line
+        for block in _blocks("console")
+        for line in block.splitlines()
+        if line.startswith("$ redis-server")
+    ]
+    return shlex.split(line[2:])
 
 
 def beat_source() -> str:

@@ -76,7 +76,7 @@ def test_a_copy_of_the_final_step_after_the_report_reads_nothing_and_reports_not
 
 def test_once_runs_an_effect_once_per_report_until_it_is_acknowledged(fleet: Fleet) -> None:
     waits, redis = fleet.app.waits, fleet.app.redis
-    fleet.start("a")  # its callbacks wait in HELD: no worker takes them
+    fleet.start("a", resend=60)  # its callbacks wait in HELD: no worker takes them
     for label in ("first", "second"):
         fleet.follow(fleet.job(final="failure"), label, queue=HELD)
     fleet.until(lambda: redis.llen(HELD) == 2, "both reports to be sent")

@@ -19,7 +19,7 @@ POINTS = [
     "claimed",
     "read",
     "next booked",
-    "next sent",
+    "step sent",
     "finished",
     "report sent",
     "acknowledged",

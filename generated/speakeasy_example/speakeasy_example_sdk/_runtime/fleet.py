@@ -2,37 +2,16 @@
 """Fleet-scale waits on Celery and Redis: no process holds a job while it runs.
 
 `CeleryWaits` registers one Celery task, a *step*: it reads a job's status once with
-a `JobHandle` (`poll()`), then either schedules the next step with `countdown` set
-to the decided delay, carrying the handle's resume token (job id, absolute deadline,
-poll count), or, once the job has ended, finishes the wait and sends your callback
-task its report (see `CeleryWaits.follow`). Redis keeps each wait single: a step
-runs only if its wait expects it and no copy of it is running, and a finished wait
-is gone, so no copy of a step reads its status again. The final decision and the
-report's outbox entry are written in one atomic script; a sweeper sends again a
-step the broker lost and a report whose callback has not returned, so every report
-reaches the callback at least once, each delivery with the same `report_id`
-(`CeleryWaits.once` runs an effect once per id).
+a `JobHandle` (`poll()`), then either books the next step in Redis, due after the
+decided delay on Redis's clock, with the handle's resume token, or, once the job has
+ended, finishes the wait and sends your callback task its report. A sweeper in every
+worker sends each step when it is due, so no schedule depends on a worker's clock
+(nor on Celery's `countdown`, the sender's). Every change of a wait is one Redis
+script: see `CeleryWaits` for what that guarantees.
 
-`RedisRateLimiter` turns the client-wide cap on status reads into a fleet-wide one:
-a token bucket in Redis (one Lua script, on Redis's clock), which the client of
-every worker shares through `WaitConfig(status_limiter=...)`. It, and the records
-of the waits in Redis (`WaitStore`), live in `fleetstore`; this module is the
-Celery side.
-
-The caller passes its Celery app and its `redis.Redis` (the SDK's `fleet` extra
-installs both); nothing here imports them until a `CeleryWaits` is made.
-
-    app = Celery("billing", broker="redis://localhost:6379/0")
-    redis = Redis.from_url("redis://localhost:6379/0")
-    limiter = RedisRateLimiter(redis, "sdk:status-reads", rate=50)
-    waits = CeleryWaits(app, lambda: Client(wait_config=WaitConfig(status_limiter=limiter)),
-                        redis=redis)
-
-    @app.task(acks_late=True)
-    def summary_done(report):
-        waits.once(report, lambda pipe: pipe.rpush("summaries", report["job_id"]))
-
-    waits.follow(client.jobs.handle(job_id, deadline=3600), on_done=summary_done.s())
+`RedisRateLimiter` (`fleetlimit`) makes the cap on status reads fleet-wide; the
+records in Redis are `fleetstore`'s. The caller passes its Celery app and its
+`redis.Redis` (the SDK's `fleet` extra); nothing here imports them.
 """
 
 from __future__ import annotations
@@ -41,37 +20,38 @@ import functools
 import importlib
 import inspect
 import logging
+import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
+import attrs
+
 from .errors import JobTimeout, SDKError, StatusUnavailable
-from .fleetstore import RedisRateLimiter, ReportBusy, ReportMismatch, WaitStore
+from .fleetlimit import RedisRateLimiter
+from .fleetstore import ReportBusy, ReportMismatch, WaitStore
 from .handle import AsyncJobHandle, JobHandle
 from .records import MISSING, dig
-from .resume import decode_resume_token
+from .resume import decode_resume_token, encode_resume_token
 from .waiter import SyncJobWaiter
 
 __all__ = ["POINTS", "CeleryWaits", "RedisRateLimiter", "ReportBusy", "ReportMismatch"]
 
 logger = logging.getLogger(__name__)
 
-#: The outcomes a report can carry.
-OUTCOMES = ("success", "failure", "canceled", "timeout", "error")
-
 #: The named points of a step and of a report, in order, at which `CeleryWaits` calls
 #: its `observe` hook: the step holds the wait ("claimed"), read the status ("read"),
-#: booked its next step ("next booked") and sent it ("next sent"), or finished the wait
-#: ("finished": the report is in the outbox) and sent the report ("report sent"); a
-#: sweep sent a step or a report again ("step resent", "report resent"); the callback
-#: acknowledged a report ("acknowledged").
+#: booked its next step ("next booked"), which a sweep sent once due ("step sent"),
+#: or finished the wait ("finished": the report is in the outbox) and sent the report
+#: ("report sent"); a sweep sent a step or a report again ("step resent", "report
+#: resent"); the callback acknowledged a report ("acknowledged").
 POINTS = (
     "claimed",
     "read",
     "next booked",
-    "next sent",
+    "step sent",
     "finished",
     "report sent",
     "step resent",
@@ -83,44 +63,30 @@ POINTS = (
 class CeleryWaits:
     """Waits for jobs of one SDK client on a Celery fleet, one status read per task.
 
-    `app` is the Celery app (its broker keeps the scheduled steps); `client` makes
-    the SDK's sync `Client` a worker polls with, once per worker process; `redis`
-    (a `redis.Redis`) holds the bookkeeping under `name`, which also names the tasks
+    `app` is the Celery app; `client` makes the SDK's sync `Client` a worker polls
+    with, once per worker process; `redis` (a `redis.Redis`, one server, not a
+    cluster) holds the bookkeeping under `name`, which also names the tasks
     (`<name>.step`, `<name>.ack`, `<name>.sweep`). Every process that follows jobs or
     runs workers builds the same `CeleryWaits` (as it defines the same tasks).
 
-    Each finished wait's report reaches the callback at least once, whatever process
-    dies when: the final decision and the report's outbox entry are written in one
-    atomic step, and the sweeper sends the report again (after `grace` seconds, then
-    at doubling intervals up to 16 times `grace`) until the callback task has
-    returned (an acknowledgement linked to it) or `once()` ran its effect. Every delivery
-    of a report carries the same `report_id`; `once()` runs an effect once per id.
-    A finished wait is gone from Redis, so no copy of any step can take it over or
-    read its status again.
-
-    Nothing of a running wait is lost either: its steps are acknowledged late, so the
-    broker hands a dead worker's steps to another worker (with Redis, after the
-    transport's `visibility_timeout`); and a sweeper (one at a time, every
-    `sweep_every` seconds) sends again the step of any wait more than `grace` seconds
-    overdue, which covers a message lost in the broker itself. A step runs only if
-    its wait expects it and no copy of it is running (a lease of `grace` seconds), so
-    a copy is dropped; `grace` must exceed how long a step can wait for a worker and
-    run (or copies cost extra status reads), and how long the callback can take.
-
-    The sweeper runs in every worker's main process (`sweeper=True`); with
-    `sweeper=False` none does, and `<name>.sweep` (`self.sweep_task`) is run from a
-    beat schedule instead. `observe(point, wait_id)`, if given, is called at each of
+    Every due time is kept in Redis and compared on its clock: a step books the next
+    one, and the sweepers (every `sweep_every` seconds, in every worker; or
+    `<name>.sweep`, `self.sweep_task`, from beat with `sweeper=False`) send each step
+    when it is due. A step runs only if its wait expects it, it is due and no copy of
+    it runs: under a lease of `lease` seconds its worker renews, so a dead worker's
+    step is sent again when its lease ends, and a step (or a report) sent and started
+    by no worker is sent again `resend` seconds later, then at doubling intervals up
+    to 16 times `resend`. A report whose callback ended without its acknowledgement
+    is sent again after `grace` seconds. Each finished wait's report so reaches the
+    callback at least once, every delivery with the same `report_id` (`once()` runs
+    an effect once per id); a finished wait is gone from Redis, so no copy of a step
+    reads its status again. `observe(point, wait_id)`, if given, is called at each of
     `POINTS` (tracing, metrics; the fleet's tests stop a worker there).
 
     A status endpoint that stays unavailable (`StatusUnavailable`) is read again
     after `unavailable_delay` seconds, on the same schedule; any other exception of a
-    step is retried by Celery after `retry_delay` seconds, `max_retries` times, then
-    reported as "error".
-
-    The broker must keep a scheduled step longer than the longest delay: with Redis
-    as the broker, set `broker_transport_options={"visibility_timeout": ...}` above
-    the job's poll cap, its longest hint and the queueing time of a step (and as low
-    as that allows: it is how long a killed worker's steps wait for another worker).
+    step is retried after `retry_delay` seconds, `max_retries` times, then reported
+    as "error".
     """
 
     def __init__(
@@ -131,29 +97,38 @@ class CeleryWaits:
         redis: Any,
         name: str = "jobgen.fleet",
         grace: float = 60.0,
-        sweep_every: float = 10.0,
+        lease: float = 5.0,
+        resend: float = 5.0,
+        sweep_every: float = 1.0,
         sweeper: bool = True,
         unavailable_delay: float = 30.0,
         retry_delay: float = 10.0,
         max_retries: int = 10,
         observe: Callable[[str, str], None] | None = None,
     ) -> None:
-        if not grace > 0:
-            raise ValueError(f"grace must be a positive number, got {grace!r}")
+        timeouts = {"grace": grace, "lease": lease, "resend": resend}
+        for label, value in dict(timeouts, sweep_every=sweep_every).items():
+            if not value > 0:
+                raise ValueError(f"{label} must be a positive number, got {value!r}")
         self._app = app
         self._make_client = client
         self.name = name
-        self._store = WaitStore(redis, name, grace)
-        self._grace, self._sweep_every = grace, sweep_every
+        self._store = WaitStore(redis, name, grace=grace, lease=lease, resend=resend)
+        self._lease, self._sweep_every, self._grace = lease, sweep_every, grace
         self._unavailable_delay = unavailable_delay
-        self._retry_delay = retry_delay
+        self._retry_delay, self._max_retries = retry_delay, max_retries
         self._observe = observe
         self._lock = threading.Lock()
         self._waiters: dict[str, SyncJobWaiter[Any, Any]] | None = None
         self._sweeper: threading.Thread | None = None
+        #: What this process holds (`WaitStore.beat`), and its heartbeat's pid.
+        self._held: set[tuple[str, str]] = set()
+        self._beating = 0
+        #: Waited on between sweeps and beats (works where libfaketime breaks sleep).
+        self._stopped = threading.Event()
 
-        def step(task: Any, message: dict[str, Any]) -> str:
-            return self._step(task, message)
+        def step(message: dict[str, Any]) -> str:
+            return self._step(message)
 
         def ack(report_id: str) -> bool:
             return self._ack(report_id)
@@ -163,14 +138,9 @@ class CeleryWaits:
 
         #: The Celery task of one step (registered on `app` as `<name>.step`).
         self.task: Any = app.task(
-            step,
-            name=f"{name}.step",
-            bind=True,
-            acks_late=True,
-            reject_on_worker_lost=True,
+            step, name=f"{name}.step", acks_late=True, reject_on_worker_lost=True,
             ignore_result=True,
-            max_retries=max_retries,
-        )
+        )  # fmt: skip
         #: The task linked to every delivery of a report: the callback returned.
         self.ack_task: Any = app.task(
             ack, name=f"{name}.ack", acks_late=True, reject_on_worker_lost=True,
@@ -178,8 +148,10 @@ class CeleryWaits:
         )  # fmt: skip
         #: One sweep, for a beat schedule (`<name>.sweep`) when `sweeper=False`.
         self.sweep_task: Any = app.task(sweep, name=f"{name}.sweep", ignore_result=True)
+        signals = importlib.import_module("celery.signals")
+        signals.task_prerun.connect(self._callback_runs, weak=False)
+        signals.task_postrun.connect(self._callback_ended, weak=False)
         if sweeper:
-            signals = importlib.import_module("celery.signals")
             signals.worker_ready.connect(self._start_sweeper, weak=False)
 
     def follow(
@@ -191,28 +163,30 @@ class CeleryWaits:
 
         `handle` is any handle of this SDK (`client.<jobs>.handle(job_id,
         deadline=...)`, or `start(...)`): its token carries the job, its schedule so
-        far and its absolute deadline. `on_done` is a Celery task signature
-        (`my_task.s(...)`), called with the report prepended to its arguments, at
-        least once: sent again (after `grace` seconds, then at doubling intervals)
-        until one call returns or `once()` has run its effect. The report
-        is a dict with `report_id` (the same in every delivery), `job_id`, `job`
-        (the job's name in the SDK), `wait_id`, `outcome` ("success", "failure",
-        "canceled", "timeout", or "error" for an undocumented state or a request
-        the API refused), `state`, `record` (the job's last record as JSON, or
-        None), `error` (a message, or None) and `resume_token` (to follow the job
-        again after a timeout). Each call starts a wait of its own, with one report.
+        far and its absolute deadline, which from here on is kept on Redis's clock
+        (as is the first read's due time, after `start()`). `on_done` is a Celery
+        task signature (`my_task.s(...)`), called with the report prepended to its
+        arguments, at least once (until one call returns or `once()` has run its
+        effect). The report is a dict: `report_id` (the same in every delivery),
+        `job_id`, `job` (its name in the SDK), `wait_id`, `outcome` ("success",
+        "failure", "canceled", "timeout" or "error"), `state`, `record` (the last
+        record as JSON, or None), `error` (a message, or None) and `resume_token`.
+        Each call starts a wait of its own, with one report.
         """
         token = handle.resume_token
+        decoded = decode_resume_token(token)
+        local, now = time.time(), self._store.now()
+        delay = 0.0 if decoded.due_at is None else decoded.due_at - local
         wait_id = uuid.uuid4().hex
         message = {
-            "job": decode_resume_token(token).job,
-            "token": token,
+            "job": decoded.job,
+            "token": _shifted(token, now - local),
             "wait": wait_id,
             "step": wait_id,
             "on_done": None if on_done is None else dict(on_done),
         }
-        self._store.follow(wait_id, message)
-        self.task.apply_async((message,))
+        if self._store.follow(wait_id, message, delay):
+            self.task.apply_async((message,))
         return wait_id
 
     def once(
@@ -220,46 +194,63 @@ class CeleryWaits:
         report: Mapping[str, Any],
         effect: Callable[[Any], object],
         *,
-        lease: float = 60.0,
+        lease: float | None = None,
     ) -> bool:
         """Run `effect` once for this report, however often it is delivered; True if
         this call ran it.
 
         Call it in the callback task. `effect(pipeline)` gets a Redis transaction
-        (`redis.pipeline()` after `MULTI`): the commands it queues there run in one
+        (`redis.pipeline()` after `MULTI`): the commands it queues run in one
         transaction with the report's acknowledgement, so an effect kept in this
-        Redis happens exactly once, and the report is not sent again. An effect
-        elsewhere (a database row, an e-mail) runs again only if its process dies
-        after it and before that transaction (one Redis round trip); keep
-        `report["report_id"]` with it (a unique key) to close that window too. While
-        one delivery runs the effect (up to `lease` seconds), another raises
-        `ReportBusy`, so that the report is sent again later rather than
-        acknowledged; an effect that raises lets go at once. The effect is bound to
-        what happened: a delivery whose report differs from the one recorded for its
+        Redis happens exactly once. An effect elsewhere runs again only if its
+        process dies after it and before that transaction; keep `report["report_id"]`
+        with it (a unique key) to close that window too. While one delivery runs the
+        effect, another raises `ReportBusy` (the report is sent again `lease` seconds
+        later); the running one's worker renews its hold every `lease`/4 seconds
+        (None: the `CeleryWaits`' lease), so it is let go `lease` seconds after that
+        worker died, and at once if the effect raises. The effect is bound to what
+        happened: a delivery whose report differs from the one recorded for its
         `report_id` when the wait finished (another `job_id`, `outcome`, `state`,
         `record` ...: forged or altered in the broker) raises `ReportMismatch`, is
         logged, and runs nothing; the genuine delivery still runs the effect.
         """
+        report_id, delivery = str(report["report_id"]), uuid.uuid4().hex
+        lease = self._lease if lease is None else lease
+        self._hold(report_id, f"once:{delivery}:{lease!r}")
         try:
-            return self._store.once(report, effect, lease)
+            return self._store.once(report, effect, lease, delivery)
         except ReportMismatch as mismatch:
             logger.warning("fleet: %s", mismatch)
             raise
+        finally:
+            self._let_go(report_id, f"once:{delivery}:{lease!r}")
+
+    def lost(self, wait_ids: Iterable[str]) -> list[str]:
+        """Of `wait_ids` (what `follow()` returned), those Redis knows nothing of: no
+        open wait and no report waiting for its callback, in the order given.
+
+        After a loss of Redis's data, these are the waits to follow again. Pass only
+        waits whose report was not applied yet (an acknowledged one leaves nothing
+        behind either), and keep those still not applied once it returns. A wait or
+        a report without its schedule entry (a partial loss) is scheduled again.
+        """
+        return self._store.lost(wait_ids)
 
     def sweep(self) -> int:
-        """Send again the step of every wait, and every report not yet acknowledged,
-        that is overdue: by `grace` seconds, then by twice as long after each time it
-        was sent again, up to 16 times `grace` (none if another sweep ran less than
-        `sweep_every` seconds ago); returns how many."""
-        if not self._store.start_sweep(self._sweep_every):
-            return 0
+        """Send every step that is due (or was sent and not taken in time, or whose
+        step's worker let its lease run out), and every report not acknowledged in
+        time; returns how many. Each choice and the message it sends are one atomic
+        decision in Redis, so sweeps running at once never send the same message."""
         sent = 0
-        for wait, message in self._store.overdue_steps():
+        for wait, message, count in self._store.due_steps():
             self.task.apply_async((message,))
-            self._point("step resent", wait)
-            logger.info("fleet: wait %s was overdue; its step was sent again", wait)
+            if count > 1:
+                self._point("step resent", wait)
+                logger.info("fleet: wait %s: its step was sent again (%d)", wait, count)
+            else:
+                self._point("step sent", wait)
             sent += 1
-        for report_id, entry in self._store.overdue_reports():
+        for report_id, entry, _ in self._store.overdue_reports():
             self._send_report(entry)
             self._point("report resent", report_id)
             logger.info("fleet: report %s was not acknowledged; sent again", report_id)
@@ -274,8 +265,7 @@ class CeleryWaits:
 
     def _start_sweeper(self, **_: object) -> None:
         def sweep_forever() -> None:
-            while True:
-                time.sleep(self._sweep_every)
+            while not self._stopped.wait(self._sweep_every):
                 try:
                     self.sweep()
                 except Exception:  # a failed sweep must not stop the next ones
@@ -288,6 +278,56 @@ class CeleryWaits:
                 )
                 self._sweeper.start()
 
+    def _hold(self, wait_id: str, run: str) -> None:
+        """Renew until `_let_go`, four times per lease (a thread per process): see
+        `WaitStore.beat`."""
+        with self._lock:
+            self._held.add((wait_id, run))
+            if self._beating == os.getpid():
+                return
+            self._beating = os.getpid()  # a forked pool child starts its own
+            threading.Thread(
+                target=self._heartbeat, name=f"{self.name}-leases", daemon=True
+            ).start()
+
+    def _let_go(self, wait_id: str, run: str) -> None:
+        with self._lock:
+            self._held.discard((wait_id, run))
+
+    def _heartbeat(self) -> None:
+        while not self._stopped.wait(self._lease / 4):
+            with self._lock:
+                held = list(self._held)
+            try:
+                if held:
+                    self._store.beat(held)
+            except Exception:  # the next beat tries again; the lease may run out
+                logger.warning("fleet: renewing leases failed", exc_info=True)
+
+    def _report_of(self, task_id: object) -> str | None:  # task id: <name>:<report>
+        prefix = f"{self.name}:"
+        if isinstance(task_id, str) and task_id.startswith(prefix):
+            return task_id[len(prefix) :]
+        return None
+
+    def _callback_runs(self, task_id: object = None, **_: object) -> None:
+        """A callback started: its report is re-sent only if it stops renewing."""
+        report_id = self._report_of(task_id)
+        if report_id is not None:
+            self._store.touch([report_id], self._lease)
+            self._hold(report_id, "")
+
+    def _callback_ended(
+        self, task_id: object = None, retval: object = None, **_: object
+    ) -> None:
+        """A callback returned or raised: unless acknowledged, re-sent after `grace`
+        (after `lease` if another delivery held its effect: `ReportBusy`)."""
+        report_id = self._report_of(task_id)
+        if report_id is not None:
+            self._let_go(report_id, "")
+            busy = isinstance(retval, ReportBusy)
+            self._store.touch([report_id], self._lease if busy else self._grace)
+
     def _waiter(self, job: str | None) -> SyncJobWaiter[Any, Any]:
         with self._lock:
             if self._waiters is None:
@@ -299,17 +339,27 @@ class CeleryWaits:
             return next(iter(waiters.values()))
         raise LookupError(f"the client has no job named {job!r}: {sorted(waiters)}")
 
-    def _step(self, task: Any, message: dict[str, Any]) -> str:
+    def _step(self, message: dict[str, Any]) -> str:
         wait_id, run = message["wait"], uuid.uuid4().hex
-        claim = self._store.claim(wait_id, message["step"], run)
-        if claim != "claimed":
-            return claim  # "finished", "superseded" (a copy) or "busy" (a copy running)
+        verdict, now = self._store.claim(wait_id, message["step"], run)
+        if verdict != "claimed":
+            return verdict  # "finished", "superseded", "early" or "busy" (a copy runs)
+        self._hold(wait_id, run)
+        try:
+            return self._poll(message, run, time.time() - now)
+        finally:
+            self._let_go(wait_id, run)
+
+    def _poll(self, message: dict[str, Any], run: str, offset: float) -> str:
+        """One status read, the deadline on this worker's clock (`offset`: its clock
+        less Redis's); every token booked or reported is back on Redis's clock."""
+        wait_id = message["wait"]
         self._point("claimed", wait_id)
         token = message["token"]
         waiter: SyncJobWaiter[Any, Any] | None = None
         try:
             waiter = self._waiter(message["job"])
-            decision = JobHandle(waiter, resume=token).poll()
+            decision = JobHandle(waiter, resume=_shifted(token, offset)).poll()
         except StatusUnavailable:
             self._point("read", wait_id)
             return self._next(message, run, token, self._unavailable_delay)
@@ -327,16 +377,20 @@ class CeleryWaits:
                     getattr(error, "last_record", None),
                 ),
                 error=str(error),
-                token=token if resume is None else resume,
+                token=token if resume is None else _shifted(resume, -offset),
             )
-        except Exception as error:  # noqa: BLE001 - retried by Celery, then reported
-            if task.request.retries >= task.max_retries:
+        except Exception as error:  # retried, then reported
+            retries = int(message.get("retries", 0))
+            if retries >= self._max_retries:
                 return self._finish(
                     message, run, "error", error=repr(error), token=token
                 )
-            self._store.release(wait_id, run)
-            raise task.retry(exc=error, countdown=self._retry_delay) from None
+            logger.warning(
+                "fleet: wait %s: step failed; retried", wait_id, exc_info=True
+            )
+            return self._next(message, run, token, self._retry_delay, retries + 1)
         self._point("read", wait_id)
+        token = _shifted(decision.resume_token, -offset)
         if decision.done:
             return self._finish(
                 message,
@@ -344,18 +398,22 @@ class CeleryWaits:
                 decision.outcome or "success",
                 state=decision.state,
                 record=_record(waiter, decision.record, None),
-                token=decision.resume_token,
+                token=token,
             )
-        return self._next(message, run, decision.resume_token, decision.delay or 0.0)
+        return self._next(message, run, token, decision.delay or 0.0)
 
-    def _next(self, message: dict[str, Any], run: str, token: str, delay: float) -> str:
-        delay = max(0.0, delay)
-        child = dict(message, token=token, step=uuid.uuid4().hex)
-        if not self._store.book_next(run, child, delay + self._grace):
+    def _next(
+        self,
+        message: dict[str, Any],
+        run: str,
+        token: str,
+        delay: float,
+        retries: int = 0,
+    ) -> str:
+        child = dict(message, token=token, step=uuid.uuid4().hex, retries=retries)
+        if not self._store.book_next(run, child, delay):
             return "superseded"  # the lease ran out and another copy took over
         self._point("next booked", message["wait"])
-        self.task.apply_async((child,), countdown=delay)
-        self._point("next sent", message["wait"])
         return "scheduled"
 
     def _finish(
@@ -402,6 +460,18 @@ class CeleryWaits:
         acknowledged = self._store.ack(report_id)
         self._point("acknowledged", report_id)
         return acknowledged
+
+
+def _shifted(token: str, offset: float) -> str:
+    """`token` with its deadline moved by `offset` seconds (from one clock to another)
+    and without a due time: the wait's due time is kept in Redis."""
+    decoded = decode_resume_token(token)
+    deadline_at = decoded.deadline_at
+    if deadline_at is not None:
+        deadline_at += offset
+    return encode_resume_token(
+        attrs.evolve(decoded, deadline_at=deadline_at, due_at=None)
+    )
 
 
 def _waiters_of(client: Any) -> dict[str, SyncJobWaiter[Any, Any]]:

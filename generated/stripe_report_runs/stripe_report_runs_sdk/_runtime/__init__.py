@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         WaitError,
     )
     from .fleet import CeleryWaits
-    from .fleetstore import RedisRateLimiter
+    from .fleetlimit import RedisRateLimiter
     from .handle import AsyncJobHandle, JobHandle, PollDecision
     from .policy import backoff
     from .ratelimit import RateLimiter, StatusLimiter
@@ -142,7 +142,7 @@ _HOMES = {
     "RateLimitError": "errors",
     "RateLimiter": "ratelimit",
     "RecordDecodeError": "errors",
-    "RedisRateLimiter": "fleetstore",
+    "RedisRateLimiter": "fleetlimit",
     "RetryPolicy": "retry",
     "SDKError": "errors",
     "StatusLimiter": "ratelimit",
