@@ -114,7 +114,7 @@ class SyncHTTP(SyncSend):
         )
         if streamed:
             return cast(T, StreamedResponse(response, decode))
-        return decode(response)
+        return self.decoded(response, decode)
 
     def call_raw(
         self,
@@ -210,7 +210,7 @@ class AsyncHTTP(AsyncSend):
         )
         if streamed:
             return cast(T, AsyncStreamedResponse(response, decode))
-        return decode(response)
+        return self.decoded(response, decode)
 
     async def call_raw(
         self,

@@ -19,7 +19,7 @@ from tests.e2e.support import APIS, EPSILON, KEY
 SUME = APIS["sume"]
 SCALE = 100.0
 #: Sume's schedule (floor 2 s, first 2 s, cap 30 s), scaled as the server's time is.
-SCALED = {"floor": 2.0 / SCALE, "first": 2.0 / SCALE, "cap": 30.0 / SCALE}
+SCALED = {"floor": 2.0 / SCALE, "first": 2.0 / SCALE, "cap": 30.0 / SCALE, "decoding": "strict"}
 
 
 @pytest.fixture(scope="module")
