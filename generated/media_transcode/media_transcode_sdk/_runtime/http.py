@@ -115,7 +115,7 @@ class SyncHTTP(SyncSend):
         )
         if streamed:
             return cast(T, StreamedResponse(response, decode))
-        return decode(response)
+        return self.decoded(response, decode)
 
     def call_raw(
         self,
@@ -211,7 +211,7 @@ class AsyncHTTP(AsyncSend):
         )
         if streamed:
             return cast(T, AsyncStreamedResponse(response, decode))
-        return decode(response)
+        return self.decoded(response, decode)
 
     async def call_raw(
         self,

@@ -40,6 +40,7 @@ from .policy import choose_delay
 from .records import Poll
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
+from .serde import Drift, collect_drift
 from .shown import display_id
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
@@ -169,6 +170,8 @@ class WaitCore:
         self.cap = spec.cap if config.cap is None else config.cap
         #: The status read of this wait, prepared on its first poll (see `waitbase`).
         self.read_once: Any = None
+        #: The fields whose drift from the spec this wait has reported (W15).
+        self.drifted: set[str] = set()
         #: The slowest status request of this wait (seconds), and when the last began.
         self.slowest_read = 0.0
         self._sent_at: float | None = None
@@ -429,6 +432,20 @@ class WaitCore:
         logger.info("%s", error)
         raise error
 
+    def noted(self, found: list[Drift]) -> tuple[Drift, ...]:
+        """The drift in `found` this wait has not reported yet, now logged (W15)."""
+        new: list[Drift] = []
+        for drift in found:
+            if drift.path not in self.drifted:
+                self.drifted.add(drift.path)
+                new.append(drift)
+                logger.warning(
+                    "job %s: the server sent a value beside the spec at %s",
+                    self.shown,
+                    drift,
+                )
+        return tuple(new)
+
     def _emit(
         self,
         number: int,
@@ -447,6 +464,10 @@ class WaitCore:
             elapsed,
         )
         if self._hooks:
+            with collect_drift() as found:
+                decoded = (
+                    record if self._event_record is None else self._event_record(record)
+                )
             event = PollEvent(
                 job_id=self.job_id,
                 attempt=number,
@@ -454,11 +475,10 @@ class WaitCore:
                 delay=delay,
                 source=source,
                 elapsed=elapsed,
-                record=record
-                if self._event_record is None
-                else self._event_record(record),
+                record=decoded,
                 raw_record=record,
                 progress=self.progress,
+                drift=self.noted(found),
             )
             for hook in self._hooks:
                 hook(event)

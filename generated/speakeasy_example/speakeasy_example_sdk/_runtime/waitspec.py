@@ -18,6 +18,7 @@ from .opurl import StatusRule
 from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
+from .serde import Drift
 from .shown import display_id
 from .timing import Timing
 
@@ -278,9 +279,9 @@ DEFAULT_STATUS_RETRY = RetryPolicy(attempts=5, budget=60.0)
 
 
 def _decoding(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value not in ("strict", "lenient"):
+    if value not in ("tolerant", "strict", "lenient"):
         raise ValueError(
-            f"{attribute.name} must be 'strict' or 'lenient', got {value!r}"
+            f"{attribute.name} must be 'tolerant', 'strict' or 'lenient', got {value!r}"
         )
 
 
@@ -295,10 +296,12 @@ class WaitConfig(Timing):
     an injected `sleep` paces async waits too, unless `async_sleep` is given.
     `max_status_reads_per_second` caps status reads across every wait of the client;
     `status_limiter` replaces that cap with one of your own (a `StatusLimiter`, such
-    as `fleet.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how a wait decodes
-    the records and results it returns: "strict" (the default) raises
-    `RecordDecodeError` on a value off the spec, carrying the raw record; "lenient"
-    keeps such values as received (a missing required field is None).
+    as `fleet.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how the
+    client decodes every answer, the records and results of waits included: "tolerant"
+    (the default) reads a value off the spec the nearest type-sound way (an optional
+    field that does not match is absent; each such drift is logged once per field and
+    given on the poll event); "strict" raises (`RecordDecodeError` in a wait, carrying
+    the raw record), for contract tests; "lenient" keeps such values as received.
     `cancel_on_timeout` (off by default) sends the job's declared cancel operation
     when a wait raises `JobTimeout` (its `canceled` then says whether it was sent).
     """
@@ -311,7 +314,7 @@ class WaitConfig(Timing):
     max_status_reads_per_second: float | None = attrs.field(
         default=None, validator=_optional_seconds
     )
-    decoding: str = attrs.field(default="strict", validator=_decoding)
+    decoding: str = attrs.field(default="tolerant", validator=_decoding)
     cancel_on_timeout: bool = False
     status_limiter: StatusLimiter | None = None
 
@@ -330,6 +333,8 @@ class PollEvent(Generic[RecordT]):
     A job's own `on_poll` receives `PollEvent[ItsRecord]`; `WaitConfig.on_poll`, shared
     by every job of a client, receives `PollEvent[Any]`. `progress` is the job's
     declared progress as a percentage (0-100), None when undeclared or absent.
+    `drift` lists the values of this record the server sent beside the spec (a null
+    where the spec wants a string...) and how they were read, each field once a wait.
     """
 
     job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
@@ -341,6 +346,7 @@ class PollEvent(Generic[RecordT]):
     record: RecordT
     raw_record: object = None
     progress: float | None = None
+    drift: tuple[Drift, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -34,7 +34,7 @@ from .errors import (
 from .ratelimit import RateLimiter, StatusLimiter
 from .records import MISSING, Poll
 from .resume import decode_resume_token
-from .serde import lenient
+from .serde import collect_drift, decoding, lenient
 from .shown import display_id
 from .waitcalls import AsyncDrive, Begun, Drive, Polled
 from .waitcore import Finished, WaitCore
@@ -167,7 +167,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             attempt=begun.attempt,
             deadline_at=deadline_at,
             on_poll=on_poll,
-            event_record=self._lenient_record,
+            event_record=self._event_record,
             want_result=want_result,
             abandon=abandon,
             request_cap=request_cap,
@@ -250,9 +250,15 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
         """Where the records and results a wait returns are decoded."""
-        if self.config.decoding == "lenient":
-            return lenient()
-        return contextlib.nullcontext()
+        return decoding(self.config.decoding)
+
+    def _event_record(self, raw: object) -> RecordT:
+        """A record for a poll event: read tolerantly (W15), else leniently."""
+        try:
+            with decoding("tolerant"):
+                return self._decode_record(raw)
+        except DecodeError:
+            return self._lenient_record(raw)
 
     def _lenient_record(self, raw: object) -> RecordT:
         """A record for a poll event or a failed job: decoded, values off the spec kept."""
@@ -286,8 +292,12 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """A record, typed; off the spec, a `RecordDecodeError` that keeps it. The
         body of an answer a status rule classified is decoded leniently."""
         try:
-            with lenient() if ruled else self._decoding():
-                return self._decode_record(raw)
+            with collect_drift() as found:
+                try:
+                    with lenient() if ruled else self._decoding():
+                        return self._decode_record(raw)
+                finally:
+                    core.noted(found)
         except DecodeError as error:
             raise RecordDecodeError(
                 error,
