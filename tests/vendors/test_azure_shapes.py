@@ -1,0 +1,237 @@
+"""SDKs generated with no side file from Key Vault 7.4 and Dev Center 2023-04-01, against
+the services of `azure_shapes`, which answer as the real services do beside their specs,
+sync and async: a succeeded backup whose record holds nulls where the spec says string
+ends as success (W15); a create answering at once, with no monitor header, ends the wait
+as azure-core's `StatusCheckPolling` ends it; a monitor named by `Location` alone is
+polled by HTTP status, after every `Retry-After` (azure-core's `LocationPolling`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.helpers import imported_sdk
+from tests.vendors.azure_rpc import TOKEN, AzureService
+from tests.vendors.azure_shapes import DevBoxAnswersService, KeyVault74BackupService
+from tests.waiters.support import FakeTime
+
+AZURE = Path(__file__).resolve().parent / "specs" / "azure"
+KEYVAULT = "keyvault/data-plane/Microsoft.KeyVault/stable/7.4/backuprestore.json"
+DEVCENTER = "devcenter/data-plane/Microsoft.DevCenter/stable/2023-04-01/devcenter.json"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}  # Key Vault 7.4 declares no credential
+
+
+@pytest.fixture(scope="module")
+def keyvault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    with imported_sdk(AZURE / KEYVAULT, tmp_path_factory.mktemp("kv74"), "kv74_sdk") as sdk:
+        yield sdk
+
+
+@pytest.fixture(scope="module")
+def devcenter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    out = tmp_path_factory.mktemp("devcenter")
+    with imported_sdk(AZURE / DEVCENTER, out, "dc_shapes_sdk", ref_root=AZURE) as sdk:
+        yield sdk
+
+
+@pytest.fixture(params=["sync", "async"])
+def mode(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+class Rig:
+    """One twin of an SDK's client on one service, both on one fake clock."""
+
+    def __init__(
+        self,
+        sdk: ModuleType,
+        mode: str,
+        make: Callable[..., AzureService],
+        wait: dict[str, Any] | None = None,
+        **service: Any,
+    ) -> None:
+        self.sdk, self.mode = sdk, mode
+        self.time = FakeTime()
+        self.service = make(self.time.clock, **service)
+        self.events: list[Any] = []
+        config = sdk.WaitConfig(
+            clock=self.time.clock,
+            wall_clock=self.time.wall_clock,
+            sleep=self.time.sleep,
+            async_sleep=self.time.async_sleep,
+            rng=lambda: 0.5,
+            on_poll=self.events.append,
+            **(wait or {}),
+        )
+        cls = sdk.AsyncClient if mode == "async" else sdk.Client
+        credential = {"headers": BEARER} if make is KeyVault74BackupService else {"token": TOKEN}
+        self.client = cls(
+            base_url=self.service.ENDPOINT,
+            wait_config=config,
+            transport=self.service.transport(),
+            **credential,
+        )
+
+    def run(self, fn: Callable[[Any], Any]) -> Any:
+        """`fn(client)`, awaited for the async twin."""
+        if self.mode == "sync":
+            return fn(self.client)
+
+        async def main() -> Any:
+            return await fn(self.client)
+
+        return asyncio.run(main())
+
+    def wire(self) -> list[tuple[str, str, float]]:
+        return [(r.method, r.path, r.at) for r in self.service.requests]
+
+
+# -- Key Vault 7.4: nulls where the spec says string ------------------------------------
+
+
+def _backup(rig: Rig) -> Callable[[Any], Any]:
+    body = rig.sdk.models.SASTokenParameter(
+        storage_resource_uri="https://contoso.blob.core.windows.net/backups", token="sas"
+    )
+    return lambda c: c.full_backup.create_and_wait(body=body, api_version="7.4", deadline=120)
+
+
+def test_a_real_shaped_key_vault_backup_ends_as_success_with_its_folder(
+    keyvault: ModuleType, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    rig = Rig(keyvault, mode, KeyVault74BackupService)
+    caplog.set_level(logging.WARNING)
+
+    outcome = rig.run(_backup(rig))
+
+    assert outcome.status == "Succeeded"
+    assert outcome.azure_storage_blob_container_uri == (
+        "https://contoso.blob.core.windows.net/backups/mhsm-contoso-2026010100000000"
+    )
+    assert outcome.status_details is keyvault.UNSET  # null, where a string is declared
+    assert rig.service.violations == []
+    (job_id,) = rig.service.operations
+    pending = f"/backup/{job_id}/pending"
+    assert rig.wire() == [
+        ("POST", "/backup", 0.0),
+        ("GET", pending, 2.0),
+        ("GET", pending, 3.0),
+        ("GET", pending, 4.0),
+    ]
+    # Each drift reported once: on the first poll event, and in one log line each.
+    drifted = [d.path for e in rig.events for d in e.drift]
+    assert sorted(drifted) == sorted(
+        ["$.statusDetails", "$.error.code", "$.error.message", "$.azureStorageBlobContainerUri"]
+    )
+    for path in drifted:
+        assert len([m for m in caplog.messages if f"at {path}:" in m]) == 1
+
+
+def test_strict_decoding_still_refuses_the_real_shape(keyvault: ModuleType, mode: str) -> None:
+    rig = Rig(keyvault, mode, KeyVault74BackupService, wait={"decoding": "strict"})
+
+    with pytest.raises(keyvault.errors.RecordDecodeError) as caught:
+        rig.run(_backup(rig))
+
+    assert caught.value.path == "$.statusDetails" and caught.value.state == "Succeeded"
+
+
+def test_a_plain_status_read_is_tolerant_too(keyvault: ModuleType, mode: str) -> None:
+    rig = Rig(keyvault, mode, KeyVault74BackupService)
+    rig.run(_backup(rig))
+    (job_id,) = rig.service.operations
+
+    status = rig.run(lambda c: c.full_backup.status(job_id, api_version="7.4"))
+
+    assert status.status == "Succeeded" and status.status_details is keyvault.UNSET
+    assert status.job_id == job_id
+
+
+# -- Dev Center: answers with no monitor header -----------------------------------------
+
+BOX = "/projects/sprint/users/me/devboxes/box-1"
+
+
+def _create(rig: Rig) -> Callable[[Any], Any]:
+    body = rig.sdk.models.DevBox(name="box-1", pool_name="pool")
+    return lambda c: c.projects.create_create_dev_box_and_wait(
+        "sprint", "me", "box-1", body=body, deadline=60
+    )
+
+
+def test_a_put_answering_200_with_no_monitor_returns_the_dev_box(
+    devcenter: ModuleType, mode: str
+) -> None:
+    rig = Rig(devcenter, mode, DevBoxAnswersService, create="200")
+
+    box = rig.run(_create(rig))
+
+    assert isinstance(box, devcenter.models.DevBox)
+    assert box.name == "box-1" and box.provisioning_state == "Succeeded"
+    # No status read: the answer was the end; the resource is read at its own URL.
+    assert rig.wire() == [("PUT", BOX, 0.0), ("GET", BOX, 0.0)]
+
+
+def test_a_put_201_whose_provisioning_state_failed_raises_failed(
+    devcenter: ModuleType, mode: str
+) -> None:
+    rig = Rig(devcenter, mode, DevBoxAnswersService, create="201-failed")
+
+    with pytest.raises(devcenter.errors.CreateDevBoxFailed) as caught:
+        rig.run(_create(rig))
+
+    assert caught.value.last_state == "Failed"
+    assert rig.wire() == [("PUT", BOX, 0.0)]
+
+
+def test_a_delete_answering_204_ends_the_wait_as_success(devcenter: ModuleType, mode: str) -> None:
+    rig = Rig(devcenter, mode, DevBoxAnswersService)
+
+    outcome = rig.run(
+        lambda c: c.projects.create_delete_dev_box_and_wait("sprint", "me", "box-1", deadline=60)
+    )
+
+    assert outcome.status == "Succeeded"
+    assert rig.wire() == [("DELETE", BOX, 0.0)]
+
+
+# -- Location alone: polled by HTTP status, after every Retry-After ----------------------
+
+
+def test_a_location_monitor_is_polled_by_status_after_every_retry_after(
+    devcenter: ModuleType, mode: str
+) -> None:
+    rig = Rig(
+        devcenter,
+        mode,
+        DevBoxAnswersService,
+        create="location",
+        create_retry_after=1,
+        status_retry_after=3,
+    )
+
+    box = rig.run(_create(rig))
+
+    (op_id,) = rig.service.operations
+    monitor = f"/projects/sprint/users/me/devboxes/{op_id}/monitor"
+    assert rig.wire() == [
+        ("PUT", BOX, 0.0),
+        ("GET", monitor, 1.0),
+        ("GET", monitor, 4.0),
+        ("GET", monitor, 7.0),
+        ("GET", BOX, 7.0),
+    ]
+    assert rig.service.violations == []
+    # The 202's Retry-After put the first read at 1 s; each 202 of the monitor its own.
+    assert [(e.state, e.delay, e.source) for e in rig.events] == [
+        ("Running", 3.0, "retry-after"),
+        ("Running", 3.0, "retry-after"),
+        ("Succeeded", None, None),
+    ]
+    assert box.name == "box-1" and box.provisioning_state == "Succeeded"
