@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+import attrs
 import httpx
 
-from .created import Created, overrun, read_created
+from .created import Created, creating, read_created
 from .errors import (
-    APITimeoutError,
     DecodeError,
     InvalidResumeToken,
     JobFailed,
@@ -31,12 +30,13 @@ from .errors import (
     SDKError,
     attach_job_id,
 )
+from .opurl import StatusRule
 from .ratelimit import RateLimiter, StatusLimiter
 from .records import MISSING, Poll
 from .resume import decode_resume_token
 from .serde import collect_drift, decoding, lenient
 from .shown import display_id
-from .waitcalls import AsyncDrive, Begun, Drive, Polled
+from .waitcalls import AsyncDrive, Begun, Drive, Polled, check_wait_args
 from .waitcore import Finished, WaitCore
 from .waitspec import Carried, JobSpec, PollEvent, WaitConfig
 
@@ -153,12 +153,17 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         request_cap: float | None = None,
         started: float | None = None,
         opening: Poll | None = None,
+        status_rules: tuple[StatusRule, ...] = (),
     ) -> WaitCore:
         """The core of a wait (or of a handle's poll) that begins at `begun`, with
         `deadline` seconds left (ending at epoch `deadline_at` when given) counted
-        from `started` (default: now); `opening` is the create answer (W7)."""
+        from `started` (default: now); `opening` is the create answer (W7), and
+        `status_rules` those its monitor takes (a `Location` alone: by HTTP status)."""
+        spec = self.spec
+        if status_rules:
+            spec = attrs.evolve(spec, status_rules=status_rules)
         return WaitCore(
-            self.spec,
+            spec,
             self.config,
             begun.job_id,
             target=begun.target,
@@ -198,6 +203,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             stall_after=stall_after,
             started=started,
             opening=created.answer,
+            status_rules=created.status_rules,
         )
 
     def opened(self, core: WaitCore) -> Polled[RecordT] | None:
@@ -474,20 +480,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
 
-    @contextlib.contextmanager
-    def creating(self, started: float, deadline: float | None) -> Iterator[None]:
-        """Around a create bounded by a wait's `deadline` (W5): a timeout the deadline
-        caused, `started` seconds on `clock` ago, raises `JobTimeout` (`overrun`)."""
-        try:
-            yield
-        except APITimeoutError as error:
-            elapsed = self.config.clock() - started
-            timeout = (
-                None if deadline is None else overrun(self.spec, elapsed, deadline)
-            )
-            if timeout is None:
-                raise
-            raise timeout from error
+    def creating(
+        self, started: float, deadline: float | None
+    ) -> contextlib.AbstractContextManager[None]:
+        """Around a create bounded by a wait's `deadline` (`created.creating`)."""
+        return creating(self.spec, self.config.clock, started, deadline)
 
     def _created(self, response: httpx.Response) -> Created:
         """The new job, read from its create response (`read_created`)."""
@@ -498,12 +495,3 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         the errors."""
         with self._decoding():
             self._decode_record(raw)
-
-
-def check_wait_args(deadline: float, concurrency: int = 1) -> None:
-    if not (deadline > 0 and math.isfinite(deadline)):
-        raise ValueError(
-            f"deadline must be a positive number of seconds, got {deadline!r}"
-        )
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
