@@ -430,6 +430,11 @@ class Job:
     location: Location | None = None
     cancel: Operation | None = None
     """The operation that asks the server to cancel the job (keyed by ``id_parameter``)."""
+    cancel_at_url: str | None = None
+    """For a job polled at its operation URL whose cancel is an operation on the status
+    operation's own path (``DELETE /batches/{id}``) or below it (``:cancel``, ``/cancel``):
+    what the cancel appends to the URL's path ("" for none); its request goes to the
+    operation URL with the cancel's method. None: the cancel is called with the job id."""
     progress_path: tuple[str, ...] | None = None
     """A percentage (0-100) in the record."""
     progress_done_path: tuple[str, ...] | None = None

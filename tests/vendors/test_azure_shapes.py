@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import imported_sdk
+from tests.vendors.azure_actions import TranslationService
 from tests.vendors.azure_rpc import TOKEN, AzureService
 from tests.vendors.azure_shapes import DevBoxAnswersService, KeyVault74BackupService
 from tests.waiters.support import FakeTime
@@ -24,6 +25,7 @@ from tests.waiters.support import FakeTime
 AZURE = Path(__file__).resolve().parent / "specs" / "azure"
 KEYVAULT = "keyvault/data-plane/Microsoft.KeyVault/stable/7.4/backuprestore.json"
 DEVCENTER = "devcenter/data-plane/Microsoft.DevCenter/stable/2023-04-01/devcenter.json"
+TRANSLATION = "translation/data-plane/DocumentTranslation/stable/2024-05-01/openapi.json"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}  # Key Vault 7.4 declares no credential
 
 
@@ -37,6 +39,13 @@ def keyvault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 def devcenter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     out = tmp_path_factory.mktemp("devcenter")
     with imported_sdk(AZURE / DEVCENTER, out, "dc_shapes_sdk", ref_root=AZURE) as sdk:
+        yield sdk
+
+
+@pytest.fixture(scope="module")
+def translation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    out = tmp_path_factory.mktemp("translation")
+    with imported_sdk(AZURE / TRANSLATION, out, "tr_shapes_sdk") as sdk:
         yield sdk
 
 
@@ -70,7 +79,11 @@ class Rig:
             **(wait or {}),
         )
         cls = sdk.AsyncClient if mode == "async" else sdk.Client
-        credential = {"headers": BEARER} if make is KeyVault74BackupService else {"token": TOKEN}
+        credential: dict[str, Any] = {"token": TOKEN}
+        if make is KeyVault74BackupService:
+            credential = {"headers": BEARER}
+        elif make is TranslationService:
+            credential = {"api_key": TranslationService.KEY}
         self.client = cls(
             base_url=self.service.ENDPOINT,
             wait_config=config,
@@ -235,3 +248,53 @@ def test_a_location_monitor_is_polled_by_status_after_every_retry_after(
         ("Succeeded", None, None),
     ]
     assert box.name == "box-1" and box.provisioning_state == "Succeeded"
+
+
+# -- Cancel at the operation URL: Document Translation's DELETE /document/batches/{id} ----
+
+
+def test_an_imported_job_is_canceled_at_its_operation_url(
+    translation: ModuleType, mode: str
+) -> None:
+    rig = Rig(translation, mode, TranslationService, states=["NotStarted", "Running", "Running"])
+    m = translation.models
+    body = m.StartTranslationDetails(
+        inputs=[
+            m.BatchRequest(
+                source=m.SourceInput(source_url="https://contoso.blob.core.windows.net/src"),
+                targets=[
+                    m.TargetInput(
+                        target_url="https://contoso.blob.core.windows.net/fr", language="fr"
+                    )
+                ],
+            )
+        ]
+    )
+
+    async def in_async(c: Any) -> Any:
+        handle = await c.document.start(body=body)
+        await handle.cancel()
+        with pytest.raises(translation.errors.StartTranslationCanceled) as caught:
+            await handle.result(timeout=60)
+        return caught.value
+
+    def in_sync(c: Any) -> Any:
+        handle = c.document.start(body=body)
+        handle.cancel()
+        with pytest.raises(translation.errors.StartTranslationCanceled) as caught:
+            handle.result(timeout=60)
+        return caught.value
+
+    canceled = rig.run(in_async if mode == "async" else in_sync)
+
+    (batch,) = rig.service.operations
+    at = f"{TranslationService.BATCHES}/{batch}"
+    assert [(method, path) for method, path, _ in rig.wire()] == [
+        ("POST", TranslationService.BATCHES),
+        ("DELETE", at),
+        ("GET", at),
+        ("GET", at),
+    ]
+    assert {r.params.get("api-version") for r in rig.service.requests} == {"2024-05-01"}
+    assert canceled.last_state == "Cancelled" and canceled.job_id == rig.service.url(at)
+    assert rig.service.operations[batch].data["canceled"] is True

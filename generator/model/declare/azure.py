@@ -40,6 +40,7 @@ import attrs
 from ...problems import Location, Problem, pointer_join
 from .. import ir
 from ..names import snake, words
+from .common import cancel_suffix
 from .imported import Imported, left_out
 
 __all__ = ["AZURE_ORIGIN", "MONITOR_HEADERS", "STATUS_MODEL", "Imported", "read_azure", "skipped"]
@@ -380,6 +381,9 @@ class _Reader:
             ]
         if "success" not in node["state"]:
             return f"the status field of {model.name} has no Succeeded state"
+        cancel = None if by_status_code else self.cancel_of(status)
+        if cancel is not None:
+            node["cancel"] = cancel.operation_id
         if any(f.wire == "error" for f in model.fields):
             node["error_field"] = "/error"
         percent = next((f for f in model.fields if f.wire == "percentComplete"), None)
@@ -409,6 +413,20 @@ class _Reader:
         else:
             node["final_from"] = "record"
         return node
+
+    def cancel_of(self, status: ir.Operation) -> ir.Operation | None:
+        """The operation that cancels what `status` reads: a `DELETE` of its very path
+        (Document Translation's `DELETE /document/batches/{id}`), or a `POST` of it with
+        `:cancel` or `/cancel` added (the Guidelines' "Cancel" action); None if none."""
+        for op in self.operations.values():
+            if (
+                op.method.lower() not in ("delete", "post")
+                or op.operation_id == status.operation_id
+            ):
+                continue
+            if cancel_suffix(status, op) is not None:
+                return op
+        return None
 
     def created_get(self, path: str) -> ir.Operation | None:
         """The GET of an item a POST at ``path`` creates (``GET .../conversions/{id}``

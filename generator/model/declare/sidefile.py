@@ -12,7 +12,7 @@ from typing import Any
 from ...problems import Location, Problem, closest, did_you_mean
 from .. import ir
 from .carry import read_carry, unsupplied
-from .common import deref_type, split_pointer, type_at, unknown_keys
+from .common import cancel_suffix, deref_type, split_pointer, type_at, unknown_keys
 from .imported import Imported, left_out
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 from .webhooks import WebhookOperations, read_webhooks
@@ -152,8 +152,18 @@ class _JobReader:
         by_id = polling.final_from == "result" and not record_fed
         # A job polled at its operation URL needs the id parameter only where a call
         # takes the id: a result fetched by id, or a cancel.
+        cancel_at_url = cancel_suffix(status, cancel) if polling.operation_url else None
+        if polling.operation_url and cancel is not None and cancel_at_url is None:
+            self.problem(
+                at.child("cancel"),
+                f"'{cancel.operation_id}' is on neither the path of '{status.operation_id}'"
+                " nor below it (':cancel', '/cancel'): a job polled at its operation URL is"
+                " canceled there, as it has no job id to call another operation with",
+            )
         by_url_only = (
-            bool(polling.operation_url) and cancel is None and not (by_id and result is not None)
+            bool(polling.operation_url)
+            and (cancel is None or cancel_at_url is not None)
+            and not (by_id and result is not None)
         )
         id_parameter = self._id_parameter(node, at, status, result if by_id else None, by_url_only)
         record_path = self.pointer(node, "record", at) or ()
@@ -218,7 +228,8 @@ class _JobReader:
             final_from=polling.final_from,
         )
         sent = tuple(c for c in carry if not c.record)  # what status and cancel receive
-        self._cancel(cancel, at, id_parameter, sent)
+        if cancel_at_url is None:  # at the operation URL, the URL carries the id
+            self._cancel(cancel, at, id_parameter, sent)
         if not polling.operation_url:  # the operation URL carries what the status needs
             self._only_the_id(status, "status", at, id_parameter, sent)
         # (A record value refused above is not reported again as missing here.)
@@ -281,6 +292,7 @@ class _JobReader:
             idempotency_header=idem,
             location=at,
             cancel=cancel,
+            cancel_at_url=cancel_at_url,
             progress_path=progress[0],
             progress_done_path=progress[1],
             progress_total_path=progress[2],

@@ -304,6 +304,16 @@ def job_view(
             "attr": ident(f"_cancel_{name}"),
             "call": carry_call(code, job, job.cancel),
         }
+        request = view["cancel"]["request"]
+        view["cancel"]["options"] = Code(f"{request}({view['cancel']['call']})")
+        if job.cancel_at_url is not None:  # sent to the operation URL the job id is
+            security = tuple_of([py_str(s) for s in job.cancel.security])
+            method_arg = py_str(job.cancel.method.upper())
+            suffix = f", suffix={py_str(job.cancel_at_url)}" if job.cancel_at_url else ""
+            view["cancel"]["options"] = Code(
+                f"_opurl.url_options(self._http, job_id, {security}, method={method_arg}{suffix})"
+            )
+            view["cancel"]["request"] = view["cancel"]["call"] = Code("")
         view["types"] += cancel_view["types"]
     # A job with a cancel operation lets each wait say whether a timeout cancels it.
     view["cancel_param"] = Code(", cancel_on_timeout: bool | None = None" if job.cancel else "")
