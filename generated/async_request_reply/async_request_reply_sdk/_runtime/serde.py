@@ -82,12 +82,14 @@ __all__ = [
     "collect_drift",
     "const",
     "decoding",
+    "decoding_mode",
     "encode",
     "lenient",
     "list_of",
     "map_of",
     "nullable",
     "one_of",
+    "report",
     "union",
 ]
 
@@ -125,6 +127,16 @@ def decoding(mode: str) -> Iterator[None]:
         yield
     finally:
         _MODE.reset(token)
+
+
+def decoding_mode() -> str:
+    """The mode decoding is in here ("strict" outside any `decoding` block)."""
+    return _MODE.get()
+
+
+def report(path: str, problem: str, read_as: str) -> None:
+    """Report a drift found outside a decoder (a body of another media type)."""
+    _drift(DecodeError(problem, path=path), read_as)
 
 
 def lenient() -> contextlib.AbstractContextManager[None]:

@@ -264,7 +264,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         assert fetch is not None
         try:
             values = self._result_values(core, finished)
-            with self._decoding():
+            with core.reading():
                 return fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
@@ -276,7 +276,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch = self._fetch_result
         assert fetch is not None
         try:
-            with self._decoding():
+            with core.reading():
                 return fetch(core.target, core.time_left(), None, **values), None
         except SDKError as error:
             return None, attach_job_id(error, core.job_id)
@@ -480,7 +480,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         assert fetch is not None
         try:
             values = self._result_values(core, finished)
-            with self._decoding():
+            with core.reading():
                 return await fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
@@ -492,7 +492,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch = self._fetch_result
         assert fetch is not None
         try:
-            with self._decoding():
+            with core.reading():
                 return await fetch(core.target, core.time_left(), None, **values), None
         except SDKError as error:
             return None, attach_job_id(error, core.job_id)

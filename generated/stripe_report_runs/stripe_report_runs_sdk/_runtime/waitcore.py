@@ -19,7 +19,7 @@ import importlib
 import logging
 import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
 import attrs
@@ -40,7 +40,7 @@ from .policy import choose_delay
 from .records import Poll
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
-from .serde import Drift, collect_drift
+from .serde import Drift, collect_drift, decoding
 from .shown import display_id
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
@@ -431,6 +431,15 @@ class WaitCore:
         error.record = self._decoded_last_record(record)
         logger.info("%s", error)
         raise error
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Decode as the config says, the drift found reported (`noted`)."""
+        with collect_drift() as found, decoding(self.config.decoding):
+            try:
+                yield
+            finally:
+                self.noted(found)
 
     def noted(self, found: list[Drift]) -> tuple[Drift, ...]:
         """The drift in `found` this wait has not reported yet, now logged (W15)."""
