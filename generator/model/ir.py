@@ -457,6 +457,10 @@ class Job:
     """Rules giving a status answer its state by HTTP status or body value."""
     final_from: FinalFrom = "result"
     """Where ``wait_for_result`` gets the result (see ``model/declare/opurl.py``)."""
+    result_path: tuple[str, ...] | None = None
+    """With ``final_from: record``: the member of the terminal record that is the
+    result (``result_field``; Azure's ``analyzeResult``), typed by ``result_type``."""
+    result_type: TypeRef | None = None
     id_last_segment: bool = False
     """The id is the last ``/``-separated segment of the value at ``id_path`` (an
     AIP-151 Operation's ``operations/123`` -> ``123``)."""

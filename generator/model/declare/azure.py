@@ -386,6 +386,7 @@ class _Reader:
             node["cancel"] = cancel.operation_id
         if any(f.wire == "error" for f in model.fields):
             node["error_field"] = "/error"
+        member = self.result_member(model)
         percent = next((f for f in model.fields if f.wire == "percentComplete"), None)
         if percent is not None:
             kind = self.deref(percent.type)
@@ -412,7 +413,18 @@ class _Reader:
                 node["final_from"] = "record"
         else:
             node["final_from"] = "record"
+        if node["final_from"] == "record" and member is not None and method != "delete":
+            node["result_field"] = f"/{member}"
         return node
+
+    def result_member(self, model: ir.Model) -> str | None:
+        """The member of a status monitor that holds the operation's result, as Azure's
+        SDKs return it: `result`, or one named for it (`analyzeResult`), an object."""
+        for field in model.fields:
+            named = field.wire == "result" or re.fullmatch(r"[a-z]+Result", field.wire)
+            if named and isinstance(self.deref(field.type), ir.Model):
+                return field.wire
+        return None
 
     def cancel_of(self, status: ir.Operation) -> ir.Operation | None:
         """The operation that cancels what `status` reads: a `DELETE` of its very path

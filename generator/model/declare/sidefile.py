@@ -31,6 +31,7 @@ _KNOWN_KEYS = frozenset(
         "state",
         "terminal_field",
         "result_ready_field",
+        "result_field",
         "error_field",
         "poll",
         "idempotency_header",
@@ -207,6 +208,14 @@ class _JobReader:
         )
         error_path = self.pointer(node, "error_field", at)
         error_type = self.resolve(record_type, error_path, at.child("error_field"))
+        result_path = self.pointer(node, "result_field", at)
+        result_type = self.resolve(record_type, result_path, at.child("result_field"))
+        if result_path is not None and polling.final_from != "record":
+            self.problem(
+                at.child("result_field"),
+                "the result is a member of the terminal record only with final_from: record"
+                f" (this job's is {polling.final_from})",
+            )
         hint_path, hint_unit, headers, floor, first, cap = self._poll(
             node.get("poll"), at.child("poll"), record_type
         )
@@ -304,6 +313,8 @@ class _JobReader:
             operation_url=polling.operation_url,
             status_rules=polling.rules,
             final_from=polling.final_from,
+            result_path=result_path,
+            result_type=result_type,
             id_last_segment=last_segment,
             ignore_case=self._ignore_case(node, at),
             origin=origin,

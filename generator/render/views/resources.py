@@ -51,7 +51,7 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
             parts += [job["cancel"]["options"], job["cancel"]["response"], job["cancel"]["returns"]]
         if job["create"]:
             parts += [job["create"]["signature"], job["create"]["call_args"]]
-            if not job["record_result"]:
+            if not job["record_result"] or not job["outcome_is_result"]:
                 parts.append("_t.cast")
             parts.append(job["create"]["start_signature"])
             parts.append(job["create"]["request"])
