@@ -32,7 +32,7 @@ from .errors import (
 )
 from .opurl import StatusRule
 from .ratelimit import RateLimiter, StatusLimiter
-from .records import MISSING, Poll
+from .records import MISSING, Poll, decode_error, dig
 from .resume import decode_resume_token
 from .serde import collect_drift, decoding, lenient
 from .shown import display_id
@@ -271,6 +271,18 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         with lenient():
             return self._decode_record(raw)
 
+    def record_outcome(self, core: WaitCore, finished: Finished) -> object:
+        """The terminal record, or its member at `result_path` (`decode_result`)."""
+        spec, record = self.spec, finished.record
+        if spec.result_path is None or spec.decode_result is None:
+            return self.terminal_record(core, finished)
+        path = "$" + "".join(f".{key}" for key in spec.result_path)
+        try:
+            with core.reading():
+                return spec.decode_result(dig(record, spec.result_path), path)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
+
     def terminal_record(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
         return self._decode_raw(
@@ -389,17 +401,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         )
 
     def _decode_error(self, raw: object) -> object:
-        """A failed job's error payload, as the job's error model where it fits
-        (values off the spec kept); None when absent or beyond decoding."""
-        spec = self.spec
-        if spec.decode_error is None or raw is None:
-            return raw
-        path = (*spec.record_path, *(spec.error_path or ()))
-        try:
-            with lenient():
-                return spec.decode_error(raw, "$" + "".join(f".{key}" for key in path))
-        except SDKError:
-            return None
+        return decode_error(self.spec, raw)
 
     def _no_cancel_operation(self) -> NoCancelOperation:
         return NoCancelOperation(

@@ -138,7 +138,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
-            return self.terminal_record(core, finished)  # type: ignore[return-value]
+            return self.record_outcome(core, finished)  # type: ignore[return-value]
         return self._fetch(core, to_file, target, finished)
 
     def create_and_wait(
@@ -356,7 +356,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
-            return self.terminal_record(core, finished)  # type: ignore[return-value]
+            return self.record_outcome(core, finished)  # type: ignore[return-value]
         return await self._fetch(core, to_file, target, finished)
 
     async def create_and_wait(

@@ -157,7 +157,10 @@ class JobSpec:
     state by HTTP status or body value (see `opurl`); `final_from` is where
     `wait_for_result` gets the result: "result" (the result operation, by job id),
     "location" (the `Location` of the terminal status answer) or "record" (the
-    terminal record itself; "operation-url" is its older name).
+    terminal record itself; "operation-url" is its older name); with "record",
+    `result_path` names the record's member that is the result (an Azure status
+    monitor's `analyzeResult`), decoded by `decode_result(value, path)`, and a
+    succeeded record without it is not ready yet.
     """
 
     name: str
@@ -213,6 +216,10 @@ class JobSpec:
     timeout_error: type[JobTimeout[Any]] = JobTimeout
     stalled_error: type[JobStalled[Any]] = JobStalled
     decode_error: Callable[[Any, str], object] | None = None
+    result_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    decode_result: Callable[[Any, str], object] | None = None
     operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
     status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
     final_from: str = attrs.field(
