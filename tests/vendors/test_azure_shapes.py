@@ -15,9 +15,14 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 
+from jobgen.cli import main
 from tests.helpers import imported_sdk
 from tests.vendors.azure_actions import TranslationService
+from tests.vendors.azure_lro import ENDPOINT as ANALYZE_ENDPOINT
+from tests.vendors.azure_lro import KEY as ANALYZE_KEY
+from tests.vendors.azure_lro import AzureAnalyzeService
 from tests.vendors.azure_rpc import TOKEN, AzureService
 from tests.vendors.azure_shapes import DevBoxAnswersService, KeyVault74BackupService
 from tests.waiters.support import FakeTime
@@ -298,3 +303,131 @@ def test_an_imported_job_is_canceled_at_its_operation_url(
     assert {r.params.get("api-version") for r in rig.service.requests} == {"2024-05-01"}
     assert canceled.last_state == "Cancelled" and canceled.job_id == rig.service.url(at)
     assert rig.service.operations[batch].data["canceled"] is True
+
+
+# -- result_field: the member of the record as the result (docs/job-extension.md) ---------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "job-extension.md"
+ANALYZE_SPEC = Path(__file__).resolve().parents[1] / "specs" / "azure_document_intelligence.yaml"
+
+
+def _documented_declaration() -> dict[str, Any]:
+    """The YAML block of "A member of the record as the result", as the docs show it."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("## A member of the record as the result") :]
+    start = section.index("```yaml\n") + len("```yaml\n")
+    block = section[start : section.index("```\n", start)]
+    return dict(yaml.safe_load(block))
+
+
+@pytest.fixture(scope="module")
+def documented(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """The Document Intelligence spec with the docs' declaration as its x-jobgen."""
+    out = tmp_path_factory.mktemp("result_field")
+    spec = yaml.safe_load(ANALYZE_SPEC.read_text(encoding="utf-8"))
+    spec["x-jobgen"] = _documented_declaration()
+    path = out / "analyze.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    with imported_sdk(path, out, "result_field_sdk") as sdk:
+        yield sdk
+
+
+def _analyze_rig(sdk: ModuleType, mode: str, **service: Any) -> tuple[Any, Any, FakeTime]:
+    time = FakeTime()
+    analyze = AzureAnalyzeService(time.clock, **service)
+    config = sdk.WaitConfig(
+        clock=time.clock,
+        wall_clock=time.wall_clock,
+        sleep=time.sleep,
+        async_sleep=time.async_sleep,
+        rng=lambda: 0.5,
+    )
+    cls = sdk.AsyncClient if mode == "async" else sdk.Client
+    client = cls(
+        api_key=ANALYZE_KEY,
+        base_url=f"{ANALYZE_ENDPOINT}/documentintelligence",
+        wait_config=config,
+        transport=analyze.transport(),
+    )
+    return client, analyze, time
+
+
+def _in_mode(mode: str, fn: Callable[[], Any]) -> Any:
+    if mode == "sync":
+        return fn()
+
+    async def main() -> Any:
+        return await fn()
+
+    return asyncio.run(main())
+
+
+def test_the_documented_result_field_returns_the_member_typed(
+    documented: ModuleType, mode: str
+) -> None:
+    client, analyze, _ = _analyze_rig(documented, mode)
+    body = documented.models.AnalyzeDocumentRequest(url_source="https://contoso.example/a.pdf")
+
+    result = _in_mode(
+        mode, lambda: client.document_models.create_and_wait("prebuilt-invoice", body=body)
+    )
+
+    assert isinstance(result, documented.models.AnalyzeResult)
+    assert result.content == "Contoso invoice INV-100" and result.model_id == "prebuilt-invoice"
+    (result_id,) = analyze.operations
+    location = analyze.operation_location("prebuilt-invoice", result_id)
+    record = _in_mode(mode, lambda: client.document_models.wait_for_job(location))
+    assert record.status == "succeeded" and record.analyze_result == result
+
+
+def test_a_succeeded_record_without_its_result_member_is_not_ready(
+    documented: ModuleType, mode: str
+) -> None:
+    states = ["running", "succeeded-unwritten", "succeeded"]
+    client, analyze, time = _analyze_rig(documented, mode, states=states)
+    body = documented.models.AnalyzeDocumentRequest(url_source="https://contoso.example/a.pdf")
+
+    result = _in_mode(
+        mode, lambda: client.document_models.create_and_wait("prebuilt-invoice", body=body)
+    )
+
+    assert result.content == "Contoso invoice INV-100"
+    assert [r.method for r in analyze.requests] == ["POST", "GET", "GET", "GET"]
+    assert time.sleeps == [2.0, 1.0, 1.0] and analyze.violations == []
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            {"result_field": "/analyzeOutcome"},
+            (
+                "/x-jobgen/jobs/analyze/result_field: the record (AnalyzeOperation) has no"
+                " property 'analyzeOutcome' (it has: createdDateTime, lastUpdatedDateTime,"
+                " status, analyzeResult, error)"
+            ),
+        ),
+        (
+            {"final_from": "original-uri", "result": "getAnalyzeResult"},
+            (
+                "/x-jobgen/jobs/analyze/result_field: the result is a member of the terminal"
+                " record only with final_from: record (this job's is original-uri)"
+            ),
+        ),
+    ],
+)
+def test_a_result_field_off_the_record_is_refused(
+    tmp_path: Path, change: dict[str, str], problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = yaml.safe_load(ANALYZE_SPEC.read_text(encoding="utf-8"))
+    declaration = _documented_declaration()
+    declaration["jobs"]["analyze"].update(change)
+    spec["x-jobgen"] = declaration
+    path = tmp_path / "analyze.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+
+    assert main(["generate", str(path), "-o", str(tmp_path / "out")]) == 2
+
+    err = capsys.readouterr().err
+    assert f"{path}#{problem}" in err
+    assert not (tmp_path / "out").exists()
