@@ -156,12 +156,9 @@ def _synchronous(spec: JobSpec, response: httpx.Response) -> Poll | None:
 
 
 def _provisioning_state(body: object) -> str | None:
-    """A resource's `provisioningState` (top level or under `properties`), if any."""
-    if not isinstance(body, dict):
-        return None
-    for node in (body, body.get("properties")):
-        if isinstance(node, dict) and isinstance(node.get("provisioningState"), str):
-            return str(node["provisioningState"])
+    """A resource's `provisioningState`, if it has one."""
+    if isinstance(body, dict) and isinstance(body.get("provisioningState"), str):
+        return str(body["provisioningState"])
     return None
 
 
