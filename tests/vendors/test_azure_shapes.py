@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
@@ -431,3 +432,84 @@ def test_a_result_field_off_the_record_is_refused(
     err = capsys.readouterr().err
     assert f"{path}#{problem}" in err
     assert not (tmp_path / "out").exists()
+
+
+# -- A POST ...:cancel of the status monitor, sent to the operation URL --------------------
+
+OPERATIONS_SPEC = Path(__file__).resolve().parents[2] / "specs" / "azure_operations.yaml"
+TEXT = "https://text.example.com/language"
+
+
+@pytest.fixture(scope="module")
+def cancelable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """specs/azure_operations.yaml with the Guidelines' cancel action on its monitor,
+    `POST /operations/{operationId}:cancel`, declared as the job's cancel."""
+    out = tmp_path_factory.mktemp("cancel_action")
+    spec = yaml.safe_load(OPERATIONS_SPEC.read_text(encoding="utf-8"))
+    monitor = spec["paths"]["/operations/{operationId}"]
+    spec["paths"]["/operations/{operationId}:cancel"] = {
+        "parameters": monitor["parameters"],
+        "post": {
+            "operationId": "cancelOperation",
+            "tags": ["analysis"],
+            "responses": {"202": {"description": "Cancellation requested."}},
+        },
+    }
+    spec["x-jobgen"]["jobs"]["analysis"]["cancel"] = "cancelOperation"
+    path = out / "azure_operations.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    with imported_sdk(path, out, "cancel_action_sdk") as sdk:
+        yield sdk
+
+
+def test_a_cancel_action_is_posted_to_the_operation_url(cancelable: ModuleType, mode: str) -> None:
+    seen: list[tuple[str, str, str]] = []
+    canceled: list[bool] = []
+
+    op_id = "6f1c2d3e-0000-4000-8000-000000000001"
+
+    def status(state: str) -> dict[str, str]:
+        return {"id": op_id, "status": state, "createdDateTime": "2026-01-01T00:00:00Z"}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((request.method, request.url.path, request.url.query.decode()))
+        if request.method == "POST" and request.url.path == "/language/analyze":
+            url = f"{TEXT}/operations/{op_id}?api-version=2024-05-01"
+            headers = {"Operation-Location": url, "Retry-After": "1"}
+            return httpx.Response(202, headers=headers, json=status("NotStarted"))
+        if request.method == "POST" and request.url.path == f"/language/operations/{op_id}:cancel":
+            canceled.append(True)
+            return httpx.Response(202)
+        return httpx.Response(200, json=status("Canceled" if canceled else "Running"))
+
+    time = FakeTime()
+    config = cancelable.WaitConfig(
+        clock=time.clock, wall_clock=time.wall_clock, sleep=time.sleep, async_sleep=time.async_sleep
+    )
+    cls = cancelable.AsyncClient if mode == "async" else cancelable.Client
+    client = cls(
+        api_key="key", base_url=TEXT, wait_config=config, transport=httpx.MockTransport(answer)
+    )
+    body = cancelable.models.AnalyzeRequest.from_dict(
+        {"documents": [{"kind": "inline", "id": "1", "text": "hi"}], "features": ["summary"]}
+    )
+
+    async def flow_async() -> Any:
+        handle = await client.analysis.start_analysis_job(body=body)
+        await handle.cancel()
+        return await handle.wait(timeout=60)
+
+    def flow() -> Any:
+        handle = client.analysis.start_analysis_job(body=body)
+        handle.cancel()
+        return handle.wait(timeout=60)
+
+    record = asyncio.run(flow_async()) if mode == "async" else flow()
+
+    assert record.status == "Canceled"
+    query = "api-version=2024-05-01"
+    assert seen == [
+        ("POST", "/language/analyze", query),
+        ("POST", f"/language/operations/{op_id}:cancel", query),
+        ("GET", f"/language/operations/{op_id}", query),
+    ]
