@@ -33,9 +33,38 @@ from tests.vendors.azure_rpc import AzureService, Request, bearer, error
 
 
 class KeyVault74BackupService(KeyVaultBackupService):
-    """Key Vault 7.4 `FullBackup`, its answers shaped as the service sends them."""
+    """Key Vault 7.4 `FullBackup`, its answers shaped as the service sends them. A request
+    with no `Authorization` gets the challenge Key Vault documents ("Authentication,
+    requests and responses"): `401` with `WWW-Authenticate: Bearer authorization=<the
+    tenant's authority>, resource=<the vault's resource>`, which Microsoft's clients
+    answer with a token for that resource."""
 
     API_VERSION = "7.4"
+    CHALLENGE = (
+        'Bearer authorization="https://login.microsoftonline.com/contoso.onmicrosoft.com",'
+        ' resource="https://managedhsm.azure.net"'
+    )
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        if "authorization" not in request.headers:
+            now = self.clock() - self.started
+            headers = {k.lower(): v for k, v in request.headers.items()}
+            seen = Request(
+                request.method,
+                request.url.path,
+                request.url.query.decode(),
+                headers,
+                request.read(),
+                now,
+            )
+            self.requests.append(seen)
+            return error(
+                401,
+                "Unauthorized",
+                "Request is missing a Bearer or PoP token.",
+                **{"WWW-Authenticate": self.CHALLENGE},
+            )
+        return super().handle(request)
 
     def _record(self, operation: Any, state: str) -> dict[str, Any]:
         record = super()._record(operation, state)

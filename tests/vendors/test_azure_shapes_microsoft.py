@@ -1,7 +1,10 @@
 """Microsoft's clients on the same services as `test_azure_shapes`, side by side with
-jobgen's SDKs (docs/real-specs.md, "Azure LROs side by side"): azure-developer-devcenter
-for Dev Center's answers with no monitor, azure-core's `LROBasePolling` for a monitor
-named by `Location` alone. What each returns is the row of the table."""
+jobgen's SDKs (docs/real-specs.md, "The same answers, side by side"):
+azure-keyvault-administration for Key Vault 7.4's real-shaped backup,
+azure-developer-devcenter for Dev Center's answers with no monitor, azure-core's
+`LROBasePolling` for a monitor named by `Location` alone. What each returns is its row of
+the table. The services run on the real monotonic clock here, with `Retry-After: 0`
+where a delay would only slow the test."""
 
 from __future__ import annotations
 
@@ -13,9 +16,10 @@ from azure.core.polling import LROPoller
 from azure.core.polling.base_polling import LROBasePolling
 from azure.core.rest import HttpRequest
 from azure.developer.devcenter import DevCenterClient
+from azure.keyvault.administration import KeyVaultBackupClient
 
 from tests.vendors.azure_rpc import TOKEN
-from tests.vendors.azure_shapes import DevBoxAnswersService
+from tests.vendors.azure_shapes import DevBoxAnswersService, KeyVault74BackupService
 from tests.vendors.microsoft import Credential, transport
 
 BOX = "/projects/sprint/users/me/devboxes/box-1"
@@ -75,3 +79,30 @@ def test_azure_core_polls_a_location_monitor_by_status() -> None:
     (op_id,) = service.operations
     monitor = f"/projects/sprint/users/me/devboxes/{op_id}/monitor"
     assert [(r.method, r.path) for r in service.requests] == [("PUT", BOX)] + [("GET", monitor)] * 3
+
+
+def test_keyvault_sdk_returns_the_folder_of_a_real_shaped_backup() -> None:
+    service = KeyVault74BackupService(time.monotonic, create_retry_after=0, status_retry_after=0)
+    client = KeyVaultBackupClient(
+        service.ENDPOINT,
+        Credential(),
+        transport=transport(service),
+        api_version="7.4",
+        verify_challenge_resource=False,  # the fake vault is not on a Key Vault domain
+    )
+
+    backup = client.begin_backup("https://contoso.blob.core.windows.net/backups", sas_token="sas")
+
+    assert backup.result().folder_url == (
+        "https://contoso.blob.core.windows.net/backups/mhsm-contoso-2026010100000000"
+    )
+    (job_id,) = service.operations
+    pending = f"/backup/{job_id}/pending"
+    # The challenge first (no token), then the backup and its monitor, with a token.
+    assert [(r.method, r.path, "authorization" in r.headers) for r in service.requests] == [
+        ("POST", "/backup", False),
+        ("POST", "/backup", True),
+        ("GET", pending, True),
+        ("GET", pending, True),
+        ("GET", pending, True),
+    ]
