@@ -111,7 +111,8 @@ class DevBoxAnswersService(AzureService):
                 box = self.dev_boxes.get(key)
                 if box is None:
                     return error(404, "DevBoxNotFound", f"Dev box {key[2]} was not found.")
-                return httpx.Response(200, json=box)
+                request_id = {"x-ms-request-id": f"req-{len(self.requests)}"}
+                return httpx.Response(200, json=box, headers=request_id)
         return self.not_found(seen)
 
     def _box(self, key: tuple[str, str, str], pool: str, state: str) -> dict[str, Any]:

@@ -513,3 +513,20 @@ def test_a_cancel_action_is_posted_to_the_operation_url(cancelable: ModuleType, 
         ("POST", f"/language/operations/{op_id}:cancel", query),
         ("GET", f"/language/operations/{op_id}", query),
     ]
+
+
+# -- A decoding error that does happen names the answer (W15) ----------------------------
+
+
+def test_a_response_that_cannot_be_typed_names_its_status_request_id_and_body(
+    devcenter: ModuleType, mode: str
+) -> None:
+    rig = Rig(devcenter, mode, DevBoxAnswersService)
+    rig.service.dev_boxes[("sprint", "me", "box-1")] = {"name": "box-1"}  # no poolName
+
+    with pytest.raises(devcenter.errors.DecodeError) as caught:
+        rig.run(lambda c: c.projects.dev_boxes_get_dev_box_by_user("sprint", "me", "box-1"))
+
+    error = caught.value
+    assert error.path == "$.poolName" and error.status_code == 200
+    assert error.request_id == "req-1" and error.body == '{"name":"box-1"}'
