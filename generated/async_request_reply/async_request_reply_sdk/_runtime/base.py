@@ -24,6 +24,7 @@ from .credentials import (
     safe_across_origins,
     split_userinfo,
 )
+from .errors import DecodeError
 from .logs import configure, log_response
 from .retry import RetryPolicy
 from .scalars import Unset
@@ -107,8 +108,14 @@ class BaseHTTP:
         """``decode(response)`` as the client decodes (its `WaitConfig.decoding`,
         tolerant by default); a value beside the spec is logged once per field."""
         mode = getattr(self.timing, "decoding", "tolerant")
-        with collect_drift() as found, decoding(mode):
-            value = decode(response)
+        try:
+            with collect_drift() as found, decoding(mode):
+                value = decode(response)
+        except DecodeError as error:  # W15: it names the answer
+            error.status_code, error.body = response.status_code, response.text
+            ids = ("x-request-id", "request-id", "x-ms-request-id")
+            error.request_id = next(filter(None, map(response.headers.get, ids)), None)
+            raise
         method = response.request.method
         for drift in found:
             if (method, drift.path) not in self._drifted:
