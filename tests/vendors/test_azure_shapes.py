@@ -8,6 +8,7 @@ polled by HTTP status, after every `Retry-After` (azure-core's `LocationPolling`
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -530,3 +531,52 @@ def test_a_response_that_cannot_be_typed_names_its_status_request_id_and_body(
     error = caught.value
     assert error.path == "$.poolName" and error.status_code == 200
     assert error.request_id == "req-1" and error.body == '{"name":"box-1"}'
+
+
+def test_a_location_monitor_is_kept_by_handles_and_resume_tokens(
+    devcenter: ModuleType, mode: str
+) -> None:
+    states = ["Running", "Running", "Running", "Succeeded"]
+    rig = Rig(
+        devcenter,
+        mode,
+        DevBoxAnswersService,
+        create="location",
+        states=states,
+        create_retry_after=1,
+        status_retry_after=3,
+    )
+    body = devcenter.models.DevBox(name="box-1", pool_name="pool")
+
+    async def timed_out_async(c: Any) -> Any:
+        handle = await c.projects.start_create_dev_box("sprint", "me", "box-1", body=body)
+        with pytest.raises(devcenter.errors.CreateDevBoxTimeout) as caught:
+            await handle.result(timeout=5)
+        return caught.value
+
+    def timed_out(c: Any) -> Any:
+        handle = c.projects.start_create_dev_box("sprint", "me", "box-1", body=body)
+        with pytest.raises(devcenter.errors.CreateDevBoxTimeout) as caught:
+            handle.result(timeout=5)
+        return caught.value
+
+    error = rig.run(timed_out_async if mode == "async" else timed_out)
+    token = json.loads(error.resume_token)
+    assert token["by_status"] is True and error.last_state == "Running"
+
+    # The token alone continues the wait, reading the monitor by HTTP status again.
+    record = rig.run(
+        lambda c: c.projects.wait_for_create_dev_box(resume=error.resume_token, deadline=60)
+    )
+
+    assert record.status == "Succeeded"
+    (op_id,) = rig.service.operations
+    monitor = f"/projects/sprint/users/me/devboxes/{op_id}/monitor"
+    assert rig.wire() == [
+        ("PUT", BOX, 0.0),
+        ("GET", monitor, 1.0),
+        ("GET", monitor, 4.0),
+        ("GET", monitor, 7.0),
+        ("GET", monitor, 10.0),
+    ]
+    assert rig.service.violations == []
