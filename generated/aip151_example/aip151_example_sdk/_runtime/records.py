@@ -119,7 +119,27 @@ def read(spec: JobSpec, job_id: str, response: httpx.Response) -> Poll:
     record = dig(body, spec.record_path) if body is not None else MISSING
     if record is MISSING or record is None:
         record = {}
+    if (
+        isinstance(record, dict)
+        and spec.state_path
+        and dig(record, spec.state_path) is MISSING
+    ):
+        record = _with_state(record, spec.state_path, rule.state)  # the rule's, typed
     return Poll(record, response.headers, state=rule.state, location=location)
+
+
+def _with_state(
+    record: dict[str, Any], path: tuple[str, ...], state: str
+) -> dict[str, Any]:
+    """A copy of `record` holding `state` at `path` (which it lacks)."""
+    head, *rest = path
+    inner = record.get(head)
+    if not rest:
+        return {**record, head: state}
+    return {
+        **record,
+        head: _with_state(inner if isinstance(inner, dict) else {}, tuple(rest), state),
+    }
 
 
 def parse(

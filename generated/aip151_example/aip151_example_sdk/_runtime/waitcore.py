@@ -125,8 +125,11 @@ class WaitCore:
         started: float | None = None,
         opening: Poll | None = None,
         due_at: float | None = None,
+        by_status: bool = False,
     ) -> None:
         self.spec = spec
+        #: Its monitor is read by HTTP status, as its create answer chose (`created`).
+        self.by_status = by_status
         self.config = config
         self.job_id = job_id
         #: The job as logs and messages show it (`display_id`: no query string).
@@ -276,6 +279,7 @@ class WaitCore:
             url=url,
             due_at=due_at,
             final_url=self.final_url,
+            by_status=self.by_status,
         )
         return encode_resume_token(token)
 
@@ -400,6 +404,10 @@ class WaitCore:
             fitted = self._fit(delay, source)
             if fitted is None:
                 self._emit(number, record, None, None)
+                if (
+                    source in _SERVER_HINTS
+                ):  # its resume token waits as the server asked
+                    self.due = self.config.clock() + delay
                 raise self.timeout_error()
             delay, source = fitted
         self._emit(number, record, delay, source)

@@ -11,7 +11,7 @@ when the first status read is due.
 
 A create of a job polled at an operation URL may answer without one, as Azure's
 services do (azure-core's pollers): with `Location` alone, the job is polled there by
-HTTP status (`202` running; `200`, `201`, `204` done: `Created.status_rules`); with no
+HTTP status (`202` running; `200`, `201`, `204` done: `Created.by_status`); with no
 monitor header at all, a `200`, `201` or `204` is the job's end (azure-core's
 `StatusCheckPolling`): success, unless the body's `provisioningState` says the job
 failed or was canceled.
@@ -37,6 +37,7 @@ from .waitspec import JobSpec
 
 __all__ = [
     "Created",
+    "by_status_rules",
     "creating",
     "final_url_of",
     "first_answer",
@@ -59,9 +60,9 @@ class Created:
     answer: Poll
     #: The create request's own URL, where a `final_from: original-uri` job's result is.
     final_url: str | None = None
-    #: The status rules of this job's monitor, when its answer chose them (`Location`
-    #: alone: by HTTP status); empty: the spec's own.
-    status_rules: tuple[StatusRule, ...] = ()
+    #: Whether the job's monitor, named by `Location` alone, is read by HTTP status
+    #: (`by_status_rules`), as the answer chose.
+    by_status: bool = False
 
 
 #: The statuses of a create answer that is the job's end when it names no monitor.
@@ -88,16 +89,14 @@ def read_created(
                 final_url = str(response.request.url)
             return Created(str(response.request.url), carried, answer, final_url)
     job_id = job_id_of(spec, response)
-    rules: tuple[StatusRule, ...] = ()
     named = {h.lower() for h in spec.operation_url} & set(_NAMED)
-    if named and monitors == {"location"} and not spec.status_rules:
-        rules = _by_status(spec)
+    by_status = bool(named) and monitors == {"location"} and not spec.status_rules
     return Created(
         job_id,
         carried,
         first_answer(spec, job_id, response, check),
         final_url,
-        rules,
+        by_status and bool(by_status_rules(spec)),
     )
 
 
@@ -109,7 +108,7 @@ def _first(states: frozenset[str], preferred: str) -> str | None:
     return min(states) if states else None
 
 
-def _by_status(spec: JobSpec) -> tuple[StatusRule, ...]:
+def by_status_rules(spec: JobSpec) -> tuple[StatusRule, ...]:
     """Status rules of a `Location` monitor: 202 running; 200, 201, 204 done."""
     running = _first(spec.pending, "Running")
     done = _first(spec.success, "Succeeded")

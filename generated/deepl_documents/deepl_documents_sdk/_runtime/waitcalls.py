@@ -75,6 +75,8 @@ class Begun:
     carried: dict[str, object] = attrs.field(factory=dict)
     due_at: float | None = None
     final_url: str | None = None
+    #: The job's monitor is read by HTTP status (a `Location` alone, `created`).
+    by_status: bool = False
 
 
 @attrs.frozen

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 import httpx
 
-from .created import Created, creating, read_created
+from .created import Created, by_status_rules, creating, read_created
 from .errors import (
     DecodeError,
     InvalidResumeToken,
@@ -30,7 +30,6 @@ from .errors import (
     SDKError,
     attach_job_id,
 )
-from .opurl import StatusRule
 from .ratelimit import RateLimiter, StatusLimiter
 from .records import MISSING, Poll, decode_error, dig
 from .resume import decode_resume_token
@@ -138,6 +137,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             spec.carried({**token.carried, **given}),
             token.due_at,
             token.final_url,
+            token.by_status,
         )
 
     def new_core(
@@ -153,15 +153,13 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         request_cap: float | None = None,
         started: float | None = None,
         opening: Poll | None = None,
-        status_rules: tuple[StatusRule, ...] = (),
     ) -> WaitCore:
         """The core of a wait (or of a handle's poll) that begins at `begun`, with
         `deadline` seconds left (ending at epoch `deadline_at` when given) counted
-        from `started` (default: now); `opening` is the create answer (W7), and
-        `status_rules` those its monitor takes (a `Location` alone: by HTTP status)."""
+        from `started` (default: now); `opening` is the create answer (W7)."""
         spec = self.spec
-        if status_rules:
-            spec = attrs.evolve(spec, status_rules=status_rules)
+        if begun.by_status:  # a `Location` alone: read by HTTP status
+            spec = attrs.evolve(spec, status_rules=by_status_rules(spec))
         return WaitCore(
             spec,
             self.config,
@@ -181,6 +179,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             started=started,
             opening=opening,
             due_at=begun.due_at,
+            by_status=begun.by_status,
         )
 
     def created_core(
@@ -194,8 +193,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """The core of `create_and_wait`'s wait: its deadline counts from `started`,
         before the create, and the create answer is its first status read (W7)."""
         return self.new_core(
-            self.begin(
-                created.job_id, carried=created.carried, final_url=created.final_url
+            attrs.evolve(
+                self.begin(
+                    created.job_id, carried=created.carried, final_url=created.final_url
+                ),
+                by_status=created.by_status,
             ),
             deadline,
             on_poll=on_poll,
@@ -203,7 +205,6 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             stall_after=stall_after,
             started=started,
             opening=created.answer,
-            status_rules=created.status_rules,
         )
 
     def opened(self, core: WaitCore) -> Polled[RecordT] | None:
