@@ -336,7 +336,8 @@ class PollEvent(Generic[RecordT]):
     it came from: "retry-after", "hint" (the body), "header" (another header),
     "backoff", "floor", or "deadline" (the backoff cut so that a last read ends by
     the deadline, W5). `record` is the record decoded to the job's record model
-    (leniently: a value off the spec is kept as received); `raw_record` is its JSON.
+    (tolerantly; a record whose top level cannot be typed, leniently: values that match
+    nowhere kept as received); `raw_record` is its JSON.
     A job's own `on_poll` receives `PollEvent[ItsRecord]`; `WaitConfig.on_poll`, shared
     by every job of a client, receives `PollEvent[Any]`. `progress` is the job's
     declared progress as a percentage (0-100), None when undeclared or absent.
