@@ -171,6 +171,10 @@ def test_a_plain_status_read_is_tolerant_too(keyvault: ModuleType, mode: str) ->
 
     assert status.status == "Succeeded" and status.status_details is keyvault.UNSET
     assert status.job_id == job_id
+    # And through the raw view: its parse() reads as the client does.
+    raw = rig.run(lambda c: c.full_backup.with_raw_response.status(job_id, api_version="7.4"))
+    assert raw.http_response.status_code == 200
+    assert raw.parse().status_details is keyvault.UNSET
 
 
 # -- Dev Center: answers with no monitor header -----------------------------------------
