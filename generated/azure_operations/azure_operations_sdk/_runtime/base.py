@@ -102,6 +102,12 @@ class BaseHTTP:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={self.base_url!r}>"
 
+    def read_as(
+        self, decode: Callable[[httpx.Response], T]
+    ) -> Callable[[httpx.Response], T]:
+        """`decode` as `decoded` runs it (for the raw and streamed views' `parse`)."""
+        return functools.partial(self.decoded, decode=decode)
+
     def decoded(
         self, response: httpx.Response, decode: Callable[[httpx.Response], T]
     ) -> T:

@@ -451,17 +451,11 @@ class WaitCore:
 
     def noted(self, found: list[Drift]) -> tuple[Drift, ...]:
         """The drift in `found` this wait has not reported yet, now logged (W15)."""
-        new: list[Drift] = []
-        for drift in found:
-            if drift.path not in self.drifted:
-                self.drifted.add(drift.path)
-                new.append(drift)
-                logger.warning(
-                    "job %s: the server sent a value beside the spec at %s",
-                    self.shown,
-                    drift,
-                )
-        return tuple(new)
+        new = {d.path: d for d in found if d.path not in self.drifted}
+        for drift in new.values():
+            self.drifted.add(drift.path)
+            logger.warning("job %s: a value beside the spec at %s", self.shown, drift)
+        return tuple(new.values())
 
     def _emit(
         self,

@@ -116,7 +116,7 @@ class SyncHTTP(SyncSend):
             options, idempotency_header=idempotency_header, stream=streamed
         )
         if streamed:
-            return cast(T, StreamedResponse(response, decode))
+            return cast(T, StreamedResponse(response, self.read_as(decode)))
         return self.decoded(response, decode)
 
     def call_raw(
@@ -128,7 +128,7 @@ class SyncHTTP(SyncSend):
     ) -> RawResponse[T]:
         """Send (with retries); the body is read, and decoded by ``parse()``."""
         response = self.request(options, idempotency_header=idempotency_header)
-        return RawResponse(response, decode)
+        return RawResponse(response, self.read_as(decode))
 
     def call_streaming(
         self,
@@ -212,7 +212,7 @@ class AsyncHTTP(AsyncSend):
             options, idempotency_header=idempotency_header, stream=streamed
         )
         if streamed:
-            return cast(T, AsyncStreamedResponse(response, decode))
+            return cast(T, AsyncStreamedResponse(response, self.read_as(decode)))
         return self.decoded(response, decode)
 
     async def call_raw(
@@ -224,7 +224,7 @@ class AsyncHTTP(AsyncSend):
     ) -> RawResponse[T]:
         """Send (with retries); the body is read, and decoded by ``parse()``."""
         response = await self.request(options, idempotency_header=idempotency_header)
-        return RawResponse(response, decode)
+        return RawResponse(response, self.read_as(decode))
 
     def call_streaming(
         self,
