@@ -188,6 +188,23 @@ def test_a_plain_status_read_is_tolerant_too(
     assert raw.parse().status_details is keyvault.UNSET
 
 
+def test_strict_decoding_applies_to_a_plain_call_too(keyvault: ModuleType, mode: str) -> None:
+    rig = Rig(keyvault, mode, KeyVault74BackupService)
+    rig.run(_backup(rig))
+    (job_id,) = rig.service.operations
+    rig.client = type(rig.client)(  # a second client of the same vault, strict
+        base_url=rig.service.ENDPOINT,
+        wait_config=keyvault.WaitConfig(decoding="strict"),
+        transport=rig.service.transport(),
+        headers=BEARER,
+    )
+
+    with pytest.raises(keyvault.errors.DecodeError) as caught:
+        rig.run(lambda c: c.full_backup.status(job_id, api_version="7.4"))
+
+    assert caught.value.path == "$.statusDetails" and caught.value.status_code == 200
+
+
 # -- Dev Center: answers with no monitor header -----------------------------------------
 
 BOX = "/projects/sprint/users/me/devboxes/box-1"
