@@ -451,6 +451,11 @@ class Job:
     location: Location | None = None
     cancel: Operation | None = None
     """The operation that asks the server to cancel the job (keyed by ``id_parameter``)."""
+    cancel_at_url: str | None = None
+    """For a job polled at its operation URL whose cancel is an operation on the status
+    operation's own path (``DELETE /batches/{id}``) or below it (``:cancel``, ``/cancel``):
+    what the cancel appends to the URL's path ("" for none); its request goes to the
+    operation URL with the cancel's method. None: the cancel is called with the job id."""
     progress_path: tuple[str, ...] | None = None
     """A percentage (0-100) in the record."""
     progress_done_path: tuple[str, ...] | None = None
@@ -475,6 +480,10 @@ class Job:
     """Rules giving a status answer its state by HTTP status or body value."""
     final_from: FinalFrom = "result"
     """Where ``wait_for_result`` gets the result (see ``model/declare/opurl.py``)."""
+    result_path: tuple[str, ...] | None = None
+    """With ``final_from: record``: the member of the terminal record that is the
+    result (``result_field``; Azure's ``analyzeResult``), typed by ``result_type``."""
+    result_type: TypeRef | None = None
     id_last_segment: bool = False
     """The id is the last ``/``-separated segment of the value at ``id_path`` (an
     AIP-151 Operation's ``operations/123`` -> ``123``)."""

@@ -37,6 +37,7 @@ from .wire import (
     CallOptions,
     RequestOptions,
     decode_json,
+    decode_json_text,
     multipart,
     page_options,
     path_param,
@@ -57,6 +58,7 @@ __all__ = [
     "RequestOptions",
     "SyncHTTP",
     "decode_json",
+    "decode_json_text",
     "multipart",
     "page_options",
     "path_param",
@@ -113,8 +115,8 @@ class SyncHTTP(SyncSend):
             options, idempotency_header=idempotency_header, stream=streamed
         )
         if streamed:
-            return cast(T, StreamedResponse(response, decode))
-        return decode(response)
+            return cast(T, StreamedResponse(response, self.read_as(decode)))
+        return self.decoded(response, decode)
 
     def call_raw(
         self,
@@ -125,7 +127,7 @@ class SyncHTTP(SyncSend):
     ) -> RawResponse[T]:
         """Send (with retries); the body is read, and decoded by ``parse()``."""
         response = self.request(options, idempotency_header=idempotency_header)
-        return RawResponse(response, decode)
+        return RawResponse(response, self.read_as(decode))
 
     def call_streaming(
         self,
@@ -209,8 +211,8 @@ class AsyncHTTP(AsyncSend):
             options, idempotency_header=idempotency_header, stream=streamed
         )
         if streamed:
-            return cast(T, AsyncStreamedResponse(response, decode))
-        return decode(response)
+            return cast(T, AsyncStreamedResponse(response, self.read_as(decode)))
+        return self.decoded(response, decode)
 
     async def call_raw(
         self,
@@ -221,7 +223,7 @@ class AsyncHTTP(AsyncSend):
     ) -> RawResponse[T]:
         """Send (with retries); the body is read, and decoded by ``parse()``."""
         response = await self.request(options, idempotency_header=idempotency_header)
-        return RawResponse(response, decode)
+        return RawResponse(response, self.read_as(decode))
 
     def call_streaming(
         self,

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
 import threading
 import uuid
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar, cast
 
+import attrs
 import httpx
 
-from .created import Created, overrun, read_created
+from .created import Created, by_status_rules, creating, read_created
 from .errors import (
-    APITimeoutError,
     DecodeError,
     InvalidResumeToken,
     JobFailed,
@@ -31,11 +30,11 @@ from .errors import (
     attach_job_id,
 )
 from .ratelimit import RateLimiter, StatusLimiter
-from .records import MISSING, Poll
+from .records import MISSING, Poll, decode_error, dig
 from .resume import decode_resume_token
-from .serde import lenient
+from .serde import collect_drift, decoding, lenient
 from .shown import display_id
-from .waitcalls import AsyncDrive, Begun, Drive, Polled
+from .waitcalls import AsyncDrive, Begun, Drive, Polled, check_wait_args
 from .waitcore import Finished, WaitCore
 from .waitspec import Carried, JobSpec, PollEvent, WaitConfig
 
@@ -137,6 +136,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             spec.carried({**token.carried, **given}),
             token.due_at,
             token.final_url,
+            token.by_status,
         )
 
     def new_core(
@@ -156,8 +156,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """The core of a wait (or of a handle's poll) that begins at `begun`, with
         `deadline` seconds left (ending at epoch `deadline_at` when given) counted
         from `started` (default: now); `opening` is the create answer (W7)."""
+        spec = self.spec
+        if begun.by_status:  # a `Location` alone: read by HTTP status
+            spec = attrs.evolve(spec, status_rules=by_status_rules(spec))
         return WaitCore(
-            self.spec,
+            spec,
             self.config,
             begun.job_id,
             target=begun.target,
@@ -166,7 +169,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             attempt=begun.attempt,
             deadline_at=deadline_at,
             on_poll=on_poll,
-            event_record=self._lenient_record,
+            event_record=self._event_record,
             want_result=want_result,
             abandon=abandon,
             request_cap=request_cap,
@@ -175,6 +178,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
             started=started,
             opening=opening,
             due_at=begun.due_at,
+            by_status=begun.by_status,
         )
 
     def created_core(
@@ -188,8 +192,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """The core of `create_and_wait`'s wait: its deadline counts from `started`,
         before the create, and the create answer is its first status read (W7)."""
         return self.new_core(
-            self.begin(
-                created.job_id, carried=created.carried, final_url=created.final_url
+            attrs.evolve(
+                self.begin(
+                    created.job_id, carried=created.carried, final_url=created.final_url
+                ),
+                by_status=created.by_status,
             ),
             deadline,
             on_poll=on_poll,
@@ -249,14 +256,32 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
 
     def _decoding(self) -> contextlib.AbstractContextManager[None]:
         """Where the records and results a wait returns are decoded."""
-        if self.config.decoding == "lenient":
-            return lenient()
-        return contextlib.nullcontext()
+        return decoding(self.config.decoding)
+
+    def _event_record(self, raw: object) -> RecordT:
+        """A record for a poll event: read tolerantly (W15), else leniently."""
+        try:
+            with decoding("tolerant"):
+                return self._decode_record(raw)
+        except DecodeError:
+            return self._lenient_record(raw)
 
     def _lenient_record(self, raw: object) -> RecordT:
         """A record for a poll event or a failed job: decoded, values off the spec kept."""
         with lenient():
             return self._decode_record(raw)
+
+    def record_outcome(self, core: WaitCore, finished: Finished) -> object:
+        """The terminal record, or its member at `result_path` (`decode_result`)."""
+        spec, record = self.spec, finished.record
+        if spec.result_path is None or spec.decode_result is None:
+            return self.terminal_record(core, finished)
+        path = "$" + "".join(f".{key}" for key in spec.result_path)
+        try:
+            with core.reading():
+                return spec.decode_result(dig(record, spec.result_path), path)
+        except SDKError as error:
+            raise attach_job_id(error, core.job_id) from None
 
     def terminal_record(self, core: WaitCore, finished: Finished) -> RecordT:
         """The terminal record, typed; off the spec, an error that keeps it."""
@@ -285,8 +310,12 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         """A record, typed; off the spec, a `RecordDecodeError` that keeps it. The
         body of an answer a status rule classified is decoded leniently."""
         try:
-            with lenient() if ruled else self._decoding():
-                return self._decode_record(raw)
+            with collect_drift() as found:
+                try:
+                    with lenient() if ruled else self._decoding():
+                        return self._decode_record(raw)
+                finally:
+                    core.noted(found)
         except DecodeError as error:
             raise RecordDecodeError(
                 error,
@@ -372,17 +401,7 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         )
 
     def _decode_error(self, raw: object) -> object:
-        """A failed job's error payload, as the job's error model where it fits
-        (values off the spec kept); None when absent or beyond decoding."""
-        spec = self.spec
-        if spec.decode_error is None or raw is None:
-            return raw
-        path = (*spec.record_path, *(spec.error_path or ()))
-        try:
-            with lenient():
-                return spec.decode_error(raw, "$" + "".join(f".{key}" for key in path))
-        except SDKError:
-            return None
+        return decode_error(self.spec, raw)
 
     def _no_cancel_operation(self) -> NoCancelOperation:
         return NoCancelOperation(
@@ -463,20 +482,11 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
     def _idempotency_key(self) -> str | None:
         return str(uuid.uuid4()) if self.spec.idempotency_header else None
 
-    @contextlib.contextmanager
-    def creating(self, started: float, deadline: float | None) -> Generator[None]:
-        """Around a create bounded by a wait's `deadline` (W5): a timeout the deadline
-        caused, `started` seconds on `clock` ago, raises `JobTimeout` (`overrun`)."""
-        try:
-            yield
-        except APITimeoutError as error:
-            elapsed = self.config.clock() - started
-            timeout = (
-                None if deadline is None else overrun(self.spec, elapsed, deadline)
-            )
-            if timeout is None:
-                raise
-            raise timeout from error
+    def creating(
+        self, started: float, deadline: float | None
+    ) -> contextlib.AbstractContextManager[None]:
+        """Around a create bounded by a wait's `deadline` (`created.creating`)."""
+        return creating(self.spec, self.config.clock, started, deadline)
 
     def _created(self, response: httpx.Response) -> Created:
         """The new job, read from its create response (`read_created`)."""
@@ -487,12 +497,3 @@ class BaseJobWaiter(Generic[RecordT, ResultT]):
         the errors."""
         with self._decoding():
             self._decode_record(raw)
-
-
-def check_wait_args(deadline: float, concurrency: int = 1) -> None:
-    if not (deadline > 0 and math.isfinite(deadline)):
-        raise ValueError(
-            f"deadline must be a positive number of seconds, got {deadline!r}"
-        )
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")

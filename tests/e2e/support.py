@@ -25,7 +25,8 @@ OTHER_KEY = "key-2"
 
 #: Small poll schedule and status-retry budget: real seconds stay in hundredths.
 FLOOR = 0.01
-FAST: dict[str, float] = {"first": 0.01, "floor": FLOOR, "cap": 0.02}
+#: The e2e suite decodes strictly: every answer of `jobgen serve` is exact (W16).
+FAST: dict[str, Any] = {"first": 0.01, "floor": FLOOR, "cap": 0.02, "decoding": "strict"}
 #: Leeway for clocks read on two sides of a socket (sleep never returns early by more).
 EPSILON = 0.002
 

@@ -297,7 +297,7 @@ def run(sdk: ModuleType, api: Recorder, mode: str, call: Callable[[Any], Any]) -
         "api_key": KEY,
         "base_url": api.origin,
         "headers": DEFAULT_HEADERS,
-        "wait_config": sdk.WaitConfig(first=0.01, floor=0, cap=0.02),
+        "wait_config": sdk.WaitConfig(first=0.01, floor=0, cap=0.02, decoding="strict"),
     }
     if mode == "sync":
         with sdk.Client(**options) as client:

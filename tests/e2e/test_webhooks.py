@@ -130,7 +130,7 @@ class Harness:
         )
 
     def run(self, call: Callable[[Any], Any], **wait_config: float) -> Any:
-        config = self.sdk.WaitConfig(**wait_config)
+        config = self.sdk.WaitConfig(decoding="strict", **wait_config)
         options = {"api_key": KEY, "base_url": self.server.base_url, "wait_config": config}
         if self.mode == "sync":
             with self.sdk.Client(**options) as client:

@@ -125,7 +125,7 @@ def test_the_example_falls_back_to_polling_when_the_delivery_is_dropped(
         api_key=KEY,
         base_url=sume_server.base_url,
         headers={"x-jobgen-scenario": json.dumps(scenario)},
-        wait_config=sdk.WaitConfig(first=0.02, floor=0.02, cap=0.05),
+        wait_config=sdk.WaitConfig(first=0.02, floor=0.02, cap=0.05, decoding="strict"),
     )
     job_id, status = run_one(module, url)
     assert status == "completed"

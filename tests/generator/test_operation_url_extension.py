@@ -125,12 +125,15 @@ def test_an_unused_result_operation_is_refused(tmp_path: Path) -> None:
     )
 
 
-def test_a_cancel_operation_needs_a_job_id(tmp_path: Path) -> None:
+def test_a_cancel_must_be_at_the_operation_url(tmp_path: Path) -> None:
+    """A job polled at its operation URL has no id: its cancel is sent to that URL, so
+    the cancel must be a DELETE of the status operation's path or a POST below it."""
     found = problems(tmp_path, reply(cancel="getExport"))
     assert any(
         p.endswith(
-            f"{AT}/cancel: the cancel operation is called with the job id, and a job polled"
-            " at its operation URL has none"
+            f"{AT}/cancel: 'getExport' is on neither the path of 'getExportStatus' nor below it"
+            " (':cancel', '/cancel'): a job polled at its operation URL is canceled there,"
+            " as it has no job id to call another operation with"
         )
         for p in found
     )

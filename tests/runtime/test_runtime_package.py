@@ -50,7 +50,27 @@ def test_module_is_self_contained(path: Path) -> None:
             if id(node) in checking_only and top in TYPE_CHECKING_ONLY:
                 continue
             assert top in ALLOWED or top in sys.stdlib_module_names, f"{path.name}: {name}"
-    assert len(path.read_text(encoding="utf-8").splitlines()) < 500
+
+
+#: The longest function or method a reader should have to hold in view at once.
+MAX_FUNCTION_LINES = 100
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_module_says_what_it_is_for_and_its_functions_fit_in_view(path: Path) -> None:
+    """What a cap on module length stood for: a reader learns from the module's first
+    docstring sentence what it is for, and reads every function of it whole."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    summary = (ast.get_docstring(tree) or "").split("\n\n")[0]
+    assert summary.rstrip().endswith((".", ":")), f"{path.name}: no one-paragraph summary"
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == [], f"{path.name}: split {', '.join(long)}"
 
 
 def test_public_names_exist() -> None:

@@ -42,10 +42,11 @@ def _creates_and_reads(server: RunningServer) -> tuple[list[tuple[Any, ...]], li
     return creates, reads
 
 
-def _check(server: RunningServer, records: list[Any]) -> None:
-    """Each overload reached its own operation, and every status read its job (the id is
-    the operation URL's last segment, not an all-zero placeholder)."""
-    assert [r.status for r in records] == ["succeeded", "succeeded"]
+def _check(server: RunningServer, results: list[Any]) -> None:
+    """Each overload reached its own operation and returned the operation's result (the
+    succeeded record's `analyzeResult`), and every status read its job (the id is the
+    operation URL's last segment, not an all-zero placeholder)."""
+    assert [type(r).__name__ for r in results] == ["AnalyzeResult", "AnalyzeResult"]
     creates, reads = _creates_and_reads(server)
     assert [(name, status) for name, status, _ in creates] == [
         ("analyze_document", 202),

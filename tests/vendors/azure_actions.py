@@ -197,7 +197,22 @@ class TranslationService(AzureService):
             return self._start(seen, now)
         if seen.method == "GET" and seen.path.startswith(self.BATCHES + "/"):
             return self._status(seen.path.removeprefix(self.BATCHES + "/"), now)
+        if seen.method == "DELETE" and seen.path.startswith(self.BATCHES + "/"):
+            return self._cancel(seen.path.removeprefix(self.BATCHES + "/"))
         return self.not_found(seen)
+
+    def _cancel(self, batch_id: str) -> httpx.Response:
+        """ "Cancel Translation" (`DELETE /document/batches/{id}`, CancelTranslation):
+        a batch not yet finished goes `Cancelling`, then `Cancelled`; one already
+        finished is left as it is. The answer is the batch's status (200)."""
+        operation = self.operations.get(batch_id)
+        if operation is None:
+            return error(404, "ResourceNotFound", f"Batch {batch_id} was not found.")
+        if operation.done_at is None:
+            operation.states = [*operation.states[: operation.polls], "Cancelling", "Cancelled"]
+            operation.data["canceled"] = True
+        state = operation.states[min(operation.polls, len(operation.states) - 1)]
+        return httpx.Response(200, json={**self._record(batch_id, operation, state)})
 
     def _start(self, seen: Request, now: float) -> httpx.Response:
         body = _json_body(seen)
@@ -216,6 +231,9 @@ class TranslationService(AzureService):
         if operation is None:
             return error(404, "ResourceNotFound", f"Batch {batch_id} was not found.")
         state, headers = self.read(operation, now)
+        return httpx.Response(200, json=self._record(batch_id, operation, state), headers=headers)
+
+    def _record(self, batch_id: str, operation: Operation, state: str) -> dict[str, Any]:
         total = operation.data["documents"]
         done = state.lower() == "succeeded"
         record: dict[str, Any] = {
@@ -235,7 +253,7 @@ class TranslationService(AzureService):
         }
         if (problem := self.error_of(state)) is not None:
             record["error"] = problem | {"target": "Operation"}
-        return httpx.Response(200, json=record, headers=headers)
+        return record
 
 
 # -- location -------------------------------------------------------------------------------

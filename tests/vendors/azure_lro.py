@@ -74,7 +74,9 @@ class AzureAnalyzeService:
 
     Each operation runs through `states` (one per status read, the last repeated);
     `create_retry_after` and `status_retry_after` are the `Retry-After` seconds the
-    202 and each unfinished status answer send.
+    202 and each unfinished status answer send. The state "succeeded-unwritten" answers
+    `succeeded` without the `analyzeResult` (a result not written yet), with a
+    `Retry-After`.
     """
 
     clock: Callable[[], float]
@@ -164,13 +166,19 @@ class AzureAnalyzeService:
             )
         state = operation.states[min(operation.polls, len(operation.states) - 1)]
         operation.polls += 1
+        # "succeeded-unwritten": a succeeded status whose analyzeResult is not written yet.
+        unwritten = state == "succeeded-unwritten"
+        state = "succeeded" if unwritten else state
         record: dict[str, Any] = {
             "status": state,
             "createdDateTime": STAMP,
             "lastUpdatedDateTime": STAMP,
         }
         headers: dict[str, str] = {}
-        if state == "succeeded":
+        if unwritten:
+            headers["Retry-After"] = str(self.status_retry_after)
+            operation.not_before = now + self.status_retry_after
+        elif state == "succeeded":
             record["analyzeResult"] = {
                 "apiVersion": API_VERSION,
                 "modelId": model,

@@ -40,6 +40,7 @@ import attrs
 from ...problems import Location, Problem, pointer_join
 from .. import ir
 from ..names import snake, words
+from .common import cancel_suffix
 from .imported import Imported, left_out
 
 __all__ = ["AZURE_ORIGIN", "MONITOR_HEADERS", "STATUS_MODEL", "Imported", "read_azure", "skipped"]
@@ -380,8 +381,12 @@ class _Reader:
             ]
         if "success" not in node["state"]:
             return f"the status field of {model.name} has no Succeeded state"
+        cancel = None if by_status_code else self.cancel_of(status)
+        if cancel is not None:
+            node["cancel"] = cancel.operation_id
         if any(f.wire == "error" for f in model.fields):
             node["error_field"] = "/error"
+        member = self.result_member(model)
         percent = next((f for f in model.fields if f.wire == "percentComplete"), None)
         if percent is not None:
             kind = self.deref(percent.type)
@@ -408,7 +413,32 @@ class _Reader:
                 node["final_from"] = "record"
         else:
             node["final_from"] = "record"
+        if node["final_from"] == "record" and member is not None and method != "delete":
+            node["result_field"] = f"/{member}"
         return node
+
+    def result_member(self, model: ir.Model) -> str | None:
+        """The member of a status monitor that holds the operation's result, as Azure's
+        SDKs return it: `result`, or one named for it (`analyzeResult`), an object."""
+        for field in model.fields:
+            named = field.wire == "result" or re.fullmatch(r"[a-z]+Result", field.wire)
+            if named and isinstance(self.deref(field.type), ir.Model):
+                return field.wire
+        return None
+
+    def cancel_of(self, status: ir.Operation) -> ir.Operation | None:
+        """The operation that cancels what `status` reads: a `DELETE` of its very path
+        (Document Translation's `DELETE /document/batches/{id}`), or a `POST` of it with
+        `:cancel` or `/cancel` added (the Guidelines' "Cancel" action); None if none."""
+        for op in self.operations.values():
+            if (
+                op.method.lower() not in ("delete", "post")
+                or op.operation_id == status.operation_id
+            ):
+                continue
+            if cancel_suffix(status, op) is not None:
+                return op
+        return None
 
     def created_get(self, path: str) -> ir.Operation | None:
         """The GET of an item a POST at ``path`` creates (``GET .../conversions/{id}``

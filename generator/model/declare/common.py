@@ -87,3 +87,25 @@ def type_at(
             return None, f"{where} is {kind}, so it has no property '{token}'"
         walked += "/" + token
     return current, ""
+
+
+def cancel_suffix(status: ir.Operation, cancel: ir.Operation | None) -> str | None:
+    """What a cancel appends to the status operation's path: "" for a `DELETE` of its
+    very path (Document Translation's `DELETE /document/batches/{id}`), ":cancel" or
+    "/cancel" for a `POST` below it; so a job known by its operation URL is canceled
+    there. None for any other operation."""
+    if cancel is None or cancel.synthetic or status.synthetic:
+        return None
+    status_path, cancel_path = _shape(status.path), _shape(cancel.path)
+    method = cancel.method.lower()
+    if cancel_path == status_path and method == "delete":
+        return ""
+    for suffix in (":cancel", "/cancel"):
+        if cancel_path == status_path + suffix and method == "post":
+            return suffix
+    return None
+
+
+def _shape(path: str) -> str:
+    """A path with its parameters' names left out: `/jobs/{id}` -> `/jobs/{}`."""
+    return re.sub(r"\{[^}]*\}", "{}", path.rstrip("/"))

@@ -127,14 +127,6 @@ def read_polling(
 ) -> Polling:
     """The job's operation URL headers, status rules and final source."""
     headers = _headers(node.get("operation_url"), at.child("operation_url"), problems)
-    if headers and node.get("cancel") is not None:
-        problems.append(
-            Problem(
-                at.child("cancel"),
-                "the cancel operation is called with the job id, and a job polled at its"
-                " operation URL has none",
-            )
-        )
     if headers and node.get("create") is None:
         problems.append(
             Problem(at.child("operation_url"), "needs a 'create' operation whose answer has it")

@@ -16,7 +16,7 @@ from ...problems import Location, Nearest, Problem, closest, printable
 from .. import ir
 from ..operations import media_kind
 from .carry import read_carry, read_constants, unsupplied
-from .common import deref_type, split_pointer, type_at, unknown_keys
+from .common import cancel_suffix, deref_type, split_pointer, type_at, unknown_keys
 from .imported import Imported, left_out
 from .opurl import POLLING_KEYS, check_rule_states, read_polling, rule_states
 from .webhooks import WebhookOperations, read_webhooks
@@ -35,6 +35,7 @@ _KNOWN_KEYS = frozenset(
         "state",
         "terminal_field",
         "result_ready_field",
+        "result_field",
         "error_field",
         "poll",
         "idempotency_header",
@@ -161,8 +162,18 @@ class _JobReader:
         by_id = polling.final_from == "result" and not record_fed
         # A job polled at its operation URL needs the id parameter only where a call
         # takes the id: a result fetched by id, or a cancel.
+        cancel_at_url = cancel_suffix(status, cancel) if polling.operation_url else None
+        if polling.operation_url and cancel is not None and cancel_at_url is None:
+            self.problem(
+                at.child("cancel"),
+                f"'{cancel.operation_id}' is on neither the path of '{status.operation_id}'"
+                " nor below it (':cancel', '/cancel'): a job polled at its operation URL is"
+                " canceled there, as it has no job id to call another operation with",
+            )
         by_url_only = (
-            bool(polling.operation_url) and cancel is None and not (by_id and result is not None)
+            bool(polling.operation_url)
+            and (cancel is None or cancel_at_url is not None)
+            and not (by_id and result is not None)
         )
         id_parameter = self._id_parameter(node, at, status, result if by_id else None, by_url_only)
         record_path = self.pointer(node, "record", at) or ()
@@ -206,6 +217,14 @@ class _JobReader:
         )
         error_path = self.pointer(node, "error_field", at)
         error_type = self.resolve(record_type, error_path, at.child("error_field"))
+        result_path = self.pointer(node, "result_field", at)
+        result_type = self.resolve(record_type, result_path, at.child("result_field"))
+        if result_path is not None and polling.final_from != "record":
+            self.problem(
+                at.child("result_field"),
+                "the result is a member of the terminal record only with final_from: record"
+                f" (this job's is {polling.final_from})",
+            )
         hint_path, hint_unit, headers, floor, first, cap = self._poll(
             node.get("poll"), at.child("poll"), record_type
         )
@@ -235,7 +254,8 @@ class _JobReader:
             problems=self.problems,
         )
         sent = tuple(c for c in carry if not c.record)  # what status and cancel receive
-        self._cancel(cancel, at, id_parameter, sent, constants)
+        if cancel_at_url is None:  # at the operation URL, the URL carries the id
+            self._cancel(cancel, at, id_parameter, sent, constants)
         if not polling.operation_url:  # the operation URL carries what the status needs
             self._only_the_id(status, "status", at, id_parameter, sent, constants)
         # (A record value refused above is not reported again as missing here.)
@@ -298,6 +318,7 @@ class _JobReader:
             idempotency_header=idem,
             location=at,
             cancel=cancel,
+            cancel_at_url=cancel_at_url,
             progress_path=progress[0],
             progress_done_path=progress[1],
             progress_total_path=progress[2],
@@ -310,6 +331,8 @@ class _JobReader:
             operation_url=polling.operation_url,
             status_rules=polling.rules,
             final_from=polling.final_from,
+            result_path=result_path,
+            result_type=result_type,
             id_last_segment=last_segment,
             ignore_case=self._ignore_case(node, at),
             origin=origin,

@@ -298,6 +298,12 @@ def job_view(
     }
     if error is not None:
         spec_args["decode_error"] = code.decoder(error)
+    member = job.result_type
+    if isinstance(member, ir.Nullable):  # a record whose member is null is not ready
+        member = member.inner
+    if job.result_path is not None and member is not None:
+        spec_args["result_path"] = path_tuple(job.result_path)
+        spec_args["decode_result"] = code.decoder(member)
     record_path = "$" + "".join(f".{t}" for t in job.record_path)
     view: dict[str, Any] = {
         "name": ident(name),
@@ -331,6 +337,7 @@ def job_view(
         **_method_names(name, single, taken),
         "types": [job.record_type]
         + ([error] if error is not None else [])
+        + ([member] if job.result_path is not None and member is not None else [])
         + ([job.status.body.type] if job.status.body is not None and job.carry else []),
         "error_classes": (ident(failed), ident(canceled), ident(timeout), ident(stalled)),
         "imports": [],
@@ -386,6 +393,16 @@ def job_view(
             "attr": ident(f"_cancel_{name}"),
             "call": carry_call(code, job, job.cancel),
         }
+        request = view["cancel"]["request"]
+        view["cancel"]["options"] = Code(f"{request}({view['cancel']['call']})")
+        if job.cancel_at_url is not None:  # sent to the operation URL the job id is
+            security = tuple_of([py_str(s) for s in job.cancel.security])
+            method_arg = py_str(job.cancel.method.upper())
+            suffix = f", suffix={py_str(job.cancel_at_url)}" if job.cancel_at_url else ""
+            view["cancel"]["options"] = Code(
+                f"_opurl.url_options(self._http, job_id, {security}, method={method_arg}{suffix})"
+            )
+            view["cancel"]["request"] = view["cancel"]["call"] = Code("")
         view["types"] += cancel_view["types"]
     # A job with a cancel operation lets each wait say whether a timeout cancels it.
     view["cancel_param"] = Code(", cancel_on_timeout: bool | None = None" if job.cancel else "")
@@ -438,8 +455,12 @@ def job_view(
     # With final_from: record, the terminal record is the result.
     view["record_result"] = job.final_from == "record"
     record_result = view["record_annotation"] if view["record_result"] else Code("None")
+    if view["record_result"] and job.result_path is not None and member is not None:
+        record_result = code.annotation(member)  # the record's member is the result
     view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
-    returns = view["result"]["returns"] if view["result"] else view["record_annotation"]
+    returns = view["result"]["returns"] if view["result"] else record_result
+    if str(returns) == "None":
+        returns = view["record_annotation"]
     located = job.final_from == "create-location" and view["result"] is not None
     if located and str(returns) != str(view["record_annotation"]):
         # No Location on the create answer: the terminal record is the result.
@@ -450,7 +471,7 @@ def job_view(
     # A result of the record's own type (Azure's PUT: the GET of the resource polled)
     # needs no cast: the waiter's outcome is already that type.
     view["outcome_is_result"] = (
-        view["record_result"]
+        (view["record_result"] and job.result_path is None)
         or located
         or (view["result"] is not None and str(returns) == str(view["record_annotation"]))
     )

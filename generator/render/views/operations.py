@@ -210,7 +210,10 @@ def operation_view(
     returns: str
     if response.kind == "json" and response.type is not None:
         returns = code.annotation(response.type)
-        decode = f"_http.decode_json(response, {code.decoder(response.type)})"
+        decoder = code.decoder(response.type)
+        decode = f"_http.decode_json(response, {decoder})"
+        if decoder == "_s.as_str":  # a body of another media type is read as its text
+            decode = "_http.decode_json_text(response)"
     elif response.kind == "text":
         returns, decode = "str", "response.text"
     elif response.kind == "binary":
@@ -222,7 +225,7 @@ def operation_view(
         returns, decode = "str", "response.text"
     else:
         returns, decode = "None", "None"
-    typed = decode.startswith("_http.decode_json(")
+    typed = decode.startswith("_http.decode_json")
     if redirected:
         returns = f"{returns} | _resp.Redirect"
         decode = f"_resp.redirected(response) or {decode}"

@@ -48,11 +48,10 @@ def _resource_code(ops: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> str
             if job["result"]["to_file"]:
                 parts.append("_t")  # the overloads of wait_for_result (read_back)
         if job["cancel"]:
-            parts += [job["cancel"]["request"], job["cancel"]["response"], job["cancel"]["returns"]]
-            parts.append(job["cancel"]["call"])
+            parts += [job["cancel"]["options"], job["cancel"]["response"], job["cancel"]["returns"]]
         if job["create"]:
             parts += [job["create"]["signature"], job["create"]["call_args"]]
-            if not job["record_result"]:
+            if not job["record_result"] or not job["outcome_is_result"]:
                 parts.append("_t.cast")
             parts.append(job["create"]["start_signature"])
             parts.append(job["create"]["request"])
@@ -100,9 +99,9 @@ def resource_view(
             if job["result"]["request"] in job["result"]["options"]:
                 cross[job["result"]["module"]].add(job["result"]["request"])
         if job["cancel"] and job["cancel"]["module"] != resource.module:
-            cross.setdefault(job["cancel"]["module"], set()).update(
-                {job["cancel"]["request"], job["cancel"]["response"]}
-            )
+            cross.setdefault(job["cancel"]["module"], set()).add(job["cancel"]["response"])
+            if job["cancel"]["request"]:
+                cross[job["cancel"]["module"]].add(job["cancel"]["request"])
         if job["create"] and job["create"]["module"] != resource.module:
             cross.setdefault(job["create"]["module"], set()).add(job["create"]["request"])
     imports = module_imports(code, types)

@@ -39,10 +39,9 @@ SDKError
 Every error raised while waiting for a job names that job: waiter errors carry it as
 `job_id` and in their message; any other `SDKError` escaping a wait (a 401, a 404, a
 decoding error) is raised unchanged, with its `job_id` attribute set, which its message
-then mentions. Messages are built from status codes, paths and server payloads only:
-never from request headers, credentials or query strings. A job polled at its operation
-URL has that URL, query included, as its `job_id` (every call taking a job id accepts
-it back); messages, logs and reprs show it as `display_id` does, without the query.
+then mentions. Messages are built from status codes, paths and server payloads only,
+never from request headers, credentials or query strings (a job's operation URL is its
+`job_id`, shown as `display_id` shows it: without the query).
 """
 
 from __future__ import annotations
@@ -210,6 +209,10 @@ class InternalServerError(APIStatusError):
 
 class DecodeError(SDKError, ValueError):
     """A response did not match the schema; `path` locates the value, e.g. `$.data.status`."""
+
+    status_code: int | None = None  # the answer's; its `request_id` and `body` (text)
+    request_id: str | None = None
+    body: str | None = None
 
     def __init__(self, reason: str, *, path: str = "$") -> None:
         super().__init__(f"cannot decode {path}: {reason}")

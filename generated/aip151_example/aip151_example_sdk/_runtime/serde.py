@@ -6,9 +6,18 @@ class's field table. A decoder is a callable ``(value, path) -> T``; composite d
 are built from smaller ones, so ``list_of(Pet.from_dict)`` decodes a list of pets and
 reports ``$.pets[3].name``.
 
-Inside ``with lenient():`` a field, list item or map value that does not match its
-schema is kept as received (the raw JSON value) instead of raising, and a missing
-required field becomes ``None``: decoding never fails below the top-level object.
+Decoding has three modes (:func:`decoding`). "strict", the default of ``from_dict``,
+raises on the first value off the spec (contract tests). "tolerant", the default of a
+client reading its answers (`WaitConfig.decoding`), reads what real servers send beside
+the spec the nearest type-sound way: an optional field whose value
+does not match its schema (a ``null`` where the spec says string, a string where it says
+object) reads as absent (``UNSET``), and a list item or map value that does not match is
+left out, so every field holds a value of the type it declares; a required field that
+does not match fails its object, which its parent then reads as absent where it may,
+and only a problem at the top-level object raises. Each such problem is a
+:class:`Drift` (path and reason), gathered by :func:`collect_drift`. "lenient" keeps a value that matches nowhere as
+received, a missing required field as ``None`` (the record of a failed job, a poll
+event's record: never lost, not type-checked).
 
 The decoders of single values (``as_str``, ``as_datetime``...) and ``UNSET`` are in
 `scalars`; generated code reaches them here, with the rest.
@@ -24,7 +33,7 @@ import operator
 import re
 import uuid
 from collections.abc import Callable, Generator, Mapping
-from typing import Any, TypeVar, Union, cast, overload
+from typing import Any, NamedTuple, TypeVar, Union, cast, overload
 
 from .errors import DecodeError
 from .fieldwise import Fieldwise
@@ -50,6 +59,7 @@ from .scalars import (
 __all__ = [
     "UNSET",
     "Decoder",
+    "Drift",
     "Fields",
     "FileContent",
     "FileInput",
@@ -69,7 +79,10 @@ __all__ = [
     "as_object",
     "as_str",
     "as_uuid",
+    "collect_drift",
     "const",
+    "decoding",
+    "decoding_mode",
     "encode",
     "lenient",
     "list_of",
@@ -77,43 +90,104 @@ __all__ = [
     "nullable",
     "one_of",
     "properties",
+    "report",
     "union",
 ]
 
 T = TypeVar("T")
 Decoder = Callable[[object, str], T]
 
-_LENIENT: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "jobgen_lenient_decoding", default=False
+#: How values are decoded: "strict" (the default), "tolerant" or "lenient".
+_MODE: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "jobgen_decoding", default="strict"
 )
+_DRIFT: contextvars.ContextVar[list[Drift] | None] = contextvars.ContextVar(
+    "jobgen_drift", default=None
+)
+MODES = ("tolerant", "strict", "lenient")
+
+
+class Drift(NamedTuple):
+    """A value the server sent beside the spec, and how it was read."""
+
+    path: str  # where, as ``$.error.code``
+    problem: str  # what the spec wanted and what came
+    read_as: str  # "absent", "left out" or "kept as received"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}; read as {self.read_as}"
 
 
 @contextlib.contextmanager
-def lenient() -> Generator[None]:
-    """Keep values that do not match their schema, as received, instead of raising."""
-    token = _LENIENT.set(True)
+def decoding(mode: str) -> Generator[None]:
+    """Decode in ``mode`` ("tolerant", "strict" or "lenient") inside the block."""
+    if mode not in MODES:
+        raise ValueError(f"decoding must be one of {', '.join(MODES)}, got {mode!r}")
+    token = _MODE.set(mode)
     try:
         yield
     finally:
-        _LENIENT.reset(token)
+        _MODE.reset(token)
+
+
+def decoding_mode() -> str:
+    """The mode decoding is in here ("strict" outside any `decoding` block)."""
+    return _MODE.get()
+
+
+def report(path: str, problem: str, read_as: str) -> None:
+    """Report a drift found outside a decoder (a body of another media type)."""
+    _drift(DecodeError(problem, path=path), read_as)
+
+
+def lenient() -> contextlib.AbstractContextManager[None]:
+    """Keep values that match nowhere as received (see the module's docstring)."""
+    return decoding("lenient")
+
+
+@contextlib.contextmanager
+def collect_drift() -> Generator[list[Drift]]:
+    """The drift of the decoding done inside the block, in the order met."""
+    found: list[Drift] = []
+    token = _DRIFT.set(found)
+    try:
+        yield found
+    finally:
+        _DRIFT.reset(token)
+
+
+def _drift(error: DecodeError, read_as: str) -> None:
+    found = _DRIFT.get()
+    if found is not None:
+        found.append(Drift(error.path or "$", error.reason, read_as))
+
+
+_DROP: Any = object()  # an item left out of its list or map
 
 
 def _kept(decoder: Decoder[T], value: object, path: str) -> T:
-    """``decoder(value, path)``; when lenient, ``value`` itself if it does not match."""
+    """``decoder(value, path)``; off the spec, ``_DROP`` (tolerant) or ``value`` itself
+    (lenient)."""
     try:
         return decoder(value, path)
-    except DecodeError:
-        if _LENIENT.get():
+    except DecodeError as error:
+        mode = _MODE.get()
+        if mode == "strict":
+            raise
+        if mode == "lenient":
+            _drift(error, "kept as received")
             return value  # type: ignore[return-value]
-        raise
+        _drift(error, "left out")
+        return cast(T, _DROP)
 
 
 def list_of(item: Decoder[T]) -> Decoder[list[T]]:
     def decode(value: object, path: str) -> list[T]:
         if not isinstance(value, list):
             raise mismatch("an array", value, path)
-        items = cast("list[object]", value)
-        return [_kept(item, v, f"{path}[{i}]") for i, v in enumerate(items)]
+        values = cast("list[object]", value)
+        items = [_kept(item, v, f"{path}[{i}]") for i, v in enumerate(values)]
+        return [v for v in items if v is not _DROP]
 
     return decode
 
@@ -121,7 +195,8 @@ def list_of(item: Decoder[T]) -> Decoder[list[T]]:
 def map_of(item: Decoder[T]) -> Decoder[dict[str, T]]:
     def decode(value: object, path: str) -> dict[str, T]:
         data = as_object(value, path)
-        return {str(k): _kept(item, v, _child(path, str(k))) for k, v in data.items()}
+        items = {str(k): _kept(item, v, _child(path, str(k))) for k, v in data.items()}
+        return {k: v for k, v in items.items() if v is not _DROP}
 
     return decode
 
@@ -134,15 +209,28 @@ def nullable(inner: Decoder[T]) -> Decoder[T | None]:
 
 
 def one_of(*variants: Decoder[Any]) -> Decoder[Any]:
-    """The first variant that decodes the value wins."""
+    """The first variant that decodes the value wins: first read strictly, then (when
+    none matches exactly) as the mode reads it, so tolerance never picks a variant
+    that another matches exactly."""
 
     def decode(value: object, path: str) -> Any:
         errors: list[str] = []
-        for variant in variants:
-            try:
-                return variant(value, path)
-            except DecodeError as exc:
-                errors.append(exc.reason)
+        mode = _MODE.get()
+        token = _MODE.set("strict")
+        try:
+            for variant in variants:
+                try:
+                    return variant(value, path)
+                except DecodeError as exc:
+                    errors.append(exc.reason)
+        finally:
+            _MODE.reset(token)
+        if mode != "strict":
+            for variant in variants:
+                try:
+                    return variant(value, path)
+                except DecodeError:
+                    pass
         raise DecodeError(
             f"matches none of the {len(variants)} variants ({'; '.join(errors)})",
             path=path,
@@ -243,17 +331,29 @@ class Model(Fieldwise):
                 value = d[key]
                 try:
                     args[attr] = decode(value, path + suffix)
-                except DecodeError:
-                    if not _LENIENT.get():
+                except DecodeError as error:
+                    mode = _MODE.get()
+                    if mode == "strict":
                         raise
-                    args[attr] = value
+                    if not required:  # an optional field: absent, its type holds
+                        _drift(error, "absent")
+                    elif mode == "lenient":
+                        _drift(error, "kept as received")
+                        args[attr] = value
+                    else:  # fails this object; its parent reads it as absent
+                        raise
             elif required:
-                if not _LENIENT.get():
+                if _MODE.get() != "lenient":
                     raise DecodeError("required field is missing", path=path + suffix)
                 args[attr] = None
         if extra is not None:
+            kept = {
+                k: _kept(extra, v, _child(path, k))
+                for k, v in d.items()
+                if k not in known
+            }
             args["additional_properties"] = {
-                k: extra(v, _child(path, k)) for k, v in d.items() if k not in known
+                k: v for k, v in kept.items() if v is not _DROP
             }
         return cls(**args)
 

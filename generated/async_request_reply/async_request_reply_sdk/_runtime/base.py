@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy as _copy
 import functools
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -23,9 +24,11 @@ from .credentials import (
     safe_across_origins,
     split_userinfo,
 )
+from .errors import DecodeError
 from .logs import configure, log_response
 from .retry import RetryPolicy
 from .scalars import Unset
+from .serde import collect_drift, decoding
 from .statuses import status_error_for
 from .styles import header
 from .timing import Timing
@@ -41,6 +44,8 @@ from .wire import (
 __all__ = ["DEFAULT_TIMEOUT", "BaseHTTP", "PreparedRequest"]
 
 _H = TypeVar("_H", bound="BaseHTTP")
+T = TypeVar("T")
+_logger = logging.getLogger(__name__)
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 DEFAULT_TIMEOUT = 60.0
 
@@ -97,10 +102,45 @@ class BaseHTTP:
         self.operation_hosts = tuple(operation_hosts)
         #: Clocks, sleeps and randomness of retries (an SDK with jobs: its WaitConfig).
         self.timing = timing or Timing()
+        #: The (method, field) drifts from the spec this client has logged (W15).
+        self._drifted: set[tuple[str, str]] = set()
         configure()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={self.base_url!r}>"
+
+    def read_as(
+        self, decode: Callable[[httpx.Response], T]
+    ) -> Callable[[httpx.Response], T]:
+        """`decode` as `decoded` runs it (for the raw and streamed views' `parse`)."""
+        return functools.partial(self.decoded, decode=decode)
+
+    def decoded(
+        self, response: httpx.Response, decode: Callable[[httpx.Response], T]
+    ) -> T:
+        """``decode(response)`` as the client decodes (its `WaitConfig.decoding`,
+        tolerant by default); a value beside the spec is logged once per field."""
+        mode = getattr(self.timing, "decoding", "tolerant")
+        try:
+            with collect_drift() as found, decoding(mode):
+                value = decode(response)
+        except DecodeError as error:  # W15: it names the answer
+            error.status_code, error.body = response.status_code, response.text
+            ids = ("x-request-id", "request-id", "x-ms-request-id")
+            found_ids = [response.headers.get(name) for name in ids]
+            error.request_id = next((value for value in found_ids if value), None)
+            raise
+        method = response.request.method
+        for drift in found:
+            if (method, drift.path) not in self._drifted:
+                self._drifted.add((method, drift.path))
+                _logger.warning(
+                    "%s %s answered a value beside the spec at %s",
+                    method,
+                    response.request.url.path,
+                    drift,
+                )
+        return value
 
     def timeout_within(
         self, timeout: float | httpx.Timeout | None, time_left: float | None

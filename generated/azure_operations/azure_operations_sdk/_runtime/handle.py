@@ -150,7 +150,9 @@ class _BaseHandle(Generic[RecordT, ResultT]):
         """Take the create answer as the handle's first poll (W7), its deadline
         counted from before the create (`deadline_at`)."""
         self._deadline_at = deadline_at
-        self._begun = attrs.evolve(self._begun, final_url=created.final_url)
+        self._begun = attrs.evolve(
+            self._begun, final_url=created.final_url, by_status=created.by_status
+        )
         core = self._core_for(want_result=self._waiter.has_result)
         core.opening = created.answer
         self._core = core

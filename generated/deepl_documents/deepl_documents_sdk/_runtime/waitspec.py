@@ -18,6 +18,7 @@ from .opurl import StatusRule
 from .ratelimit import StatusLimiter
 from .retry import RetryPolicy
 from .retry_after import DELAY_FORMATS
+from .serde import Drift
 from .shown import display_id
 from .timing import Timing
 
@@ -158,7 +159,10 @@ class JobSpec:
     state by HTTP status or body value (see `opurl`); `final_from` is where
     `wait_for_result` gets the result: "result" (the result operation, by job id),
     "location" (the `Location` of the terminal status answer) or "record" (the
-    terminal record itself; "operation-url" is its older name).
+    terminal record itself; "operation-url" is its older name); with "record",
+    `result_path` names the record's member that is the result (an Azure status
+    monitor's `analyzeResult`), decoded by `decode_result(value, path)`, and a
+    succeeded record without it is not ready yet.
     """
 
     name: str
@@ -214,6 +218,10 @@ class JobSpec:
     timeout_error: type[JobTimeout[Any]] = JobTimeout
     stalled_error: type[JobStalled[Any]] = JobStalled
     decode_error: Callable[[Any, str], object] | None = None
+    result_path: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_optional_path
+    )
+    decode_result: Callable[[Any, str], object] | None = None
     operation_url: tuple[str, ...] = attrs.field(default=(), converter=_path)
     status_rules: tuple[StatusRule, ...] = attrs.field(default=(), converter=_rules)
     final_from: str = attrs.field(
@@ -280,9 +288,9 @@ DEFAULT_STATUS_RETRY = RetryPolicy(attempts=5, budget=60.0)
 
 
 def _decoding(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value not in ("strict", "lenient"):
+    if value not in ("tolerant", "strict", "lenient"):
         raise ValueError(
-            f"{attribute.name} must be 'strict' or 'lenient', got {value!r}"
+            f"{attribute.name} must be 'tolerant', 'strict' or 'lenient', got {value!r}"
         )
 
 
@@ -297,10 +305,12 @@ class WaitConfig(Timing):
     an injected `sleep` paces async waits too, unless `async_sleep` is given.
     `max_status_reads_per_second` caps status reads across every wait of the client;
     `status_limiter` replaces that cap with one of your own (a `StatusLimiter`, such
-    as `fleet.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how a wait decodes
-    the records and results it returns: "strict" (the default) raises
-    `RecordDecodeError` on a value off the spec, carrying the raw record; "lenient"
-    keeps such values as received (a missing required field is None).
+    as `fleet.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how the
+    client decodes every answer, the records and results of waits included: "tolerant"
+    (the default) reads a value off the spec the nearest type-sound way (an optional
+    field that does not match is absent; each such drift is logged once per field and
+    given on the poll event); "strict" raises (`RecordDecodeError` in a wait, carrying
+    the raw record), for contract tests; "lenient" keeps such values as received.
     `cancel_on_timeout` (off by default) sends the job's declared cancel operation
     when a wait raises `JobTimeout` (its `canceled` then says whether it was sent).
     """
@@ -313,7 +323,7 @@ class WaitConfig(Timing):
     max_status_reads_per_second: float | None = attrs.field(
         default=None, validator=_optional_seconds
     )
-    decoding: str = attrs.field(default="strict", validator=_decoding)
+    decoding: str = attrs.field(default="tolerant", validator=_decoding)
     cancel_on_timeout: bool = False
     status_limiter: StatusLimiter | None = None
 
@@ -328,10 +338,13 @@ class PollEvent(Generic[RecordT]):
     it came from: "retry-after", "hint" (the body), "header" (another header),
     "backoff", "floor", or "deadline" (the last read, moved to the deadline less one
     read's budget, W5). `record` is the record decoded to the job's record model
-    (leniently: a value off the spec is kept as received); `raw_record` is its JSON.
+    (tolerantly; a record whose top level cannot be typed, leniently: values that match
+    nowhere kept as received); `raw_record` is its JSON.
     A job's own `on_poll` receives `PollEvent[ItsRecord]`; `WaitConfig.on_poll`, shared
     by every job of a client, receives `PollEvent[Any]`. `progress` is the job's
     declared progress as a percentage (0-100), None when undeclared or absent.
+    `drift` lists the values of this record the server sent beside the spec (a null
+    where the spec wants a string...) and how they were read, each field once a wait.
     """
 
     job_id: str = attrs.field(repr=lambda job_id: repr(display_id(job_id)))
@@ -343,6 +356,7 @@ class PollEvent(Generic[RecordT]):
     record: RecordT
     raw_record: object = None
     progress: float | None = None
+    drift: tuple[Drift, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -38,6 +38,7 @@ from .wire import (
     CallOptions,
     RequestOptions,
     decode_json,
+    decode_json_text,
     multipart,
     page_options,
     path_param,
@@ -58,6 +59,7 @@ __all__ = [
     "RequestOptions",
     "SyncHTTP",
     "decode_json",
+    "decode_json_text",
     "multipart",
     "page_options",
     "path_param",
@@ -114,8 +116,8 @@ class SyncHTTP(SyncSend):
             options, idempotency_header=idempotency_header, stream=streamed
         )
         if streamed:
-            return cast(T, StreamedResponse(response, decode))
-        return decode(response)
+            return cast(T, StreamedResponse(response, self.read_as(decode)))
+        return self.decoded(response, decode)
 
     def call_raw(
         self,
@@ -126,7 +128,7 @@ class SyncHTTP(SyncSend):
     ) -> RawResponse[T]:
         """Send (with retries); the body is read, and decoded by ``parse()``."""
         response = self.request(options, idempotency_header=idempotency_header)
-        return RawResponse(response, decode)
+        return RawResponse(response, self.read_as(decode))
 
     def call_streaming(
         self,
@@ -210,8 +212,8 @@ class AsyncHTTP(AsyncSend):
             options, idempotency_header=idempotency_header, stream=streamed
         )
         if streamed:
-            return cast(T, AsyncStreamedResponse(response, decode))
-        return decode(response)
+            return cast(T, AsyncStreamedResponse(response, self.read_as(decode)))
+        return self.decoded(response, decode)
 
     async def call_raw(
         self,
@@ -222,7 +224,7 @@ class AsyncHTTP(AsyncSend):
     ) -> RawResponse[T]:
         """Send (with retries); the body is read, and decoded by ``parse()``."""
         response = await self.request(options, idempotency_header=idempotency_header)
-        return RawResponse(response, decode)
+        return RawResponse(response, self.read_as(decode))
 
     def call_streaming(
         self,

@@ -6,7 +6,8 @@ the number of polls made (`deadline_at` is null for a job handle without a deadl
 "job_id":"j_1","v":1}`. A job polled at an operation URL adds it as `url`, its query
 string included (which may hold a signature, such as Azure's `sig=`); a wait whose next
 status read is not due yet (the create answer's `Retry-After`, W7) adds when it is, as
-`due_at` (epoch seconds). It holds none of the client's credentials, but a job that
+`due_at` (epoch seconds); one whose monitor is read by HTTP status (a `Location`
+alone) adds `"by_status": true`. It holds none of the client's credentials, but a job that
 carries values from its create response into later calls (such as a document key, which
 is secret) keeps them under `carried`: such a token is as secret as those values and that
 URL. To store a token without its carried values, drop `carried` from its JSON and pass
@@ -42,6 +43,8 @@ class ResumeToken:
     due_at: float | None = None
     #: Where the result is fetched once the job succeeded (`final_from: original-uri`).
     final_url: str | None = None
+    #: The job's monitor is read by HTTP status (a `Location` alone).
+    by_status: bool = False
 
 
 def encode_resume_token(token: ResumeToken) -> str:
@@ -62,6 +65,8 @@ def encode_resume_token(token: ResumeToken) -> str:
         payload["due_at"] = token.due_at
     if token.final_url is not None:
         payload["final_url"] = token.final_url
+    if token.by_status:
+        payload["by_status"] = True
     return json.dumps(payload, separators=(",", ":"), sort_keys=True)
 
 
@@ -119,6 +124,9 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         or not math.isfinite(due_at)
     ):
         raise bad("due_at is not a finite number")
+    by_status = data.get("by_status", False)
+    if not isinstance(by_status, bool):
+        raise bad("by_status is not a boolean")
     return ResumeToken(
         job_id,
         None if deadline_at is None else float(deadline_at),
@@ -128,4 +136,5 @@ def decode_resume_token(text: str, job: str | None = None) -> ResumeToken:
         url=url,
         due_at=None if due_at is None else float(due_at),
         final_url=final_url,
+        by_status=by_status,
     )

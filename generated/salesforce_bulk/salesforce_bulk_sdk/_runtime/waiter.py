@@ -136,7 +136,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
-            return self.terminal_record(core, finished)  # type: ignore[return-value]
+            return self.record_outcome(core, finished)  # type: ignore[return-value]
         return self._fetch(core, to_file, target, finished)
 
     def create_and_wait(
@@ -262,7 +262,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         assert fetch is not None
         try:
             values = self._result_values(core, finished)
-            with self._decoding():
+            with core.reading():
                 return fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
@@ -274,7 +274,7 @@ class SyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch = self._fetch_result
         assert fetch is not None
         try:
-            with self._decoding():
+            with core.reading():
                 return fetch(core.target, core.time_left(), None, **values), None
         except SDKError as error:
             return None, attach_job_id(error, core.job_id)
@@ -352,7 +352,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         target = self._success_target(core, finished)
         if target is None:
             no_file(to_file)
-            return self.terminal_record(core, finished)  # type: ignore[return-value]
+            return self.record_outcome(core, finished)  # type: ignore[return-value]
         return await self._fetch(core, to_file, target, finished)
 
     async def create_and_wait(
@@ -476,7 +476,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         assert fetch is not None
         try:
             values = self._result_values(core, finished)
-            with self._decoding():
+            with core.reading():
                 return await fetch(target, core.time_left(), to_file, **values)
         except SDKError as error:
             raise attach_job_id(error, core.job_id) from None
@@ -488,7 +488,7 @@ class AsyncJobWaiter(BaseJobWaiter[RecordT, ResultT]):
         fetch = self._fetch_result
         assert fetch is not None
         try:
-            with self._decoding():
+            with core.reading():
                 return await fetch(core.target, core.time_left(), None, **values), None
         except SDKError as error:
             return None, attach_job_id(error, core.job_id)

@@ -165,17 +165,27 @@ def status_redirects(options: RequestOptions) -> tuple[int, ...]:
     return tuple(sorted({*options.redirects, *_REDIRECTS}))
 
 
-def url_options(http: BaseHTTP, url: str, security: tuple[str, ...]) -> RequestOptions:
-    """A GET of the absolute `url` (its query kept) with the client's credentials,
-    once `url` passed `check_origin`."""
+def url_options(
+    http: BaseHTTP,
+    url: str,
+    security: tuple[str, ...],
+    method: str = "GET",
+    suffix: str = "",
+) -> RequestOptions:
+    """A GET (or `method`) of the absolute `url` (its query kept; `suffix` added to its
+    path: a cancel's ":cancel") with the client's credentials, once `url` passed
+    `check_origin`."""
     parsed = check_origin(url, http.base_url, http.operation_hosts)
     # The query goes in `params` (httpx replaces a URL's query with the params given).
     params: dict[str, list[str]] = {}
     for key, value in parsed.params.multi_items():
         params.setdefault(key, []).append(value)
-    bare = str(parsed.copy_with(query=None, fragment=None))
+    bare_url = parsed.copy_with(query=None, fragment=None)
+    if suffix:
+        bare_url = bare_url.copy_with(path=bare_url.path.rstrip("/") + suffix)
+    bare = str(bare_url)
     return RequestOptions(
-        method="GET",
+        method=method,
         path="",
         url=bare,
         params=params,

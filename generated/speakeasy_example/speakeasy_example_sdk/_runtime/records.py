@@ -16,9 +16,16 @@ from typing import Any, cast
 import attrs
 import httpx
 
-from .errors import APIStatusError, UnknownJobState, UnreadableStatus, attach_job_id
+from .errors import (
+    APIStatusError,
+    SDKError,
+    UnknownJobState,
+    UnreadableStatus,
+    attach_job_id,
+)
 from .opurl import join_url, match_rule
 from .retry_after import parse_delay
+from .serde import lenient
 from .statuses import status_error_for
 from .waitspec import JobSpec
 
@@ -26,6 +33,7 @@ __all__ = [
     "MISSING",
     "Poll",
     "classify",
+    "decode_error",
     "dig",
     "ensure_success",
     "error_payload",
@@ -111,10 +119,27 @@ def read(spec: JobSpec, job_id: str, response: httpx.Response) -> Poll:
     if matched is None:
         return parse(spec, job_id, ensure_success(response), location)
     rule, body = matched
-    record = dig(body, spec.record_path) if body is not None else MISSING
+    record: object = dig(body, spec.record_path) if body is not None else MISSING
     if record is MISSING or record is None:
         record = dict[str, object]()
+    if isinstance(record, dict):
+        fields = cast("dict[str, object]", record)
+        if spec.state_path and dig(fields, spec.state_path) is MISSING:
+            fields = _with_state(fields, spec.state_path, rule.state)  # the rule's, typed
+        record = fields
     return Poll(record, response.headers, state=rule.state, location=location)
+
+
+def _with_state(
+    record: dict[str, object], path: tuple[str, ...], state: str
+) -> dict[str, object]:
+    """A copy of `record` holding `state` at `path` (which it lacks)."""
+    head, *rest = path
+    if not rest:
+        return {**record, head: state}
+    inner = record.get(head)
+    below = cast("dict[str, object]", inner) if isinstance(inner, dict) else {}
+    return {**record, head: _with_state(below, tuple(rest), state)}
 
 
 def parse(
@@ -195,8 +220,14 @@ def progress(spec: JobSpec, record: object) -> float | None:
 
 
 def ready(spec: JobSpec, record: object) -> bool:
-    """Whether the record says its result is ready (always, where none is declared)."""
+    """Whether the record says its result is ready (always, where none is declared);
+    a job whose result is a member of its record has it there."""
     path = spec.ready_path
+    if spec.result_path is not None and dig(record, spec.result_path) in (
+        MISSING,
+        None,
+    ):
+        return False
     return path is None or dig(record, path) is True
 
 
@@ -220,3 +251,16 @@ def hints(
         if value is not None and value >= 0 and math.isfinite(value):
             found.append((value * spec.hint_scale, "hint"))
     return found
+
+
+def decode_error(spec: JobSpec, raw: object) -> object:
+    """A failed job's error payload, as the job's error model where it fits (values
+    off the spec kept); None when absent or beyond decoding."""
+    if spec.decode_error is None or raw is None:
+        return raw
+    path = (*spec.record_path, *(spec.error_path or ()))
+    try:
+        with lenient():
+            return spec.decode_error(raw, "$" + "".join(f".{key}" for key in path))
+    except SDKError:
+        return None

@@ -4,6 +4,7 @@ that replaces its polling loop) and the steps it hands back (`Begun`, `Polled`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from typing import Generic, Optional, Protocol, TypeVar
 
@@ -23,6 +24,7 @@ __all__ = [
     "FetchResult",
     "JobCall",
     "Polled",
+    "check_wait_args",
 ]
 
 RecordT = TypeVar("RecordT")
@@ -73,6 +75,8 @@ class Begun:
     carried: dict[str, object] = attrs.field(factory=dict[str, object])
     due_at: float | None = None
     final_url: str | None = None
+    #: The job's monitor is read by HTTP status (a `Location` alone, `created`).
+    by_status: bool = False
 
 
 @attrs.frozen
@@ -81,3 +85,12 @@ class Polled(Generic[RecordT]):
 
     step: Finished | Sleep
     record: RecordT
+
+
+def check_wait_args(deadline: float, concurrency: int = 1) -> None:
+    if not (deadline > 0 and math.isfinite(deadline)):
+        raise ValueError(
+            f"deadline must be a positive number of seconds, got {deadline!r}"
+        )
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")

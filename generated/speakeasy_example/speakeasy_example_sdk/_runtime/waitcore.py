@@ -19,7 +19,7 @@ import importlib
 import logging
 import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, NoReturn
 
 import attrs
@@ -40,6 +40,7 @@ from .policy import choose_delay
 from .records import Poll
 from .resume import ResumeToken, encode_resume_token
 from .retry import RetryStats
+from .serde import Drift, collect_drift, decoding
 from .shown import display_id
 from .waitspec import JobSpec, PollEvent, WaitConfig
 
@@ -125,8 +126,11 @@ class WaitCore:
         started: float | None = None,
         opening: Poll | None = None,
         due_at: float | None = None,
+        by_status: bool = False,
     ) -> None:
         self.spec = spec
+        #: Its monitor is read by HTTP status, as its create answer chose (`created`).
+        self.by_status = by_status
         self.config = config
         self.job_id = job_id
         #: The job as logs and messages show it (`display_id`: no query string).
@@ -170,6 +174,8 @@ class WaitCore:
         self.cap = spec.cap if config.cap is None else config.cap
         #: The status read of this wait, prepared on its first poll (see `waitbase`).
         self.read_once: Any = None
+        #: The fields whose drift from the spec this wait has reported (W15).
+        self.drifted: set[str] = set()
         #: The slowest status request of this wait (seconds), and when the last began.
         self.slowest_read = 0.0
         self._sent_at: float | None = None
@@ -274,6 +280,7 @@ class WaitCore:
             url=url,
             due_at=due_at,
             final_url=self.final_url,
+            by_status=self.by_status,
         )
         return encode_resume_token(token)
 
@@ -412,6 +419,10 @@ class WaitCore:
             fitted = self._fit(delay, source)
             if fitted is None:
                 self._emit(number, record, None, None)
+                if (
+                    source in _SERVER_HINTS
+                ):  # its resume token waits as the server asked
+                    self.due = self.config.clock() + delay
                 raise self.timeout_error()
             delay, source = fitted
         else:
@@ -446,6 +457,23 @@ class WaitCore:
         logger.info("%s", error)
         raise error
 
+    @contextlib.contextmanager
+    def reading(self) -> Generator[None]:
+        """Decode as the config says, the drift found reported (`noted`)."""
+        with collect_drift() as found, decoding(self.config.decoding):
+            try:
+                yield
+            finally:
+                self.noted(found)
+
+    def noted(self, found: list[Drift]) -> tuple[Drift, ...]:
+        """The drift in `found` this wait has not reported yet, now logged (W15)."""
+        new = {d.path: d for d in found if d.path not in self.drifted}
+        for drift in new.values():
+            self.drifted.add(drift.path)
+            logger.warning("job %s: a value beside the spec at %s", self.shown, drift)
+        return tuple(new.values())
+
     def _emit(
         self,
         number: int,
@@ -464,6 +492,10 @@ class WaitCore:
             elapsed,
         )
         if self._hooks:
+            with collect_drift() as found:
+                decoded = (
+                    record if self._event_record is None else self._event_record(record)
+                )
             event = PollEvent(
                 job_id=self.job_id,
                 attempt=number,
@@ -471,11 +503,10 @@ class WaitCore:
                 delay=delay,
                 source=source,
                 elapsed=elapsed,
-                record=record
-                if self._event_record is None
-                else self._event_record(record),
+                record=decoded,
                 raw_record=record,
                 progress=self.progress,
+                drift=self.noted(found),
             )
             for hook in self._hooks:
                 hook(event)
