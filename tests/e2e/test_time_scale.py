@@ -33,7 +33,9 @@ def fast() -> Iterator[RunningServer]:
 def _client(sdk: ModuleType, server: RunningServer) -> Any:
     scaled = ScaledTime(SCALE)
     return sdk.Client(
-        base_url=server.base_url, api_key=KEY, wait_config=sdk.WaitConfig(**scaled.wait_config(), decoding="strict")
+        base_url=server.base_url,
+        api_key=KEY,
+        wait_config=sdk.WaitConfig(**scaled.wait_config(), decoding="strict"),
     )
 
 
@@ -123,7 +125,9 @@ def test_the_async_client_keeps_the_same_schedule(
 
     async def main() -> Any:
         async with sdk.AsyncClient(
-            base_url=fast.base_url, api_key=KEY, wait_config=sdk.WaitConfig(**scaled.wait_config(), decoding="strict")
+            base_url=fast.base_url,
+            api_key=KEY,
+            wait_config=sdk.WaitConfig(**scaled.wait_config(), decoding="strict"),
         ) as client:
             return await client.jobs.wait_for_job(job_id, deadline=600, on_poll=events.append)
 
