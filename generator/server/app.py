@@ -37,7 +37,7 @@ from .errors import ErrorShapes
 from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
-from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
+from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
@@ -273,7 +273,7 @@ class JobApp:
         route = found.route
         exchange.operation, exchange.job_name = route.role, route.job.name
         if route.role != "create":
-            exchange.job_id = found.params.get(route.job.id_parameter)
+            exchange.job_id = found.params.get(id_slot(route.job))
         credentials = read_credential(
             self.sdk.auths, route.operation.security, request.headers, request.params
         )
@@ -315,7 +315,7 @@ class JobApp:
         now: float,
     ) -> Answer:
         route = found.route
-        job_id = found.params.get(route.job.id_parameter, "")
+        job_id = found.params.get(id_slot(route.job), "")
         if route.role == "result" and route.job.final_from == "original-uri":
             names = {
                 r.job.name
@@ -344,7 +344,7 @@ class JobApp:
                 route.operation, 401, "this job was created with a different credential"
             )
         if route.role == "status":
-            return self._status(route, sim, exchange, now, request.host)
+            return self._status(route, sim, exchange, now, request.origin)
         if route.role == "cancel":
             return self._cancel(route, sim, now)
         if route.role == "events":
@@ -404,7 +404,7 @@ class JobApp:
         return json_answer(code, value)
 
     def _status(
-        self, route: Route, sim: SimJob, exchange: _Exchange, now: float, host: str
+        self, route: Route, sim: SimJob, exchange: _Exchange, now: float, origin: str
     ) -> Answer:
         kind = self.kinds[sim.name]
         sim.polls += 1
@@ -424,7 +424,7 @@ class JobApp:
         hints = () if view.terminal else kind.hint_headers(sim.scenario, self.wall())
         status = route.operation.response.status
         body = kind.status_body(sim, view)
-        ruled = ruled_status(kind, view.state, body, sim, host)
+        ruled = ruled_status(kind, view.state, body, sim, origin)
         if ruled is not None:
             code, value, headers = ruled
             if code >= 400:
@@ -532,11 +532,9 @@ class JobApp:
         create = kind.job.create
         assert create is not None
         sim.progress, view = peek(sim.scenario, sim.progress, now)
-        headers = operation_headers(kind, sim, request.host, request.params)
+        headers = operation_headers(kind, sim, request.origin, request.params)
         if kind.job.id_header:
-            headers = (
-                (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim)),
-            )
+            headers = ((kind.job.id_header.lower(), kind.status_url(request.origin, sim)),)
         status = int(create.response.status) if create.response.status.isdigit() else 200
         if status == 202 and not view.terminal:
             headers = (*headers, *kind.create_hints(sim.scenario, self.wall()))
