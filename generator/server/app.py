@@ -37,7 +37,7 @@ from .errors import ErrorShapes
 from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
-from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, timestamp
+from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
@@ -273,7 +273,7 @@ class JobApp:
         route = found.route
         exchange.operation, exchange.job_name = route.role, route.job.name
         if route.role != "create":
-            exchange.job_id = found.params.get(id_slot(route.job))
+            exchange.job_id = found.params.get(route.job.id_parameter)
         credentials = read_credential(
             self.sdk.auths, route.operation.security, request.headers, request.params
         )
@@ -315,7 +315,7 @@ class JobApp:
         now: float,
     ) -> Answer:
         route = found.route
-        job_id = found.params.get(id_slot(route.job), "")
+        job_id = found.params.get(route.job.id_parameter, "")
         if route.role == "result" and route.job.final_from == "original-uri":
             names = {
                 r.job.name
