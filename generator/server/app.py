@@ -37,7 +37,7 @@ from .errors import ErrorShapes
 from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
-from .kinds import JSON_LINES, JobKind, format_retry_after, timestamp
+from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
@@ -259,7 +259,7 @@ class JobApp:
         return json_answer(status, self.errors.body(op, status, message, code), headers)
 
     def _api(self, request: Request, exchange: _Exchange, now: float) -> Answer:
-        found = self.router.match(request.method, request.path)
+        found = self.router.match(request.method, request.path, request.headers.get("content-type"))
         if found is None:
             return self._error(None, 404, f"no job operation at {request.method} {request.path}")
         if isinstance(found, list):
@@ -273,7 +273,7 @@ class JobApp:
         route = found.route
         exchange.operation, exchange.job_name = route.role, route.job.name
         if route.role != "create":
-            exchange.job_id = found.params.get(route.job.id_parameter)
+            exchange.job_id = found.params.get(id_slot(route.job))
         credentials = read_credential(
             self.sdk.auths, route.operation.security, request.headers, request.params
         )
@@ -315,7 +315,7 @@ class JobApp:
         now: float,
     ) -> Answer:
         route = found.route
-        job_id = found.params.get(route.job.id_parameter, "")
+        job_id = found.params.get(id_slot(route.job), "")
         if route.role == "result" and route.job.final_from == "original-uri":
             names = {
                 r.job.name
@@ -477,8 +477,8 @@ class JobApp:
             return control_error(400, SCENARIO_HEADER, f"is not JSON: {exc.msg}")
         except ScenarioError as exc:
             return control_error(400, exc.field, f"{SCENARIO_HEADER}: {exc.message}")
-        body = route.operation.body
-        if body is not None and body.kind == "json" and request.body:
+        sent = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+        if request.body and (sent == "application/json" or sent.endswith("+json")):
             try:
                 parse_json(request.body)
             except (json.JSONDecodeError, UnicodeDecodeError):

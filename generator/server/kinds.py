@@ -21,7 +21,7 @@ from .store import SimJob
 from .timeline import View
 from .wire import parse_json
 
-__all__ = ["JobKind", "format_retry_after", "timestamp"]
+__all__ = ["JobKind", "format_retry_after", "id_slot", "timestamp"]
 
 JSON = Any
 
@@ -59,6 +59,17 @@ def _int_like(t: ir.TypeRef) -> bool:
     return isinstance(t, ir.Primitive) and t.kind == "int"
 
 
+def id_slot(job: ir.Job) -> str:
+    """The status path parameter that holds the job's id: the declared id parameter; for
+    a job polled at its operation URL (none declared), the status path's last parameter
+    that the create's path does not fill (Azure's ``{resultId}`` beside ``{modelId}``)."""
+    if job.id_parameter:
+        return job.id_parameter
+    given = {p.wire for p in job.create.path_parameters} if job.create else set()
+    free = [p.wire for p in job.status.path_parameters if p.wire not in given]
+    return free[-1] if free else ""
+
+
 class JobKind:
     """Renders the answers of one ``ir.Job`` for simulated jobs of that kind."""
 
@@ -80,7 +91,7 @@ class JobKind:
             if found is not None:
                 candidates.append(found.type)
         candidates += [
-            p.type for p in self.job.status.path_parameters if p.wire == self.job.id_parameter
+            p.type for p in self.job.status.path_parameters if p.wire == id_slot(self.job)
         ]
         for candidate in candidates:
             resolved = self._resolve(candidate)
@@ -117,7 +128,7 @@ class JobKind:
         collection the status path reads it from (``operations/123``)."""
         if not self.job.id_last_segment:
             return self.id_value(job_id)
-        marker = "{" + self.job.id_parameter + "}"
+        marker = "{" + id_slot(self.job) + "}"
         collection = self.job.status.path.split(marker)[0].rstrip("/").rsplit("/", 1)[-1]
         return f"{collection}/{job_id}" if collection else job_id
 
@@ -128,7 +139,7 @@ class JobKind:
 
         def value(found: re.Match[str]) -> str:
             name = found.group(1)
-            if name == self.job.id_parameter:
+            if name == id_slot(self.job):
                 return sim.id
             if name in sim.path:
                 return sim.path[name]

@@ -18,16 +18,21 @@ required of a request.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
-from email.parser import BytesParser
-from email.policy import HTTP
 from typing import Any, Literal
 from urllib.parse import parse_qs, unquote
 
 import attrs
 import jsonschema_rs
+from multipart import (
+    MultipartError,
+    MultipartSegment,
+    PushMultipartParser,
+    parse_options_header,
+)
 
 from ..model import ir
 from ..problems import Location, SpecError, pointer_join
@@ -45,6 +50,17 @@ MESSAGE_CAP = 200
 IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 #: The bounds of the integer formats.
 INT_FORMATS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+#: The most parts a multipart body may have, header lines a part may have, and bytes one
+#: of its header lines (folded lines joined) may hold; the most fields of a form.
+MAX_PARTS = 1000
+MAX_PART_HEADERS = 16
+MAX_PART_HEADER = 8192
+MAX_FORM_FIELDS = 1000
+#: The backtracking steps the regex engine may take on one value before it gives up (a
+#: pattern with look-around or back-references; others never backtrack): the default of
+#: jsonschema-rs, a million, takes some 0.1 s of one core, during which the server answers
+#: no one.
+PATTERN_BACKTRACK_LIMIT = 20_000
 #: A value jsonschema_rs can check in place of a part that holds bytes.
 _BYTES = "<bytes>"
 
@@ -185,13 +201,51 @@ def _from_openapi30(schema: dict[str, JSON]) -> JSON:
     return schema
 
 
-def _compile(schema: JSON) -> Any:
+class _Compiled:
+    """A bundled schema and its validator, which names a pattern the engine gave up on."""
+
+    def __init__(self, schema: JSON) -> None:
+        self.schema = schema
+        try:
+            self.validator = jsonschema_rs.Draft202012Validator(
+                schema,
+                validate_formats=True,
+                pattern_options=jsonschema_rs.FancyRegexOptions(
+                    backtrack_limit=PATTERN_BACKTRACK_LIMIT
+                ),
+            )
+        except (jsonschema_rs.ValidationError, ValueError):
+            self.validator = jsonschema_rs.Draft202012Validator(True)
+
+    def iter_errors(self, value: JSON) -> Any:
+        return self.validator.iter_errors(value)
+
+    def problems(self, value: JSON, base: str) -> list[Violation]:
+        """Every way ``value`` breaks the schema, by JSON pointer under ``base``."""
+        found = []
+        for error in self.validator.iter_errors(value):
+            problem = _problem(error, base)
+            if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.BacktrackLimitExceeded):
+                pattern = _walk(self.schema, "".join(f"/{p}" for p in error.schema_path))
+                problem = attrs.evolve(problem, message=undecided(pattern))
+            found.append(problem)
+        return found
+
+
+def undecided(pattern: object) -> str:
+    """The message refusing a value that ``pattern`` cannot be decided for."""
+    shown = json.dumps(pattern, ensure_ascii=False) if isinstance(pattern, str) else "its pattern"
+    return (
+        f"cannot be checked against the spec's pattern {shown}: the regular expression "
+        f"engine gave up after {PATTERN_BACKTRACK_LIMIT:,} backtracking steps (a pattern "
+        "with look-around or back-references, nested quantifiers and a long value)"
+    )
+
+
+def _compile(schema: JSON) -> _Compiled:
     """A validator of ``schema``; one accepting anything when the spec's schema is not
     valid JSON Schema (the spec's own problem, which the generator reports)."""
-    try:
-        return jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
-    except (jsonschema_rs.ValidationError, ValueError):
-        return jsonschema_rs.Draft202012Validator(True)
+    return _Compiled(schema)
 
 
 def _types(schema: JSON, spec: SpecSet, at: Location) -> tuple[set[str], JSON, Location]:
@@ -227,7 +281,7 @@ class _Param:
     item_kinds: frozenset[str]
     properties: Mapping[str, frozenset[str]]
     json_content: bool
-    validator: Any
+    validator: _Compiled
 
     @property
     def pointer(self) -> str:
@@ -370,7 +424,7 @@ def _json_or_text(text: str) -> JSON:
 class _Media:
     media_type: str  # as declared, lowercased ("application/json", "image/*")
     form: Literal["json", "form", "multipart", "text", "binary"]
-    validator: Any
+    validator: _Compiled | None
     properties: Mapping[str, frozenset[str]]
     binary_parts: frozenset[str]
     json_parts: frozenset[str]
@@ -454,7 +508,7 @@ class OperationCheck:
             where = Location(op.location.file, pointer_join(op.location.pointer, "requestBody"))
             self._body(body, where)
 
-    def _bundle(self, schema: JSON, at: Location) -> Any:
+    def _bundle(self, schema: JSON, at: Location) -> _Compiled:
         return _compile(_Bundler(self._spec, self._openapi30).bundle(schema, at))
 
     def _param(self, param: dict[str, JSON], at: Location) -> _Param | None:
@@ -563,7 +617,7 @@ class OperationCheck:
                 if param.required:
                     problems.append(Violation("parameter", param.pointer, "is required"))
                 continue
-            problems += [_problem(e, param.pointer) for e in param.validator.iter_errors(value)]
+            problems += param.validator.problems(value, param.pointer)
         if self.media:
             problems += self._check_body(request)
         return problems
@@ -587,7 +641,7 @@ class OperationCheck:
         value, problem = self._read_body(media, request.body, sent_type)
         if problem is not None:
             return [problem]
-        return [_problem(e, "/body") for e in media.validator.iter_errors(value)]
+        return media.validator.problems(value, "/body")
 
     def _expected(self, what: str) -> str:
         declared = ", ".join(m.media_type for m in self.media)
@@ -611,7 +665,10 @@ class OperationCheck:
                 text = raw.decode("ascii")
             except UnicodeDecodeError:
                 return None, Violation("body", "/body", "is not a URL-encoded form")
-            fields = parse_qs(text, keep_blank_values=True)
+            try:
+                fields = parse_qs(text, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+            except ValueError:
+                return None, Violation("body", "/body", f"has more than {MAX_FORM_FIELDS} fields")
             return self._fields({k: list(v) for k, v in fields.items()}, media), None
         return self._multipart(media, raw, content_type)
 
@@ -638,38 +695,66 @@ class OperationCheck:
     def _multipart(
         self, media: _Media, raw: bytes, content_type: str
     ) -> tuple[JSON, Violation | None]:
-        if "boundary=" not in content_type:
+        _, options = parse_options_header(content_type)
+        boundary = options.get("boundary")
+        if not boundary:
             return None, Violation(
                 "media_type", "/header/Content-Type", "a multipart body needs a boundary"
             )
-        head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode("latin-1")
-        message = BytesParser(policy=HTTP).parsebytes(head + raw)
-        if not message.is_multipart():
-            return None, Violation("body", "/body", "is not a multipart body")
         fields: dict[str, list[JSON]] = {}
-        for part in message.iter_parts():
-            name = part.get_param("name", header="content-disposition")
-            if not isinstance(name, str):
-                return None, Violation("body", "/body", "a part has no name")
-            payload = part.get_payload(decode=True)
-            data = payload if isinstance(payload, bytes) else b""
-            value: JSON
-            if name in media.binary_parts:
-                value = _BYTES
-            else:
-                try:
-                    value = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    value = _BYTES
-            fields.setdefault(name, []).append(value)
+        try:
+            parts = _Parts(
+                boundary,
+                content_length=len(raw),
+                max_header_size=MAX_PART_HEADER,
+                max_header_count=MAX_PART_HEADERS,
+                max_segment_count=MAX_PARTS,
+            )
+            with parts:
+                name: str | None = None
+                data = bytearray()
+                for event in parts.parse(raw):
+                    if isinstance(event, MultipartSegment):
+                        name, data = event.name, bytearray()
+                        if not name:
+                            return None, Violation("body", "/body", "a part has no name")
+                    elif event is None:
+                        assert name is not None
+                        fields.setdefault(name, []).append(self._part(media, name, bytes(data)))
+                    else:
+                        data += event
+        except MultipartError as exc:
+            return None, Violation("body", "/body", f"is not a multipart body: {exc}")
         return self._fields(fields, media), None
+
+    @staticmethod
+    def _part(media: _Media, name: str, data: bytes) -> JSON:
+        """A part's value as its schema reads it: text, or a stand-in for bytes. A part is
+        never read as a multipart body itself (parts do not nest)."""
+        if name in media.binary_parts:
+            return _BYTES
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return _BYTES
+
+
+class _Parts(PushMultipartParser):  # type: ignore[misc]
+    """The multipart parser of ``multipart``, for any ``multipart/*`` body: a part without
+    a ``form-data`` disposition is kept (and refused for having no name)."""
+
+    def _create_segment(self, headerlist: list[tuple[str, str]]) -> MultipartSegment:
+        return MultipartSegment(headerlist)
 
 
 def _walk(data: JSON, pointer: str) -> JSON:
     node = data
     for raw in pointer.split("/")[1:] if pointer else []:
         token = raw.replace("~1", "/").replace("~0", "~")
-        node = node.get(token) if isinstance(node, dict) else None
+        if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            node = node.get(token) if isinstance(node, dict) else None
     return node
 
 

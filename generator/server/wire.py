@@ -28,14 +28,27 @@ __all__ = [
 ]
 
 
+#: A ``\\uD800``-``\\uDFFF`` escape: the only way a surrogate gets into parsed JSON.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def parse_json(raw: str | bytes) -> Any:
-    """``json.loads``, with JSON nested too deeply to read raised as the
+    """``json.loads``, with JSON nested too deeply to read, and a string holding a lone
+    surrogate (``"\\ud800"``, which no UTF-8 text can carry) raised as the
     ``json.JSONDecodeError`` of any other unreadable JSON (a request answered 400, not
-    a ``RecursionError``)."""
+    a ``RecursionError`` or a ``UnicodeEncodeError`` later)."""
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", "", 0) from None
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if _SURROGATE_ESCAPE.search(data):
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            message = "a string holds a lone surrogate, which is not Unicode text"
+            raise json.JSONDecodeError(message, "", exc.start) from None
+    return value
 
 
 Scope = MutableMapping[str, Any]
