@@ -136,6 +136,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="answer requests the spec forbids instead of refusing them with a 400/415/422",
     )
+    serve.add_argument(
+        "--self-check",
+        choices=("log", "strict"),
+        default=None,
+        help="an answer of the server that breaks the spec (a bug) is logged and counted "
+        "(log), or also sent as a 500 naming the violation (strict); default: "
+        "$JOBGEN_SERVE_SELF_CHECK, else log",
+    )
 
     diff = commands.add_parser(
         "diff", help="what changed for SDK callers between two versions of a spec"
@@ -359,9 +367,9 @@ def _print_valid(spec: Path, jobs: Path | None, sdk: ir.Sdk) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("uvicorn") is None:
+    if any(importlib.util.find_spec(name) is None for name in ("uvicorn", "rstr")):
         raise _Usage(
-            "jobgen serve needs the 'serve' extra (uvicorn), which is not installed: "
+            "jobgen serve needs the 'serve' extra (uvicorn, rstr), which is not installed: "
             "pip install 'jobgen[serve]'"
         )
     from .server.app import serve
@@ -393,6 +401,7 @@ def _serve(args: argparse.Namespace) -> int:
                 webhook_secret=args.webhook_secret,
                 strict=not args.lenient,
                 time_scale=args.time_scale,
+                self_check=args.self_check,
             )
     except NoJobs as exc:
         from .config import no_jobs_hint

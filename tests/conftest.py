@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from jobgen.server import SelfCheck
 from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk
 from tests.real.conftest import RealSdks
 
 
+# Every simulated server of the suite checks its own answers against the spec, strictly:
+# an answer that breaks it fails the test that caused it (docs/serve.md#the-self-check).
+os.environ.setdefault("JOBGEN_SERVE_SELF_CHECK", "strict")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """The real-spec tests skip when the published specs are absent: say so, once."""
+    """The real-spec tests skip when the published specs are absent: say so, once. And
+    how many answers of the simulated servers (in this process) broke the spec."""
+    checked = SelfCheck.totals["checked"]
+    if checked:
+        violated = SelfCheck.totals["violated"]
+        terminalreporter.write_line(
+            f"jobgen serve self-check: {violated} of {checked} answers broke the spec",
+            red=bool(violated),
+        )
     if not REAL_SPECS.is_dir():
         terminalreporter.write_line(
             f"real-spec tests skipped: {REAL_SPECS} is missing", yellow=True, bold=True

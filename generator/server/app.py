@@ -24,6 +24,7 @@ from ..model import ir
 from ..model.build import load_and_build
 from ..problems import Location, NoJobs, SpecError
 from ..spec.loader import SpecSet, load_spec
+from .answers import Declared, SelfCheck, self_check_mode
 from .auth import Credentials, read_credential
 from .control import (
     CONTROL_PREFIX,
@@ -88,6 +89,17 @@ class _Exchange:
     replayed: bool = False
     violations: tuple[str, ...] = ()
     caller: str | None = None
+    #: Not logged: the operation answered, and the pointers of the answer that the
+    #: scenario itself set off the spec (a ``hint`` below the spec's minimum).
+    op: ir.Operation | None = attrs.field(default=None, metadata={"log": False})
+    spared: tuple[str, ...] = attrs.field(default=(), metadata={"log": False})
+
+    def logged(self) -> dict[str, Any]:
+        return attrs.asdict(self, filter=lambda a, _: a.metadata.get("log", True))
+
+
+#: The scenario's deliberate faults: answers off the spec by design, never self-checked.
+DELIBERATE_FAULTS = frozenset({"status_error", "drop_connection", "malformed"})
 
 
 class JobApp:
@@ -106,6 +118,7 @@ class JobApp:
         webhook_secret: str | None = None,
         strict: bool = True,
         time_scale: float = 1.0,
+        self_check: str | None = None,
     ) -> None:
         if not sdk.jobs:
             raise NoJobs.at(
@@ -127,12 +140,18 @@ class JobApp:
                 kind.job.status, "retry-after"
             )
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
+        spec = sdk.spec if sdk.spec is not None else _load(spec_path)
+        operations = [r.operation for r in self.router.routes]
         #: The request contracts checked (None with ``strict=False``: anything goes).
         self.checks: RequestChecks | None = None
-        if strict:
-            spec = sdk.spec if sdk.spec is not None else _load(spec_path)
-            if spec is not None:
-                self.checks = RequestChecks(spec, [r.operation for r in self.router.routes])
+        if strict and spec is not None:
+            self.checks = RequestChecks(spec, operations)
+        #: The responses each operation declares (None when the spec cannot be read).
+        self.declared = (
+            Declared(spec, operations, timestamp=timestamp(wall())) if spec is not None else None
+        )
+        #: Every answer checked against its declared response before it is sent.
+        self.self_check = SelfCheck(self.declared, self_check_mode(self_check))
         keys = [a for a in sdk.auths if isinstance(a, ir.ApiKeyAuth)]
         carried_query, carried_headers = secret_wires(sdk.jobs)
         self._secret_params = (
@@ -154,7 +173,9 @@ class JobApp:
         if any(job.webhooks is not None for job in sdk.jobs):
             secret = webhook_secret or new_secret()
             self.webhooks = WebhookSender(self.jobs, url=webhook_url, secret=secret)
-        self.control = Control(self.jobs, self.webhooks, tuple(self.router.routes))
+        self.control = Control(
+            self.jobs, self.webhooks, tuple(self.router.routes), self_check=self.self_check
+        )
 
     def close(self) -> None:
         """Stop sending webhooks (idempotent)."""
@@ -190,6 +211,15 @@ class JobApp:
             self.store.expire(now)
             exchange = _Exchange(caller=self.caller_of(request))
             answer = self._api(request, exchange, now)
+            if exchange.fault not in DELIBERATE_FAULTS:
+                answer = self.self_check.review(
+                    exchange.op,
+                    request.method,
+                    request.path,
+                    answer,
+                    spared=exchange.spared,
+                    caller=exchange.caller,
+                )
             self.store.seq += 1
             self.store.append(
                 RequestRecord(
@@ -203,7 +233,7 @@ class JobApp:
                     body=mask_body(
                         request.body, request.headers.get("content-type"), self._secret_fields
                     ),
-                    **attrs.asdict(exchange),
+                    **exchange.logged(),
                 )
             )
         return answer
@@ -272,6 +302,7 @@ class JobApp:
             )
         route = found.route
         exchange.operation, exchange.job_name = route.role, route.job.name
+        exchange.op = route.operation
         if route.role != "create":
             exchange.job_id = found.params.get(id_slot(route.job))
         credentials = read_credential(
@@ -331,7 +362,7 @@ class JobApp:
             shared = self.router.for_job(route, sim.name)
             if shared is not None:
                 route, found = shared, Matched(shared, found.params)
-                exchange.job_name = sim.name
+                exchange.job_name, exchange.op = sim.name, shared.operation
         if sim is None or sim.name != route.job.name:
             return self._error(route.operation, 404, f"no job {job_id!r}")
         if not matches(route.job, sim.carried, request, found.params):
@@ -576,6 +607,7 @@ def serve(
     webhook_secret: str | None = None,
     strict: bool = True,
     time_scale: float = 1.0,
+    self_check: str | None = None,
 ) -> int:
     """Run the simulated API for ``spec`` until Ctrl-C; bad input raises SpecError.
 
@@ -590,6 +622,7 @@ def serve(
         webhook_secret=webhook_secret,
         strict=strict,
         time_scale=time_scale,
+        self_check=self_check,
     )
     sock = bind(host, port)
     try:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import attrs
 
+from .answers import SelfCheck
 from .auth import read_credential
 from .jobs import Jobs
 from .routes import Route
@@ -47,6 +48,8 @@ class Control:
     webhooks: WebhookSender | None = None
     routes: tuple[Route, ...] = ()
     """Every route of the job API the server answers, for the banner."""
+    self_check: SelfCheck | None = None
+    """The check of the server's own answers against the spec."""
 
 
 def handle_control(app: Control, request: Request) -> Answer:
@@ -56,6 +59,7 @@ def handle_control(app: Control, request: Request) -> Answer:
         "/requests": ("GET", _requests),
         "/reset": ("POST", _reset),
         "/webhooks": ("GET", _webhooks),
+        "/self-check": ("GET", _self_check),
     }
     if action not in routes:
         return control_error(
@@ -111,6 +115,13 @@ def _webhooks(app: Control, request: Request) -> Answer:
     return json_answer(200, {"deliveries": attempts})
 
 
+def _self_check(app: Control, request: Request) -> Answer:
+    """The self-check's counts, and the violations of the caller's own requests."""
+    if app.self_check is None:
+        return json_answer(200, {"mode": "log", "checked": 0, "violations": 0, "yours": []})
+    return json_answer(200, app.self_check.to_json(app.jobs.caller_of(request)))
+
+
 def _reset(app: Control, request: Request) -> Answer:
     caller = app.jobs.caller_of(request)
     with app.jobs.store.lock:
@@ -141,6 +152,7 @@ def describe(app: Control, url: str) -> str:
         f"  POST {url}{CONTROL_PREFIX}/jobs       create a job from a scenario (JSON body)",
         f"  GET  {url}{CONTROL_PREFIX}/requests   your requests (?job=ID), by your credential",
         f"  POST {url}{CONTROL_PREFIX}/reset      forget your jobs, keys and requests",
+        f"  GET  {url}{CONTROL_PREFIX}/self-check answers that broke the spec (a serve bug)",
         *(
             [f"  GET  {url}{CONTROL_PREFIX}/webhooks   webhook delivery attempts (?job=ID)"]
             if app.webhooks is not None

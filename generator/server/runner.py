@@ -12,15 +12,20 @@ from typing import Any, TypeVar
 
 from ..model import ir
 from ..model.build import load_and_build
+from .answers import SelfCheck
 from .app import JobApp
 from .listen import base_url, bind, make_server
 from .log import RequestRecord
 from .store import DEFAULT_JOB_TTL, DEFAULT_MAX_JOBS, DEFAULT_MAX_LOG, Limits
 from .webhooks import Delivery
 
-__all__ = ["RunningServer", "run_server"]
+__all__ = ["RunningServer", "SelfCheckError", "run_server"]
 
 STARTUP_TIMEOUT = 10.0
+
+
+class SelfCheckError(AssertionError):
+    """Raised on leaving a strict server that sent answers the spec forbids."""
 
 
 # Not typing.Self: a test typed for an older Python than jobgen's own reads these too.
@@ -46,6 +51,7 @@ class RunningServer:
         webhook_secret: str | None = None,
         strict: bool = True,
         time_scale: float = 1.0,
+        self_check: str | None = None,
     ) -> None:
         path = None if isinstance(spec, ir.Sdk) else Path(spec)
         sdk = spec if isinstance(spec, ir.Sdk) else load_and_build(Path(spec), jobs_file=jobs)
@@ -58,6 +64,7 @@ class RunningServer:
             webhook_secret=webhook_secret,
             strict=strict,
             time_scale=time_scale,
+            self_check=self_check,
         )
         self._host = host
         self._thread: threading.Thread | None = None
@@ -118,6 +125,8 @@ class RunningServer:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+        if kind is None:
+            self._raise_violations()
 
     async def __aenter__(self: _Server) -> _Server:  # noqa: PYI019
         return await asyncio.to_thread(self.start)
@@ -126,6 +135,23 @@ class RunningServer:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await asyncio.to_thread(self.stop)
+        if kind is None:
+            self._raise_violations()
+
+    def _raise_violations(self) -> None:
+        check = self.app.self_check
+        if check.strict and check.count:
+            shown = "\n  ".join(str(v) for v in check.violations()[:10])
+            raise SelfCheckError(
+                f"{check.count} answer(s) of the simulated API broke the spec:\n  {shown}"
+            )
+
+    # -- the self-check -----------------------------------------------------------------
+
+    @property
+    def self_check(self) -> SelfCheck:
+        """The check of every answer against the spec: ``count``, ``violations()``, ``mode``."""
+        return self.app.self_check
 
     # -- jobs and the log -----------------------------------------------------------------
 
@@ -168,6 +194,7 @@ def run_server(
     webhook_secret: str | None = None,
     strict: bool = True,
     time_scale: float = 1.0,
+    self_check: str | None = None,
 ) -> RunningServer:
     """A simulated job API for ``spec`` (a spec path or a built SDK model), to use with ``with``.
 
@@ -176,7 +203,11 @@ def run_server(
     lifts a limit; a limit that is not positive raises ValueError. Every request is
     checked against its operation in the spec, and refused when it breaks it, unless
     ``strict`` is False. Every duration and hint of a scenario runs ``time_scale`` times
-    faster than written (docs/serve.md#fast-simulated-time).
+    faster than written (docs/serve.md#fast-simulated-time). Every answer is checked
+    against the spec before it is sent: ``self_check="strict"`` turns an answer that
+    breaks it into a 500 and makes leaving the block raise SelfCheckError; ``"log"``
+    logs and counts it (None: the ``JOBGEN_SERVE_SELF_CHECK`` environment variable,
+    else ``"log"``).
     """
     limits = Limits(job_ttl=job_ttl, max_jobs=max_jobs, max_log=max_log)
     return RunningServer(
@@ -188,4 +219,5 @@ def run_server(
         webhook_secret=webhook_secret,
         strict=strict,
         time_scale=time_scale,
+        self_check=self_check,
     )

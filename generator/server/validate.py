@@ -61,6 +61,8 @@ MAX_FORM_FIELDS = 1000
 #: jsonschema-rs, a million, takes some 0.1 s of one core, during which the server answers
 #: no one.
 PATTERN_BACKTRACK_LIMIT = 20_000
+#: Where a schema bundled for an answer keeps the spec's examples (out of the validator's way).
+EXAMPLES = "x-jobgen-examples"
 #: A value jsonschema_rs can check in place of a part that holds bytes.
 _BYTES = "<bytes>"
 
@@ -103,9 +105,12 @@ class _Bundler:
     _MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
     _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
-    def __init__(self, spec: SpecSet, openapi30: bool) -> None:
+    def __init__(self, spec: SpecSet, openapi30: bool, *, response: bool = False) -> None:
         self.spec = spec
         self.openapi30 = openapi30
+        #: Bundled for an answer: a ``writeOnly`` property is not required of it (a
+        #: ``readOnly`` one is not of a request), and examples are kept (as annotations).
+        self.response = response
         self.defs: dict[str, JSON] = {}
         self._names: dict[Location, str] = {}
 
@@ -149,8 +154,12 @@ class _Bundler:
                 out["$defs" if key == "definitions" else key] = {
                     str(k): self._schema(v, at.child(key, str(k))) for k, v in value.items()
                 }
-            elif key.startswith("x-") or key in ("discriminator", "xml", "example", "examples"):
+            elif key.startswith("x-") or key in ("discriminator", "xml"):
                 continue
+            elif key in ("example", "examples"):
+                if self.response:
+                    given = value if key == "examples" and isinstance(value, list) else [value]
+                    out[EXAMPLES] = [*out.get(EXAMPLES, []), *given]
             else:
                 out[key] = value
         # 3.0's forms, also where a 3.1 spec still writes them (OpenAI's boolean
@@ -160,7 +169,8 @@ class _Bundler:
     def _request_only(
         self, out: dict[str, JSON], node: dict[str, JSON], at: Location
     ) -> dict[str, JSON]:
-        """A property marked ``readOnly`` is not required of a request."""
+        """A property marked ``readOnly`` is not required of a request (``writeOnly``, of
+        an answer)."""
         required = out.get("required")
         properties = node.get("properties")
         if not isinstance(required, list) or not isinstance(properties, dict):
@@ -171,7 +181,8 @@ class _Bundler:
                 prop, _ = self.spec.deref(properties.get(name), at.child("properties", str(name)))
             except SpecError:
                 prop = None
-            if not (isinstance(prop, dict) and prop.get("readOnly") is True):
+            marker = "writeOnly" if self.response else "readOnly"
+            if not (isinstance(prop, dict) and prop.get(marker) is True):
                 kept.append(name)
         if len(kept) != len(required):
             out["required"] = kept
