@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .kinds import JobKind
-from .samples import put
+from .samples import locate, put
 from .store import SimJob
 
 __all__ = ["operation_headers", "original_job", "result_url", "ruled_status"]
@@ -94,9 +94,21 @@ def ruled_status(
     rule = next((r for r in job.status_rules if r.state == state), None)
     if rule is None:
         return None
-    status = rule.status[0] if rule.status else 200
+    # A rule naming no status answers with the status operation's own success status
+    # (a 202 monitor's is 202): the simulator sends no status the spec leaves out.
+    declared = job.status.response.status
+    status = rule.status[0] if rule.status else int(declared) if declared.isdigit() else 200
     if rule.path is not None:
+        # The branch holding the value is made whole (an error's required message too).
         body: dict[str, Any] = {}
+        kept = rule.path[:1]
+        found = (
+            locate(job.status.response.type, kept, kind.schemas)
+            if job.status.response.type
+            else None
+        )
+        if found is not None and len(rule.path) > 1:
+            put(body, kept, kind.sampler(sim.created_wall).sample(found.type, force=True))
         put(body, rule.path, rule.equals if rule.equals is not None else "simulated")
         return status, body, ()
     if status == 303:

@@ -67,12 +67,12 @@ def test_location_follows_the_origin_the_client_used(
 
 
 def test_a_see_other_location_follows_the_origin_too(server: RunningServer) -> None:
-    scenario = '{"states": []}'  # done at once: the first status read answers 303
+    scenario = '{"states": [{"state": "Running", "polls": 1}]}'  # then 303 See Other
     forwarded = {"x-forwarded-host": "proxy.test:9000"}
     monitor = httpx.URL(_location(server, forwarded, scenario))
+    headers = {"authorization": "Bearer t", "forwarded": "host=edge.test"}
     with httpx.Client(base_url=server.base_url) as client:
-        answer = client.get(
-            monitor.path, headers={"authorization": "Bearer t", "forwarded": "host=edge.test"}
-        )
+        assert client.get(monitor.path, headers=headers).status_code == 202
+        answer = client.get(monitor.path, headers=headers)
     assert answer.status_code == 303
     assert answer.headers["location"].startswith("http://edge.test/exports/")
