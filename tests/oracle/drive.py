@@ -237,6 +237,16 @@ class Driver:
 
     # -- one wait ------------------------------------------------------------------------
 
+    def wait(self, case: Case, scenario: Mapping[str, Any], seen: list[Exchange]) -> Any:
+        """Create ``case``'s job with ``scenario`` and wait for it (sync), noting each
+        exchange in ``seen``; what the wait returns or raises."""
+        extra = {"x-jobgen-scenario": json.dumps(scenario)}
+        with self.package.Client(transport=_Recording(seen), **self._options()) as client:
+            handle = getattr(getattr(client, case.resource.attr), case.start)(
+                **self.arguments(case.job), extra_headers=extra
+            )
+            return handle.wait(timeout=30)
+
     def scenario(self, case: Case, outcome: Outcome) -> dict[str, Any]:
         pending = case.job.pending[:1]
         scenario: dict[str, Any] = {"final": "never" if outcome == "cancel" else outcome}

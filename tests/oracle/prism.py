@@ -134,8 +134,22 @@ class Prism:
         with self._lock:
             return len(self.lines)
 
+    def settle(self, quiet: float = 0.15, most: float = 5.0) -> None:
+        """Wait until Prism's log has been still for ``quiet`` seconds (at most ``most``):
+        it writes a line after the answer it is about has been sent."""
+        last, still_since, deadline = -1, time.monotonic(), time.monotonic() + most
+        while time.monotonic() < deadline:
+            now = self.mark()
+            if now != last:
+                last, still_since = now, time.monotonic()
+            elif time.monotonic() - still_since >= quiet:
+                return
+            time.sleep(0.03)
+
     def problems(self, since: int = 0) -> list[str]:
-        """The log lines since ``since`` that report a violation or an error."""
+        """The log lines since ``since`` that report a violation or an error (once the
+        log has settled)."""
+        self.settle()
         with self._lock:
             lines = self.lines[since:]
         return [line for line in lines if _PROBLEM.search(line)]

@@ -13,6 +13,7 @@ counts no violation either. One Prism process and one server per spec.
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 from collections.abc import Iterator
 from types import ModuleType
@@ -26,7 +27,7 @@ from jobgen.model.build import load_and_build
 from jobgen.pipeline import Target
 from jobgen.server import RunningServer, run_server
 from tests.helpers import ROOT
-from tests.oracle.drive import Driver, Mode, Run, cases
+from tests.oracle.drive import Driver, Exchange, Mode, Run, cases
 from tests.oracle.prism import Prism
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
@@ -119,3 +120,30 @@ def test_prism_reports_no_violation_on_every_job(oracle: Oracle, mode: Mode) -> 
     assert not findings, "\n".join(findings)
     assert oracle.server.self_check.checked > checked
     assert runs >= 2 * len(jobs)
+
+
+SUME = next(t for t in TARGETS if t.spec.stem == "sume")
+
+
+@pytest.mark.parametrize("oracle", [SUME], ids=["sume"], indirect=True)
+def test_prism_names_an_answer_that_breaks_the_spec(oracle: Oracle) -> None:
+    """The oracle is not silent: a status record in a state Sume's enum does not list
+    (the scenario's ``undocumented_state``, which serve's self-check also counts) is
+    named by Prism in its ``sl-violations`` header and its log, and refused with 500."""
+    driver = Driver(
+        oracle.sdk, oracle.package, oracle.prism.base_url, headers=oracle.prism.forwarded
+    )
+    (case,) = cases(oracle.sdk)
+    since = oracle.prism.mark()
+    checked = oracle.server.self_check.count
+    seen: list[Exchange] = []
+    scenario = {"states": [{"state": "processing", "polls": 1}], "undocumented_state": "exploded"}
+    with pytest.raises(oracle.package.errors.SDKError):
+        driver.wait(case, scenario, seen)
+    refused = [e for e in seen if e.headers.get("sl-violations")]
+    assert refused and all(e.status == 500 for e in refused)
+    named = json.loads(refused[0].headers["sl-violations"])
+    assert ["response", "body", "data", "status"] in [v["location"] for v in named]
+    logged = oracle.prism.problems(since)
+    assert any("VIOLATIONS" in line for line in logged), oracle.prism.output()[since:]
+    assert oracle.server.self_check.count > checked
