@@ -13,7 +13,6 @@ from jobgen.server import SelfCheck
 from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk
 from tests.real.conftest import RealSdks
 
-
 # Every simulated server of the suite checks its own answers against the spec, strictly:
 # an answer that breaks it fails the test that caused it (docs/serve.md#the-self-check).
 os.environ.setdefault("JOBGEN_SERVE_SELF_CHECK", "strict")

@@ -1,11 +1,13 @@
 """Every job of a spec, created and waited for through its generated SDK, sync or async,
 to success, failure or cancel: what the Prism tests and the corpus sweep share.
 
-The create call's arguments are made from the spec: each required parameter and the body
-get a value of the schema the spec declares for them (its example where one validates;
-else one made within its type, format, pattern and bounds), decoded into the SDK's own
-types by the SDK's own decoders. Every HTTP exchange the client makes is recorded (method, path, status,
-headers), so a caller can read what a proxy said about it.
+Cancel: a job declaring a cancel operation is canceled through the SDK's handle while it
+runs; a job that only documents canceled states is canceled by the server (a scenario's
+``final: canceled``). The create call's arguments are made from the spec: each required
+parameter and the body get a value of the schema the spec declares for them (its example
+where one validates; else one made within its type, format, pattern and bounds), decoded
+into the SDK's own types by the SDK's own decoders. Every HTTP exchange the client makes
+is recorded (method, path, status, headers), so a caller can read what a proxy said.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ class Case:
 
     def outcomes(self) -> list[Outcome]:
         found: list[Outcome] = ["success", "failure"]
-        if self.job.cancel is not None and self.job.canceled and self.job.create is not None:
+        if self.job.canceled:
             found.append("cancel")
         return found
 
@@ -277,7 +279,10 @@ class Driver:
 
     def scenario(self, case: Case, outcome: Outcome) -> dict[str, Any]:
         pending = case.job.pending[:1]
-        scenario: dict[str, Any] = {"final": "never" if outcome == "cancel" else outcome}
+        final = {"success": "success", "failure": "failure", "cancel": "canceled"}[outcome]
+        if outcome == "cancel" and case.job.cancel is not None:
+            final = "never"  # until the SDK's cancel
+        scenario: dict[str, Any] = {"final": final}
         if pending:
             scenario["states"] = [{"state": pending[0], "polls": 1}]
         return scenario
@@ -341,7 +346,7 @@ class Driver:
             handle = getattr(resource, case.start)(
                 **args, extra_headers=extra, on_poll=events.append
             )
-            if run.outcome == "cancel":
+            if run.outcome == "cancel" and case.job.cancel is not None:
                 handle.cancel()
             handle.wait(timeout=30)
             self._ended(run, events)
@@ -369,7 +374,7 @@ class Driver:
             handle = await getattr(resource, case.start)(
                 **args, extra_headers=extra, on_poll=events.append
             )
-            if run.outcome == "cancel":
+            if run.outcome == "cancel" and case.job.cancel is not None:
                 await handle.cancel()
             await handle.wait(timeout=30)
             self._ended(run, events)
