@@ -62,12 +62,15 @@ def _int_like(t: ir.TypeRef) -> bool:
 def id_slot(job: ir.Job) -> str:
     """The status path parameter that holds the job's id: the declared id parameter; for
     a job polled at its operation URL (none declared), the status path's last parameter
-    that the create's path does not fill (Azure's ``{resultId}`` beside ``{modelId}``)."""
+    that the create's path does not fill (Azure's ``{resultId}`` beside ``{modelId}``);
+    when the create fills them all (a cancel whose monitor is the job it cancels,
+    ``.../jobs/{jobId}:cancel``), the last one, so the URL still names this job."""
     if job.id_parameter:
         return job.id_parameter
     given = {p.wire for p in job.create.path_parameters} if job.create else set()
-    free = [p.wire for p in job.status.path_parameters if p.wire not in given]
-    return free[-1] if free else ""
+    wires = [p.wire for p in job.status.path_parameters]
+    free = [wire for wire in wires if wire not in given]
+    return (free or wires or [""])[-1]
 
 
 class JobKind:
