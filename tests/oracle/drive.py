@@ -170,9 +170,6 @@ class Driver:
         self.canceled = errors.JobCanceled
         self.no_result = errors.NoResultOperation
         self.decode_error = errors.DecodeError
-        #: Request values the schema-driven maker could not make, or the SDK's model
-        #: could not take (sampled instead).
-        self.unmade = 0
 
     # -- the client ---------------------------------------------------------------------
 
@@ -212,7 +209,7 @@ class Driver:
             try:
                 made = Values(schema, timestamp=TIMESTAMP, seed="oracle").make()
             except RecursionError:
-                self.unmade += 1  # a schema the value maker cannot finish: sampled instead
+                pass  # a schema the value maker cannot finish: sampled instead
         decode = self.decoders.decoder(t)
         sampled = self.sampler.sample(t, force=True)
         if made is None:
@@ -223,7 +220,6 @@ class Driver:
             except self.decode_error as exc:
                 # The SDK's model requires what the spec marks readOnly (a resource's
                 # name), which a request leaves out: the sampler's value fills it in.
-                self.unmade += 1
                 missing = _MISSING.search(str(exc))
                 if missing is None:
                     break
