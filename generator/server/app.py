@@ -532,7 +532,14 @@ class JobApp:
             exchange.job_id, exchange.replayed = replay.job_id, True
             answer = replay.answer
         else:
-            sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
+            # A create whose own path names the id (PUT /jobs/{id}) makes the job the
+            # caller named, so the URLs it knows lead to it.
+            slot = id_slot(route.job)
+            own = {p.wire for p in route.operation.path_parameters}
+            chosen = found.params.get(slot) if slot in own else None
+            sim = self.jobs.new_job(
+                kind, scenario, credentials.value, now, request.body, chosen=chosen
+            )
             sim.path = dict(found.params)
             exchange.job_id = sim.id
             answer = self._created(request, kind, sim, now)
