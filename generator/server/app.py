@@ -38,7 +38,7 @@ from .errors import ErrorShapes
 from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
-from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, timestamp
+from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, in_query, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
@@ -304,7 +304,7 @@ class JobApp:
         exchange.operation, exchange.job_name = route.role, route.job.name
         exchange.op = route.operation
         if route.role != "create":
-            exchange.job_id = found.params.get(id_slot(route.job))
+            exchange.job_id = job_id_of(route.job, found.params, request.params) or None
         credentials = read_credential(
             self.sdk.auths, route.operation.security, request.headers, request.params
         )
@@ -346,7 +346,7 @@ class JobApp:
         now: float,
     ) -> Answer:
         route = found.route
-        job_id = found.params.get(id_slot(route.job), "")
+        job_id = job_id_of(route.job, found.params, request.params)
         if route.role == "result" and route.job.final_from == "original-uri":
             names = {
                 r.job.name
@@ -643,3 +643,12 @@ def serve(
         sock.close()
         app.close()
     return 0
+
+
+def job_id_of(job: ir.Job, path: Mapping[str, str], query: Mapping[str, list[str]]) -> str:
+    """The job id a request to one of ``job``'s operations names: in its path, or in its
+    query where the status operation keeps it there (see kinds.id_slot)."""
+    slot = id_slot(job)
+    if slot in path or not in_query(job):
+        return path.get(slot, "")
+    return (query.get(slot) or [""])[-1]
