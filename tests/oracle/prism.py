@@ -134,7 +134,7 @@ class Prism:
         with self._lock:
             return len(self.lines)
 
-    def settle(self, quiet: float = 0.15, most: float = 5.0) -> None:
+    def settle(self, quiet: float = 0.3, most: float = 5.0) -> None:
         """Wait until Prism's log has been still for ``quiet`` seconds (at most ``most``):
         it writes a line after the answer it is about has been sent."""
         last, still_since, deadline = -1, time.monotonic(), time.monotonic() + most
