@@ -9,7 +9,12 @@ STAMP := $(VENV)/.installed
 # The demo needs only jobgen, its server and the live display, not the test toolchain.
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo test test-all generate check lint clean
+# Stoplight Prism, the validating proxy of tests/oracle, from npm at the version its
+# package-lock.json pins (no install scripts run).
+ORACLE := tests/oracle
+ORACLE_STAMP := $(ORACLE)/node_modules/.installed
+
+.PHONY: demo test test-all generate check lint clean oracle
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,13 +32,19 @@ $(DEMO_STAMP): pyproject.toml $(CONSTRAINTS) $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[serve,progress]'
 	touch $(DEMO_STAMP)
 
+$(ORACLE_STAMP): $(ORACLE)/package.json $(ORACLE)/package-lock.json
+	cd $(ORACLE) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $(ORACLE_STAMP)
+
+oracle: $(ORACLE_STAMP)
+
 demo: $(DEMO_STAMP)
 	$(BIN)/python -m jobgen.demo
 
 # One pytest worker per core; the tests that share the real-spec SDKs run on one worker.
 PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
 
-test: $(STAMP)
+test: $(STAMP) $(ORACLE_STAMP)
 	$(BIN)/jobgen generate --check
 	$(PYTEST)
 
@@ -48,4 +59,4 @@ lint: $(STAMP)
 	$(BIN)/mypy generator
 
 clean:
-	rm -rf $(VENV) .venv-sdk .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) .venv-sdk .pytest_cache .mypy_cache .hypothesis $(ORACLE)/node_modules

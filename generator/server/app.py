@@ -39,7 +39,7 @@ from .errors import ErrorShapes
 from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
-from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, timestamp
+from .kinds import JSON_LINES, JobKind, format_retry_after, id_slot, in_query, timestamp
 from .listen import base_url, bind, make_server
 from .listing import list_operations, page_of
 from .log import RequestRecord, mask_body, mask_headers, mask_query
@@ -239,7 +239,7 @@ class JobApp:
                 found, credentials = checked
                 answer = self._dispatch(request, found, credentials, exchange, now)
             if exchange.fault not in DELIBERATE_FAULTS:
-                answer = self._declared_headers(exchange, answer, request.host)
+                answer = self._declared_headers(exchange, answer, request.origin)
                 answer = self.self_check.review(
                     exchange.op,
                     request.method,
@@ -264,7 +264,7 @@ class JobApp:
             )
         return answer
 
-    def _declared_headers(self, exchange: _Exchange, answer: Answer, host: str) -> Answer:
+    def _declared_headers(self, exchange: _Exchange, answer: Answer, origin: str) -> Answer:
         """``answer`` with the headers its operation declares for its status and it lacks:
         a ``Location`` (or ``Operation-Location``) naming the job's status URL, any other
         made from its schema. Hint headers are sent only as the scenario says (a
@@ -287,7 +287,7 @@ class JobApp:
                 continue  # it would name the result, which is served as the record
             value: str | None = None
             if name in LOCATION_HEADERS and sim is not None and kind is not None:
-                value = kind.status_url(f"http://{host}", sim)
+                value = kind.status_url(origin, sim)
             if value is None:
                 value = self.declared.header_value(exchange.op, answer.status, header.name)
             if value is not None:
@@ -372,7 +372,7 @@ class JobApp:
         exchange.operation, exchange.job_name = route.role, route.job.name
         exchange.op = route.operation
         if route.role != "create":
-            exchange.job_id = found.params.get(id_slot(route.job))
+            exchange.job_id = job_id_of(route.job, found.params, request.params) or None
         credentials = read_credential(
             self.sdk.auths, route.operation.security, request.headers, request.params
         )
@@ -460,7 +460,7 @@ class JobApp:
         now: float,
     ) -> Answer:
         route = found.route
-        job_id = found.params.get(id_slot(route.job), "")
+        job_id = job_id_of(route.job, found.params, request.params)
         if route.role == "result" and route.job.final_from == "original-uri":
             names = {
                 r.job.name
@@ -489,7 +489,7 @@ class JobApp:
                 route.operation, 401, "this job was created with a different credential"
             )
         if route.role == "status":
-            return self._status(route, sim, exchange, now, request.host)
+            return self._status(route, sim, exchange, now, request.origin)
         if route.role == "cancel":
             return self._cancel(route, sim, now)
         if route.role == "events":
@@ -549,7 +549,7 @@ class JobApp:
         return json_answer(code, value)
 
     def _status(
-        self, route: Route, sim: SimJob, exchange: _Exchange, now: float, host: str
+        self, route: Route, sim: SimJob, exchange: _Exchange, now: float, origin: str
     ) -> Answer:
         kind = self.kinds[sim.name]
         exchange.spared = spared(kind, sim)
@@ -570,7 +570,7 @@ class JobApp:
         hints = () if view.terminal else kind.hint_headers(sim.scenario, self.wall())
         status = route.operation.response.status
         body = kind.status_body(sim, view)
-        ruled = ruled_status(kind, view.state, body, sim, host)
+        ruled = ruled_status(kind, view.state, body, sim, origin)
         if ruled is not None:
             # The job extension's status_rules declare this answer's status.
             exchange.spared = (*exchange.spared, "/status")
@@ -648,7 +648,14 @@ class JobApp:
                 exchange.spared = spared(kind, replayed)
             answer = replay.answer
         else:
-            sim = self.jobs.new_job(kind, scenario, credentials.value, now, request.body)
+            # A create whose own path names the id (PUT /jobs/{id}) makes the job the
+            # caller named, so the URLs it knows lead to it.
+            slot = id_slot(route.job)
+            own = {p.wire for p in route.operation.path_parameters}
+            chosen = found.params.get(slot) if slot in own else None
+            sim = self.jobs.new_job(
+                kind, scenario, credentials.value, now, request.body, chosen=chosen
+            )
             sim.path = dict(found.params)
             exchange.job_id = sim.id
             exchange.spared = spared(kind, sim)
@@ -680,11 +687,9 @@ class JobApp:
         create = kind.job.create
         assert create is not None
         sim.progress, view = peek(sim.scenario, sim.progress, now)
-        headers = operation_headers(kind, sim, request.host, request.params)
+        headers = operation_headers(kind, sim, request.origin, request.params)
         if kind.job.id_header:
-            headers = (
-                (kind.job.id_header.lower(), kind.status_url(f"http://{request.host}", sim)),
-            )
+            headers = ((kind.job.id_header.lower(), kind.status_url(request.origin, sim)),)
         status = int(create.response.status) if create.response.status.isdigit() else 200
         if status == 202 and not view.terminal:
             headers = (*headers, *kind.create_hints(sim.scenario, self.wall()))
@@ -775,3 +780,12 @@ def serve(
         sock.close()
         app.close()
     return 0
+
+
+def job_id_of(job: ir.Job, path: Mapping[str, str], query: Mapping[str, list[str]]) -> str:
+    """The job id a request to one of ``job``'s operations names: in its path, or in its
+    query where the status operation keeps it there (see kinds.id_slot)."""
+    slot = id_slot(job)
+    if slot in path or not in_query(job):
+        return path.get(slot, "")
+    return (query.get(slot) or [""])[-1]

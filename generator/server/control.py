@@ -131,14 +131,19 @@ def _reset(app: Control, request: Request) -> Answer:
 
 def describe(app: Control, url: str) -> str:
     """The banner: the base URL, the job operations and the control endpoints."""
-    lines = [f"Simulating {app.jobs.sdk.title} on {url}", ""]
+    lines = [
+        f"Simulating {app.jobs.sdk.title} on {url}",
+        f"SDK base_url: {url}",
+        "",
+        "Routes (paths from the base URL):",
+    ]
     order = {"create": 0, "status": 1, "result": 2, "cancel": 3, "list": 4, "events": 5}
     names = list(app.jobs.kinds)
     routes = sorted(app.routes, key=lambda r: (names.index(r.job.name), order[r.role]))
     for route in routes:
         op = route.operation
         lines.append(
-            f"  {route.job.name:<12} {route.role:<7} {route.method:<6} {url}{op.path}"
+            f"  {route.job.name:<12} {route.role:<7} {route.method:<6} {op.path}"
             f"  ({op.operation_id})"
         )
     lines += [

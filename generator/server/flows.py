@@ -20,22 +20,24 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .kinds import JobKind
-from .samples import put
+from .samples import locate, put
 from .store import SimJob
 
 __all__ = ["operation_headers", "original_job", "result_url", "ruled_status"]
 
 
-def _base(host: str, other: str | None) -> str:
-    """``http://host:port`` of the request, its host replaced by ``other`` if given."""
+def _base(origin: str, other: str | None) -> str:
+    """The request's origin (``scheme://host[:port]``), its host replaced by ``other``
+    if given."""
     if other is None:
-        return f"http://{host}"
+        return origin
+    scheme, _, host = origin.partition("://")
     port = host.rsplit(":", 1)[1] if ":" in host.rsplit("]", 1)[-1] else None
-    return f"http://{other}:{port}" if port else f"http://{other}"
+    return f"{scheme}://{other}:{port}" if port else f"{scheme}://{other}"
 
 
 def operation_headers(
-    kind: JobKind, sim: SimJob, host: str, params: Mapping[str, list[str]]
+    kind: JobKind, sim: SimJob, origin: str, params: Mapping[str, list[str]]
 ) -> tuple[tuple[str, str], ...]:
     """The create answer's operation URL headers (none unless the job declares them).
 
@@ -45,7 +47,7 @@ def operation_headers(
     job = kind.job
     if not job.operation_url:
         return ()
-    url = kind.status_url(_base(host, sim.scenario.operation_host), sim)
+    url = kind.status_url(_base(origin, sim.scenario.operation_host), sim)
     carried = [
         (p.wire, params[p.wire][-1])
         for p in job.status.parameters
@@ -76,15 +78,15 @@ def original_job(
     return None
 
 
-def result_url(kind: JobKind, sim: SimJob, host: str) -> str | None:
+def result_url(kind: JobKind, sim: SimJob, origin: str) -> str | None:
     """Where a 303 See Other points: the result operation's URL for the job."""
     if kind.job.result is None:
         return None
-    return _base(host, sim.scenario.operation_host) + kind.fill_path(kind.job.result, sim)
+    return _base(origin, sim.scenario.operation_host) + kind.fill_path(kind.job.result, sim)
 
 
 def ruled_status(
-    kind: JobKind, state: str, record: Any, sim: SimJob, host: str
+    kind: JobKind, state: str, record: Any, sim: SimJob, origin: str
 ) -> tuple[int, Any, tuple[tuple[str, str], ...]] | None:
     """``(status, JSON body or None, headers)`` of a status answer in ``state`` that a
     status rule names; None when no rule gives that state a status or a path."""
@@ -92,13 +94,25 @@ def ruled_status(
     rule = next((r for r in job.status_rules if r.state == state), None)
     if rule is None:
         return None
-    status = rule.status[0] if rule.status else 200
+    # A rule naming no status answers with the status operation's own success status
+    # (a 202 monitor's is 202): the simulator sends no status the spec leaves out.
+    declared = job.status.response.status
+    status = rule.status[0] if rule.status else int(declared) if declared.isdigit() else 200
     if rule.path is not None:
+        # The branch holding the value is made whole (an error's required message too).
         body: dict[str, Any] = {}
+        kept = rule.path[:1]
+        found = (
+            locate(job.status.response.type, kept, kind.schemas)
+            if job.status.response.type
+            else None
+        )
+        if found is not None and len(rule.path) > 1:
+            put(body, kept, kind.sampler(sim.created_wall).sample(found.type, force=True))
         put(body, rule.path, rule.equals if rule.equals is not None else "simulated")
         return status, body, ()
     if status == 303:
-        location = result_url(kind, sim, host)
+        location = result_url(kind, sim, origin)
         return status, None, (("location", location),) if location else ()
     if status >= 400:
         return status, None, ()  # the caller answers with the operation's error body

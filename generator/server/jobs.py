@@ -116,12 +116,26 @@ class Jobs:
             return self.new_job(self.kinds[job.name], scenario, owner, now, None).id
 
     def new_job(
-        self, kind: JobKind, scenario: Scenario, owner: str | None, now: float, raw: bytes | None
+        self,
+        kind: JobKind,
+        scenario: Scenario,
+        owner: str | None,
+        now: float,
+        raw: bytes | None,
+        chosen: str | None = None,
     ) -> SimJob:
-        """Make and keep a job (store lock held); ``raw`` is its create request's body."""
-        job_id = kind.new_id()
-        while job_id in self.store.jobs:
+        """Make and keep a job (store lock held); ``raw`` is its create request's body.
+
+        ``chosen`` is the id the caller named (a create at ``PUT /jobs/{id}``): the job
+        takes it, replacing a job of that id."""
+        if chosen:
+            job_id = chosen
+            if job_id in self.store.jobs:
+                self.store.forget(self.store.jobs[job_id])
+        else:
             job_id = kind.new_id()
+            while job_id in self.store.jobs:
+                job_id = kind.new_id()
         wall = self.wall()
         sim = SimJob(
             job_id,

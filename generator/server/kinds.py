@@ -23,7 +23,7 @@ from .store import SimJob
 from .timeline import View
 from .wire import parse_json
 
-__all__ = ["JobKind", "format_retry_after", "id_slot", "timestamp"]
+__all__ = ["JobKind", "format_retry_after", "id_slot", "in_query", "timestamp"]
 
 JSON = Any
 
@@ -98,12 +98,31 @@ def _int_like(t: ir.TypeRef) -> bool:
 def id_slot(job: ir.Job) -> str:
     """The status path parameter that holds the job's id: the declared id parameter; for
     a job polled at its operation URL (none declared), the status path's last parameter
-    that the create's path does not fill (Azure's ``{resultId}`` beside ``{modelId}``)."""
+    that the create's path does not fill (Azure's ``{resultId}`` beside ``{modelId}``);
+    when the create fills them all (a cancel whose monitor is the job it cancels,
+    ``.../jobs/{jobId}:cancel``), the last one, so the URL still names this job; for a
+    status path without parameters, the first required query parameter without a default
+    that the create does not take (App Configuration's ``/operations?snapshot=``)."""
     if job.id_parameter:
         return job.id_parameter
     given = {p.wire for p in job.create.path_parameters} if job.create else set()
-    free = [p.wire for p in job.status.path_parameters if p.wire not in given]
-    return free[-1] if free else ""
+    wires = [p.wire for p in job.status.path_parameters]
+    free = [wire for wire in wires if wire not in given]
+    if free or wires:
+        return (free or wires)[-1]
+    taken = {p.wire for p in job.create.parameters} if job.create else set()
+    query = [
+        p.wire
+        for p in job.status.parameters
+        if p.location == "query" and p.required and not p.has_default and p.wire not in taken
+    ]
+    return query[0] if query else ""
+
+
+def in_query(job: ir.Job) -> bool:
+    """Whether the job's id is a query parameter of its status operation (see id_slot)."""
+    slot = id_slot(job)
+    return bool(slot) and all(p.wire != slot for p in job.status.path_parameters)
 
 
 class JobKind:
@@ -214,6 +233,8 @@ class JobKind:
             for p in self.job.status.parameters
             if p.location == "query" and p.required and p.has_default
         ]
+        if in_query(self.job):
+            query.append((id_slot(self.job), sim.id))
         return base_url + path + (f"?{urlencode(query)}" if query else "")
 
     # -- bodies ---------------------------------------------------------------------

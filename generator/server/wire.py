@@ -80,6 +80,48 @@ class Request:
     def params(self) -> dict[str, list[str]]:
         return parse_qs(self.query, keep_blank_values=True)
 
+    @property
+    def origin(self) -> str:
+        """``scheme://host[:port]`` as the client addressed it: the absolute URLs the
+        server hands out start with it, so they work behind a proxy."""
+        return request_origin(self.headers, self.host)
+
+
+# A host as a URL may name it: a name or IPv4 address, or a bracketed IPv6 address,
+# with an optional port. Anything else in a forwarding header is ignored.
+_HOST = re.compile(r"(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+_SCHEMES = ("http", "https")
+
+
+def _forwarded(value: str) -> dict[str, str]:
+    """The parameters of the first element of an RFC 7239 ``Forwarded`` header (the
+    proxy nearest the client), names lowercased, quoted values unquoted."""
+    first = value.split(",", 1)[0]
+    found: dict[str, str] = {}
+    for pair in first.split(";"):
+        name, sep, text = pair.partition("=")
+        text = text.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            text = text[1:-1].replace('\\"', '"')
+        if sep:
+            found.setdefault(name.strip().lower(), text)
+    return found
+
+
+def _first(value: str | None) -> str | None:
+    return value.split(",", 1)[0].strip() if value else None
+
+
+def request_origin(headers: dict[str, str], host: str) -> str:
+    """The origin a client used: ``Forwarded`` (host, proto), else ``X-Forwarded-Host``
+    and ``X-Forwarded-Proto``, else the ``Host`` header (``host``), over http."""
+    forwarded = _forwarded(headers.get("forwarded", ""))
+    name = forwarded.get("host") or _first(headers.get("x-forwarded-host"))
+    scheme = (forwarded.get("proto") or _first(headers.get("x-forwarded-proto")) or "").lower()
+    if not name or not _HOST.fullmatch(name):
+        name = host
+    return f"{scheme if scheme in _SCHEMES else 'http'}://{name}"
+
 
 @attrs.frozen
 class Answer:

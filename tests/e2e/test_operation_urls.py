@@ -237,5 +237,6 @@ def test_an_error_body_without_a_state_is_a_failure(reply: E2E) -> None:
 
     assert failed.value.last_state == "Failed"
     assert failed.value.error is not None and failed.value.error.code == "simulated"
-    assert str(failed.value).endswith('{"code": "simulated"}')
-    assert [p.status for p in e2e.polls(url)] == [202, 200]
+    assert failed.value.error.message  # made whole: ErrorDetail requires a message
+    # The monitor's own status (the spec declares no 200 for it), with no state field.
+    assert [p.status for p in e2e.polls(url)] == [202, 202]

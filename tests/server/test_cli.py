@@ -14,7 +14,7 @@ import httpx
 import yaml
 
 from jobgen.server.listen import bind
-from tests.helpers import ROOT, SPECS, write
+from tests.helpers import ROOT, SPECS, imported_sdk, write
 from tests.server.test_answers import IMPOSSIBLE
 
 JOBGEN = Path(sys.executable).with_name("jobgen")
@@ -54,10 +54,11 @@ def test_serve_in_the_background_then_ctrl_c() -> None:
     with serving("specs/sume.yaml", "--port", "0") as (process, url, banner):
         text = "".join(banner)
         assert url.startswith("http://127.0.0.1:") and not url.endswith(":0")
-        assert f"{url}/v1/jobs/{{job_id}}" in text and f"{url}/_jobgen/jobs" in text
+        assert f"SDK base_url: {url}\n" in banner
+        assert "GET    /v1/jobs/{job_id}  (getJob)" in text and f"{url}/_jobgen/jobs" in text
         # Every route served, with its operation id: cancel and events too.
-        assert f"cancel  POST   {url}/v1/jobs/{{job_id}}/cancel  (cancelJob)" in text
-        assert f"events  GET    {url}/v1/jobs/{{job_id}}/events  (streamJobEvents)" in text
+        assert "cancel  POST   /v1/jobs/{job_id}/cancel  (cancelJob)" in text
+        assert "events  GET    /v1/jobs/{job_id}/events  (streamJobEvents)" in text
         made = httpx.post(f"{url}/_jobgen/jobs", json={"states": [], "final": "failed"})
         job_id = made.json()["id"]
         answer = httpx.get(f"{url}/v1/jobs/{job_id}", headers={"x-api-key": "k"})
@@ -235,3 +236,31 @@ def test_a_bad_self_check_mode_exits_2() -> None:
     )
     assert done.returncode == 2, done.stderr
     assert "JOBGEN_SERVE_SELF_CHECK" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_banner_base_url_works_as_printed(tmp_path: Path) -> None:
+    """A spec whose server URL has a path (``https://{endpoint}/documentintelligence``):
+    the banner prints routes as paths and the one URL to give the SDK, which waits for a
+    job there as printed."""
+    spec = ROOT / "tests" / "specs" / "azure_document_intelligence_lro.yaml"
+    with (
+        serving(str(spec), "--port", "0") as (process, url, banner),
+        imported_sdk(spec, tmp_path, "di_banner_sdk") as sdk,
+    ):
+        (printed,) = [line for line in banner if line.startswith("SDK base_url: ")]
+        base_url = printed.removeprefix("SDK base_url: ").strip()
+        assert base_url == url
+        routes = [line for line in banner if "(analyzeDocument)" in line]
+        assert routes and all("://" not in line for line in routes)
+        fast = sdk.WaitConfig(floor=0.0, first=0.01, cap=0.02)
+        with sdk.Client(base_url=base_url, api_key="k", wait_config=fast) as client:
+            result = client.document_models.create_and_wait(
+                model_id="prebuilt-layout",
+                body=sdk.models.AnalyzeDocumentRequest(url_source="https://example.test/a.pdf"),
+                deadline=30,
+                extra_headers={"x-jobgen-scenario": '{"states": [], "final": "succeeded"}'},
+            )
+        # The operation's result (the succeeded record's analyzeResult).
+        assert type(result).__name__ == "AnalyzeResult"
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0

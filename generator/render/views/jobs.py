@@ -14,7 +14,14 @@ from ..code import TypeCode
 from ..escape import Code, doc_text, ident, join, py_literal, py_str
 from .operations import OPTION_PARAMS, operation_view, path_tuple, tuple_of
 
-__all__ = ["ErrorClasses", "error_classes", "error_type", "job_phrase", "job_view"]
+__all__ = [
+    "ErrorClasses",
+    "error_classes",
+    "error_type",
+    "job_phrase",
+    "job_view",
+    "method_names",
+]
 
 
 def job_phrase(name: str) -> tuple[str, str, str]:
@@ -207,7 +214,7 @@ def _webhooks_view(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict
     }
 
 
-def _method_names(name: str, single: bool, taken: frozenset[str]) -> dict[str, Code]:
+def method_names(name: str, single: bool, taken: frozenset[str]) -> dict[str, Code]:
     """The names of a job's methods, as a person writes them. The only job of its
     resource takes the plain ones (``wait_for_job``, ``create_and_wait``); another is
     named in them: a thing (``batch``) as ``create_batch_and_wait``,
@@ -334,7 +341,7 @@ def job_view(
         ),
         "carry": carry_view(job),
         "shared": _shared_view(job, name),
-        **_method_names(name, single, taken),
+        **method_names(name, single, taken),
         "types": [job.record_type]
         + ([error] if error is not None else [])
         + ([member] if job.result_path is not None and member is not None else [])

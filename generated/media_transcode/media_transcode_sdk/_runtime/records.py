@@ -125,7 +125,9 @@ def read(spec: JobSpec, job_id: str, response: httpx.Response) -> Poll:
     if isinstance(record, dict):
         fields = cast("dict[str, object]", record)
         if spec.state_path and dig(fields, spec.state_path) is MISSING:
-            fields = _with_state(fields, spec.state_path, rule.state)  # the rule's, typed
+            fields = _with_state(
+                fields, spec.state_path, rule.state
+            )  # the rule's, typed
         record = fields
     return Poll(record, response.headers, state=rule.state, location=location)
 
