@@ -76,7 +76,9 @@ def draft_spec(path: Path) -> Drafted:
             if None in bad:
                 raise RuntimeError("the draft does not validate: " + "; ".join(map(str, problems)))
             left_out += [f"{_job_of(p)}: {printable(p.message)}" for p in problems]
-            draft = Draft(tuple(job for job in draft.jobs if job.name not in bad))
+            draft = attrs.evolve(
+                draft, jobs=tuple(job for job in draft.jobs if job.name not in bad)
+            )
             rendered = render(draft, path.name)
     except RecursionError:
         raise SpecError.at(
@@ -128,9 +130,16 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
     draft, rendered = drafted.draft, drafted.rendered
     for note in drafted.left_out:
         print(f"note: left out the job {note}", file=sys.stderr)
-    if not draft.jobs:
+    if draft.imported:
         print(
-            f"no job found in {printable(str(spec))}: nothing written (declare the jobs by hand, "
+            f"note: not drafted: {counted(len(draft.imported), 'job')} the spec declares in"
+            f" its own extensions, imported as they are: {printable(', '.join(draft.imported))}",
+            file=sys.stderr,
+        )
+    if not draft.jobs:
+        others = "no other job" if draft.imported else "no job"
+        print(
+            f"{others} found in {printable(str(spec))}: nothing written (declare the jobs by hand, "
             "see docs/job-extension.md)",
             file=out,
         )

@@ -136,6 +136,8 @@ def _body(w: _Writer, job: DraftJob) -> None:
             w.line(d + 1, f"{_key(name)}:")
             w.line(d + 2, f"from: {yaml_str(source)}")
             w.line(d + 2, f"to: {yaml_str(target)}")
+    if job.result_once:
+        w.entry(d, "result_once", "true")
 
 
 def render(draft: Draft, source: str) -> Rendered:
@@ -144,9 +146,19 @@ def render(draft: Draft, source: str) -> Rendered:
         f"# Job declarations drafted by `jobgen jobs init` from {comment(source)}.",
         "# Each line marked `# check:` is a guess: compare it with the API's documentation.",
         "# The draft validates as written: jobgen validate SPEC --jobs THIS_FILE",
-        "jobs:" if draft.jobs else "jobs: {}",
     ]
+    if draft.imported:
+        lines.append("# Not drafted: the jobs the spec's own extensions declare, which jobgen")
+        lines.append("# imports as they are (jobgen validate lists them):")
+        lines += [f"#   {comment(job)}" for job in draft.imported]
     guesses = 0
+    if draft.auth_prefix:
+        lines.append("auth_prefix:")
+        for scheme, word in draft.auth_prefix:
+            note = f"the scheme's description sends the key after {word!r}"
+            lines.append(f"  {_key(scheme)}: {yaml_str(word)}  {CHECK} {comment(note)}")
+            guesses += 1
+    lines.append("jobs:" if draft.jobs else "jobs: {}")
     for job in draft.jobs:
         writer = _job(job)
         lines.extend(writer.lines)

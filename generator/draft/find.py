@@ -10,11 +10,24 @@ a state field with documented states, at least one of them a success) and a crea
 - otherwise a ``POST`` (or ``PUT``) returning the status operation's record (the id read
   from its ``id``), or a ``POST`` on the status operation's collection returning the id.
 
-The rest is read from the record and the paths under the same id: a result or download,
-a cancel, the error, progress, readiness and terminal fields, poll hints (``Retry-After``
-and its kin, record fields named like hints), the create's idempotency header, and the
-values a status call needs besides the id (carried from the create's answer). Every
-guess the shapes do not settle carries a note saying what to check.
+A create answering ``202`` with a monitor header whose body holds the job's id, beside a
+status operation reading that id, is drafted as a job known by id (its result and cancel
+take the id; an operation URL does not give one).
+
+The rest is read from the record and the paths under the same id: a result or download
+(fetched once where its description says so), a cancel (with or without a canceled
+state), the error, progress, readiness and terminal fields, poll hints (``Retry-After``
+and its kin, record fields named like hints), the create's idempotency header, the
+values a status call needs besides the id (carried from the create's answer), and the
+record itself as the result when it holds the output. Every guess the shapes do not
+settle carries a note saying what to check, and an operation under the job's path that
+looks like a result or a cancel but is not drafted is named in one. No status rule is
+read from prose: a ``404`` said to mean "expired" gets a note, not a rule.
+
+Jobs a dialect already imports (``x-ms-long-running-operation``, ``x-speakeasy-polling``,
+AIP-151) are not drafted again; the draft names them. An apiKey scheme for the
+``Authorization`` header whose description says the key goes after ``Bearer`` (or
+``Token``) gets an ``auth_prefix`` guess.
 
 The input is the SDK model built without jobs; the output is a :class:`Draft`, which
 ``emit.py`` writes as a side file.
@@ -22,6 +35,7 @@ The input is the SDK model built without jobs; the output is a :class:`Draft`, w
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
@@ -68,6 +82,16 @@ _PERCENT_FIELDS = (
     "completion_percentage",
 )
 _DONE_FIELDS = ("completed", "done", "processed", "succeeded", "finished")
+# Fields of a record that hold the job's output: the record is then the result.
+_OUTPUT_FIELDS = ("output", "outputs", "result", "results", "response")
+# A result said to be served once ("documents can only be downloaded once").
+_ONCE = re.compile(
+    r"\b(?:(?:downloaded|fetched|retrieved|read)\s+(?:only\s+)?once|only\s+once)\b",
+    re.IGNORECASE,
+)
+# The word an API key is sent after, as a scheme's description says it ("Use the
+# format: Bearer $API_KEY").
+_KEY_WORD = re.compile(r"\b(Bearer|Token)\b")
 _IDEMPOTENCY = ("idempotency", "repeatability-request-id")
 _AZURE_ASYNC = ("Succeeded", "Failed", "Canceled", "InProgress")
 _AZURE_OPERATION = ("Succeeded", "Failed", "Canceled", "NotStarted", "Running")
@@ -118,12 +142,19 @@ class DraftJob:
     idempotency_header: str | None = None
     carry: tuple[tuple[str, str, str], ...] = ()
     """``(name, from, to)``."""
+    result_once: bool = False
     checks: dict[str, str] = attrs.field(factory=dict, eq=False)
 
 
 @attrs.frozen
 class Draft:
     jobs: tuple[DraftJob, ...]
+    imported: tuple[str, ...] = ()
+    """Jobs a dialect of the spec already declares, ``name (imported from ...)``: not
+    drafted again."""
+    auth_prefix: tuple[tuple[str, str], ...] = ()
+    """``(scheme, word)``: the word an apiKey scheme's key is sent after, as its
+    description says (a guess to check)."""
 
 
 # -- the finder --------------------------------------------------------------
@@ -137,23 +168,44 @@ class _Finder:
         self.operations = [op for r in sdk.resources for op in r.operations]
 
     def find(self) -> Draft:
-        monitors = find_monitors(self.sdk, self.operations)
+        # Operations of the jobs a dialect imports: drafted again, they would be declared
+        # twice under other names.
+        taken = {
+            op.operation_id
+            for job in self.sdk.jobs
+            for op in (job.create, job.status, job.result, job.cancel)
+            if op is not None
+        }
+        monitors = [
+            m for m in find_monitors(self.sdk, self.operations) if m.op.operation_id not in taken
+        ]
         jobs: list[tuple[str, DraftJob]] = []
-        async_creates: set[str] = set()
+        async_creates: set[str] = set(taken)
         for op in self.operations:
+            if op.operation_id in taken:
+                continue
             job = self._async_job(op, monitors)
             if job is not None:
                 async_creates.add(op.operation_id)
                 jobs.append((job.name, job))
+        # Two status operations of one job (GET /x/{id} and GET /x/{id}/status): the one
+        # that says it reads the status is drafted, the other named in a note.
+        by_job: dict[tuple[str | None, str], list[tuple[Monitor, DraftJob]]] = {}
         for monitor in monitors:
             if not has_outcome(monitor.states):
                 continue
             creates = self._creates(monitor, async_creates)
             for create, id_from, check in creates:
                 job = self._id_job(monitor, create, id_from, check)
-                if job is None:
-                    continue
-                jobs.append((job.name, job))
+                if job is not None:
+                    by_job.setdefault((job.create, monitor.base), []).append((monitor, job))
+        for found in by_job.values():
+            found.sort(key=lambda pair: not self._says_status(pair[0].op))
+            monitor, job = found[0]
+            if len(found) > 1:
+                others = ", ".join(f"'{m.op.operation_id}'" for m, _ in found[1:])
+                job.checks["status"] = f"{others} reads the job too"
+            jobs.append((job.name, job))
         # Jobs of one name are told apart by the resource their create sits under
         # (charge_refund, refund), then numbered.
         count: dict[str, int] = {}
@@ -170,7 +222,29 @@ class _Finder:
         named = []
         for name, job in sorted(renamed, key=lambda pair: (pair[0], pair[1].status)):
             named.append(attrs.evolve(job, name=names.claim(name), checks=job.checks))
-        return Draft(tuple(named))
+        imported = tuple(
+            f"{job.name} ({(job.origin or 'imported').split(' at ')[0]})" for job in self.sdk.jobs
+        )
+        return Draft(tuple(named), imported, self._auth_prefix())
+
+    def _auth_prefix(self) -> tuple[tuple[str, str], ...]:
+        """The word before the key of an ``Authorization`` apiKey scheme, where the
+        scheme's description names one and jobgen does not read it already."""
+        root = self.sdk.spec.root.data if self.sdk.spec is not None else None
+        components = root.get("components") if isinstance(root, dict) else None
+        schemes = components.get("securitySchemes") if isinstance(components, dict) else None
+        found = []
+        for auth in self.sdk.auths:
+            if not isinstance(auth, ir.ApiKeyAuth) or auth.where != "header" or auth.prefix:
+                continue
+            node = schemes.get(auth.scheme) if isinstance(schemes, dict) else None
+            text = node.get("description") if isinstance(node, dict) else None
+            if auth.wire.lower() != "authorization" or not isinstance(text, str):
+                continue
+            word = _KEY_WORD.search(text)
+            if word is not None:
+                found.append((auth.scheme, word.group(1)))
+        return tuple(found)
 
     # -- jobs polled at an operation URL
 
@@ -201,6 +275,16 @@ class _Finder:
                 checks["status"] = "the status operation is a guess from the paths"
         if monitor is None:
             return None
+        top = deref(create.response.type, self.schemas)
+        ident = id_field(top, monitor.id_param.wire) if isinstance(top, ir.Model) else None
+        if ident is not None and has_outcome(monitor.states) and self._unused(monitor, set()):
+            # The answer names the job by its id, and a result or cancel takes that id:
+            # read the job by id, so that they can be drafted too.
+            via = f"the create also answers {headers[0]}: the job is read by its id instead"
+            job = self._id_job(
+                monitor, create, pointer(ident.wire), via, status_check=checks.get("status")
+            )
+            return None if job is None else attrs.evolve(job, name=create_name(create))
         states = monitor.states
         if states is None:
             azure = _AZURE_ASYNC if "Azure-AsyncOperation" in headers else _AZURE_OPERATION
@@ -211,7 +295,7 @@ class _Finder:
         elif monitor.states_note:
             checks["state.field"] = monitor.states_note
         rules: list[tuple[int, str]] = []
-        final_from = "operation-url"
+        final_from = "record"
         result = None
         responses = self.raw.responses(monitor.op)
         classified = classify_all(states)
@@ -222,13 +306,17 @@ class _Finder:
                 rules.append((303, str(done.state)))
                 classified = self._add(classified, done)
                 final_from = "location"
-        for status in ("404", "410"):
-            if status in responses and "expire" in self.raw.description(monitor.op, status).lower():
-                gone = self._rule_state(classified, "failure", states, "Expired", "expire")
-                rules.append((int(status), str(gone.state)))
-                classified = self._add(classified, gone)
+        gone = self._gone_note(monitor)
+        if gone:
+            checks["status_rules_not_drafted"] = gone
         if rules:
             checks["status_rules"] = "states read from the status operation's HTTP answers"
+        unused = self._unused(monitor, set())
+        if unused:
+            checks["operations"] = (
+                f"{unused}: they take the job's id, which an operation URL does not give"
+                " (declare the job with id_from to use them)"
+            )
         if not any(c.kind == "success" for c in classified):
             return None
         if monitor.op.method.lower() != "get":
@@ -243,6 +331,43 @@ class _Finder:
             final_from=final_from,
             result=result.operation_id if result is not None else None,
             status_rules=tuple(rules),
+        )
+
+    def _gone_note(self, monitor: Monitor) -> str | None:
+        """A note on a 404 or 410 of the status operation said to mean expiry: prose is
+        no status rule (a mistyped id answers 404 too)."""
+        said = []
+        for status in ("404", "410"):
+            text = self.raw.description(monitor.op, status)
+            if "expire" in text.lower():
+                said.append(f"{status} ({' '.join(text.split())[:80]!r})")
+        if not said:
+            return None
+        return (
+            f"'{monitor.op.operation_id}' answers {' and '.join(said)}: no status rule drafted"
+            " (a wait then raises NotFoundError); declare one if that answer is a state of the job"
+        )
+
+    def _unused(self, monitor: Monitor, used: set[str]) -> str | None:
+        """The operations under the job's id that read like a result or a cancel and are
+        not drafted, named for the person to check."""
+        seen = []
+        for op in self.operations:
+            if op.operation_id in used or op is monitor.op:
+                continue
+            tail = (
+                op.path[len(monitor.base) + 1 :] if op.path.startswith(monitor.base + "/") else ""
+            )
+            last = [w.lower() for w in words(tail)][-1:] if tail and "/" not in tail else []
+            said = "cancel" in f"{op.operation_id} {op.summary}".lower()
+            named = bool(last) and last[0] in (*_RESULT_WORDS, "cancel", "abort", "stop")
+            deletes = op.path == monitor.base and op.method.lower() == "delete"
+            if named or (deletes and said):
+                seen.append(op)
+        if not seen:
+            return None
+        return "not drafted: " + ", ".join(
+            f"'{op.operation_id}' ({op.method.upper()} {op.path})" for op in seen
         )
 
     def _location_result(self, monitor: Monitor) -> ir.Operation | None:
@@ -308,14 +433,47 @@ class _Finder:
                     continue
             if op.path == collection and op.method.lower() == "post":
                 top = deref(op.response.type, self.schemas)
-                if isinstance(top, ir.Model) and (ident := id_field(top, monitor.id_param.wire)):
+                if isinstance(top, ir.Model) and (ident := self._answer_id(top, monitor)):
                     check = "the create answers no record: the id is read from its field"
+                    if ident.wire != "id" and plain_words(ident.wire) != plain_words(
+                        monitor.id_param.wire
+                    ):
+                        check = f"the create answers no record: the id is read from '{ident.wire}'"
                     by_path.append((op, pointer(ident.wire), check))
         on_collection = [c for c in by_record if c[0].path == collection]
         return on_collection or by_record or by_path
 
+    @staticmethod
+    def _says_status(op: ir.Operation) -> bool:
+        return op.path.lower().endswith("/status") or "status" in op.operation_id.lower()
+
+    @staticmethod
+    def _answer_id(top: ir.Model, monitor: Monitor) -> ir.Field | None:
+        """The field of a create's answer holding the new job's id: ``id``, one named as
+        the status path's parameter, or ``job_id`` (``workflow_id``...) where the path
+        names that kind of thing or a generic one."""
+        found = id_field(top, monitor.id_param.wire)
+        if found is not None:
+            return found
+        collection = plain_words(parent(monitor.base).rsplit("/", 1)[-1])
+        kinds = {w for w in collection.split("_") if w} | {
+            w.rstrip("s") for w in collection.split("_")
+        }
+        kinds |= {"job", "task", "operation", "workflow", "request"}
+        named = [
+            f
+            for f in top.fields
+            if plain_words(f.wire).endswith("_id") and plain_words(f.wire)[:-3] in kinds
+        ]
+        return named[0] if len(named) == 1 else None
+
     def _id_job(
-        self, monitor: Monitor, create: ir.Operation, id_from: str, check: str | None
+        self,
+        monitor: Monitor,
+        create: ir.Operation,
+        id_from: str,
+        check: str | None,
+        status_check: str | None = None,
     ) -> DraftJob | None:
         assert monitor.states is not None
         carry = self._carry(monitor, create)
@@ -324,6 +482,8 @@ class _Finder:
         checks: dict[str, str] = {}
         if check:
             checks["id_from"] = check
+        if status_check:
+            checks["status"] = status_check
         if monitor.states_note:
             checks["state.field"] = monitor.states_note
         if monitor.op.method.lower() != "get":
@@ -336,11 +496,29 @@ class _Finder:
         result, result_check = self._result(monitor, carry)
         if result_check:
             checks["result"] = result_check
-        cancel = None
-        if any(c.kind == "canceled" for c in classified):
-            cancel, cancel_check = self._cancel(monitor, carry)
-            if cancel_check:
-                checks["cancel"] = cancel_check
+        once = result is not None and self._once(result)
+        if once:
+            checks["result_once"] = "read from the result operation's description (served once)"
+        cancel, cancel_check = self._cancel(monitor, carry)
+        if cancel is not None and not any(c.kind == "canceled" for c in classified):
+            none = "no canceled state: a canceled job ends in the state the server then reports"
+            cancel_check = f"{cancel_check}; {none}" if cancel_check else none
+        if cancel_check:
+            checks["cancel"] = cancel_check
+        final_from = None
+        if result is None:
+            output = field_named(monitor.record, _OUTPUT_FIELDS)
+            if output is not None:
+                final_from = "record"
+                checks["final_from"] = (
+                    f"the record holds '{output.wire}': the finished record read as the result"
+                )
+        gone = self._gone_note(monitor)
+        if gone:
+            checks["status_rules_not_drafted"] = gone
+        unused = self._unused(monitor, {op for op in (result, cancel) if op is not None})
+        if unused:
+            checks["operations"] = unused
         return self._complete(
             monitor,
             name=id_name(monitor),
@@ -351,7 +529,16 @@ class _Finder:
             result=result,
             cancel=cancel,
             carry=carry,
+            final_from=final_from,
+            result_once=once,
         )
+
+    def _once(self, op_id: str) -> bool:
+        op = next(o for o in self.operations if o.operation_id == op_id)
+        node = self.raw._node(op.location) if op.location is not None else None
+        text = [op.summary, node.get("description", "") if isinstance(node, dict) else ""]
+        text += [self.raw.description(op, status) for status in ("404", "410")]
+        return any(isinstance(s, str) and _ONCE.search(s) for s in text)
 
     def _job_like(
         self, monitor: Monitor, create: ir.Operation, classified: list[Classified]
@@ -428,7 +615,10 @@ class _Finder:
             )
             if not tail or "/" in tail or tail.startswith("{") or op is monitor.op:
                 continue
-            if op.method.lower() != "get" or op.response.kind not in ("json", "text", "binary"):
+            reads_by_post = monitor.op.method.lower() == "post" and op.method.lower() == "post"
+            if op.method.lower() != "get" and not reads_by_post:
+                continue
+            if op.response.kind not in ("json", "text", "binary"):
                 continue
             word = tail.lower()
             last = [w.lower() for w in words(tail)][-1:]

@@ -78,6 +78,9 @@ _CREATE_VERBS = frozenset(
 _NAME_TAILS = frozenset({"operation", "async", "lro"})
 _GENERIC_IDS = frozenset({"id", "job", "operation", "task", "request", "uuid", "key"})
 _BACKTICKED = re.compile(r"`([A-Za-z][A-Za-z0-9_-]*)`")
+# States named in single quotes ("Either 'dubbed', 'dubbing' or 'failed'."), read when
+# the description puts none in backquotes.
+_QUOTED = re.compile(r"(?<![\w'])'([A-Za-z][A-Za-z0-9_-]*)'(?![\w'])")
 _VERSION = re.compile(r"v\d+(\.\d+)*|\d+(\.\d+)*|api|rest")
 
 
@@ -258,10 +261,11 @@ def _documented(
         return (node.value,), None
     if isinstance(node, ir.Primitive) and node.kind == "str":
         others = {f.wire for f in record.fields}
-        named = [w for w in _BACKTICKED.findall(field.description) if w not in others]
-        states = tuple(dict.fromkeys(named))
-        if states:
-            return states, "the field has no enum: states read from its description"
+        for pattern in (_BACKTICKED, _QUOTED):
+            named = [w for w in pattern.findall(field.description) if w not in others]
+            states = tuple(dict.fromkeys(named))
+            if states:
+                return states, "the field has no enum: states read from its description"
         return None, None
     return None, None
 
@@ -386,6 +390,10 @@ def path_name(id_wire: str, base: str) -> str:
         parts = parts[:-1]
     before = base.rsplit("/", 1)[0].rsplit("/", 1)[-1]
     segment = _singular(plain_words(before)) if before and not before.startswith("{") else ""
+    # An id written in one word (``jobid``, ``taskid``): the word without its ``id``.
+    glued = parts[-1][:-2] if len(parts) == 1 and parts[0].endswith("id") else ""
+    if len(glued) > 2 and (glued in _GENERIC_IDS or segment.endswith(glued)):
+        parts = [glued]
     name = "_".join(parts)
     if name in ("id", "uuid") or not name:
         return segment or "job"
