@@ -1,0 +1,392 @@
+"""``jobgen jobs init`` on specs shaped like the published job APIs it used to get wrong.
+
+Each spec below has the shape of a real one (an OCR API answering ``202`` with a
+``Location``, DeepL's documents, Replicate's predictions, Anthropic's batches,
+ElevenLabs's dubbing, Azure's long-running operations...); each draft goes through the
+command line and then through ``jobgen validate SPEC --jobs DRAFT``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from jobgen.cli import main
+from tests.helpers import SPECS, write
+
+HEAD = """openapi: 3.0.3
+info: {title: Cases, version: "1"}
+"""
+
+
+def _draft(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> tuple[dict[str, Any], str, str, str]:
+    """``(data, text, stdout, stderr)`` of the draft of ``text``, checked to validate."""
+    spec = write(tmp_path / "api.yaml", text)
+    draft = tmp_path / "api.jobs.yaml"
+    code = main(["jobs", "init", str(spec), "-o", str(draft)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    drafted = draft.read_text(encoding="utf-8")
+    code = main(["validate", str(spec), "--jobs", str(draft)])
+    valid, problems = capsys.readouterr()
+    assert code == 0, problems
+    assert "valid" in valid
+    return yaml.safe_load(drafted), drafted, out, err
+
+
+def _line(text: str, start: str) -> str:
+    """The draft's line starting (after its indent) with ``start``."""
+    return next(line for line in text.splitlines() if line.strip().startswith(start))
+
+
+OCR = (
+    HEAD
+    + """paths:
+  /v2/ocr-jobs:
+    post:
+      operationId: createOcrJob
+      responses:
+        "202":
+          description: Accepted.
+          headers:
+            Location: {schema: {type: string}}
+          content:
+            application/json:
+              schema:
+                type: object
+                properties: {id: {type: string}}
+  /v2/ocr-jobs/{job_id}:
+    get:
+      operationId: getOcrJob
+      parameters: [{name: job_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The job.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/OcrJob"}
+        "404":
+          description: No such job (or expired after 7 days)
+RESULT_AND_CANCEL
+components:
+  schemas:
+    OcrJob:
+      type: object
+      properties:
+        id: {type: string}
+        status: {type: string, enum: [queued, running, succeeded, failed, canceled]}
+        error: {type: string}
+"""
+)
+OCR_RESULT_AND_CANCEL = """  /v2/ocr-jobs/{job_id}/result:
+    get:
+      operationId: getOcrResult
+      parameters: [{name: job_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The text.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties: {text: {type: string}}
+  /v2/ocr-jobs/{job_id}/cancel:
+    post:
+      operationId: cancelOcrJob
+      parameters: [{name: job_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "202": {description: Canceling.}
+"""
+
+
+def test_a_202_location_create_whose_answer_holds_the_id_gets_its_result_and_cancel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, text, _, _ = _draft(
+        tmp_path, capsys, OCR.replace("RESULT_AND_CANCEL\n", OCR_RESULT_AND_CANCEL)
+    )
+    job = data["jobs"]["ocr_job"]
+    assert (job["create"], job["status"]) == ("createOcrJob", "getOcrJob")
+    assert job["result"] == "getOcrResult"
+    assert job["cancel"] == "cancelOcrJob"
+    assert job["id_from"] == "/id"
+    assert "operation_url" not in job
+    assert job["state"]["canceled"] == ["canceled"]
+    # The 404's prose is no state: a mistyped id must still raise NotFoundError.
+    assert "status_rules" not in job
+    assert "expired" not in str(job["state"]).lower()
+    assert "no status rule drafted" in _line(text, "ocr_job:")
+    assert "answers 404 ('No such job (or expired after 7 days)')" in text
+    assert "the job is read by its id instead" in _line(text, "id_from:")
+
+
+def test_a_202_location_job_polled_at_its_url_writes_the_current_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, text, _, _ = _draft(tmp_path, capsys, OCR.replace("RESULT_AND_CANCEL\n", ""))
+    job = data["jobs"]["ocr_job"]
+    assert job["operation_url"] == "Location"
+    assert job["final_from"] == "record"
+    assert "operation-url" not in text
+    assert "status_rules" not in job
+    assert "no status rule drafted" in _line(text, "ocr_job:")
+
+
+def test_operations_an_operation_url_job_cannot_call_are_named_not_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The create's answer holds no id: the job is polled at its Location, and the
+    # result and cancel under the id are said, with why.
+    spec = OCR.replace("RESULT_AND_CANCEL\n", OCR_RESULT_AND_CANCEL).replace(
+        "properties: {id: {type: string}}\n  /v2/ocr-jobs/{job_id}:",
+        "properties: {queued: {type: boolean}}\n  /v2/ocr-jobs/{job_id}:",
+    )
+    data, text, _, _ = _draft(tmp_path, capsys, spec)
+    job = data["jobs"]["ocr_job"]
+    assert "result" not in job and "cancel" not in job
+    note = _line(text, "ocr_job:")
+    assert "# check:" in note
+    assert "'getOcrResult' (GET /v2/ocr-jobs/{job_id}/result)" in note
+    assert "'cancelOcrJob' (POST /v2/ocr-jobs/{job_id}/cancel)" in note
+    assert "which an operation URL does not give" in note
+
+
+DOCUMENTS = (
+    HEAD
+    + """paths:
+  /v2/document:
+    post:
+      operationId: translateDocument
+      responses:
+        "200":
+          description: Uploaded.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  document_id: {type: string}
+                  document_key: {type: string}
+  /v2/document/{document_id}:
+    post:
+      operationId: getDocumentStatus
+      parameters: [{name: document_id, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [document_key]
+              properties: {document_key: {type: string}}
+      responses:
+        "200":
+          description: The status.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  document_id: {type: string}
+                  status: {type: string, enum: [queued, translating, done, error]}
+  /v2/document/{document_id}/result:
+    post:
+      operationId: downloadDocument
+      parameters: [{name: document_id, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [document_key]
+              properties: {document_key: {type: string}}
+      responses:
+        "200":
+          description: The document.
+          content:
+            application/octet-stream:
+              schema: {type: string, format: binary}
+        "404":
+          description: >-
+            Documents can only be downloaded once before they are deleted from the
+            server.
+"""
+)
+
+
+def test_a_status_and_a_result_read_by_post_and_a_result_served_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, text, _, _ = _draft(tmp_path, capsys, DOCUMENTS)
+    job = data["jobs"]["document"]
+    assert (job["status"], job["result"]) == ("getDocumentStatus", "downloadDocument")
+    assert job["result_once"] is True
+    assert "read from the result operation's description" in _line(text, "result_once:")
+    assert job["carry"] == {"document_key": {"from": "/document_key", "to": "body:/document_key"}}
+
+
+PREDICTIONS = (
+    HEAD
+    + """paths:
+  /v1/predictions:
+    post:
+      operationId: createPrediction
+      responses:
+        "201":
+          description: Created.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Prediction"}
+  /v1/predictions/{prediction_id}:
+    get:
+      operationId: getPrediction
+      parameters: [{name: prediction_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The prediction.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Prediction"}
+  /v1/predictions/{prediction_id}/cancel:
+    post:
+      operationId: cancelPrediction
+      parameters: [{name: prediction_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The prediction.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Prediction"}
+components:
+  schemas:
+    Prediction:
+      type: object
+      properties:
+        id: {type: string}
+        status: {type: string, enum: [starting, processing, succeeded, failed, canceled]}
+        output: {}
+        error: {type: string, nullable: true}
+"""
+)
+
+
+def test_a_job_whose_record_is_its_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, text, _, _ = _draft(tmp_path, capsys, PREDICTIONS)
+    job = data["jobs"]["prediction"]
+    assert job["final_from"] == "record"
+    assert "result" not in job
+    assert job["cancel"] == "cancelPrediction"
+    assert job["error_field"] == "/error"
+    assert "the record holds 'output'" in _line(text, "final_from:")
+
+
+def test_a_cancel_on_an_api_without_a_canceled_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = PREDICTIONS.replace(
+        "enum: [starting, processing, succeeded, failed, canceled]",
+        "enum: [in_progress, canceling, ended]",
+    )
+    data, text, _, _ = _draft(tmp_path, capsys, spec)
+    job = data["jobs"]["prediction"]
+    assert job["cancel"] == "cancelPrediction"
+    assert job["state"]["canceled"] == []
+    assert job["state"]["pending"] == ["in_progress", "canceling"]
+    assert "no canceled state" in _line(text, "cancel:")
+
+
+def test_a_deleted_state_is_terminal_and_a_requested_one_pending(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = PREDICTIONS.replace(
+        "enum: [starting, processing, succeeded, failed, canceled]",
+        "enum: [queued, running, cancel_requested, succeeded, failed, deleted]",
+    )
+    data, text, _, _ = _draft(tmp_path, capsys, spec)
+    state = data["jobs"]["prediction"]["state"]
+    assert state["canceled"] == ["deleted"]
+    assert state["pending"] == ["queued", "running", "cancel_requested"]
+    assert "deleted: read as canceled from its name" in _line(text, "canceled:")
+    assert "cancel_requested: a state still moving" in _line(text, "pending:")
+
+
+def test_a_job_named_after_an_id_written_in_one_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = (
+        PREDICTIONS.replace("/v1/predictions", "/v1/jobs")
+        .replace("{prediction_id}", "{jobid}")
+        .replace("name: prediction_id", "name: jobid")
+    )
+    data, _, _, _ = _draft(tmp_path, capsys, spec)
+    assert list(data["jobs"]) == ["job"]
+    assert data["jobs"]["job"]["id_parameter"] == "jobid"
+
+
+def test_states_named_in_single_quotes_in_a_description(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = PREDICTIONS.replace(
+        "status: {type: string, enum: [starting, processing, succeeded, failed, canceled]}",
+        'status: {type: string, description: "The status of the dubbing project.'
+        " Either 'dubbed', 'dubbing' or 'failed'.\"}",
+    )
+    data, text, _, _ = _draft(tmp_path, capsys, spec)
+    state = data["jobs"]["prediction"]["state"]
+    assert (state["success"], state["failure"], state["pending"]) == (
+        ["dubbed"],
+        ["failed"],
+        ["dubbing"],
+    )
+    assert "states read from its description" in _line(text, "field:")
+    assert "dubbed: read as success: it ends a state still moving" in _line(text, "success:")
+
+
+def test_the_word_bearer_in_a_schemes_description_gives_its_auth_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = PREDICTIONS.replace(
+        "components:\n  schemas:",
+        """security: [{bearerAuth: []}]
+components:
+  securitySchemes:
+    bearerAuth:
+      type: apiKey
+      in: header
+      name: Authorization
+      description: "Bearer token authentication. Use the format: Bearer $API_KEY"
+  schemas:""",
+    )
+    data, text, out, _ = _draft(tmp_path, capsys, spec)
+    assert data["auth_prefix"] == {"bearerAuth": "Bearer"}
+    assert "# check: the scheme's description sends the key after 'Bearer'" in _line(
+        text, "bearerAuth:"
+    )
+    assert "1 job drafted, 2 guesses to check" in out  # the prefix and final_from
+
+
+def test_nothing_is_drafted_again_for_jobs_a_dialect_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (SPECS / "azure_operations.yaml").read_text(encoding="utf-8")
+    text = text.split("\nx-jobgen:", 1)[0] + "\n"
+    text = text.replace(
+        "      operationId: startAnalysis\n",
+        "      operationId: startAnalysis\n      x-ms-long-running-operation: true\n",
+    )
+    spec = write(tmp_path / "azure.yaml", text)
+    draft = tmp_path / "azure.jobs.yaml"
+    assert main(["jobs", "init", str(spec), "-o", str(draft)]) == 0
+    out, err = capsys.readouterr()
+    assert not draft.exists()
+    assert "no other job found" in out
+    assert "note: not drafted: 1 job the spec declares in its own extensions" in err
+    assert "start_analysis (imported from x-ms-long-running-operation)" in err
