@@ -136,6 +136,12 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
             f" its own extensions, imported as they are: {printable(', '.join(draft.imported))}",
             file=sys.stderr,
         )
+    if draft.resources:
+        print(
+            "note: not drafted: the status operations of live resources (their states change"
+            f" and come back): {printable(', '.join(draft.resources))}",
+            file=sys.stderr,
+        )
     if not draft.jobs:
         others = "no other job" if draft.imported else "no job"
         print(

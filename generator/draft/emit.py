@@ -130,11 +130,18 @@ def _body(w: _Writer, job: DraftJob) -> None:
                 w.line(d + 3, f"format: {yaml_str(fmt)}")
     if job.idempotency_header is not None:
         w.entry(d, "idempotency_header", yaml_str(job.idempotency_header))
-    if job.carry:
+    if job.carry or job.file_carry:
         w.entry(d, "carry", None)
         for name, source, target in job.carry:
             w.line(d + 1, f"{_key(name)}:")
             w.line(d + 2, f"from: {yaml_str(source)}")
+            w.line(d + 2, f"to: {yaml_str(target)}")
+        if job.file_carry is not None:
+            name, source, failure, target = job.file_carry
+            w.line(d + 1, f"{_key(name)}:")
+            w.line(d + 2, f"from: {yaml_str(source)}")
+            if failure is not None:
+                w.line(d + 2, f"failure_from: {yaml_str(failure)}")
             w.line(d + 2, f"to: {yaml_str(target)}")
     if job.result_once:
         w.entry(d, "result_once", "true")
@@ -151,6 +158,10 @@ def render(draft: Draft, source: str) -> Rendered:
         lines.append("# Not drafted: the jobs the spec's own extensions declare, which jobgen")
         lines.append("# imports as they are (jobgen validate lists them):")
         lines += [f"#   {comment(job)}" for job in draft.imported]
+    if draft.resources:
+        lines.append("# Not drafted: status operations of live resources, whose states")
+        lines.append("# change and come back (not jobs that end):")
+        lines += [f"#   {comment(op)}" for op in draft.resources]
     guesses = 0
     if draft.auth_prefix:
         lines.append("auth_prefix:")

@@ -84,6 +84,8 @@ _PERCENT_FIELDS = (
 _DONE_FIELDS = ("completed", "done", "processed", "succeeded", "finished")
 # Fields of a record that hold the job's output: the record is then the result.
 _OUTPUT_FIELDS = ("output", "outputs", "result", "results", "response")
+# A record's field naming the file of a job's output or errors (``output_file_id``).
+_FILE_FIELD = re.compile(r"(output|result|results|error|errors)_file(_id)?")
 # A result said to be served once ("documents can only be downloaded once").
 _ONCE = re.compile(
     r"\b(?:(?:downloaded|fetched|retrieved|read)\s+(?:only\s+)?once|only\s+once)\b",
@@ -100,6 +102,9 @@ _JOB_WORDS = frozenset(
     {"job", "jobs", "batch", "batches", "run", "runs", "operation", "operations", "task", "tasks"}
     | {"export", "exports", "import", "imports", "report", "reports", "transcript", "scan"}
 )
+# Words of a state of a live resource that changes and comes back (a deployment
+# `Updating`, `Scaling`; a cluster `Degraded`): such a resource is no job that ends.
+_CYCLING = frozenset({"updating", "scaling", "degraded", "resizing", "upgrading", "restarting"})
 _MOVING = frozenset(
     {"queued", "pending", "progress", "running", "processing", "validating", "accepted"}
     | {"submitted", "scheduled", "waiting", "started", "notstarted", "inprogress"}
@@ -143,6 +148,9 @@ class DraftJob:
     carry: tuple[tuple[str, str, str], ...] = ()
     """``(name, from, to)``."""
     result_once: bool = False
+    file_carry: tuple[str, str, str | None, str] | None = None
+    """A value of the terminal record sent to the result operation:
+    ``(name, from, failure_from, to)``."""
     checks: dict[str, str] = attrs.field(factory=dict, eq=False)
 
 
@@ -155,6 +163,8 @@ class Draft:
     auth_prefix: tuple[tuple[str, str], ...] = ()
     """``(scheme, word)``: the word an apiKey scheme's key is sent after, as its
     description says (a guess to check)."""
+    resources: tuple[str, ...] = ()
+    """Status operations left out as a live resource's, not a job's: ``op (states)``."""
 
 
 # -- the finder --------------------------------------------------------------
@@ -191,8 +201,17 @@ class _Finder:
         # Two status operations of one job (GET /x/{id} and GET /x/{id}/status): the one
         # that says it reads the status is drafted, the other named in a note.
         by_job: dict[tuple[str | None, str], list[tuple[Monitor, DraftJob]]] = {}
+        resources: list[str] = []
         for monitor in monitors:
             if not has_outcome(monitor.states):
+                continue
+            cycling = [
+                str(s)
+                for s in monitor.states or ()
+                if {w.lower() for w in words(str(s))} & _CYCLING
+            ]
+            if cycling:
+                resources.append(f"'{monitor.op.operation_id}' ({', '.join(cycling)})")
                 continue
             creates = self._creates(monitor, async_creates)
             for create, id_from, check in creates:
@@ -225,7 +244,7 @@ class _Finder:
         imported = tuple(
             f"{job.name} ({(job.origin or 'imported').split(' at ')[0]})" for job in self.sdk.jobs
         )
-        return Draft(tuple(named), imported, self._auth_prefix())
+        return Draft(tuple(named), imported, self._auth_prefix(), tuple(resources))
 
     def _auth_prefix(self) -> tuple[tuple[str, str], ...]:
         """The word before the key of an ``Authorization`` apiKey scheme, where the
@@ -355,9 +374,8 @@ class _Finder:
         for op in self.operations:
             if op.operation_id in used or op is monitor.op:
                 continue
-            tail = (
-                op.path[len(monitor.base) + 1 :] if op.path.startswith(monitor.base + "/") else ""
-            )
+            under = op.path.startswith((monitor.base + "/", monitor.base + ":"))
+            tail = op.path[len(monitor.base) + 1 :] if under else ""
             last = [w.lower() for w in words(tail)][-1:] if tail and "/" not in tail else []
             said = "cancel" in f"{op.operation_id} {op.summary}".lower()
             named = bool(last) and last[0] in (*_RESULT_WORDS, "cancel", "abort", "stop")
@@ -420,6 +438,7 @@ class _Finder:
         marker = "{" + monitor.id_param.wire + "}"
         by_record: list[tuple[ir.Operation, str, str | None]] = []
         by_path: list[tuple[ir.Operation, str, str | None]] = []
+        by_name: list[tuple[ir.Operation, str, str | None]] = []
         for op in self.operations:
             if op.operation_id in skip or op is monitor.op or marker in op.path:
                 continue
@@ -440,8 +459,37 @@ class _Finder:
                     ):
                         check = f"the create answers no record: the id is read from '{ident.wire}'"
                     by_path.append((op, pointer(ident.wire), check))
+                continue
+            named = self._named_id(op, monitor)
+            if named is not None:
+                check = (
+                    f"a create found elsewhere by the id it answers ('{named[-1]}' named as the"
+                    f" status path's '{monitor.id_param.wire}')"
+                )
+                by_name.append((op, pointer(*named), check))
         on_collection = [c for c in by_record if c[0].path == collection]
-        return on_collection or by_record or by_path
+        return on_collection or by_record or by_path or by_name
+
+    def _named_id(self, op: ir.Operation, monitor: Monitor) -> tuple[str, ...] | None:
+        """Where a POST's answer (or its one object property, as ``data``) holds a field
+        named as the status path's id parameter (``job_id`` for ``{jobId}``), when that
+        name says more than ``id``."""
+        wanted = plain_words(monitor.id_param.wire)
+        if op.method.lower() != "post" or wanted in ("id", "uuid") or "_" not in wanted:
+            return None
+        top = deref(op.response.type, self.schemas)
+        if not isinstance(top, ir.Model):
+            return None
+        places: list[tuple[tuple[str, ...], ir.Model]] = [((), top)]
+        inner = [(f, deref(f.type, self.schemas)) for f in top.fields]
+        objects = [(f, m) for f, m in inner if isinstance(m, ir.Model)]
+        if len(objects) == 1:
+            places.append(((objects[0][0].wire,), objects[0][1]))
+        for at, model in places:
+            for f in model.fields:
+                if plain_words(f.wire) == wanted and kind(f.type, self.schemas) == "str":
+                    return (*at, f.wire)
+        return None
 
     @staticmethod
     def _says_status(op: ir.Operation) -> bool:
@@ -494,6 +542,15 @@ class _Finder:
         if not self._job_like(monitor, create, classified):
             checks["name"] = "a resource with a status field: is it a job a caller waits for?"
         result, result_check = self._result(monitor, carry)
+        file_carry = None
+        if result is None and not carry:
+            found = self._file_result(monitor)
+            if found is not None:
+                result, file_carry = found
+                result_check = (
+                    f"the finished record names a file ('{file_carry[1][len('record:/') :]}'),"
+                    f" downloaded by '{result}'"
+                )
         if result_check:
             checks["result"] = result_check
         once = result is not None and self._once(result)
@@ -531,7 +588,39 @@ class _Finder:
             carry=carry,
             final_from=final_from,
             result_once=once,
+            file_carry=file_carry,
         )
+
+    def _file_result(self, monitor: Monitor) -> tuple[str, tuple[str, str, str | None, str]] | None:
+        """A result that is a file the finished record names (``output_file_id``),
+        downloaded by a ``GET .../{file_id}/content`` that needs nothing else:
+        ``(operation, (name, from, failure_from, to))``."""
+        files = [
+            f
+            for f in monitor.record.fields
+            if _FILE_FIELD.fullmatch(plain_words(f.wire))
+            and kind(f.type, self.schemas) in ("str", "uuid")
+        ]
+        output = next((f for f in files if not plain_words(f.wire).startswith("error")), None)
+        failed = next((f for f in files if plain_words(f.wire).startswith("error")), None)
+        if output is None:
+            return None
+        for op in self.operations:
+            params = op.path_parameters
+            if op.method.lower() != "get" or len(params) != 1:
+                continue
+            if op.response.kind not in ("json", "text", "binary"):
+                continue
+            if not op.path.endswith(("/content", "/download")):
+                continue
+            if params[0].wire == monitor.id_param.wire:
+                continue  # the job id's name: no carried value may take it
+            if inputs_needed(op, params[0].wire, self.schemas) != ():
+                continue
+            failure = f"record:{pointer(failed.wire)}" if failed is not None else None
+            source = f"record:{pointer(output.wire)}"
+            return op.operation_id, (snake(output.wire), source, failure, f"path:{params[0].wire}")
+        return None
 
     def _once(self, op_id: str) -> bool:
         op = next(o for o in self.operations if o.operation_id == op_id)
@@ -637,7 +726,7 @@ class _Finder:
     def _cancel(self, monitor: Monitor, carry: tuple[Any, ...]) -> tuple[str | None, str | None]:
         for op in self.operations:
             method = op.method.lower()
-            named = op.path == monitor.base + "/cancel" and method in (
+            named = op.path in (monitor.base + "/cancel", monitor.base + ":cancel") and method in (
                 "post",
                 "put",
                 "patch",

@@ -248,7 +248,13 @@ def inputs_needed(
 
 
 def _state_field(model: ir.Model) -> ir.Field | None:
-    return field_named(model, _STATE_FIELDS)
+    """``status``, ``state``...; else the one field named ``*_status`` or ``*_state``
+    (a dataset's ``validation_status``)."""
+    found = field_named(model, _STATE_FIELDS)
+    if found is not None:
+        return found
+    named = [f for f in model.fields if plain_words(f.wire).endswith(("_status", "_state"))]
+    return named[0] if len(named) == 1 else None
 
 
 def _documented(

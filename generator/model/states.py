@@ -38,7 +38,9 @@ _LIKELY: dict[StateClass, frozenset[str]] = {
     "failure": frozenset(
         {"expired", "rejected", "timeout", "timedout", "incomplete", "denied", "invalid"}
     ),
-    "success": frozenset({"ended", "ready", "processed", "fulfilled", "ok", "succeed"}),
+    "success": frozenset(
+        {"ended", "ready", "processed", "fulfilled", "ok", "succeed", "validated", "verified"}
+    ),
 }
 _ORDER: tuple[StateClass, ...] = ("canceled", "failure", "success")
 # Words of a state still on its way: the outcome they name has been asked for only.
