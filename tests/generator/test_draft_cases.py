@@ -390,3 +390,199 @@ def test_nothing_is_drafted_again_for_jobs_a_dialect_imports(
     assert "no other job found" in out
     assert "note: not drafted: 1 job the spec declares in its own extensions" in err
     assert "start_analysis (imported from x-ms-long-running-operation)" in err
+
+
+BATCHES = (
+    HEAD
+    + """paths:
+  /v1/batches:
+    post:
+      operationId: createBatch
+      responses:
+        "200":
+          description: Created.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties: {job_id: {type: string}}
+  /v1/batches/{id}:
+    get:
+      operationId: getBatch
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The batch.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Batch"}
+  /v1/batches/{id}/status:
+    get:
+      operationId: getBatchStatus
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The batch.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Batch"}
+  /v1/batches/{id}:cancel:
+    post:
+      operationId: cancelBatch
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200": {description: Canceling.}
+  /v1/files/{file_id}/content:
+    get:
+      operationId: downloadFile
+      parameters: [{name: file_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The file.
+          content:
+            application/octet-stream:
+              schema: {type: string, format: binary}
+components:
+  schemas:
+    Batch:
+      type: object
+      properties:
+        id: {type: string}
+        status: {type: string, enum: [QUEUED, RUNNING, SUCCESS, FAILED, CANCELLED]}
+        output_file_id: {type: string, nullable: true}
+        error_file_id: {type: string, nullable: true}
+"""
+)
+
+
+def test_a_batch_its_file_result_its_custom_cancel_and_its_status_operation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, text, _, _ = _draft(tmp_path, capsys, BATCHES)
+    assert list(data["jobs"]) == ["batch"]  # one job, though two operations read it
+    job = data["jobs"]["batch"]
+    assert job["status"] == "getBatchStatus"  # the one that says it reads the status
+    assert "'getBatch' reads the job too" in _line(text, "status:")
+    assert job["id_from"] == "/job_id"
+    assert "the id is read from 'job_id'" in _line(text, "id_from:")
+    assert job["cancel"] == "cancelBatch"  # POST /v1/batches/{id}:cancel
+    assert job["result"] == "downloadFile"
+    assert job["carry"] == {
+        "output_file_id": {
+            "from": "record:/output_file_id",
+            "failure_from": "record:/error_file_id",
+            "to": "path:file_id",
+        }
+    }
+    assert "the finished record names a file ('output_file_id')" in _line(text, "result:")
+
+
+UPLOADS = (
+    HEAD
+    + """paths:
+  /v1/models:
+    post:
+      operationId: uploadModel
+      responses:
+        "200":
+          description: The upload's job.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  data:
+                    type: object
+                    properties: {job_id: {type: string}, model_name: {type: string}}
+  /v1/jobs/{jobId}:
+    get:
+      operationId: getJob
+      parameters: [{name: jobId, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The job.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  job_id: {type: string}
+                  status: {type: string, enum: [Queued, Running, Complete, Failed]}
+  /v1/datasets:
+    post:
+      operationId: createDataset
+      responses:
+        "200":
+          description: Uploaded.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties: {id: {type: string}}
+  /v1/datasets/{id}:
+    get:
+      operationId: getDataset
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The dataset.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  dataset:
+                    type: object
+                    properties:
+                      id: {type: string}
+                      validation_status:
+                        type: string
+                        enum: [unknown, queued, processing, failed, validated]
+  /v1/deployments:
+    post:
+      operationId: createDeployment
+      responses:
+        "200":
+          description: The deployment.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Deployment"}
+  /v1/deployments/{id}:
+    get:
+      operationId: getDeployment
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The deployment.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Deployment"}
+components:
+  schemas:
+    Deployment:
+      type: object
+      properties:
+        id: {type: string}
+        status: {type: string, enum: [Updating, Scaling, Ready, Failed]}
+"""
+)
+
+
+def test_creates_elsewhere_state_fields_by_suffix_and_resources_that_are_no_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, text, _, err = _draft(tmp_path, capsys, UPLOADS)
+    jobs = data["jobs"]
+    assert set(jobs) == {"job", "dataset"}
+    # The upload answers the job's id under `data`, named as the status path's {jobId}.
+    assert (jobs["job"]["create"], jobs["job"]["id_from"]) == ("uploadModel", "/data/job_id")
+    assert "a create found elsewhere by the id it answers ('job_id'" in text
+    # A dataset validated after its upload: the state is its `validation_status`.
+    dataset = jobs["dataset"]
+    assert (dataset["record"], dataset["state"]["field"]) == ("/dataset", "/validation_status")
+    assert dataset["state"]["success"] == ["validated"]
+    assert "validated: read as success from its name" in text
+    # A deployment goes Updating and Scaling again after Ready: named, not drafted.
+    assert "createDeployment" not in text.split("jobs:", 1)[1]
+    assert "#   'getDeployment' (Updating, Scaling)" in text
+    assert "note: not drafted: the status operations of live resources" in err
