@@ -27,7 +27,13 @@ def test_the_draft_of_each_published_spec_validates(
 ) -> None:
     draft = tmp_path / "draft.jobs.yaml"
     assert main(["jobs", "init", str(case.spec), "-o", str(draft)]) == 0
-    assert "drafted" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    if not draft.exists():
+        # Key Vault's jobs are all imported from x-ms-long-running-operation.
+        assert "no other job found" in out
+        assert "imported from x-ms-long-running-operation" in err
+        return
+    assert "drafted" in out
     code = main(["validate", str(case.spec), "--jobs", str(draft)])
     out, err = capsys.readouterr()
     assert code == 0, err
