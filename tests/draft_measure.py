@@ -377,8 +377,11 @@ def heldout_table() -> str:
         "| key | declared | drafted | right | precision | recall |",
         "|---|---|---|---|---|---|",
     ]
-    for key, c in totals.items():
-        label = key if key in ("jobs", "states") else f"`{key}`"
+    totals["operations"] = sum((totals[key] for key in OPERATIONS), Count())
+    order = ["jobs", "states", *OPERATIONS, "operations", *FLAGS]
+    for key, c in ((key, totals[key]) for key in order):
+        label = key if key in ("jobs", "states", "operations") else f"`{key}`"
+        label = "all four operations" if key == "operations" else label
         lines.append(
             f"| {label} | {c.declared} | {c.drafted} | {c.right} "
             f"| {_ratio(c.right, c.drafted)} | {_ratio(c.right, c.declared)} |"

@@ -165,10 +165,12 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
     for job in draft.jobs:
         states = len(job.success) + len(job.failure) + len(job.canceled) + len(job.pending)
         start = printable(job.create) if job.create else "(no create)"
-        print(
-            f"  {job.name}: {start} -> {printable(job.status)} ({counted(states, 'state')})",
-            file=out,
+        ends = (
+            counted(states, "state")
+            if job.state_field is not None
+            else f"ends when {printable(job.terminal_field or '')} is true"
         )
+        print(f"  {job.name}: {start} -> {printable(job.status)} ({ends})", file=out)
     command = shlex.join(["jobgen", "validate", str(spec), "--jobs", str(target)])
     print(f"next: read each '# check:' line, then {printable(command)}", file=out)
     return 0

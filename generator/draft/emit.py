@@ -105,10 +105,11 @@ def _body(w: _Writer, job: DraftJob) -> None:
             w.line(d + 1, f"- status: {status}")
             w.line(d + 2, f"state: {yaml_str(state)}")
     w.entry(d, "record", yaml_str(job.record))
-    w.entry(d, "state", None)
-    w.entry(d + 1, "field", yaml_str(job.state_field), "state.field")
-    for kind in ("success", "failure", "canceled", "pending"):
-        w.entry(d + 1, kind, _flow(getattr(job, kind)), f"state.{kind}")
+    if job.state_field is not None:
+        w.entry(d, "state", None)
+        w.entry(d + 1, "field", yaml_str(job.state_field), "state.field")
+        for kind in ("success", "failure", "canceled", "pending"):
+            w.entry(d + 1, kind, _flow(getattr(job, kind)), f"state.{kind}")
     for key in ("terminal_field", "result_ready_field", "error_field"):
         value = getattr(job, key)
         if value is not None:

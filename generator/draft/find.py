@@ -62,6 +62,7 @@ from ..model.shapes import (
     path_words,
     plain_words,
     pointer,
+    status_shape,
 )
 from ..model.states import Classified, classify, classify_all
 
@@ -123,7 +124,8 @@ class DraftJob:
     status: str
     id_parameter: str
     record: str
-    state_field: str
+    state_field: str | None
+    """None for a job whose end is a boolean ``terminal_field`` alone."""
     success: tuple[str | int, ...]
     failure: tuple[str | int, ...]
     canceled: tuple[str | int, ...]
@@ -189,6 +191,7 @@ class _Finder:
         monitors = [
             m for m in find_monitors(self.sdk, self.operations) if m.op.operation_id not in taken
         ]
+        ended = self._terminal_monitors(taken | {m.op.operation_id for m in monitors})
         jobs: list[tuple[str, DraftJob]] = []
         async_creates: set[str] = set(taken)
         for op in self.operations:
@@ -202,8 +205,8 @@ class _Finder:
         # that says it reads the status is drafted, the other named in a note.
         by_job: dict[tuple[str | None, str], list[tuple[Monitor, DraftJob]]] = {}
         resources: list[str] = []
-        for monitor in monitors:
-            if not has_outcome(monitor.states):
+        for monitor in [*monitors, *ended]:
+            if monitor not in ended and not has_outcome(monitor.states):
                 continue
             cycling = [
                 str(s)
@@ -491,6 +494,30 @@ class _Finder:
                     return (*at, f.wire)
         return None
 
+    def _terminal_monitors(self, skip: set[str]) -> list[Monitor]:
+        """Status operations whose record has no state field but a boolean saying the
+        job is over (``done``, ``finished``...) beside an error field: a job that ends,
+        failed when its error is set (``terminal_field`` with ``error_field``)."""
+        found = []
+        for op in self.operations:
+            if op.operation_id in skip or op.method.lower() != "get" or op.response.kind != "json":
+                continue
+            shape = status_shape(op)
+            record = deref(op.response.type, self.schemas)
+            if shape is None or not isinstance(record, ir.Model):
+                continue
+            ended = field_named(record, _TERMINAL_FIELDS)
+            if ended is None or kind(ended.type, self.schemas) != "bool":
+                continue
+            if field_named(record, ERROR_FIELDS) is None:
+                continue
+            base, param = shape
+            needs = inputs_needed(op, param.wire, self.schemas)
+            if needs is None:
+                continue
+            found.append(Monitor(op, param, base, (), record, ended, (), None, needs))
+        return found
+
     @staticmethod
     def _says_status(op: ir.Operation) -> bool:
         return op.path.lower().endswith("/status") or "status" in op.operation_id.lower()
@@ -539,7 +566,12 @@ class _Finder:
         if carry:
             checks["carry"] = "values the status call needs, matched by name in the create's answer"
         classified = classify_all(monitor.states)
-        if not self._job_like(monitor, create, classified):
+        if monitor.states == ():
+            checks["terminal_field"] = (
+                f"no state field: the job's end read from the boolean '{monitor.state.wire}',"
+                " its failure from the error field"
+            )
+        elif not self._job_like(monitor, create, classified):
             checks["name"] = "a resource with a status field: is it a job a caller waits for?"
         result, result_check = self._result(monitor, carry)
         file_carry = None
@@ -779,7 +811,7 @@ class _Finder:
             status=monitor.op.operation_id,
             id_parameter=monitor.id_param.wire,
             record=pointer(*monitor.record_path),
-            state_field=pointer(monitor.state.wire),
+            state_field=pointer(monitor.state.wire) if monitor.states != () else None,
             success=tuple(lists["success"]),
             failure=tuple(lists["failure"]),
             canceled=tuple(lists["canceled"]),
@@ -806,7 +838,7 @@ class _Finder:
             if found is not None and kind(found.type, schemas) == "bool":
                 out[key] = pointer(found.wire)
                 if found.wire.lower() != exact:
-                    checks[key] = "a boolean field read from its name"
+                    checks.setdefault(key, "a boolean field read from its name")
         progress = field_named(record, _PERCENT_FIELDS)
         if progress is not None and is_number(progress.type, schemas):
             out["progress"] = (("field", pointer(progress.wire)),)

@@ -38,6 +38,7 @@ __all__ = [
     "path_words",
     "plain_words",
     "pointer",
+    "status_shape",
 ]
 
 #: Names of a record's field that holds a failed job's error.
@@ -210,6 +211,11 @@ class Monitor:
 
 
 _STATUS_PATH = re.compile(r"^(?P<base>.*/\{(?P<id>[^}/]+)\})(?:/(?P<tail>[A-Za-z_-]+))?$")
+
+
+def status_shape(op: ir.Operation) -> tuple[str, ir.Parameter] | None:
+    """``(base, id parameter)`` of a path ``.../{id}`` or ``.../{id}/status``."""
+    return _status_shape(op)
 
 
 def _status_shape(op: ir.Operation) -> tuple[str, ir.Parameter] | None:

@@ -586,3 +586,57 @@ def test_creates_elsewhere_state_fields_by_suffix_and_resources_that_are_no_jobs
     assert "createDeployment" not in text.split("jobs:", 1)[1]
     assert "#   'getDeployment' (Updating, Scaling)" in text
     assert "note: not drafted: the status operations of live resources" in err
+
+
+BUILDS = (
+    HEAD
+    + """paths:
+  /sites/{site_id}/builds:
+    post:
+      operationId: createSiteBuild
+      parameters: [{name: site_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The build.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Build"}
+  /builds/{build_id}:
+    get:
+      operationId: getSiteBuild
+      parameters: [{name: build_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        "200":
+          description: The build.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Build"}
+components:
+  schemas:
+    Build:
+      type: object
+      properties:
+        id: {type: string}
+        sha: {type: string}
+        done: {type: boolean}
+        error: {type: string}
+"""
+)
+
+
+def test_a_job_whose_record_says_only_whether_it_is_done(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, text, out, _ = _draft(tmp_path, capsys, BUILDS)
+    job = data["jobs"]["build"]
+    assert (job["create"], job["status"], job["id_from"]) == (
+        "createSiteBuild",
+        "getSiteBuild",
+        "/id",
+    )
+    assert (job["terminal_field"], job["error_field"]) == ("/done", "/error")
+    assert "state" not in job
+    assert "no state field: the job's end read from the boolean 'done'" in _line(
+        text, "terminal_field:"
+    )
+    assert "build: createSiteBuild -> getSiteBuild (ends when /done is true)" in out
