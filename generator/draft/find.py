@@ -59,6 +59,7 @@ from ..model.shapes import (
     kind,
     owner_of,
     parent,
+    path_name,
     path_words,
     plain_words,
     pointer,
@@ -85,6 +86,8 @@ _PERCENT_FIELDS = (
 _DONE_FIELDS = ("completed", "done", "processed", "succeeded", "finished")
 # Fields of a record that hold the job's output: the record is then the result.
 _OUTPUT_FIELDS = ("output", "outputs", "result", "results", "response")
+# A path segment that is a version, not a name (``v1``, ``2024-01-01``, ``api``).
+_VERSION_SEGMENT = re.compile(r"v\d+(\.\d+)*|\d+([.-]\d+)*|api|rest")
 # A record's field naming the file of a job's output or errors (``output_file_id``).
 _FILE_FIELD = re.compile(r"(output|result|results|error|errors)_file(_id)?")
 # A result said to be served once ("documents can only be downloaded once").
@@ -519,6 +522,24 @@ class _Finder:
         return found
 
     @staticmethod
+    def _name(monitor: Monitor) -> str:
+        """``id_name``, with the kind of job a generic collection sits under
+        (``/v1/batch/jobs/{job_id}`` -> ``batch_job``) and Twilio's ``{Sid}`` read as an
+        id (``/v2/Transcripts/{Sid}`` -> ``transcript``)."""
+        wire = monitor.id_param.wire
+        name = id_name(monitor) if wire.lower() != "sid" else path_name("id", monitor.base)
+        segments = [s for s in monitor.base.split("/") if s][:-1]
+        if (
+            len(segments) >= 2
+            and not segments[-2].startswith("{")
+            and name in ("job", "task", "operation", "request")
+            and plain_words(segments[-1]).rstrip("s") == name
+            and not _VERSION_SEGMENT.fullmatch(segments[-2].lower())
+        ):
+            return f"{plain_words(segments[-2])}_{name}"
+        return name
+
+    @staticmethod
     def _says_status(op: ir.Operation) -> bool:
         return op.path.lower().endswith("/status") or "status" in op.operation_id.lower()
 
@@ -610,7 +631,7 @@ class _Finder:
             checks["operations"] = unused
         return self._complete(
             monitor,
-            name=id_name(monitor),
+            name=self._name(monitor),
             create=create,
             classified=classified,
             checks=checks,

@@ -318,19 +318,6 @@ def test_a_deleted_state_is_terminal_and_a_requested_one_pending(
     assert "cancel_requested: a state still moving" in _line(text, "pending:")
 
 
-def test_a_job_named_after_an_id_written_in_one_word(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    spec = (
-        PREDICTIONS.replace("/v1/predictions", "/v1/jobs")
-        .replace("{prediction_id}", "{jobid}")
-        .replace("name: prediction_id", "name: jobid")
-    )
-    data, _, _, _ = _draft(tmp_path, capsys, spec)
-    assert list(data["jobs"]) == ["job"]
-    assert data["jobs"]["job"]["id_parameter"] == "jobid"
-
-
 def test_states_named_in_single_quotes_in_a_description(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -640,3 +627,23 @@ def test_a_job_whose_record_says_only_whether_it_is_done(
         text, "terminal_field:"
     )
     assert "build: createSiteBuild -> getSiteBuild (ends when /done is true)" in out
+
+
+@pytest.mark.parametrize(
+    ("collection", "param", "name"),
+    [
+        ("/v1/batch/jobs", "job_id", "batch_job"),  # the kind of job a generic one is
+        ("/v2/Transcripts", "Sid", "transcript"),  # Twilio's sid is an id
+        ("/v1/jobs", "jobid", "job"),
+    ],
+)
+def test_job_names_from_generic_paths(
+    collection: str, param: str, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = (
+        PREDICTIONS.replace("/v1/predictions", collection)
+        .replace("{prediction_id}", "{" + param + "}")
+        .replace("name: prediction_id", f"name: {param}")
+    )
+    data, _, _, _ = _draft(tmp_path, capsys, spec)
+    assert list(data["jobs"]) == [name]
