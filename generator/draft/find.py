@@ -414,12 +414,11 @@ class _Finder:
         kind: str,
         states: tuple[str | int, ...],
         default: str,
-        word: str | None = None,
     ) -> Classified:
         """The state a status rule gives: a documented one of that kind, or ``default``
         cased as the documented states are."""
         for c in classified:
-            if c.kind == kind and (word is None or word in str(c.state).lower()):
+            if c.kind == kind:
                 return c
         text = [s for s in states if isinstance(s, str)]
         if text and all(s.islower() for s in text):
@@ -677,8 +676,7 @@ class _Finder:
 
     def _once(self, op_id: str) -> bool:
         op = next(o for o in self.operations if o.operation_id == op_id)
-        node = self.raw._node(op.location) if op.location is not None else None
-        text = [op.summary, node.get("description", "") if isinstance(node, dict) else ""]
+        text = [op.summary, self.raw.operation_description(op)]
         text += [self.raw.description(op, status) for status in ("404", "410")]
         return any(isinstance(s, str) and _ONCE.search(s) for s in text)
 

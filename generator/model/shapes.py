@@ -185,6 +185,11 @@ class RawSpec:
             return ()
         return tuple(str(name) for name in response["headers"])
 
+    def operation_description(self, op: ir.Operation) -> str:
+        node = self._node(op.location) if op.location is not None else None
+        text = node.get("description") if isinstance(node, dict) else None
+        return text if isinstance(text, str) else ""
+
     def description(self, op: ir.Operation, status: str) -> str:
         response, _ = self.responses(op).get(status, (None, None))
         text = response.get("description") if isinstance(response, dict) else None
