@@ -229,7 +229,8 @@ class _Finder:
             monitor, job = found[0]
             if len(found) > 1:
                 others = ", ".join(f"'{m.op.operation_id}'" for m, _ in found[1:])
-                job.checks["status"] = f"{others} reads the job too"
+                said = [job.checks.get("status"), f"{others} reads the job too"]
+                job.checks["status"] = "; ".join(s for s in said if s)
             jobs.append((job.name, job))
         # Jobs of one name are told apart by the resource their create sits under
         # (charge_refund, refund), then numbered.
