@@ -647,3 +647,31 @@ def test_job_names_from_generic_paths(
     )
     data, _, _, _ = _draft(tmp_path, capsys, spec)
     assert list(data["jobs"]) == [name]
+
+
+def test_an_operation_under_the_id_the_draft_cannot_use_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The output needs a format nothing supplies: no result, but the draft says so.
+    spec = PREDICTIONS.replace(
+        "components:\n  schemas:",
+        """  /v1/predictions/{prediction_id}/download:
+    get:
+      operationId: downloadOutput
+      parameters:
+        - {name: prediction_id, in: path, required: true, schema: {type: string}}
+        - {name: format, in: query, required: true, schema: {type: string}}
+      responses:
+        "200":
+          description: The output.
+          content:
+            application/octet-stream:
+              schema: {type: string, format: binary}
+components:
+  schemas:""",
+    )
+    data, text, _, _ = _draft(tmp_path, capsys, spec)
+    job = data["jobs"]["prediction"]
+    assert "result" not in job
+    note = _line(text, "prediction:")
+    assert "not drafted: 'downloadOutput' (GET /v1/predictions/{prediction_id}/download)" in note
