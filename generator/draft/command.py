@@ -76,7 +76,9 @@ def draft_spec(path: Path) -> Drafted:
             if None in bad:
                 raise RuntimeError("the draft does not validate: " + "; ".join(map(str, problems)))
             left_out += [f"{_job_of(p)}: {printable(p.message)}" for p in problems]
-            draft = Draft(tuple(job for job in draft.jobs if job.name not in bad))
+            draft = attrs.evolve(
+                draft, jobs=tuple(job for job in draft.jobs if job.name not in bad)
+            )
             rendered = render(draft, path.name)
     except RecursionError:
         raise SpecError.at(
@@ -128,9 +130,22 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
     draft, rendered = drafted.draft, drafted.rendered
     for note in drafted.left_out:
         print(f"note: left out the job {note}", file=sys.stderr)
-    if not draft.jobs:
+    if draft.imported:
         print(
-            f"no job found in {printable(str(spec))}: nothing written (declare the jobs by hand, "
+            f"note: not drafted: {counted(len(draft.imported), 'job')} the spec declares in"
+            f" its own extensions, imported as they are: {printable(', '.join(draft.imported))}",
+            file=sys.stderr,
+        )
+    if draft.resources:
+        print(
+            "note: not drafted: the status operations of live resources (their states change"
+            f" and come back): {printable(', '.join(draft.resources))}",
+            file=sys.stderr,
+        )
+    if not draft.jobs:
+        others = "no other job" if draft.imported else "no job"
+        print(
+            f"{others} found in {printable(str(spec))}: nothing written (declare the jobs by hand, "
             "see docs/job-extension.md)",
             file=out,
         )
@@ -150,10 +165,12 @@ def init(spec: Path, output: Path | None, force: bool, out: TextIO | None = None
     for job in draft.jobs:
         states = len(job.success) + len(job.failure) + len(job.canceled) + len(job.pending)
         start = printable(job.create) if job.create else "(no create)"
-        print(
-            f"  {job.name}: {start} -> {printable(job.status)} ({counted(states, 'state')})",
-            file=out,
+        ends = (
+            counted(states, "state")
+            if job.state_field is not None
+            else f"ends when {printable(job.terminal_field or '')} is true"
         )
+        print(f"  {job.name}: {start} -> {printable(job.status)} ({ends})", file=out)
     command = shlex.join(["jobgen", "validate", str(spec), "--jobs", str(target)])
     print(f"next: read each '# check:' line, then {printable(command)}", file=out)
     return 0

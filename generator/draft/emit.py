@@ -105,10 +105,11 @@ def _body(w: _Writer, job: DraftJob) -> None:
             w.line(d + 1, f"- status: {status}")
             w.line(d + 2, f"state: {yaml_str(state)}")
     w.entry(d, "record", yaml_str(job.record))
-    w.entry(d, "state", None)
-    w.entry(d + 1, "field", yaml_str(job.state_field), "state.field")
-    for kind in ("success", "failure", "canceled", "pending"):
-        w.entry(d + 1, kind, _flow(getattr(job, kind)), f"state.{kind}")
+    if job.state_field is not None:
+        w.entry(d, "state", None)
+        w.entry(d + 1, "field", yaml_str(job.state_field), "state.field")
+        for kind in ("success", "failure", "canceled", "pending"):
+            w.entry(d + 1, kind, _flow(getattr(job, kind)), f"state.{kind}")
     for key in ("terminal_field", "result_ready_field", "error_field"):
         value = getattr(job, key)
         if value is not None:
@@ -130,12 +131,21 @@ def _body(w: _Writer, job: DraftJob) -> None:
                 w.line(d + 3, f"format: {yaml_str(fmt)}")
     if job.idempotency_header is not None:
         w.entry(d, "idempotency_header", yaml_str(job.idempotency_header))
-    if job.carry:
+    if job.carry or job.file_carry:
         w.entry(d, "carry", None)
         for name, source, target in job.carry:
             w.line(d + 1, f"{_key(name)}:")
             w.line(d + 2, f"from: {yaml_str(source)}")
             w.line(d + 2, f"to: {yaml_str(target)}")
+        if job.file_carry is not None:
+            name, source, failure, target = job.file_carry
+            w.line(d + 1, f"{_key(name)}:")
+            w.line(d + 2, f"from: {yaml_str(source)}")
+            if failure is not None:
+                w.line(d + 2, f"failure_from: {yaml_str(failure)}")
+            w.line(d + 2, f"to: {yaml_str(target)}")
+    if job.result_once:
+        w.entry(d, "result_once", "true")
 
 
 def render(draft: Draft, source: str) -> Rendered:
@@ -144,9 +154,23 @@ def render(draft: Draft, source: str) -> Rendered:
         f"# Job declarations drafted by `jobgen jobs init` from {comment(source)}.",
         "# Each line marked `# check:` is a guess: compare it with the API's documentation.",
         "# The draft validates as written: jobgen validate SPEC --jobs THIS_FILE",
-        "jobs:" if draft.jobs else "jobs: {}",
     ]
+    if draft.imported:
+        lines.append("# Not drafted: the jobs the spec's own extensions declare, which jobgen")
+        lines.append("# imports as they are (jobgen validate lists them):")
+        lines += [f"#   {comment(job)}" for job in draft.imported]
+    if draft.resources:
+        lines.append("# Not drafted: status operations of live resources, whose states")
+        lines.append("# change and come back (not jobs that end):")
+        lines += [f"#   {comment(op)}" for op in draft.resources]
     guesses = 0
+    if draft.auth_prefix:
+        lines.append("auth_prefix:")
+        for scheme, word in draft.auth_prefix:
+            note = f"the scheme's description sends the key after {word!r}"
+            lines.append(f"  {_key(scheme)}: {yaml_str(word)}  {CHECK} {comment(note)}")
+            guesses += 1
+    lines.append("jobs:" if draft.jobs else "jobs: {}")
     for job in draft.jobs:
         writer = _job(job)
         lines.extend(writer.lines)

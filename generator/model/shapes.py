@@ -38,6 +38,7 @@ __all__ = [
     "path_words",
     "plain_words",
     "pointer",
+    "status_shape",
 ]
 
 #: Names of a record's field that holds a failed job's error.
@@ -78,6 +79,9 @@ _CREATE_VERBS = frozenset(
 _NAME_TAILS = frozenset({"operation", "async", "lro"})
 _GENERIC_IDS = frozenset({"id", "job", "operation", "task", "request", "uuid", "key"})
 _BACKTICKED = re.compile(r"`([A-Za-z][A-Za-z0-9_-]*)`")
+# States named in single quotes ("Either 'dubbed', 'dubbing' or 'failed'."), read when
+# the description puts none in backquotes.
+_QUOTED = re.compile(r"(?<![\w'])'([A-Za-z][A-Za-z0-9_-]*)'(?![\w'])")
 _VERSION = re.compile(r"v\d+(\.\d+)*|\d+(\.\d+)*|api|rest")
 
 
@@ -181,6 +185,11 @@ class RawSpec:
             return ()
         return tuple(str(name) for name in response["headers"])
 
+    def operation_description(self, op: ir.Operation) -> str:
+        node = self._node(op.location) if op.location is not None else None
+        text = node.get("description") if isinstance(node, dict) else None
+        return text if isinstance(text, str) else ""
+
     def description(self, op: ir.Operation, status: str) -> str:
         response, _ = self.responses(op).get(status, (None, None))
         text = response.get("description") if isinstance(response, dict) else None
@@ -207,6 +216,11 @@ class Monitor:
 
 
 _STATUS_PATH = re.compile(r"^(?P<base>.*/\{(?P<id>[^}/]+)\})(?:/(?P<tail>[A-Za-z_-]+))?$")
+
+
+def status_shape(op: ir.Operation) -> tuple[str, ir.Parameter] | None:
+    """``(base, id parameter)`` of a path ``.../{id}`` or ``.../{id}/status``."""
+    return _status_shape(op)
 
 
 def _status_shape(op: ir.Operation) -> tuple[str, ir.Parameter] | None:
@@ -245,7 +259,13 @@ def inputs_needed(
 
 
 def _state_field(model: ir.Model) -> ir.Field | None:
-    return field_named(model, _STATE_FIELDS)
+    """``status``, ``state``...; else the one field named ``*_status`` or ``*_state``
+    (a dataset's ``validation_status``)."""
+    found = field_named(model, _STATE_FIELDS)
+    if found is not None:
+        return found
+    named = [f for f in model.fields if plain_words(f.wire).endswith(("_status", "_state"))]
+    return named[0] if len(named) == 1 else None
 
 
 def _documented(
@@ -258,10 +278,11 @@ def _documented(
         return (node.value,), None
     if isinstance(node, ir.Primitive) and node.kind == "str":
         others = {f.wire for f in record.fields}
-        named = [w for w in _BACKTICKED.findall(field.description) if w not in others]
-        states = tuple(dict.fromkeys(named))
-        if states:
-            return states, "the field has no enum: states read from its description"
+        for pattern in (_BACKTICKED, _QUOTED):
+            named = [w for w in pattern.findall(field.description) if w not in others]
+            states = tuple(dict.fromkeys(named))
+            if states:
+                return states, "the field has no enum: states read from its description"
         return None, None
     return None, None
 
@@ -386,6 +407,10 @@ def path_name(id_wire: str, base: str) -> str:
         parts = parts[:-1]
     before = base.rsplit("/", 1)[0].rsplit("/", 1)[-1]
     segment = _singular(plain_words(before)) if before and not before.startswith("{") else ""
+    # An id written in one word (``jobid``, ``taskid``): the word without its ``id``.
+    glued = parts[-1][:-2] if len(parts) == 1 and parts[0].endswith("id") else ""
+    if len(glued) > 2 and (glued in _GENERIC_IDS or segment.endswith(glued)):
+        parts = [glued]
     name = "_".join(parts)
     if name in ("id", "uuid") or not name:
         return segment or "job"

@@ -2,10 +2,12 @@
 
 A state is read as its words (``JobComplete`` -> job, complete; ``in-progress`` -> in,
 progress). A word ending in ``-ing`` means the job is still moving (``cancelling``,
-``finalizing``): pending, whatever else the name says. Otherwise the first class whose
+``finalizing``), and so does a request not yet carried out (``cancel_requested``,
+``CANCELLATION_REQUESTED``): pending, whatever else the name says. Otherwise the first class whose
 words the name holds wins, canceled before failure before success (``completed_with_errors``
 is a failure, and marked to check). What no word names is pending. Words that only
-suggest an outcome (``expired``, ``ready``, ``ended``) classify with a note to check.
+suggest an outcome (``expired``, ``ready``, ``ended``, ``deleted``) classify with a note to
+check: a job deleted is over, read as canceled.
 """
 
 from __future__ import annotations
@@ -30,13 +32,19 @@ _SURE: dict[StateClass, frozenset[str]] = {
     ),
 }
 _LIKELY: dict[StateClass, frozenset[str]] = {
-    "canceled": frozenset({"cancel", "abort", "revoked", "terminated", "stopped", "killed"}),
+    "canceled": frozenset(
+        {"cancel", "abort", "revoked", "terminated", "stopped", "killed", "deleted", "removed"}
+    ),
     "failure": frozenset(
         {"expired", "rejected", "timeout", "timedout", "incomplete", "denied", "invalid"}
     ),
-    "success": frozenset({"ended", "ready", "processed", "fulfilled", "ok", "succeed"}),
+    "success": frozenset(
+        {"ended", "ready", "processed", "fulfilled", "ok", "succeed", "validated", "verified"}
+    ),
 }
 _ORDER: tuple[StateClass, ...] = ("canceled", "failure", "success")
+# Words of a state still on its way: the outcome they name has been asked for only.
+_REQUESTED = frozenset({"requested", "request", "pending", "queued", "scheduled"})
 # Words that end in -ing but do not describe motion.
 _NOT_MOTION = frozenset({"nothing", "string", "thing", "ring"})
 
@@ -56,9 +64,11 @@ def _words(state: str | int) -> list[str]:
 def classify(state: str | int) -> Classified:
     """The class of one state, from its name alone."""
     tokens = _words(state)
-    if any(t.endswith("ing") and len(t) > 4 and t not in _NOT_MOTION for t in tokens):
+    moving = any(t.endswith("ing") and len(t) > 4 and t not in _NOT_MOTION for t in tokens)
+    if moving or (len(tokens) > 1 and any(t in _REQUESTED for t in tokens)):
         if any(t in _SURE[k] or t in _LIKELY[k] for k in _ORDER for t in tokens):
-            return Classified(state, "pending", "a state still moving ('-ing'), read as pending")
+            why = "'-ing'" if moving else "a request not yet carried out"
+            return Classified(state, "pending", f"a state still moving ({why}), read as pending")
         return Classified(state, "pending")
     sure = [k for k in _ORDER if any(t in _SURE[k] for t in tokens)]
     likely = [k for k in _ORDER if any(t in _LIKELY[k] for t in tokens)]
@@ -76,6 +86,17 @@ def classify_all(states: Sequence[str | int]) -> list[Classified]:
     and ``JobComplete``) is read as a step on the way, pending, when another success
     state comes after every pending one: enums list a lifecycle in its order."""
     found = [classify(s) for s in states]
+    # A state that ends what another one is doing (``dubbed`` after ``dubbing``,
+    # ``translated`` after ``translating``) is the job's success, when nothing else is.
+    if not any(c.kind == "success" for c in found):
+        last = [(_words(c.state) or [""])[-1] for c in found]
+        doing = {w[:-3] for w in last if w.endswith("ing")}
+        found = [
+            attrs.evolve(c, kind="success", check="read as success: it ends a state still moving")
+            if c.kind == "pending" and not c.check and w.endswith("ed") and w[:-2] in doing
+            else c
+            for c, w in zip(found, last)
+        ]
     successes = [i for i, c in enumerate(found) if c.kind == "success"]
     if len(successes) < 2:
         return found
