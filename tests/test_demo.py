@@ -26,6 +26,7 @@ _VARYING = (
     (re.compile(r"\bin [0-9]+\.[0-9]+ s\b"), "in T s"),
     (re.compile(r"\bafter [0-9]+\.[0-9]+s\b"), "after Ts"),
     (re.compile(r'"deadline_at":[0-9.]+'), '"deadline_at":T'),
+    (re.compile(r'"due_at":[0-9.]+'), '"due_at":T'),
 )
 
 
@@ -116,6 +117,8 @@ def test_make_demo_on_a_fresh_clone_installs_only_what_the_demo_runs(tmp_path: P
     toolchain (mypy, pyright, celery, ...) that ``make test`` needs."""
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / ".ci").mkdir()
+    shutil.copy(ROOT / ".ci" / "constraints.txt", tmp_path / ".ci" / "constraints.txt")
     # As typed in a shell: not inside the make of `make test` (whose MAKEFLAGS and
     # MAKELEVEL would make this one print the folders it enters).
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
@@ -128,5 +131,7 @@ def test_make_demo_on_a_fresh_clone_installs_only_what_the_demo_runs(tmp_path: P
         env=env,
     ).stdout
     installs = [line for line in planned.splitlines() if "pip install" in line and "-e" in line]
-    assert installs == [".venv/bin/python -m pip install --quiet -e '.[serve,progress]'"]
+    assert installs == [
+        ".venv/bin/python -m pip install --quiet -c .ci/constraints.txt -e '.[serve,progress]'"
+    ]
     assert "python -m jobgen.demo" in planned.splitlines()[-1]

@@ -238,7 +238,7 @@ def test_the_first_hour(tmp_path: Path) -> None:
     ]
     args = ("transcoder.yaml", "--jobs", "transcoder.jobs.yaml", "--port", "0")
     with serving(app, *args, "--time-scale", "50", "--webhook-secret", SECRET) as (url, banner):
-        assert f"transcode    create  POST   {url}/transcodes  (createTranscode)" in banner
+        assert "transcode    create  POST   /transcodes  (createTranscode)" in banner
         env = user_env(
             TRANSCODER_URL=url,
             TRANSCODER_TOKEN=TOKEN,

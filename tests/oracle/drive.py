@@ -81,8 +81,7 @@ class Case:
         that answer cannot reach the client unchanged; the corpus sweep and the e2e suite
         check it with serve's self-check."""
         redirects = any(
-            any(300 <= status < 400 for status in rule.status)
-            and rule.state in self.job.success
+            any(300 <= status < 400 for status in rule.status) and rule.state in self.job.success
             for rule in self.job.status_rules
         )
         found: list[Outcome] = [] if through_proxy and redirects else ["success"]

@@ -59,6 +59,8 @@ _CANCELED = "canceled"
 #: errors in some of its items).
 _OUTCOMES = {
     _SUCCESS: "success",
+    "success": "success",  # Key Vault's security domain
+    "ready": "success",  # App Configuration's snapshots
     "partiallysucceeded": "success",
     "partiallycompleted": "success",
     _FAILURE: "failure",
@@ -240,6 +242,18 @@ class _Reader:
                 groups[key].append(value)
         return {**{k: v for k, v in groups.items() if v}, "pending": pending}
 
+    def answered_states(self, lro: _Lro) -> dict[str, list[str]] | None:
+        """The states of the create answer's own ``status`` enum, when it has one that
+        names a success and a pending state; else None."""
+        answer = self.deref(lro.op.response.type) if lro.op.response.type else None
+        if not isinstance(answer, ir.Model):
+            return None
+        field = next((f for f in answer.fields if f.wire == "status"), None)
+        if field is None or not isinstance(self.deref(field.type), ir.EnumSchema):
+            return None
+        states = self.states(answer)
+        return states if states.get("success") and states.get("pending") else None
+
     def schema_key(self, ref: str | None) -> str | None:
         """The schema key of a ``final-state-schema`` (``#/definitions/X``)."""
         if not ref:
@@ -366,18 +380,27 @@ class _Reader:
             "record": "",
         }
         node["state"] = {"field": "/status", **self.states(model), "ignore_case": True}
+        # A monitor the spec does not type (a synthetic one) takes its states from the
+        # create answer's own status enum where it has one (Key Vault's security domain:
+        # Success, InProgress, Failed), so what is waited for is what the answers say.
+        answered = self.answered_states(lro) if status.synthetic else None
+        if answered is not None:
+            node["state"] = {"field": "/status", **answered, "ignore_case": True}
         if by_status_code:
-            node["state"] = {
-                "field": "/status",
+            states = answered or {
                 "success": ["Succeeded"],
                 "failure": ["Failed"],
                 "canceled": ["Canceled"],
                 "pending": ["NotStarted", "Running", "InProgress"],
-                "ignore_case": True,
             }
+            node["state"] = {"field": "/status", **states, "ignore_case": True}
+            running = next(
+                (s for s in states["pending"] if s.lower() in ("running", "inprogress")),
+                states["pending"][0],
+            )
             node["status_rules"] = [
-                {"status": 202, "state": "Running"},
-                {"status": [200, 201, 204], "state": "Succeeded"},
+                {"status": 202, "state": running},
+                {"status": [200, 201, 204], "state": states["success"][0]},
             ]
         if "success" not in node["state"]:
             return f"the status field of {model.name} has no Succeeded state"
