@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,3 +53,33 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+PYRIGHT = Path(sys.executable).with_name("pyright")
+
+
+def pyright_strict(packages: list[Path], folder: Path) -> tuple[list[str], int]:
+    """pyright --strict over ``packages`` at the SDKs' Python floor (3.9), configured in
+    ``folder``: each error or warning as ``file:line: message (rule)``, and the number of
+    files analysed."""
+    config = {
+        "include": [os.path.relpath(p, folder) for p in packages],
+        "typeCheckingMode": "strict",
+        "pythonVersion": "3.9",
+    }
+    (folder / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
+    proc = subprocess.run(
+        [str(PYRIGHT), "--outputjson", "--pythonpath", sys.executable, "--project", str(folder)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    report = json.loads(proc.stdout)
+    problems = [
+        f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']} ({d.get('rule')})"
+        for d in report["generalDiagnostics"]
+        if d["severity"] in ("error", "warning")
+    ]
+    return problems, int(report["summary"]["filesAnalyzed"])

@@ -7,7 +7,6 @@ CPython from 3.9 to 3.13), so they are marked slow; CI runs them all the same.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,11 +16,10 @@ import pytest
 
 from jobgen.config import load_targets
 from jobgen.pipeline import check
-from tests.helpers import ROOT
+from tests.helpers import ROOT, pyright_strict
 
 TARGETS = load_targets(ROOT / "pyproject.toml")
 IDS = [t.output.name for t in TARGETS]
-PYRIGHT = Path(sys.executable).with_name("pyright")
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=IDS)
@@ -85,27 +83,8 @@ def test_generated_sdks_pass_pyright_strict(tmp_path: Path) -> None:
         next(p for p in (ROOT / t.output).iterdir() if (p / "__init__.py").is_file())
         for t in TARGETS
     ]
-    config = {
-        "include": [os.path.relpath(p, tmp_path) for p in packages],
-        "typeCheckingMode": "strict",
-        "pythonVersion": "3.9",
-    }
-    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    proc = subprocess.run(
-        [str(PYRIGHT), "--outputjson", "--pythonpath", sys.executable, "--project", str(tmp_path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    report = json.loads(proc.stdout)
-    problems = [
-        f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']} ({d.get('rule')})"
-        for d in report["generalDiagnostics"]
-        if d["severity"] in ("error", "warning")
-    ]
-    assert report["summary"]["filesAnalyzed"] >= 50 * len(packages)
+    problems, analysed = pyright_strict(packages, tmp_path)
+    assert analysed >= 50 * len(packages)
     assert problems == [], "\n".join(problems)
 
 

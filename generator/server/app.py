@@ -376,20 +376,12 @@ class JobApp:
         credentials = read_credential(
             self.sdk.auths, route.operation.security, request.headers, request.params
         )
-        if credentials.problem:
-            exchange.fault = "missing_credentials"
-            challenge = (
-                (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
-            )
-            return self._error(route.operation, 401, credentials.problem, headers=challenge)
-        if self.checks is not None:
-            problems = self.checks.check(route.operation, request, found.params)
-            if problems:
-                exchange.fault = "invalid_request"
-                exchange.violations = tuple(str(p) for p in problems)
-                status = self.checks.status(route.operation, problems)
-                return self._error(route.operation, status, refusal(problems))
-        else:
+        refused = self._refused(
+            route.operation, request, found.params, credentials, exchange, self.checks
+        )
+        if refused is not None:
+            return refused
+        if self.checks is None:
             missing = [
                 p.wire
                 for p in route.operation.parameters
@@ -410,6 +402,30 @@ class JobApp:
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     return self._error(route.operation, 400, "the request body is not JSON")
         return found, credentials
+
+    def _refused(
+        self,
+        op: ir.Operation,
+        request: Request,
+        params: dict[str, str],
+        credentials: Credentials,
+        exchange: _Exchange,
+        checks: RequestChecks | None,
+    ) -> Answer | None:
+        """The answer refusing ``request`` to ``op``: a 401 without a credential, else the
+        status its contract (``checks``; None: unchecked) gives; None when it may go on."""
+        if credentials.problem:
+            exchange.fault = "missing_credentials"
+            challenge = (
+                (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
+            )
+            return self._error(op, 401, credentials.problem, headers=challenge)
+        problems = checks.check(op, request, params) if checks is not None else []
+        if checks is None or not problems:
+            return None
+        exchange.fault = "invalid_request"
+        exchange.violations = tuple(str(p) for p in problems)
+        return self._error(op, checks.status(op, problems), refusal(problems))
 
     def _dispatch(
         self,
@@ -434,19 +450,10 @@ class JobApp:
         success response, from the spec's example or made up from its schema."""
         exchange.operation, exchange.op = "other", op
         credentials = read_credential(self.sdk.auths, op.security, request.headers, request.params)
-        if credentials.problem:
-            exchange.fault = "missing_credentials"
-            challenge = (
-                (("www-authenticate", credentials.challenge),) if credentials.challenge else ()
-            )
-            return self._error(op, 401, credentials.problem, headers=challenge)
         checks = self.others.checks(op, self._spec)
-        if checks is not None:
-            problems = checks.check(op, request, params)
-            if problems:
-                exchange.fault = "invalid_request"
-                exchange.violations = tuple(str(p) for p in problems)
-                return self._error(op, checks.status(op, problems), refusal(problems))
+        refused = self._refused(op, request, params, credentials, exchange, checks)
+        if refused is not None:
+            return refused
         if self.declared is None:
             return Answer(200, b"")
         return self.declared.example_answer(op)

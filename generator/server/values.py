@@ -116,18 +116,6 @@ class Values:
             schema = self._defs.get(name, True)
         return schema
 
-    def at(self, schema_path: Sequence[object]) -> JSON:
-        """The schema at ``schema_path`` (as a validation error names it) in the whole."""
-        node = self.schema
-        for key in schema_path:
-            if isinstance(node, dict):
-                node = node.get(str(key), True)
-            elif isinstance(node, list) and isinstance(key, int) and key < len(node):
-                node = node[key]
-            else:
-                return True
-        return node
-
     # -- making values ----------------------------------------------------------------
 
     def make(self, schema: JSON | None = None, *, like: JSON = None, where: str = "") -> JSON:

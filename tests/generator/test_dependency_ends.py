@@ -11,7 +11,6 @@ over HTTP and the committed Sume SDK creates a job and waits for its result.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -22,6 +21,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from jobgen.config import load_targets
+from tests.generator.test_install import build_wheel, copy_project
 from tests.helpers import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -78,22 +78,7 @@ with run_server("specs/sume.yaml") as server:
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("end", ["lowest", "newest"])
 def test_the_generator_works_at_each_end_of_its_ranges(end: str, tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for name in ("generator", "templates"):
-        shutil.copytree(
-            ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
-        )
-    wheels = tmp_path / "wheels"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(source)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    (wheel,) = wheels.glob("jobgen-*.whl")
+    wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
@@ -133,11 +118,7 @@ def test_the_generator_works_at_each_end_of_its_ranges(end: str, tmp_path: Path)
         else:
             assert installed[name] >= bound, freeze
 
-    project = tmp_path / "project"
-    project.mkdir()
-    shutil.copy(ROOT / "pyproject.toml", project / "pyproject.toml")
-    shutil.copytree(ROOT / "specs", project / "specs")
-    shutil.copytree(ROOT / "generated", project / "generated")
+    project = copy_project(tmp_path)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     check = subprocess.run(
         [str(venv / "bin" / "jobgen"), "generate", "--check"],

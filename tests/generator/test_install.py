@@ -58,9 +58,9 @@ def _pip(venv: Path, *args: str) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
-    base = tmp_path_factory.mktemp("install")
+def build_wheel(base: Path) -> Path:
+    """jobgen's wheel, built in ``base`` from a copy of what its sdist holds (so nothing
+    else of this checkout can leak in)."""
     source = base / "source"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -78,15 +78,27 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
         timeout=600,
     )
     (wheel,) = wheels.glob("jobgen-*.whl")
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    _pip(venv, str(wheel))
+    return wheel
+
+
+def copy_project(base: Path) -> Path:
+    """The example config with its specs and committed SDKs, outside the source tree."""
     project = base / "project"
     project.mkdir()
     shutil.copy(ROOT / "pyproject.toml", project / "pyproject.toml")
     shutil.copytree(ROOT / "specs", project / "specs")
     shutil.copytree(ROOT / "generated", project / "generated")
-    yield Installed(venv, project)
+    return project
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    base = tmp_path_factory.mktemp("install")
+    wheel = build_wheel(base)
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    _pip(venv, str(wheel))
+    yield Installed(venv, copy_project(base))
 
 
 @pytest.mark.slow

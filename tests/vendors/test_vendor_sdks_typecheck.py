@@ -6,8 +6,6 @@ mypy --strict and pyright --strict clean, as every generated SDK must be."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from jobgen.pipeline import Target, generate
+from tests.helpers import pyright_strict
 from tests.vendors.server import SPECS
 from tests.vendors.test_azure_final_states import AZURE
 from tests.vendors.test_azure_final_states import SPECS as AZURE_SPECS
 
 VENDORS = ["anthropic_batches", "openai_batches", "replicate_predictions", "voiceover"]
-PYRIGHT = Path(sys.executable).with_name("pyright")
 
 
 @pytest.mark.slow
@@ -77,25 +75,6 @@ def test_the_vendor_and_azure_sdks_pass_pyright_strict(tmp_path: Path) -> None:
             Target(spec=AZURE / AZURE_SPECS[name], output=out, package=package, ref_root=AZURE)
         )
         packages.append(out / package)
-    config = {
-        "include": [os.path.relpath(p, tmp_path) for p in packages],
-        "typeCheckingMode": "strict",
-        "pythonVersion": "3.9",
-    }
-    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    proc = subprocess.run(
-        [str(PYRIGHT), "--outputjson", "--pythonpath", sys.executable, "--project", str(tmp_path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    report = json.loads(proc.stdout)
-    problems = [
-        f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']} ({d.get('rule')})"
-        for d in report["generalDiagnostics"]
-        if d["severity"] in ("error", "warning")
-    ]
-    assert report["summary"]["filesAnalyzed"] >= 20 * len(packages)
+    problems, analysed = pyright_strict(packages, tmp_path)
+    assert analysed >= 20 * len(packages)
     assert problems == [], "\n".join(problems)

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from ...problems import Location, Nearest, Problem, closest, printable
+from ...problems import Location, Nearest, Problem, closest, pointer_join, printable
 from .. import ir
 from ..operations import media_kind
 from .carry import read_carry, read_constants, unsupplied
@@ -800,7 +800,7 @@ def untyped_reads(job: ir.Job, at: Location, schemas: dict[str, ir.NamedSchema])
     ]
     if not reads:
         return []
-    shown = ", ".join(f"{key} {_shown(job.record_path + path)}" for key, path in reads)
+    shown = ", ".join(f"{key} {pointer_join('', *job.record_path, *path)}" for key, path in reads)
     return [
         Problem(
             at.child("status"),
@@ -809,7 +809,3 @@ def untyped_reads(job: ir.Job, at: Location, schemas: dict[str, ir.NamedSchema])
             "give the status response a schema",
         )
     ]
-
-
-def _shown(path: tuple[str, ...]) -> str:
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in path) or '""'
