@@ -370,3 +370,99 @@ def test_the_states_microsofts_own_sdks_end_on_end_the_job() -> None:
     )
     assert job.name == "start_translation" and job.ignore_case
     assert job.status.operation_id == "DocumentTranslationOperations_GetTranslationStatus"
+
+
+def _location_monitors(tmp_path: Path, draft_states: list[str]) -> Path:
+    """A Swagger 2.0 spec whose creates answer `201` with `Location` alone, naming an
+    item of their collection: a model (its `modelInfo.status`: creating, ready,
+    invalid; its `trainResult.errors`) or a draft (its `status`: `draft_states`)."""
+
+    def create(op_id: str) -> dict[str, Any]:
+        return {
+            "operationId": op_id,
+            "x-ms-long-running-operation": True,
+            "parameters": [{"name": "body", "in": "body", "schema": {"type": "object"}}],
+            "responses": {
+                "201": {"description": "Queued.", "headers": {"Location": {"type": "string"}}}
+            },
+        }
+
+    def read(op_id: str, name: str, schema: str) -> dict[str, Any]:
+        return {
+            "operationId": op_id,
+            "parameters": [{"name": name, "in": "path", "required": True, "type": "string"}],
+            "responses": {"200": {"description": "It.", "schema": {"$ref": schema}}},
+        }
+
+    error = {"type": "object", "properties": {"code": {"type": "string"}}}
+    spec = {
+        "swagger": "2.0",
+        "info": {"title": "Models", "version": "1.0"},
+        "host": "models.example.net",
+        "schemes": ["https"],
+        "paths": {
+            "/models": {"post": create("TrainModel")},
+            "/models/compose": {"post": create("ComposeModels")},
+            "/models/{modelId}": {"get": read("GetModel", "modelId", "#/definitions/Model")},
+            "/drafts": {"post": create("StartDraft")},
+            "/drafts/{draftId}": {"get": read("GetDraft", "draftId", "#/definitions/Draft")},
+        },
+        "definitions": {
+            "Model": {
+                "type": "object",
+                "properties": {
+                    "modelInfo": {
+                        "type": "object",
+                        "properties": {
+                            "status": {"type": "string", "enum": ["creating", "ready", "invalid"]}
+                        },
+                    },
+                    "trainResult": {
+                        "type": "object",
+                        "properties": {"errors": {"type": "array", "items": error}},
+                    },
+                },
+            },
+            "Draft": {
+                "type": "object",
+                "properties": {"status": {"type": "string", "enum": draft_states}},
+            },
+        },
+    }
+    return write(tmp_path / "models.json", json.dumps(spec))
+
+
+def test_a_location_monitor_whose_target_has_a_status_enum_is_read_by_that_status(
+    tmp_path: Path,
+) -> None:
+    jobs = {job.name: job for job in load_and_build(_location_monitors(tmp_path, [])).jobs}
+
+    for name in ("train_model", "compose_models"):  # an item of the create's collection
+        job = jobs[name]
+        assert job.status.operation_id == "GetModel" and not job.status.synthetic
+        assert job.state_path == ("modelInfo", "status") and job.ignore_case
+        assert (job.success, job.failure, job.canceled, job.pending) == (
+            ("ready",),
+            ("invalid",),
+            (),
+            ("creating",),
+        )
+        assert job.status_rules == () and job.operation_url == ("Location",)
+        assert job.error_path == ("trainResult", "errors")
+        assert (job.final_from, job.result) == ("record", None)
+
+
+@pytest.mark.parametrize("states", [["drafting", "ready"], ["drafting", "ready", "lost"]])
+def test_a_location_monitor_whose_target_has_no_failure_state_is_read_by_http_status(
+    tmp_path: Path, states: list[str]
+) -> None:
+    """A status enum that names no failure (or a state none of the rules know, "lost")
+    cannot say how the job failed: the HTTP status tells, as azure-core reads it."""
+    jobs = {job.name: job for job in load_and_build(_location_monitors(tmp_path, states)).jobs}
+
+    draft = jobs["start_draft"]
+    assert draft.status.synthetic and draft.state_path == ("status",)
+    assert [(r.status, r.state) for r in draft.status_rules] == [
+        ((202,), "Running"),
+        ((200, 201, 204), "Succeeded"),
+    ]

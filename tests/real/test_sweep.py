@@ -44,15 +44,6 @@ def sweeper(tmp_path_factory: pytest.TempPathFactory) -> Sweeper:
 #: What the sweep still finds, by spec, exactly: each is an open defect of jobgen (issue 31's
 #: notes), kept here so that a fix, or any other change, fails this test until it is updated.
 OPEN: dict[str, tuple[tuple[str, ...], int]] = {
-    # Form Recognizer v2.1's train and compose monitors are imported by HTTP status (any 2xx
-    # reads as Succeeded), so a job serve fails answers 200 and the SDK returns its result.
-    "azure/cognitiveservices/data-plane/FormRecognizer/stable/v2.1/FormRecognizer.json": (
-        (
-            "train_custom_model_async failure: failure: the result was returned, not JobFailed",
-            "compose_custom_models_async failure: failure: the result was returned, not JobFailed",
-        ),
-        0,
-    ),
     # App Configuration's snapshot: the create answer (the snapshot, whose own status is
     # provisioning/ready/...) is given the monitor's state, and a made-up snapshot breaks
     # its filters' required key and retention_period's minimum.

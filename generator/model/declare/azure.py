@@ -13,8 +13,15 @@ follows:
   (``NotStarted``, ``Running``, ``InProgress``, the status schema's own enum) is
   pending; the error is under ``error``; ``Retry-After`` on any answer schedules the
   next read;
-- a monitor known only from a ``Location`` header, with no status record, answers
-  ``202`` while running and ``200``/``201``/``204`` once done;
+- a monitor known only from a ``Location`` header answers ``202`` while running and
+  ``200``/``201``/``204`` once done, unless the spec reads what the header names: a
+  ``GET`` of an item of the collection the create is at (``POST /custom/models`` and
+  ``POST /custom/models/compose``, ``GET /custom/models/{modelId}``) whose record has a
+  ``status`` enum, itself or in a member (``modelInfo.status``), that names a success, a
+  failure and a pending state. That ``status`` then says how the job is going, as the
+  service's own client reads it (Form Recognizer 2.1's training: ``creating``, ``ready``,
+  ``invalid``), and the record, whose ``error`` or member's ``errors`` says why it
+  failed, is the result;
 - the result: a ``PUT`` or ``PATCH`` ends with a ``GET`` of the create request's own
   URL (``final_from: original-uri``, typed by the ``GET`` of the same path); a ``POST``
   takes the terminal status record (typed by ``final-state-schema`` when given); a
@@ -65,6 +72,7 @@ _OUTCOMES = {
     "partiallycompleted": "success",
     _FAILURE: "failure",
     "validationfailed": "failure",
+    "invalid": "failure",  # Form Recognizer 2.1's custom models
     _CANCELED: "canceled",
     "cancelled": "canceled",
 }
@@ -360,6 +368,10 @@ class _Reader:
             return f"final-state-via {lro.final!r} is none of {', '.join(_FINAL_KINDS)}"
         named = {"operation-location", "azure-asyncoperation"} & lro.headers
         location_only = "location" in lro.headers and not named
+        if location_only:
+            read = self.location_record(lro)
+            if read is not None:
+                return self.declare_read(lro, *read)
         status, model, _ = (None, None, "") if location_only else self.monitor(lro)
         by_status_code = False
         if status is None:
@@ -438,6 +450,103 @@ class _Reader:
             node["final_from"] = "record"
         if node["final_from"] == "record" and member is not None and method != "delete":
             node["result_field"] = f"/{member}"
+        return node
+
+    def status_path(self, model: ir.Model) -> tuple[str, ...] | None:
+        """Where ``model`` holds a ``status`` enum: its own field, else one of a member
+        model (``modelInfo.status``)."""
+        for field in model.fields:
+            if field.wire == "status":
+                found = isinstance(self.deref(field.type), ir.EnumSchema)
+                return ("status",) if found else None
+        for field in model.fields:
+            member = self.deref(field.type)
+            if isinstance(member, ir.Model):
+                inner = next((f for f in member.fields if f.wire == "status"), None)
+                if inner is not None and isinstance(self.deref(inner.type), ir.EnumSchema):
+                    return (field.wire, "status")
+        return None
+
+    def enum_states(self, model: ir.Model, path: tuple[str, ...]) -> dict[str, list[str]]:
+        """The states of the enum at ``path`` in ``model``, classified as `states` does."""
+        for key in path[:-1]:
+            field = next(f for f in model.fields if f.wire == key)
+            member = self.deref(field.type)
+            assert isinstance(member, ir.Model)
+            model = member
+        return self.states(model)
+
+    def location_record(
+        self, lro: _Lro
+    ) -> tuple[ir.Operation, tuple[str, ...], dict[str, list[str]]] | None:
+        """What a ``Location`` monitor names, where the spec reads it: the ``GET`` of an
+        item of the collection the create is at (``POST .../models`` or ``POST
+        .../models/compose`` and ``GET .../models/{id}``), its record's status path
+        and states; None when there is no such GET, or its status enum does not name a
+        success, a failure and a pending state (the HTTP status then tells)."""
+        base = _segments(lro.path.split(":", 1)[0])
+        found = []
+        for op in self.gets:
+            item = _segments(op.path)
+            if op.response.kind != "json" or item[-1:] != ["{}"]:
+                continue
+            if item[:-1] == base:
+                rank = 0  # an item of the create's own collection
+            elif base and base[-1] != "{}" and item[:-1] == base[:-1]:
+                rank = 1  # an item of the collection the create is an action of
+            else:
+                continue
+            model = self.deref(op.response.type)
+            path = self.status_path(model) if isinstance(model, ir.Model) else None
+            if path is None or not isinstance(model, ir.Model):
+                continue
+            states = self.enum_states(model, path)
+            if all(states.get(k) for k in ("success", "failure", "pending")):
+                found.append((rank, op.operation_id, op, path, states))
+        if not found:
+            return None
+        _, _, op, path, states = min(found, key=lambda f: f[:2])
+        return op, path, states
+
+    def error_path(self, model: ir.Model) -> tuple[str, ...] | None:
+        """Where ``model`` says why a job failed: its ``error``, else the ``error`` or
+        ``errors`` of a member model (Form Recognizer's ``trainResult.errors``)."""
+        if any(f.wire == "error" for f in model.fields):
+            return ("error",)
+        for field in model.fields:
+            member = self.deref(field.type)
+            if isinstance(member, ir.Model):
+                inner = next((f for f in member.fields if f.wire in ("error", "errors")), None)
+                if inner is not None:
+                    return (field.wire, inner.wire)
+        return None
+
+    def declare_read(
+        self,
+        lro: _Lro,
+        status: ir.Operation,
+        path: tuple[str, ...],
+        states: dict[str, list[str]],
+    ) -> dict[str, Any]:
+        """The declaration of a job whose ``Location`` names a record the spec reads
+        (`location_record`): its status enum says how the job is going, and the
+        terminal record is the result."""
+        pointer = pointer_join("", *path)
+        node: dict[str, Any] = {
+            "create": lro.op.operation_id,
+            "status": status.operation_id,
+            # The Location alone: where the service names another monitor, or none,
+            # the spec's reading of this one does not hold.
+            "operation_url": ["Location"],
+            "record": "",
+            "state": {"field": pointer, **states, "ignore_case": True},
+            "final_from": "record",
+        }
+        model = self.deref(status.response.type)
+        assert isinstance(model, ir.Model)
+        error = self.error_path(model)
+        if error is not None:
+            node["error_field"] = pointer_join("", *error)
         return node
 
     def result_member(self, model: ir.Model) -> str | None:
