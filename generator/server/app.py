@@ -603,7 +603,7 @@ class JobApp:
                 f"job {sim.id} is {view.state}: its result is not ready",
                 code="job_not_completed",
             )
-        status, body, content_type, value = kind.result(sim)
+        status, body, content_type, value = kind.result(sim, view)
         response = route.operation.response
         media = (response.media_type or "").split(";")[0].strip().lower()
         if media in JSON_LINES:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from ..model import ir
+from ..model.states import classify_all
 from ..problems import pointer_join
 from .answers import Declared
 from .errors import fill_error
@@ -403,11 +404,43 @@ class JobKind:
             (job.progress_total_path, PROGRESS_TOTAL),
         )
         for field, value in (*flags, *numbers):
-            if field is not None and self._at(t, (*record, *field)) is not None:
-                put(body, (*record, *field), value)
+            found = self._at(t, (*record, *field)) if field is not None else None
+            if field is None or found is None:
+                continue
+            if field == job.state_path:
+                value = self.state_in(found.type, view)
+                if value is None:
+                    continue
+            put(body, (*record, *field), value)
         self._hint(body, t, sim.scenario, view)
         self._error(body, t, sim, view)
         self._embedded_result(body, t, sim, view)
+
+    def state_in(self, t: ir.TypeRef, view: View) -> JSON:
+        """The state a field of type ``t`` reports for ``view``: the job's own state,
+        unless ``t`` is an enum without it. Then ``t`` is the status of another resource
+        (the snapshot an App Configuration create answers, ``provisioning``, ``ready``,
+        ``archived`` or ``failed``, whose job's states are on its operation monitor):
+        its member of the job's phase, by name (model.states), a failed one for a
+        canceled job where it has no canceled one; None when it has neither."""
+        resolved = self._resolve(t)
+        named = self.schemas.get(resolved.key) if isinstance(resolved, ir.Ref) else None
+        if not isinstance(named, ir.EnumSchema) or view.kind == "undocumented":
+            return view.state
+        members = [m.value for m in named.members]
+        if view.state in members:
+            return view.state
+        if self.job.ignore_case:
+            same = [m for m in members if str(m).lower() == view.state.lower()]
+            if same:
+                return same[0]
+        kinds = classify_all(members)
+        wanted = (view.kind, "failure") if view.kind == "canceled" else (view.kind,)
+        for kind in wanted:
+            found = next((c.state for c in kinds if c.kind == kind), None)
+            if found is not None:
+                return found
+        return None
 
     def _set_or_clear(
         self, body: dict[str, JSON], path: tuple[str, ...], found: Located, value: JSON
@@ -524,8 +557,11 @@ class JobKind:
             return [self._with_id(v, job_id) for v in value]
         return value
 
-    def result(self, sim: SimJob) -> tuple[int, bytes, str | None, JSON]:
-        """The result answer: status, body bytes, content type, and the JSON value if any."""
+    def result(self, sim: SimJob, view: View) -> tuple[int, bytes, str | None, JSON]:
+        """The result answer: status, body bytes, content type, and the JSON value if any.
+        A result that is the resource the create answered (Azure's final GET of a PUT's
+        own URL) reports the state of ``view`` in its own status field, as the create
+        answer did (see state_in)."""
         op = self.job.result
         assert op is not None
         response = op.response
@@ -534,6 +570,13 @@ class JobKind:
             value = self._with_id(
                 self.sampler(sim.created_wall).sample(response.type, force=True), sim.id
             )
+            create, state = self.job.create, self.job.state_path
+            created = create is not None and create.response.type == response.type
+            if created and state and isinstance(value, dict) and response.type != self.status_type:
+                found = self._at(response.type, (*self._record, *state))
+                phase = self.state_in(found.type, view) if found is not None else None
+                if phase is not None:
+                    put(value, (*self._record, *state), phase)
             return (
                 status,
                 b"",

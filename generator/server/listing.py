@@ -26,13 +26,22 @@ JSON = Any
 def list_operations(sdk: ir.Sdk) -> list[tuple[ir.Job, ir.Operation]]:
     """Each paginated GET and the job whose records it lists.
 
-    Its items are that job's record type, or, with one job only, any object.
+    Its items are that job's record type, or, with one job only, any object. An
+    operation of a job (its create, status, result or cancel) is that, never a list:
+    App Configuration's GetSnapshot, one snapshot whose ``filters`` array and ``Link``
+    header read as a page, is the result of its create.
     """
+    owned = {
+        op.operation_id
+        for job in sdk.jobs
+        for op in (job.create, job.status, job.result, job.cancel)
+        if op is not None
+    }
     found = []
     for resource in sdk.resources:
         for op in resource.operations:
             paging = op.pagination
-            if paging is None or op.method != "GET":
+            if paging is None or op.method != "GET" or op.operation_id in owned:
                 continue
             job = next(
                 (j for j in sdk.jobs if record_type(j, sdk) == paging.item_type),

@@ -43,29 +43,7 @@ def sweeper(tmp_path_factory: pytest.TempPathFactory) -> Sweeper:
 
 #: What the sweep still finds, by spec, exactly: each is an open defect of jobgen (issue 31's
 #: notes), kept here so that a fix, or any other change, fails this test until it is updated.
-OPEN: dict[str, tuple[tuple[str, ...], int]] = {
-    # App Configuration's snapshot: the create answer (the snapshot, whose own status is
-    # provisioning/ready/...) is given the monitor's state, and a made-up snapshot breaks
-    # its filters' required key and retention_period's minimum.
-    "azure/appconfiguration/data-plane/Microsoft.AppConfiguration/stable/2023-11-01/"
-    "appconfiguration.json": (
-        (
-            (
-                'self-check: PUT /snapshots/example (CreateSnapshot) answered 201: /body/status: "NotStarted"'
-                ' is not one of "provisioning", "ready" or 2 other candidates'
-            ),
-            (
-                'self-check: GET /snapshots/example (GetSnapshot) answered 200: /body/filters/0: "key" is a'
-                " required property; /body/retention_period: 0 is less than the minimum of 3600"
-            ),
-            (
-                'self-check: PUT /snapshots/example (CreateSnapshot) answered 201: /body/status: "NotStarted"'
-                ' is not one of "provisioning", "ready" or 2 other candidates'
-            ),
-        ),
-        3,
-    ),
-}
+OPEN: dict[str, tuple[tuple[str, ...], int]] = {}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.shown for e in ENTRIES])
