@@ -2,14 +2,15 @@
 
 One module per kind of thing rendered: ``models`` (model, enum, alias and union modules),
 ``operations`` (an operation's request and response -- all request building),
-``jobs`` (a job's waits, handles, result and cancel), ``resources`` (a resource module)
-and ``client`` (the client class and its credentials).
+``jobs`` (a job's waits, handles, result and cancel), ``resources`` (a resource module),
+``client`` (the client class and its credentials) and ``readme`` (what the README tells).
 """
 
 from .client import client_view, env_prefix
 from .jobs import ErrorClasses, error_classes, error_type, job_phrase, job_view
 from .models import alias_view, enum_view, model_view, union_view
 from .operations import operation_view
+from .readme import readme_view
 from .resources import resource_view
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "job_view",
     "model_view",
     "operation_view",
+    "readme_view",
     "resource_view",
     "union_view",
 ]
