@@ -6,6 +6,7 @@ import ast
 import functools
 import importlib.resources
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,8 @@ from .views import (
     client_view,
     enum_view,
     error_classes,
-    error_type,
-    job_phrase,
+    error_model_imports,
+    job_errors_view,
     model_view,
     readme_view,
     resource_view,
@@ -220,92 +221,17 @@ def _header(sdk: ir.Sdk, spec_name: str) -> str:
     return f"{GENERATED_MARK}. Do not edit: regenerate (inputs in {MANIFEST})."
 
 
-def _job_errors(
-    code: TypeCode, sdk: ir.Sdk, classes: dict[str, ErrorClasses]
-) -> list[dict[str, Code | None]]:
-    """Each job's own error classes, typed in its record and error models (and in its
-    result, where a failure download goes with the failure)."""
-    jobs = []
-    for job in sdk.jobs:
-        error = error_type(job)
-        params = [code.annotation(job.record_type)]
-        params.append(Code("None") if error is None else code.annotation(error))
-        failed, canceled, timeout, stalled = classes[job.name]
-        phrase = job_phrase(job.name)[1]
-        phrase = phrase[0].upper() + phrase[1:]
-        typed = f"``record`` is the terminal ``{code.annotation(job.record_type)}``"
-        if error is not None:
-            typed += f"; ``error`` the server's ``{code.annotation(error)}``, or None"
-        jobs.append(
-            {
-                "failure": _failure_annotation(code, job),
-                "failed": ident(failed),
-                "canceled": ident(canceled),
-                "timeout": ident(timeout),
-                "stalled": ident(stalled),
-                "record": params[0],
-                "params": join(", ", params),
-                "failed_doc": docstring(f"{phrase} failed: {typed}.", indent=4),
-                "canceled_doc": docstring(f"{phrase} was canceled: {typed}.", indent=4),
-                "timeout_doc": docstring(
-                    f"A wait for {job_phrase(job.name)[1]} passed its deadline: ``record`` is"
-                    f" the last ``{params[0]}`` read, or None.",
-                    indent=4,
-                ),
-                "stalled_doc": docstring(
-                    f"{phrase} neither changed state nor progress for ``stall_after``:"
-                    f" ``record`` is the last ``{params[0]}`` read, or None.",
-                    indent=4,
-                ),
-            }
-        )
-    return jobs
+# How a part of the SDK is written: put(path, template, **values).
+_Put = Callable[..., None]
 
 
-def _failure_response(job: ir.Job) -> ir.Response | None:
-    """What a job's failure download answers (its result operation's), if it has one."""
-    if job.result is None or not any(c.failure_source is not None for c in job.carry):
-        return None
-    return job.result.response
-
-
-def _failure_type(job: ir.Job) -> ir.TypeRef | None:
-    """The model a job's failure download decodes to, if it has one."""
-    response = _failure_response(job)
-    return response.type if response is not None and response.kind == "json" else None
-
-
-def _failure_annotation(code: TypeCode, job: ir.Job) -> Code | None:
-    """How a job's failure download is typed: as its result is returned."""
-    response = _failure_response(job)
-    if response is None:
-        return None
-    if response.kind == "json" and response.type is not None:
-        return code.annotation(response.type)
-    return Code({"text": "str", "binary": "bytes"}.get(response.kind, "object"))
-
-
-def _model_imports(code: TypeCode, sdk: ir.Sdk) -> tuple[list[Code], list[Code]]:
-    """What the job error classes' annotations import: modules, then the models."""
-    types = [job.record_type for job in sdk.jobs]
-    types += [t for t in (error_type(job) for job in sdk.jobs) if t is not None]
-    types += [t for t in (_failure_type(job) for job in sdk.jobs) if t is not None]
-    modules, models = Imports(), Imports()
-    for module in code.needs(types):
-        modules.add(module)
-    for named in code.references(types):
-        models.add(".models." + named.module, named.name)
-    return modules.lines(), models.lines()
-
-
-def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
-    """Every file of the SDK, keyed by its path relative to the output directory."""
-    env = environment()
+def _context(sdk: ir.Sdk, spec_name: str) -> dict[str, Code]:
+    """What every template may print of the SDK as a whole (as ``ctx``)."""
     pkg = sdk.package
     dist = pkg.replace("_", "-")
     header = _header(sdk, spec_name)
     sdk_version = sdk.sdk_version
-    ctx = {
+    return {
         "header": Code("# " + comment(header)),
         "header_md": Code("<!-- " + md_comment(header) + " -->"),
         "title": doc_text(_api_name(sdk.title)),
@@ -325,14 +251,11 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
             f"Typed client for the {_api_name(sdk.title)}.", sdk.description[:2000]
         ),
     }
-    files: dict[str, str] = {}
 
-    def put(path: str, template: str, **values: Any) -> None:
-        text = env.get_template(template).render(ctx=ctx, **values)
-        files[path] = layout(text) if path.endswith(".py") else text
 
-    features = Features(sdk)
-    code = TypeCode(sdk.schemas)
+def _render_models(put: _Put, code: TypeCode, sdk: ir.Sdk) -> None:
+    """The models package: a module per schema (or per model, with what only it uses)."""
+    pkg = sdk.package
     exports = []
     # An enum or union in a model's module (one only that model uses) is written with it.
     hosted: dict[str, list[ir.NamedSchema]] = {
@@ -371,8 +294,13 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         ),
     )
 
+
+def _render_resources(
+    put: _Put, code: TypeCode, sdk: ir.Sdk, classes: dict[str, ErrorClasses]
+) -> list[dict[str, Any]]:
+    """The resources package: a module per resource; returns the resources' views."""
+    pkg = sdk.package
     owner = {op.operation_id: r.module for r in sdk.resources for op in r.operations}
-    classes = error_classes(sdk, _errors())
     views = []
     job_operations = _job_operations(sdk)
     for resource in sdk.resources:
@@ -398,6 +326,68 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
             r=views[index],
         )
     put(f"{pkg}/resources/__init__.py", "package/resources/__init__.py.jinja")
+    return views
+
+
+def _render_errors(
+    put: _Put, code: TypeCode, sdk: ir.Sdk, classes: dict[str, ErrorClasses], public: set[str]
+) -> list[str]:
+    """The errors module: the ``public`` runtime errors and each job's own classes (their
+    names are returned)."""
+    pkg = sdk.package
+    job_errors = job_errors_view(code, sdk, classes)
+    kinds = ("failed", "canceled", "timeout", "stalled")
+    own = [str(job[kind]) for job in job_errors for kind in kinds]
+    put(
+        f"{pkg}/errors.py",
+        "package/errors.py.jinja",
+        errors=[ident(name) for name in sorted(public, key=member_key)],
+        exports=[ident(name) for name in sorted([*public, *own], key=all_key)],
+        tree=_error_tree(public),
+        jobs=job_errors,
+        imports=error_model_imports(code, sdk),
+    )
+    return own
+
+
+def _render_init(
+    put: _Put, pkg: str, lazy: list[tuple[str, str]], public: set[str], own: list[str]
+) -> None:
+    """The package's ``__init__``: its names, the ``lazy`` ones loaded on first use."""
+    top = ["API_VERSION", "AsyncClient", "Client", "UNSET", "Unset", "__version__"]
+    top += [name for name, _ in lazy]
+    put(
+        f"{pkg}/__init__.py",
+        "package/__init__.py.jinja",
+        errors=[ident(name) for name in sorted([*public, *own], key=member_key)],
+        exports=[ident(name) for name in sorted(top + [*public, *own], key=all_key)],
+        lazy_imports=[
+            {"name": Code(name), "module": Code(module)}
+            for name, module in sorted(lazy, key=lambda item: (item[1], member_key(item[0])))
+        ],
+        lazy=[
+            {"name": Code(name), "module": Code(module)}
+            for name, module in sorted(lazy, key=lambda item: item[0])
+        ],
+    )
+
+
+def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
+    """Every file of the SDK, keyed by its path relative to the output directory."""
+    env = environment()
+    ctx = _context(sdk, spec_name)
+    pkg = sdk.package
+    files: dict[str, str] = {}
+
+    def put(path: str, template: str, **values: Any) -> None:
+        text = env.get_template(template).render(ctx=ctx, **values)
+        files[path] = layout(text) if path.endswith(".py") else text
+
+    features = Features(sdk)
+    code = TypeCode(sdk.schemas)
+    _render_models(put, code, sdk)
+    classes = error_classes(sdk, _errors())
+    views = _render_resources(put, code, sdk, classes)
 
     client = client_view(sdk)
     imports = Imports()
@@ -427,13 +417,6 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     lines += [Code(""), Code("if _t.TYPE_CHECKING:")]
     lines += [Code("    " + line if line else "") for line in checking.lines(4)]
     client["imports"] = lines
-    params = [p for auth in client["auths"] for p in auth["params"]]
-    client["auth_signature"] = join(
-        ", ",
-        [Code(f"{p}: {auth['types'][1]}") for auth in client["auths"] for p in auth["params"]],
-    )
-    client["auth_call"] = join(", ", params)
-    client["base_url_doc"] = doc_text(sdk.base_url)
     put(f"{pkg}/_client.py", "package/_client.py.jinja", c=client)
     put(f"{pkg}/_version.py", "package/_version.py.jinja")
     # Names loaded on first use, each from its module: only those of features the SDK has.
@@ -466,34 +449,8 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     shipped = closure(roots, RUNTIME_DIR)
     # The errors the SDK names: those its runtime modules use, and their bases.
     public = _bases(names_from("errors", shipped, RUNTIME_DIR))
-    job_errors = _job_errors(code, sdk, classes)
-    kinds = ("failed", "canceled", "timeout", "stalled")
-    own = [str(job[kind]) for job in job_errors for kind in kinds]
-    put(
-        f"{pkg}/errors.py",
-        "package/errors.py.jinja",
-        errors=[ident(name) for name in sorted(public, key=member_key)],
-        exports=[ident(name) for name in sorted([*public, *own], key=all_key)],
-        tree=_error_tree(public),
-        jobs=job_errors,
-        imports=_model_imports(code, sdk),
-    )
-    top = ["API_VERSION", "AsyncClient", "Client", "UNSET", "Unset", "__version__"]
-    top += [name for name, _ in lazy]
-    put(
-        f"{pkg}/__init__.py",
-        "package/__init__.py.jinja",
-        errors=[ident(name) for name in sorted([*public, *own], key=member_key)],
-        exports=[ident(name) for name in sorted(top + [*public, *own], key=all_key)],
-        lazy_imports=[
-            {"name": Code(name), "module": Code(module)}
-            for name, module in sorted(lazy, key=lambda item: (item[1], member_key(item[0])))
-        ],
-        lazy=[
-            {"name": Code(name), "module": Code(module)}
-            for name, module in sorted(lazy, key=lambda item: item[0])
-        ],
-    )
+    own = _render_errors(put, code, sdk, classes, public)
+    _render_init(put, pkg, lazy, public, own)
     shipped = closure(imported(files, RUNTIME_DIR), RUNTIME_DIR)
     marker = ctx["header"] + "\n"
     for name in sorted(shipped):

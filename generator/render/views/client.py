@@ -6,7 +6,7 @@ from typing import Any
 
 from ...model import ir
 from ..code import from_line
-from ..escape import Code, doc_text, ident, py_str
+from ..escape import Code, doc_text, ident, join, py_str
 
 __all__ = ["client_view", "env_prefix"]
 
@@ -110,6 +110,11 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         for auth in auths
     )
     return {
+        "auth_signature": join(
+            ", ", [Code(f"{p}: {auth['types'][1]}") for auth in auths for p in auth["params"]]
+        ),
+        "auth_call": join(", ", [p for auth in auths for p in auth["params"]]),
+        "base_url_doc": doc_text(sdk.base_url),
         "operation_urls": any(
             j.operation_url or j.final_from in ("location", "original-uri", "create-location")
             for j in sdk.jobs
