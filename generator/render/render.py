@@ -440,7 +440,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         put(f"{pkg}/fleet.py", "package/fleet.py.jinja")
     files[f"{pkg}/py.typed"] = ""
     put("pyproject.toml", "pyproject.toml.jinja", jobs=features.jobs)
-    put("README.md", "README.md.jinja", readme=readme_view(sdk, views, features.oauth2))
+    put("README.md", "README.md.jinja", readme=readme_view(code, sdk, views, features.oauth2))
 
     # What ships: the runtime modules the generated code imports, and theirs. The package
     # __init__ and errors.py, written last, import errors, serde and the lazy names' modules.

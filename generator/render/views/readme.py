@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import ir
+from ..code import TypeCode
 from ..escape import Code, ident, md_code, md_text, py_str
-from .client import env_prefix
+from .client import default_base_url, env_prefix
 from .jobs import job_phrase
+from .operations import required_keywords
 
 __all__ = ["readme_view"]
 
@@ -35,12 +37,19 @@ def _credential_params(sdk: ir.Sdk) -> list[str]:
     ]
 
 
-def _call(resource: ir.Resource, op: ir.Operation, method: str | None = None) -> dict[str, Any]:
-    """An example call of ``op``: where it is, and its path parameters (given as ``...``)."""
+def _call(
+    code: TypeCode, resource: ir.Resource, op: ir.Operation, method: str | None = None
+) -> dict[str, Any]:
+    """An example call of ``op``: where it is, and what it needs (each given as ``...``):
+    its path parameters in order, then its required body and keyword parameters."""
+    keywords = ["body"] if op.body is not None and op.body.required else []
     return {
         "attr": ident(resource.attr),
         "name": ident(method or op.name),
         "path_params": [ident(p.name) for p in op.path_parameters],
+        "keywords": [
+            ident(name) for name in keywords + [p.name for p in required_keywords(code, op)]
+        ],
     }
 
 
@@ -106,14 +115,14 @@ def _idempotency_key(resource: ir.Resource, op: ir.Operation) -> tuple[str, str]
     return (header, "idempotency_key") if header is not None else None
 
 
-def _options(sdk: ir.Sdk) -> dict[str, Any] | None:
+def _options(code: TypeCode, sdk: ir.Sdk) -> dict[str, Any] | None:
     """Per-call options: shown on the first resource's first read (or first operation)."""
     if not sdk.resources or not sdk.resources[0].operations:
         return None
     resource = sdk.resources[0]
     op = next((o for o in resource.operations if o.method == "GET"), resource.operations[0])
     return {
-        "call": _call(resource, op),
+        "call": _call(code, resource, op),
         "idempotent": [
             {
                 "attr": ident(r.attr),
@@ -128,13 +137,13 @@ def _options(sdk: ir.Sdk) -> dict[str, Any] | None:
     }
 
 
-def _paging(sdk: ir.Sdk) -> dict[str, Any] | None:
+def _paging(code: TypeCode, sdk: ir.Sdk) -> dict[str, Any] | None:
     """List operations: the first one as the example, and each one's paging style."""
     paged = [(r, o) for r in sdk.resources for o in r.operations if o.pagination is not None]
     if not paged:
         return None
     return {
-        "call": _call(*paged[0]),
+        "call": _call(code, *paged[0]),
         "operations": [
             {"attr": ident(r.attr), "name": ident(o.name), "style": md_text(o.pagination.style)}
             for r, o in paged
@@ -143,7 +152,7 @@ def _paging(sdk: ir.Sdk) -> dict[str, Any] | None:
     }
 
 
-def _events(sdk: ir.Sdk) -> dict[str, Any] | None:
+def _events(code: TypeCode, sdk: ir.Sdk) -> dict[str, Any] | None:
     """Server-sent event streams: the first one as the example, and each one's method."""
     streamed = [
         (r, o, o.name if o.response.kind == "events" else o.stream_name or "")
@@ -155,8 +164,7 @@ def _events(sdk: ir.Sdk) -> dict[str, Any] | None:
         return None
     resource, op, method = streamed[0]
     return {
-        "call": _call(resource, op, method),
-        "body": op.body is not None and op.body.required,
+        "call": _call(code, resource, op, method),
         "operations": [{"attr": ident(r.attr), "name": ident(m)} for r, _, m in streamed],
     }
 
@@ -219,7 +227,9 @@ def _wire(sdk: ir.Sdk, every: list[ir.Operation]) -> dict[str, Any]:
     }
 
 
-def readme_view(sdk: ir.Sdk, resources: list[dict[str, Any]], oauth2: bool) -> dict[str, Any]:
+def readme_view(
+    code: TypeCode, sdk: ir.Sdk, resources: list[dict[str, Any]], oauth2: bool
+) -> dict[str, Any]:
     """The README's data. ``resources`` are the resource views, in ``sdk.resources``'
     order: a job's methods are named as its resource module names them."""
     jobs = [
@@ -234,9 +244,11 @@ def readme_view(sdk: ir.Sdk, resources: list[dict[str, Any]], oauth2: bool) -> d
     )
     return {
         "client_params": [ident(n) for n in _credential_params(sdk)],
+        # A spec without an absolute server URL: every client is given one.
+        "needs_base_url": default_base_url(sdk) is None,
         "credentials": _credentials(sdk),
         # The first example waits for the first job, or else calls the first operation.
-        "first_call": _call(first, first.operations[0]) if first and not jobs else None,
+        "first_call": _call(code, first, first.operations[0]) if first and not jobs else None,
         "jobs": jobs,
         "has_cancel": any(job["cancel"] for job in jobs),
         "has_progress": any(
@@ -245,9 +257,9 @@ def readme_view(sdk: ir.Sdk, resources: list[dict[str, Any]], oauth2: bool) -> d
         "webhooks": next((job for job in jobs if job["receiver"]), None),
         "oauth2": oauth2,
         "token_url": md_code(token_url) if token_url else None,
-        "options": _options(sdk),
-        "paging": _paging(sdk),
-        "events": _events(sdk),
+        "options": _options(code, sdk),
+        "paging": _paging(code, sdk),
+        "events": _events(code, sdk),
         "files": _files(every),
         "wire": _wire(sdk, every),
         "log_env": md_code(f"{env_prefix(sdk)}_LOG"),
