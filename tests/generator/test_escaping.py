@@ -55,6 +55,27 @@ def test_a_template_refuses_text_that_was_not_escaped() -> None:
     assert env.from_string("x = {{ value }}\n").render(value=py_str('"')) == "x = '\"'\n"
 
 
+def test_a_layout_block_splits_long_lines_and_prints_nothing_unescaped() -> None:
+    """README examples are laid out by ``{% filter layout %}``: a long call is split as
+    ruff splits it, and the filter is no way around the escapers."""
+    env = environment()
+    block = env.from_string(
+        "{% filter layout %}\nwith Client() as client:\n"
+        "    client.{{ attr }}.get({{ args | join(', ') }})\n{% endfilter %}"
+    )
+    args = [py_str(f"argument-{n:02}") for n in range(8)]
+    text = block.render(attr=Code("things"), args=args)
+    assert text.endswith("\n") and max(len(line) for line in text.splitlines()) <= 88
+    assert ast.dump(ast.parse(text)) == ast.dump(
+        ast.parse(f"with Client() as client:\n    client.things.get({', '.join(args)})\n")
+    )
+    assert "        " + args[0] + "," in text.splitlines()
+    with pytest.raises(UnescapedText):
+        env.from_string("{{ value | layout }}").render(value="</code> raw")
+    with pytest.raises(UnescapedText):
+        block.render(attr="x; import os", args=[])
+
+
 def test_a_template_cannot_reach_the_usual_filters() -> None:
     with pytest.raises(jinja2.TemplateAssertionError):
         environment().from_string("{{ value | safe }}")

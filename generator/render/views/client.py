@@ -6,9 +6,9 @@ from typing import Any
 
 from ...model import ir
 from ..code import from_line
-from ..escape import Code, doc_text, ident, py_str
+from ..escape import Code, doc_text, ident, join, py_str
 
-__all__ = ["client_view", "env_prefix"]
+__all__ = ["client_view", "default_base_url", "env_prefix"]
 
 
 _PROVIDED_SYNC = "str | _abc.Callable[[], str] | None"
@@ -20,6 +20,12 @@ def env_prefix(sdk: ir.Sdk) -> str:
     """The prefix of the environment variables a client reads its credentials from."""
     stem = sdk.package.upper()
     return stem[: -len("_SDK")] if stem.endswith("_SDK") and len(stem) > 4 else stem
+
+
+def default_base_url(sdk: ir.Sdk) -> str | None:
+    """The client's default ``base_url``: the spec's server, when it is absolute (else a
+    client must be given one)."""
+    return sdk.base_url if sdk.base_url and "://" in sdk.base_url else None
 
 
 def client_view(sdk: ir.Sdk) -> dict[str, Any]:
@@ -110,6 +116,11 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         for auth in auths
     )
     return {
+        "auth_signature": join(
+            ", ", [Code(f"{p}: {auth['types'][1]}") for auth in auths for p in auth["params"]]
+        ),
+        "auth_call": join(", ", [p for auth in auths for p in auth["params"]]),
+        "base_url_doc": doc_text(sdk.base_url),
         "operation_urls": any(
             j.operation_url or j.final_from in ("location", "original-uri", "create-location")
             for j in sdk.jobs
@@ -119,7 +130,7 @@ def client_view(sdk: ir.Sdk) -> dict[str, Any]:
         "envs": envs,
         "required": required,
         "missing": py_str(f"no credentials: pass {choices}"),
-        "base_url": py_str(sdk.base_url) if sdk.base_url and "://" in sdk.base_url else None,
+        "base_url": py_str(base_url) if (base_url := default_base_url(sdk)) else None,
         "token_url": next(
             (
                 py_str(a.token_url)

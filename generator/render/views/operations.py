@@ -10,7 +10,7 @@ from ...model import ir
 from ..code import ANY, TypeCode
 from ..escape import Code, docstring, ident, join, py_literal, py_str
 
-__all__ = ["OPTION_PARAMS", "operation_view", "path_tuple", "tuple_of"]
+__all__ = ["OPTION_PARAMS", "operation_view", "path_tuple", "required_keywords", "tuple_of"]
 
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
 
@@ -49,6 +49,15 @@ def _default(code: TypeCode, p: ir.Parameter) -> str | None:
             if member is not None and type(member.value) is type(value):
                 return f"{named.name}.{member.name}"
     return None
+
+
+def required_keywords(code: TypeCode, op: ir.Operation) -> list[ir.Parameter]:
+    """The parameters an operation's method takes by keyword and needs (no default)."""
+    return [
+        p
+        for p in op.parameters
+        if p.location != "path" and p.required and _default(code, p) is None
+    ]
 
 
 def _param_annotation(code: TypeCode, p: ir.Parameter) -> tuple[str, str | None]:
@@ -107,7 +116,7 @@ def operation_view(
         sig.append(f"{p.name}: {_id_annotation(code, p)}")
         call.append(p.name)
     kw: list[str] = []
-    required_kw = [p for p in keyword if p.required and _default(code, p) is None]
+    required_kw = required_keywords(code, op)
     optional_kw = [p for p in keyword if p not in required_kw]
     body_sig = None
     media_param = _media_param(op)
