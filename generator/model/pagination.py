@@ -7,8 +7,14 @@ when its parameters and fields say how, unambiguously:
   ``starting_after``/``after`` and the last item's ``id`` (with ``has_more``, Stripe);
 - page: an integer ``page`` query parameter;
 - offset: an integer ``offset`` query parameter (``limit`` bounds each page);
-- link: a next-URL field in the body (``next``, ``nextLink``, ``nextRecordsUrl``...) or
-  a declared ``Link`` response header.
+- link: a next-URL field in the body (``next``, ``nextLink``, ``nextRecordsUrl``...) or,
+  on a collection path only, a declared ``Link`` response header.
+
+The parameters and fields above are page conventions wherever they appear. A ``Link``
+header is not: it links a resource to anything (App Configuration's GetSnapshot,
+``GET /snapshots/{name}``, declares one beside the snapshot's ``filters`` array), so it
+says "page" only where the path names a collection (``/snapshots``), not one item of it
+(a last segment that is a path parameter, ``/snapshots/{name}``).
 
 Where the shape says nothing or several things, an operation declares it:
 ``x-jobgen-pagination: {style, items, param, next_cursor, item_cursor, has_more,
@@ -128,11 +134,17 @@ def _infer(
         limit = "limit" if "limit" in query else None
         candidates.append(attrs.evolve(base, style="offset", param="offset", limit_param=limit))
     next_url = next((f for f in _NEXT_URL_FIELDS if f in fields), None)
-    if next_url is not None or _declares_link(node):
+    if next_url is not None or (_declares_link(node) and _collection(op.path)):
         candidates.append(
             attrs.evolve(base, style="link", next_url=(next_url,) if next_url else None)
         )
     return candidates[0] if len(candidates) == 1 else None
+
+
+def _collection(path: str) -> bool:
+    """Whether ``path`` names a collection: its last segment is not a path parameter."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return not (last.startswith("{") and last.endswith("}"))
 
 
 def _declares_link(node: dict[str, Any]) -> bool:

@@ -267,3 +267,37 @@ def test_a_failed_snapshot_in_the_create_answer(
         _generated(sdk, server, FAILED_AT_ONCE, mode)
     assert failed.value.record.status == "Failed"
     assert _calls(server) == [("PUT", f"/snapshots/{NAME}", 201), ("GET", "/operations", 200)]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_get_snapshot_returns_the_snapshot_not_a_page_of_its_filters(
+    server: RunningServer, sdk: ModuleType, mode: str
+) -> None:
+    """GetSnapshot (``GET /snapshots/{name}``) declares a ``Link`` header and the
+    snapshot has one array (``filters``): it is one snapshot all the same, as
+    Microsoft's ``get_snapshot`` reads it, not a pager over its filters."""
+    server.reset()
+    _microsoft(server, RUNNING)
+    client = AzureAppConfigurationClient(server.base_url, _Credential(), api_version="2023-11-01")
+    theirs = client.get_snapshot(NAME, enforce_https=False)
+    options: dict[str, Any] = {"base_url": server.base_url, "token": TOKEN}
+    if mode == "sync":
+        with sdk.Client(**options) as ours_client:
+            ours = ours_client.snapshots.get_2(NAME)
+    else:
+
+        async def read() -> Any:
+            async with sdk.AsyncClient(**options) as ours_client:
+                return await ours_client.snapshots.get_2(NAME)
+
+        ours = asyncio.run(read())
+    assert isinstance(ours, sdk.models.Snapshot)
+    assert ours.status == sdk.models.SnapshotStatus.READY
+    assert ours.name == theirs.name
+    assert [f.key for f in ours.filters] == [f.key for f in theirs.filters]
+    assert ours.retention_period == theirs.retention_period
+    assert [(m, p) for m, p, _ in _calls(server)][-2:] == [
+        ("GET", f"/snapshots/{NAME}"),
+        ("GET", f"/snapshots/{NAME}"),
+    ]
+    assert server.self_check.count == 0

@@ -89,6 +89,16 @@ SPEC: dict[str, Any] = {
             }
         },
         "/ambiguous": _list_op("listAmbiguous", [], _obj(a=ITEMS, b=ITEMS)),
+        # One item of /linked, with one array and a Link header (links, not pages).
+        "/linked/{id}": {
+            "parameters": [{"name": "id", "in": "path", "required": True, "schema": STR}],
+            **_list_op(
+                "getLinked",
+                [],
+                {"$ref": "#/components/schemas/Folder"},
+                headers={"Link": {"schema": STR}},
+            ),
+        },
     },
     "components": {
         "schemas": {
@@ -96,7 +106,8 @@ SPEC: dict[str, Any] = {
                 "type": "object",
                 "required": ["id"],
                 "properties": {"id": STR},
-            }
+            },
+            "Folder": _obj(id=STR, items=ITEMS),
         }
     },
 }
@@ -277,6 +288,28 @@ def test_an_ambiguous_shape_is_not_paged(pages: ModuleType) -> None:
     with pages.Client(transport=httpx.MockTransport(api)) as client:
         body = client.items.list_ambiguous()
     assert (body.a, body.b) == ([], [])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_item_with_one_list_and_a_link_header_is_not_paged(pages: ModuleType, mode: str) -> None:
+    """``GET /linked/{id}`` names one item: its Link header links it, it does not page."""
+    folder = {"id": "f1", "items": items("a", "b")}
+    link = '<https://pages.example/api/linked/f2>; rel="next"'
+    api = Api(lambda _: httpx.Response(200, json=folder, headers={"Link": link}))
+    transport = httpx.MockTransport(api)
+    if mode == "sync":
+        with pages.Client(transport=transport) as client:
+            body = client.items.get_linked("f1")
+    else:
+
+        async def read() -> Any:
+            async with pages.AsyncClient(transport=transport) as client:
+                return await client.items.get_linked("f1")
+
+        body = asyncio.run(read())
+    assert isinstance(body, pages.models.Folder)
+    assert (body.id, [i.id for i in body.items]) == ("f1", ["a", "b"])
+    assert [r.url.path for r in api.requests] == ["/api/linked/f1"]
 
 
 @pytest.mark.parametrize(

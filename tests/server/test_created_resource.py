@@ -4,12 +4,16 @@ strict self-check mode: the monitor carries the job's states, the report's own s
 reports the job's phase from its own enum, and the report read at the create's URL is the
 job's result (one report, not a page of records, though it has one array and a ``Link``
 header). Bodies are checked with jsonschema (not the validator serve uses) against the
-spec's own schemas; the generated SDK waits through it, sync and async."""
+spec's own schemas; the generated SDK waits through it, sync and async, and returns the
+report though its job (with the monitor, tagged ``operations``) and the report's read
+(tagged ``reports``) are in two modules that both define a ``get``."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -22,8 +26,9 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from jobgen.pipeline import Target, generate
 from jobgen.server import SCENARIO_HEADER, RunningServer, run_server
-from tests.helpers import imported_sdk
+from tests.helpers import imported_sdk, pyright_strict
 
 SPEC = Path(__file__).resolve().parent / "specs" / "reports.yaml"
 KEY = "key-1"
@@ -130,14 +135,15 @@ def test_the_generated_sdk_returns_the_ready_report(
     body = sdk.models.Report(name="q3", sections=[sdk.models.Section(title="Q3")])
     if mode == "sync":
         with sdk.Client(**options) as client:
-            report = client.reports.create_and_wait("q3", body=body, deadline=30)
+            report = client.operations.create_and_wait("q3", body=body, deadline=30)
     else:
 
         async def main() -> Any:
             async with sdk.AsyncClient(**options) as client:
-                return await client.reports.create_and_wait("q3", body=body, deadline=30)
+                return await client.operations.create_and_wait("q3", body=body, deadline=30)
 
         report = asyncio.run(main())
+    assert isinstance(report, sdk.models.Report)
     assert report.status == sdk.models.ReportStatus.READY
     assert [(r.method, r.path) for r in reports.requests()] == [
         ("PUT", "/reports/q3"),
@@ -145,4 +151,31 @@ def test_the_generated_sdk_returns_the_ready_report(
         ("GET", f"/operations/{reports.requests()[0].job_id}"),
         ("GET", "/reports/q3"),
     ]
+    # Decoded as the spec's Report, from the body serve sent (read again, raw).
+    raw = httpx.get(reports.base_url + "/reports/q3", headers={"x-api-key": KEY}).json()
+    _valid(REPORT, raw)
+    assert (report.name, [s.title for s in report.sections]) == (
+        raw["name"],
+        [s["title"] for s in raw["sections"]],
+    )
     assert reports.self_check.count == 0
+
+
+@pytest.mark.slow
+def test_the_sdk_of_two_modules_defining_a_get_passes_mypy_and_pyright_strict(
+    tmp_path: Path, mypy_cache: Path
+) -> None:
+    """The job's module imports the report module's ``_get_response`` under its own name
+    beside its own ``_get_response``: neither checker sees a name defined twice."""
+    generate(Target(spec=SPEC, output=tmp_path / "sdk", package="reports_sdk"))
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), "reports_sdk"],
+        cwd=tmp_path / "sdk",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+    problems, analysed = pyright_strict([tmp_path / "sdk" / "reports_sdk"], tmp_path)
+    assert analysed > 20
+    assert problems == [], "\n".join(problems)

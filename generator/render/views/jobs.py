@@ -141,6 +141,31 @@ def _target_options(
     return Code(url)
 
 
+def _helper(
+    op: ir.Operation,
+    kind: str,
+    owner: dict[str, str],
+    module: str | None,
+    taken: frozenset[str],
+    helpers: dict[str, tuple[str, str]],
+) -> Code:
+    """The name ``op``'s ``_<name>_<kind>`` function has in ``module``: its own where
+    ``module`` defines it; else, imported from the module that does, that name qualified
+    by the module (``_reports_get_response``), since ``module`` may define a function of
+    the same name for an operation of its own. ``helpers`` records each alias: its module
+    and the name it imports."""
+    home = owner.get(op.operation_id)
+    own = f"_{op.name}_{kind}"
+    if module is None or home is None or home == module:
+        return ident(own)
+    base = f"{home}_{op.name}"
+    while base in taken:  # a method of its own is named so (its helper too)
+        base += "_"
+    alias = ident(f"_{base}_{kind}")
+    helpers[str(alias)] = (home, str(ident(own)))
+    return alias
+
+
 def _takes_the_id_alone(op: ir.Operation, id_parameter: str) -> bool:
     """Whether ``op`` can be called with the job id and nothing else."""
     needs = [
@@ -258,8 +283,15 @@ def job_view(
     owner: dict[str, str],
     taken: frozenset[str] = frozenset(),
     classes: ErrorClasses | None = None,
+    module: str | None = None,
 ) -> dict[str, Any]:
+    """The view of ``job``, whose methods ``module`` holds (``taken``: its method names)."""
     name = snake(job.name, "job")
+    helpers: dict[str, tuple[str, str]] = {}
+
+    def helper(op: ir.Operation, kind: str) -> Code:
+        return _helper(op, kind, owner, module, taken, helpers)
+
     failed, canceled, timeout, stalled = classes or (
         "JobFailed",
         "JobCanceled",
@@ -324,10 +356,10 @@ def job_view(
         "record_annotation": code.annotation(job.record_type),
         "record_decoder": code.decoder(job.record_type),
         "record_path": py_str(record_path),
-        "status_request": ident(f"_{job.status.name}_request"),
+        "status_request": helper(job.status, "request"),
         "status_options": _target_options(
             job.operation_url,
-            ident(f"_{job.status.name}_request"),
+            helper(job.status, "request"),
             job.status,
             # An imported job polled at its operation URL takes that URL as its id, always
             # (it lives with its create).
@@ -348,6 +380,7 @@ def job_view(
         + ([job.status.body.type] if job.status.body is not None and job.carry else []),
         "error_classes": (ident(failed), ident(canceled), ident(timeout), ident(stalled)),
         "imports": [],
+        "helpers": helpers,
     }
     view["by_url"] = bool(job.operation_url)
     view["status_import"] = owner.get(job.status.operation_id)
@@ -364,13 +397,13 @@ def job_view(
     if job.result is not None:
         result_view = operation_view(code, job.result, follow=True)
         view["result"] = {
-            "request": ident(f"_{job.result.name}_request"),
-            "response": ident(f"_{job.result.name}_response"),
+            "request": helper(job.result, "request"),
+            "response": helper(job.result, "response"),
             "returns": result_view["returns"],
             "module": owner.get(job.result.operation_id),
             "options": _target_options(
                 job.final_from in ("location", "original-uri", "create-location"),
-                ident(f"_{job.result.name}_request"),
+                helper(job.result, "request"),
                 job.result,
                 call=carry_call(code, job, job.result),
             ),
@@ -392,8 +425,8 @@ def job_view(
         elif method in taken:
             method = f"cancel_{name}_job"
         view["cancel"] = {
-            "request": ident(f"_{job.cancel.name}_request"),
-            "response": ident(f"_{job.cancel.name}_response"),
+            "request": helper(job.cancel, "request"),
+            "response": helper(job.cancel, "response"),
             "returns": cancel_view["returns"],
             "module": owner.get(job.cancel.operation_id),
             "method": None if method is None else ident(method),
@@ -451,7 +484,7 @@ def job_view(
                 )
             ),
             "call_args": Code(call_args),
-            "request": ident(f"_{job.create.name}_request"),
+            "request": helper(job.create, "request"),
             "module": owner.get(job.create.operation_id),
             "idempotency_header": py_literal(job.idempotency_header),
             "sends_key": job.idempotency_header is not None,

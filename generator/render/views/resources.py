@@ -83,7 +83,15 @@ def resource_view(
     ]
     taken = frozenset(op.name for op in resource.operations)
     jobs = [
-        job_view(code, job, len(resource.jobs) == 1, owner, taken, (classes or {}).get(job.name))
+        job_view(
+            code,
+            job,
+            len(resource.jobs) == 1,
+            owner,
+            taken,
+            (classes or {}).get(job.name),
+            resource.module,
+        )
         for job in resource.jobs
     ]
     types = [t for op in ops for t in op["types"]] + [t for job in jobs for t in job["types"]]
@@ -104,6 +112,9 @@ def resource_view(
                 cross[job["cancel"]["module"]].add(job["cancel"]["request"])
         if job["create"] and job["create"]["module"] != resource.module:
             cross.setdefault(job["create"]["module"], set()).add(job["create"]["request"])
+    # A function of a sibling module is imported under its job view's alias (this module
+    # may define one of the same name: both have a ``_get_response``).
+    aliases = {alias: own for job in jobs for alias, (_, own) in job["helpers"].items()}
     imports = module_imports(code, types)
     if code.shadowed:
         imports.add("builtins")
@@ -142,9 +153,9 @@ def resource_view(
     for ref in refs:
         for name in ref["runtime"].split(", "):
             imports.add("..models." + ref["module"], name)
-    for c in cross.items():
-        for name in c[1]:
-            imports.add("." + c[0], name)
+    for module, names in cross.items():
+        for name in names:
+            imports.add("." + module, aliases.get(name, name), name if name in aliases else "")
     used = names_in(_resource_code(ops, jobs))
     type_imports = [Code("    " + line) for line in lazy.used(used).lines(4)]
     if type_imports:
@@ -183,7 +194,9 @@ def resource_view(
                 )
             ],
         ),
-        "imports_from": {module: frozenset(names) for module, names in cross.items()},
+        "imports_from": {
+            module: frozenset(aliases.get(n, n) for n in names) for module, names in cross.items()
+        },
         "has_multipart": any("_multipart" in arg for op in ops for arg in op["body_args"]),
         "has_with_key": any(
             job["create"] and "_with_key(" in job["create"]["call_args"] for job in jobs

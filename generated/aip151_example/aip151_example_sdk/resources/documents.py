@@ -25,7 +25,7 @@ from ..errors import (
 from ..models.operation import Operation
 from ..models.status import Status
 from ..models.translate_document_request import TranslateDocumentRequest
-from .operations import _get_request
+from .operations import _get_request as _operations_get_request
 
 if _t.TYPE_CHECKING:
     from .._runtime import handle as _handle
@@ -154,7 +154,7 @@ class Documents:
         job_id: str,
         **carried: object,
     ) -> _statusread.SyncStatusRead:
-        return _statusread.SyncStatusRead(self._http, _get_request(job_id))
+        return _statusread.SyncStatusRead(self._http, _operations_get_request(job_id))
 
     @_t.overload
     def wait_for_job(
@@ -450,7 +450,7 @@ class AsyncDocuments:
         job_id: str,
         **carried: object,
     ) -> _statusread.AsyncStatusRead:
-        return _statusread.AsyncStatusRead(self._http, _get_request(job_id))
+        return _statusread.AsyncStatusRead(self._http, _operations_get_request(job_id))
 
     @_t.overload
     async def wait_for_job(
