@@ -356,7 +356,8 @@ class JobKind:
         """The values the job is named by, by the name of the field that carries them:
         the create's path parameters as sent (App Configuration's snapshot ``{name}``),
         and the job's id under the name of its id parameter (``modelId``)."""
-        names = dict(sim.path)
+        managed = self._managed()  # the record's own id and state are the job's
+        names = {k: v for k, v in sim.path.items() if k not in managed}
         slot = id_slot(self.job)
         if slot:
             names[slot] = sim.id
