@@ -176,3 +176,81 @@ def test_the_generated_sdk_returns_the_model_as_it_was_asked_for(
     assert (model.source, model.labels) == ("s3://docs", ["total"])
     assert [str(c.model_id) for c in model.components] == COMPOSED
     assert served.self_check.count == 0
+
+
+def _param(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+
+
+#: A job created under a project and a user (`POST /projects/{project}/users/{id}/jobs`):
+#: the record's `project` is the project of that path, but its `id` is the job's own.
+NESTED = {
+    "openapi": "3.1.0",
+    "info": {"title": "Nested", "version": "1"},
+    "security": [{"key": []}],
+    "paths": {
+        "/projects/{project}/users/{id}/jobs": {
+            "post": {
+                "operationId": "createJob",
+                "parameters": [_param("project"), _param("id")],
+                "responses": {"202": {"$ref": "#/components/responses/Job"}},
+            }
+        },
+        "/jobs/{job_id}": {
+            "get": {
+                "operationId": "getJob",
+                "parameters": [_param("job_id")],
+                "responses": {"200": {"$ref": "#/components/responses/Job"}},
+            }
+        },
+    },
+    "components": {
+        "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}},
+        "responses": {
+            "Job": {
+                "description": "A job.",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["id", "state", "project"],
+                            "properties": {
+                                "id": {"type": "string"},
+                                "state": {"type": "string", "enum": ["running", "done"]},
+                                "project": {"type": "string"},
+                            },
+                        }
+                    }
+                },
+            }
+        },
+    },
+    "x-jobgen": {
+        "jobs": {
+            "job": {
+                "create": "createJob",
+                "status": "getJob",
+                "id_from": "/id",
+                "state": {"field": "/state", "success": ["done"], "pending": ["running"]},
+            }
+        }
+    },
+}
+
+
+def test_a_path_parameter_names_its_field_but_not_the_jobs_own_id(tmp_path: Path) -> None:
+    spec = tmp_path / "nested.json"
+    spec.write_text(json.dumps(NESTED), encoding="utf-8")
+    with (
+        run_server(spec, self_check="strict") as server,
+        httpx.Client(base_url=server.base_url, headers={"x-key": "k"}) as http,
+    ):
+        created = http.post("/projects/apollo/users/u-7/jobs")
+        assert created.status_code == 202, created.text
+        job_id = created.json()["id"]
+        read = http.get(f"/jobs/{job_id}").json()
+        assert server.self_check.count == 0
+    assert job_id != "u-7"
+    assert job_id == server.requests()[0].job_id
+    assert created.json()["project"] == read["project"] == "apollo"
+    assert read["id"] == job_id
