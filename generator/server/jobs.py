@@ -18,7 +18,7 @@ from typing import Any
 from ..model import ir
 from .auth import read_credential
 from .keys import issue
-from .kinds import JobKind
+from .kinds import JobKind, sent_json
 from .scenario import MAX_TIME_SCALE, Scenario, ScenarioError, parse_scenario
 from .store import Limits, SimJob, Store
 from .timeline import View, start
@@ -137,6 +137,7 @@ class Jobs:
             while job_id in self.store.jobs:
                 job_id = kind.new_id()
         wall = self.wall()
+        sent = sent_json(raw)
         sim = SimJob(
             job_id,
             kind.job.name,
@@ -144,10 +145,11 @@ class Jobs:
             owner,
             start(now),
             wall,
-            kind.echo(kind.base_record(wall), raw),
+            kind.echo(kind.base_record(wall), sent),
             created=now,
             caller=self.fingerprint(owner),
             carried=issue(kind.job),
+            sent=sent,
         )
         self.store.add(sim)
         for observer in self._observers:

@@ -18,13 +18,14 @@ from ..model.states import classify_all
 from ..problems import pointer_join
 from .answers import Declared
 from .errors import fill_error
-from .samples import Located, Sampler, drop, locate, put
+from .samples import Located, Sampler, drop, locate, model_of, put
 from .scenario import RetryAfter, Scenario, ScenarioError
 from .store import SimJob
 from .timeline import View
+from .values import Values
 from .wire import parse_json
 
-__all__ = ["JobKind", "format_retry_after", "id_slot", "in_query", "timestamp"]
+__all__ = ["JobKind", "format_retry_after", "id_slot", "in_query", "sent_json", "timestamp"]
 
 JSON = Any
 
@@ -88,6 +89,35 @@ def _literal_prefix(pattern: object) -> str:
     if rest[:1] in ("?", "*", "{", "+") and prefix:
         prefix = prefix[:-1]  # the last character is quantified
     return prefix
+
+
+def sent_json(raw: bytes | None) -> JSON:
+    """A create request's body read as JSON: None when it is empty or not JSON."""
+    if not raw:
+        return None
+    try:
+        return parse_json(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _parent(body: JSON, prefix: tuple[str, ...]) -> dict[str, JSON] | None:
+    for key in prefix:
+        body = body.get(key) if isinstance(body, dict) else None
+    return body if isinstance(body, dict) else None
+
+
+def _errors_near(values: Values, body: JSON, path: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The schema's refusals of ``body`` at the ancestors of ``path``, and under it."""
+    above: list[str] = []
+    under: list[str] = []
+    for error in values.validator.iter_errors(body):
+        at = tuple(str(p) for p in error.instance_path)
+        if at[: len(path)] == path:
+            under.append(str(error.message))
+        elif path[: len(at)] == at:
+            above.append(str(error.message))
+    return above, under
 
 
 def _int_like(t: ir.TypeRef) -> bool:
@@ -247,19 +277,17 @@ class JobKind:
         """The status body a new job starts from (before its state is written in)."""
         return self.sampler(wall).sample(self.status_type) if self.status_type is not None else {}
 
-    def echo(self, base: JSON, raw: bytes | None) -> JSON:
-        """``base`` with the fields of a JSON create request that the record also has,
-        where the value fits the record's type (the ``preset`` sent comes back)."""
-        if not raw or not isinstance(base, dict) or self.status_type is None:
-            return base
-        try:
-            sent = parse_json(raw)
-        except (ValueError, UnicodeDecodeError):
-            return base
-        if not isinstance(sent, dict):
-            return base
+    def echo(self, base: JSON, sent: JSON) -> JSON:
+        """``base`` (a new record) with the fields of the JSON create request ``sent``
+        that the record also has (the ``preset`` sent comes back): see _echo."""
+        if isinstance(base, dict) and self.status_type is not None:
+            self._echo(base, self.status_type, self._record, sent, self.job.status)
+        return base
+
+    def _managed(self) -> set[str]:
+        """The record's fields the job owns (id, state, flags, hints, error, result)."""
         job = self.job
-        managed = {
+        return {
             path[0]
             for path in (
                 job.id_path and job.id_path[len(self._record) :],
@@ -274,13 +302,137 @@ class JobKind:
             )
             if path
         } | {"id", "result"}
+
+    def _echo(
+        self,
+        body: dict[str, JSON],
+        t: ir.TypeRef,
+        prefix: tuple[str, ...],
+        sent: JSON,
+        op: ir.Operation | None,
+    ) -> None:
+        """Write into ``body`` (of type ``t``, the answer of ``op``) each property of the
+        create request ``sent`` that ``t`` declares under ``prefix`` by the same name,
+        where the value is one of the field's type and, the spec read, valid for the
+        answer's schema (a value it refuses keeps the made-up one). The fields the job
+        owns are left to it."""
+        if not isinstance(sent, dict) or not sent:
+            return
+        values = self._answer_values(op)
+        managed = self._managed()
         for key, value in sent.items():
             if key in managed:
                 continue
-            found = self._at(self.status_type, (*self._record, key))
-            if found is not None and self._fits(value, found.type, 0):
-                put(base, (*self._record, key), copy.deepcopy(value))
-        return base
+            path = (*prefix, key)
+            found = self._at(t, path)
+            if found is None or not self._fits(value, found.type, 0):
+                continue
+            parent = _parent(body, prefix)
+            if parent is None:
+                return
+            missing = key not in parent
+            before = parent.get(key)
+            if values is not None:
+                ancestors = len(_errors_near(values, body, path)[0])
+            parent[key] = copy.deepcopy(value)
+            if values is None:
+                continue
+            above, under = _errors_near(values, body, path)
+            if under or len(above) > ancestors:
+                if missing:
+                    del parent[key]
+                else:
+                    parent[key] = before
+
+    def _answer_values(self, op: ir.Operation | None) -> Values | None:
+        if op is None or self.declared is None:
+            return None
+        status = int(op.response.status) if op.response.status.isdigit() else 200
+        return self.declared.values(op, status)
+
+    # -- fields that name the job -------------------------------------------------------
+
+    def _names(self, sim: SimJob) -> dict[str, str]:
+        """The values the job is named by, by the name of the field that carries them:
+        the create's path parameters as sent (App Configuration's snapshot ``{name}``),
+        and the job's id under the name of its id parameter (``modelId``)."""
+        managed = self._managed()  # the record's own id and state are the job's
+        names = {k: v for k, v in sim.path.items() if k not in managed}
+        slot = id_slot(self.job)
+        if slot:
+            names[slot] = sim.id
+        return names
+
+    def _as(self, text: str, t: ir.TypeRef) -> JSON:
+        """``text`` as a value of the scalar type ``t``, or None when it is not one."""
+        resolved = self._resolve(t)
+        if not isinstance(resolved, ir.Primitive):
+            return None
+        if resolved.kind == "str":
+            return text
+        if resolved.kind == "uuid":
+            try:
+                uuid.UUID(text)
+            except ValueError:
+                return None
+            return text
+        if resolved.kind == "int" and text.isdigit():
+            return int(text)
+        return None
+
+    def _name_job(self, value: JSON, t: ir.TypeRef, sim: SimJob, depth: int = 0) -> None:
+        """Write the job's names (see _names) into the fields of ``value`` (of type ``t``)
+        that bear them, in its objects at any depth (Form Recognizer's
+        ``modelInfo.modelId``: the id in the ``Location``). The items of an array are
+        other things than the job (a composed model's ``composedTrainResults``, one per
+        model it composes): a field of theirs that bears such a name is filled where it
+        is missing, from the create request's list of the plural name (``modelIds``:
+        one item for each value sent) where there is one, else with a made-up value."""
+        model = model_of(t, self.schemas)
+        if model is None or not isinstance(value, dict) or depth > 8:
+            return
+        names = self._names(sim)
+        for field in model.fields:
+            child = value.get(field.wire)
+            named = self._as(names[field.wire], field.type) if field.wire in names else None
+            if named is not None:
+                value[field.wire] = named
+            elif isinstance(child, dict):
+                self._name_job(child, field.type, sim, depth + 1)
+            elif isinstance(child, list):
+                self._name_items(child, field.type, sim, names)
+
+    def _name_items(
+        self, items: list[JSON], t: ir.TypeRef, sim: SimJob, names: Mapping[str, str]
+    ) -> None:
+        resolved = self._resolve(t)
+        item_type = resolved.item if isinstance(resolved, ir.ListType) else None
+        model = model_of(item_type, self.schemas) if item_type is not None else None
+        if model is None or not items or not all(isinstance(i, dict) for i in items):
+            return
+        field = next(
+            (f for f in model.fields if f.wire in names and self._as(names[f.wire], f.type)),
+            None,
+        )
+        if field is None:
+            return
+        wire = field.wire
+        given = sim.sent.get(wire + "s") if isinstance(sim.sent, dict) else None
+        chosen = [self._as(str(v), field.type) for v in given] if isinstance(given, list) else []
+        if chosen and all(v is not None for v in chosen):
+            template = items[0]
+            items[:] = [{**copy.deepcopy(template), wire: v} for v in chosen]
+            return
+        resolved_field = self._resolve(field.type)
+        fresh = isinstance(resolved_field, ir.Primitive) and resolved_field.kind == "uuid"
+        sampler = self.sampler(sim.created_wall)
+        for i, item in enumerate(items):
+            if wire not in item:
+                item[wire] = (
+                    str(uuid.uuid5(uuid.NAMESPACE_URL, f"{sim.id}/{wire}/{i}"))
+                    if fresh
+                    else sampler.sample(field.type, force=True)
+                )
 
     def _fits(self, value: JSON, t: ir.TypeRef, depth: int) -> bool:
         """Whether ``value`` is a value of ``t`` (objects by their fields, to a depth)."""
@@ -376,6 +528,8 @@ class JobKind:
             return self.status_body(sim, view)
         body = self.sampler(sim.created_wall).sample(op.response.type)
         if isinstance(body, dict):
+            if op is self.job.create:  # the resource created, as the request described it
+                self._echo(body, op.response.type, (), sim.sent, op)
             self._overlay(body, op.response.type, sim, view)
         return self.conform(op, body, sim)
 
@@ -384,6 +538,7 @@ class JobKind:
 
     def _overlay(self, body: dict[str, JSON], t: ir.TypeRef, sim: SimJob, view: View) -> None:
         job, record = self.job, self._record
+        self._name_job(body, t, sim)
         for path in (job.id_path, (*record, "id")):
             if path and self._at(t, path) is not None:
                 put(
@@ -570,6 +725,9 @@ class JobKind:
             value = self._with_id(
                 self.sampler(sim.created_wall).sample(response.type, force=True), sim.id
             )
+            if isinstance(value, dict):
+                self._echo(value, response.type, (), sim.sent, op)
+                self._name_job(value, response.type, sim)
             create, state = self.job.create, self.job.state_path
             created = create is not None and create.response.type == response.type
             if created and state and isinstance(value, dict) and response.type != self.status_type:

@@ -15,7 +15,7 @@ import attrs
 
 from ..model import ir
 
-__all__ = ["Located", "Sampler", "drop", "locate", "put"]
+__all__ = ["Located", "Sampler", "drop", "locate", "model_of", "put"]
 
 JSON = Any
 
@@ -109,7 +109,7 @@ def _recursive(t: ir.TypeRef, seen: tuple[str, ...]) -> bool:
     return isinstance(t, ir.Ref) and t.key in seen
 
 
-def _model(t: ir.TypeRef, schemas: Mapping[str, ir.NamedSchema]) -> ir.Model | None:
+def model_of(t: ir.TypeRef, schemas: Mapping[str, ir.NamedSchema]) -> ir.Model | None:
     """The object model behind ``t`` (through nullables, aliases and first union variants)."""
     for _ in range(MAX_DEPTH):
         if isinstance(t, ir.Nullable):
@@ -137,7 +137,7 @@ def locate(
     """The type at wire ``path`` inside ``t``, or None when the schema has no such field."""
     found = Located(t, True)
     for key in path:
-        model = _model(found.type, schemas)
+        model = model_of(found.type, schemas)
         field = next((f for f in model.fields if f.wire == key), None) if model else None
         if field is None:
             return None

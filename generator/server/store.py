@@ -70,6 +70,7 @@ class SimJob:
     carried: dict[str, Any] = attrs.field(factory=dict)  # values later calls must present
     downloaded: bool = False  # a one-shot result was served: it is gone
     path: dict[str, str] = attrs.field(factory=dict)  # the create URL's path parameters
+    sent: Any = None  # the create request's JSON body (None when it sent none)
 
 
 @attrs.define

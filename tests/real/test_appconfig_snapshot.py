@@ -97,6 +97,10 @@ def test_the_snapshot_reports_the_jobs_phase_and_the_monitor_its_state(
     assert created.status_code == 201, created.text
     _valid(SNAPSHOT, created.json())
     assert created.json()["status"] == "provisioning"
+    # The snapshot the PUT created is the one its path names, as the request described it.
+    assert created.json()["name"] == NAME
+    assert created.json()["filters"] == ENTITY["filters"]
+    assert created.json()["retention_period"] == ENTITY["retention_period"]
 
     monitor = created.headers["operation-location"]
     reads = [http.get(monitor).json() for _ in range(2)]
@@ -109,10 +113,8 @@ def test_the_snapshot_reports_the_jobs_phase_and_the_monitor_its_state(
     snapshot = done.json()
     _valid(SNAPSHOT, snapshot)
     assert snapshot["status"] == "ready"
-    # Made-up values within the schema: each filter has its required key, and the
-    # retention period is within its bounds (3600 to 7776000 seconds).
-    assert all(isinstance(f["key"], str) for f in snapshot["filters"])
-    assert 3600 <= snapshot["retention_period"] <= 7776000
+    assert (snapshot["name"], snapshot["filters"]) == (NAME, ENTITY["filters"])
+    assert snapshot["retention_period"] == ENTITY["retention_period"]
     assert server.self_check.count == 0
 
 
@@ -211,7 +213,9 @@ def test_both_clients_return_the_ready_snapshot(
 ) -> None:
     server.reset()
     theirs = _microsoft(server, RUNNING)
-    assert (theirs.name, theirs.status) == ("example", "ready")
+    assert (theirs.name, theirs.status) == (NAME, "ready")
+    assert [(f.key, f.label) for f in theirs.filters] == [("app1/*", None)]
+    assert theirs.retention_period == 7200
     assert _calls(server) == [
         ("PUT", f"/snapshots/{NAME}", 201),
         ("GET", "/operations", 200),
@@ -222,6 +226,8 @@ def test_both_clients_return_the_ready_snapshot(
     server.reset()
     ours = _generated(sdk, server, RUNNING, mode)
     assert ours.status == sdk.models.SnapshotStatus.READY
+    assert (ours.name, ours.retention_period) == (NAME, 7200)
+    assert [f.key for f in ours.filters] == ["app1/*"]
     assert _calls(server) == [
         ("PUT", f"/snapshots/{NAME}", 201),
         ("GET", "/operations", 200),

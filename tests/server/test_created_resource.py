@@ -81,6 +81,10 @@ def test_the_report_is_building_while_its_monitor_runs_and_ready_once_it_succeed
     assert created.status_code == 201, created.text
     _valid(REPORT, created.json())
     assert created.json()["status"] == "building"
+    # The report the PUT's path names, as the request described it.
+    assert created.json()["name"] == "q3"
+    assert created.json()["sections"] == REPORT_BODY["sections"]
+    assert created.json()["retention_seconds"] == REPORT_BODY["retention_seconds"]
 
     monitor = created.headers["operation-location"]
     reads = [http.get(monitor).json() for _ in range(2)]
@@ -92,8 +96,9 @@ def test_the_report_is_building_while_its_monitor_runs_and_ready_once_it_succeed
     assert report.status_code == 200, report.text
     _valid(REPORT, report.json())
     assert report.json()["status"] == "ready"
-    assert all(isinstance(s["title"], str) and s["title"] for s in report.json()["sections"])
-    assert 3600 <= report.json()["retention_seconds"] <= 7776000
+    assert report.json()["name"] == "q3"
+    assert report.json()["sections"] == REPORT_BODY["sections"]
+    assert report.json()["retention_seconds"] == REPORT_BODY["retention_seconds"]
     assert reports.self_check.count == 0
 
 
@@ -145,6 +150,7 @@ def test_the_generated_sdk_returns_the_ready_report(
         report = asyncio.run(main())
     assert isinstance(report, sdk.models.Report)
     assert report.status == sdk.models.ReportStatus.READY
+    assert (report.name, [s.title for s in report.sections]) == ("q3", ["Q3"])
     assert [(r.method, r.path) for r in reports.requests()] == [
         ("PUT", "/reports/q3"),
         ("GET", f"/operations/{reports.requests()[0].job_id}"),

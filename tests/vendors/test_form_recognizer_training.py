@@ -193,30 +193,68 @@ def test_both_fail_on_an_invalid_model_with_its_training_errors(
     assert ERROR["message"] in str(failed)
 
 
+def _model_id(server: RunningServer) -> str:
+    """The id of the model the last create named in its ``Location``."""
+    reads = {r.path for r in server.requests() if r.method == "GET"}
+    assert len(reads) == 1, reads  # every read followed the one Location
+    return reads.pop().rsplit("/", 1)[-1]
+
+
+def test_both_report_the_id_the_location_names(
+    sdk: ModuleType, server: RunningServer, mode: str
+) -> None:
+    """The model's ``modelInfo.modelId`` (and its ``trainResult``'s) is the id at the end
+    of the create's ``Location``, as the service answers."""
+    theirs = (
+        _microsoft(server)
+        .begin_training(
+            SOURCE, use_training_labels=False, polling_interval=0, headers=_scenario(READY)
+        )
+        .result()
+    )
+    assert theirs.model_id == _model_id(server)
+    uuid.UUID(theirs.model_id)
+    server.reset()
+
+    ours = _jobgen(
+        sdk,
+        server,
+        mode,
+        "custom.train_custom_model_async_and_wait",
+        body=sdk.models.TrainRequest(source=SOURCE),
+        deadline=60,
+        extra_headers=_scenario(READY),
+    )
+    assert str(ours.model_info.model_id) == _model_id(server)
+    assert str(ours.train_result.model_id) == _model_id(server)
+
+
 @pytest.mark.parametrize("outcome", ["ready", "invalid"])
 def test_both_wait_for_a_composed_model(
     sdk: ModuleType, server: RunningServer, mode: str, outcome: str
 ) -> None:
+    """A composed model names itself by the ``Location``'s id, and each of its
+    ``composedTrainResults`` by one of the models the request composed, which Microsoft's
+    client turns into the composed model's submodels."""
     scenario = READY if outcome == "ready" else INVALID
-    """Microsoft's poller decides the outcome; its answer is taken as JSON (`cls`), as
-    its own model conversion needs each `composedTrainResults` item's optional `modelId`,
-    which the simulated model may leave out."""
     poller = _microsoft(server).begin_create_composed_model(
-        COMPOSED,
-        polling_interval=0,
-        headers=_scenario(scenario),
-        cls=lambda pipeline_response, *_: json.loads(pipeline_response.http_response.text()),
+        COMPOSED, polling_interval=0, headers=_scenario(scenario)
     )
     call = "form.create_and_wait"  # the one job of the Form tag
     body = sdk.models.ComposeRequest(model_ids=[uuid.UUID(m) for m in COMPOSED])
     if outcome == "ready":
-        theirs: Any = poller.result()  # the JSON, by `cls`
-        assert theirs["modelInfo"]["status"] == "ready"
+        theirs = poller.result()
+        assert theirs.status == "ready"
+        assert theirs.model_id == _model_id(server)
+        assert [m.model_id for m in theirs.submodels] == COMPOSED
+        assert [m.form_type for m in theirs.submodels] == [f"custom:{m}" for m in COMPOSED]
         server.reset()
         ours = _jobgen(
             sdk, server, mode, call, body=body, deadline=60, extra_headers=_scenario(scenario)
         )
         assert ours.model_info.status == "ready"
+        assert str(ours.model_info.model_id) == _model_id(server)
+        assert [str(r.model_id) for r in ours.composed_train_results] == COMPOSED
         return
     with pytest.raises(HttpResponseError):
         poller.result()
