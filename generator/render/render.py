@@ -102,7 +102,7 @@ def _errors() -> tuple[str, ...]:
         ):
             names = ast.literal_eval(node.value)
             return tuple(name for name in names if name[:1].isupper())
-    raise LookupError("generator/runtime/errors.py has no __all__")
+    raise LookupError("generator/runtime/shared/errors.py has no __all__")
 
 
 _HANDLE_NAMES = ("AsyncJobHandle", "JobHandle", "PollDecision")

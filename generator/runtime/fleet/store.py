@@ -1,4 +1,4 @@
-"""The Redis side of `fleet.CeleryWaits`: the records of its waits and reports.
+"""The Redis side of `waits.CeleryWaits`: the records of its waits and reports.
 
 `WaitStore` keeps what `CeleryWaits` knows of its waits and reports: which step each
 open wait expects, when that step is due, which run holds it, and each report until

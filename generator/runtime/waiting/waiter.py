@@ -1,6 +1,6 @@
 """Waiting for jobs: `SyncJobWaiter` and `AsyncJobWaiter`.
 
-Both twins drive the same sans-I/O `WaitCore` (see `waitcore`): their loops only read
+Both twins drive the same sans-I/O `WaitCore` (see `core`): their loops only read
 the status (through `retry`, bounded by the time left) and sleep. They never resubmit
 or cancel a job, and every error they raise names the job: waiter errors carry
 `job_id`; a terminal record off the spec raises `RecordDecodeError` (with the raw
