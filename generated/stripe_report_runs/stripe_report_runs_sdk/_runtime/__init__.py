@@ -6,6 +6,12 @@ verbatim into it as its `_runtime` package, so they import one another relativel
 depend only on the standard library, httpx, attrs and tenacity. Generated code imports
 from the submodules; the names below are the public surface. An SDK's copy of this
 table names only the modules it ships: any other name is an AttributeError.
+
+The modules are grouped by concern, each group importing only from those before it:
+`shared` (errors, how URLs are shown, delays, clocks), `wire` (typed decoding and
+encoding, parameter styles, request bodies), `http` (credentials, requests and their
+retries, responses, pages, events), `waiting` (the decision core, the sync and async
+waiters, handles), then `webhooks` and `fleet`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ worker sends each step when it is due, so no schedule depends on a worker's cloc
 (nor on Celery's `countdown`, the sender's). Every change of a wait is one Redis
 script: see `CeleryWaits` for what that guarantees.
 
-`RedisRateLimiter` (`fleetlimit`) makes the cap on status reads fleet-wide; the
-records in Redis are `fleetstore`'s. The caller passes its Celery app and its
+`RedisRateLimiter` (`limit`) makes the cap on status reads fleet-wide; the
+records in Redis are `store`'s. The caller passes its Celery app and its
 `redis.Redis` (the SDK's `fleet` extra); nothing here imports them.
 """
 

@@ -172,7 +172,7 @@ class WaitCore:
         self.floor = spec.floor if config.floor is None else config.floor
         self.first = spec.first if config.first is None else config.first
         self.cap = spec.cap if config.cap is None else config.cap
-        #: The status read of this wait, prepared on its first poll (see `waitbase`).
+        #: The status read of this wait, prepared on its first poll (see `base`).
         self.read_once: Any = None
         #: The fields whose drift from the spec this wait has reported (W15).
         self.drifted: set[str] = set()

@@ -208,7 +208,7 @@ def take(carried: Mapping[str, object], name: str, kind: type[T]) -> T:
 
 @attrs.frozen
 class Carry:
-    """The values a job carries (`waitspec.Carries`, as the waits use them)."""
+    """The values a job carries (`spec.Carries`, as the waits use them)."""
 
     values: tuple[CarriedValue, ...]
 

@@ -305,7 +305,7 @@ class WaitConfig(Timing):
     an injected `sleep` paces async waits too, unless `async_sleep` is given.
     `max_status_reads_per_second` caps status reads across every wait of the client;
     `status_limiter` replaces that cap with one of your own (a `StatusLimiter`, such
-    as `fleet.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how the
+    as `fleet.limit.RedisRateLimiter`, shared by every process of a fleet). `decoding` is how the
     client decodes every answer, the records and results of waits included: "tolerant"
     (the default) reads a value off the spec the nearest type-sound way (an optional
     field that does not match is absent; each such drift is logged once per field and

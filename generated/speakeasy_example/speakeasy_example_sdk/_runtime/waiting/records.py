@@ -4,7 +4,7 @@
 The record inside a status body (`parse`, or the state a status rule gives an error
 status, `read`), its state and terminal outcome (W1/W2), its progress, whether its
 result is ready (W7), the server's poll hints (W4) and a failed job's error payload.
-`waitcore` decides on a wait from these; webhooks and fleets read records with `dig`.
+`core` decides on a wait from these; webhooks and fleets read records with `dig`.
 """
 
 from __future__ import annotations

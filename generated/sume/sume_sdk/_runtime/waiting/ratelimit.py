@@ -26,7 +26,7 @@ __all__ = ["RateLimiter", "StatusLimiter"]
 
 class StatusLimiter(Protocol):
     """What the waiters need of a cap on status reads: `RateLimiter` in one process,
-    or one shared by many (`fleet.RedisRateLimiter`), set as `WaitConfig.status_limiter`.
+    or one shared by many (`fleet.limit.RedisRateLimiter`), set as `WaitConfig.status_limiter`.
 
     `acquire` waits for a slot and returns True, or returns False, without taking
     one, when the slot is beyond `timeout` seconds from now.

@@ -22,9 +22,9 @@ What counts as "seen before" is what the signature covers: the delivery id under
 Standard Webhooks (it is signed), the timestamp and body under hmac-sha256 (the id
 header, if any, is not signed, so a changed id is still a replay).
 
-Configuration cannot weaken verification (the rules are in `webhookrules`): a key
+Configuration cannot weaken verification (the rules are in `rules`): a key
 shorter than `MIN_KEY_BYTES` (an empty `whsec_` one included) is refused. The web
-apps (`webhookapps`) check method and headers before reading a bounded body.
+apps (`apps`) check method and headers before reading a bounded body.
 """
 
 from __future__ import annotations
@@ -467,7 +467,7 @@ class WebhookReceiver(Generic[RecordT_co]):
 
     def wsgi_app(self) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
         """A WSGI application that acknowledges every POST it receives (see
-        `webhookapps.wsgi_app`)."""
+        `apps.wsgi_app`)."""
         from .apps import wsgi_app
 
         return wsgi_app(self)
@@ -483,7 +483,7 @@ class WebhookReceiver(Generic[RecordT_co]):
         Awaitable[None],
     ]:
         """An ASGI application that acknowledges every POST it receives (see
-        `webhookapps.asgi_app`)."""
+        `apps.asgi_app`)."""
         from .apps import asgi_app
 
         return asgi_app(self)
