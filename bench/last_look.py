@@ -24,9 +24,9 @@ from typing import Any
 
 import httpx
 
-from jobgen.runtime.errors import JobTimeout
-from jobgen.runtime.waiter import SyncJobWaiter
-from jobgen.runtime.waitspec import JobSpec, WaitConfig
+from jobgen.runtime.shared.errors import JobTimeout
+from jobgen.runtime.waiting.spec import JobSpec, WaitConfig
+from jobgen.runtime.waiting.waiter import SyncJobWaiter
 
 BENCH = Path(__file__).resolve().parent
 EPOCH = 1_750_000_000.0

@@ -35,9 +35,9 @@ import httpx
 import tenacity
 from common import median
 
-from jobgen.runtime.errors import SDKError
-from jobgen.runtime.waiter import SyncJobWaiter
-from jobgen.runtime.waitspec import JobSpec, WaitConfig
+from jobgen.runtime.shared.errors import SDKError
+from jobgen.runtime.waiting.spec import JobSpec, WaitConfig
+from jobgen.runtime.waiting.waiter import SyncJobWaiter
 
 EPOCH = 1_750_000_000.0
 

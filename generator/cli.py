@@ -389,7 +389,7 @@ def _serve(args: argparse.Namespace) -> int:
     if url is not None and not url.startswith(("http://", "https://")):
         raise _Usage(f"--webhook-url must be an http:// or https:// URL, not {url!r}")
     if args.webhook_secret is not None:
-        from .runtime.webhooks import signing_key
+        from .runtime.webhooks.deliveries import signing_key
 
         try:
             signing_key(args.webhook_secret)

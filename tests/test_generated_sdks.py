@@ -92,12 +92,13 @@ _IMPORT_PROBE = """
 import importlib, json, pkgutil, sys
 package = importlib.import_module(sys.argv[1])
 loaded = sorted(m for m in ("asyncio", "tenacity") if m in sys.modules)
-heavy = ("http", "base", "waitspec", "waiter", "waitcore", "retry", "webhooks", "hybrid")
+heavy = ("http.layer", "http.base", "waiting.spec", "waiting.waiter", "waiting.core",
+         "http.retry", "webhooks.deliveries", "webhooks.hybrid")
 runtime = sorted(m for m in heavy if f"{sys.argv[1]}._runtime.{m}" in sys.modules)
 resources = importlib.import_module(sys.argv[1] + ".resources")
 for module in pkgutil.iter_modules(resources.__path__):
     importlib.import_module(f"{resources.__name__}.{module.name}")
-lazy = ("events", "handle", "webhooks")
+lazy = ("http.events", "waiting.handle", "webhooks.deliveries")
 operations = sorted(m for m in lazy if f"{sys.argv[1]}._runtime.{m}" in sys.modules)
 exported = {name: getattr(package, name) for name in package.__all__}
 print(json.dumps({"loaded": loaded, "runtime": runtime, "operations": operations,
@@ -248,7 +249,7 @@ def test_the_readme_documents_webhooks_exactly_where_the_sdk_has_them() -> None:
     assert "client.jobs.wait_for_job(job_id, events=receiver)" in section
     code = (ROOT / "generated" / "sume" / "sume_sdk" / "resources" / "jobs.py").read_text()
     assert "def webhook_receiver(" in code and "def asgi_app(" in (
-        ROOT / "generated" / "sume" / "sume_sdk" / "_runtime" / "webhooks.py"
+        ROOT / "generated" / "sume" / "sume_sdk" / "_runtime" / "webhooks" / "deliveries.py"
     ).read_text(encoding="utf-8")
     stripe = (ROOT / "generated" / "stripe_report_runs" / "README.md").read_text()
     assert "Webhooks" not in stripe and "webhook_receiver" not in stripe

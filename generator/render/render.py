@@ -29,7 +29,7 @@ from .escape import (
 from .layout import layout
 from .manifest import MANIFEST
 from .output import GENERATED_MARK
-from .shipping import Features, closure, imported, names_from, runtime_init
+from .shipping import Features, closure, imported, names_from, path_of, runtime_init
 from .views import (
     ErrorClasses,
     alias_view,
@@ -90,7 +90,7 @@ def _job_operations(sdk: ir.Sdk) -> frozenset[str]:
 def _errors_module() -> ast.Module:
     """The runtime's errors module, read from its source: importing it would import
     httpx, which generation never needs."""
-    return ast.parse((RUNTIME_DIR / "errors.py").read_text(encoding="utf-8"))
+    return ast.parse((RUNTIME_DIR / "shared" / "errors.py").read_text(encoding="utf-8"))
 
 
 @functools.cache
@@ -102,7 +102,7 @@ def _errors() -> tuple[str, ...]:
         ):
             names = ast.literal_eval(node.value)
             return tuple(name for name in names if name[:1].isupper())
-    raise LookupError("generator/runtime/errors.py has no __all__")
+    raise LookupError("generator/runtime/shared/errors.py has no __all__")
 
 
 _HANDLE_NAMES = ("AsyncJobHandle", "JobHandle", "PollDecision")
@@ -395,19 +395,19 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
         imports.add(module)
     imports.add("._version", "USER_AGENT")
     if client["token_url"]:
-        imports.add("._runtime", "oauth2", "_oauth2")
+        imports.add("._runtime.http", "oauth2", "_oauth2")
     if client["envs"]:
         imports.add("os", "environ", "_environ")
     # The HTTP layer loads with the first client, not on `import <sdk>`.
     checking = Imports()
-    checking.add("._runtime", "http", "_http")
+    checking.add("._runtime.http", "layer", "_http")
     if client["bearer"]:
-        checking.add("._runtime", "tokens", "_tokens")
+        checking.add("._runtime.http", "tokens", "_tokens")
     client["jobs"] = features.jobs
     if features.jobs:
-        checking.add("._runtime", "waitspec", "_ws")
+        checking.add("._runtime.waiting", "spec", "_ws")
     else:
-        checking.add("._runtime", "timing", "_timing")
+        checking.add("._runtime.shared", "timing", "_timing")
     if sdk.resources:
         imports.add("functools")
         for res in client["resources"]:
@@ -421,19 +421,21 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     put(f"{pkg}/_version.py", "package/_version.py.jinja")
     # Names loaded on first use, each from its module: only those of features the SDK has.
     if features.jobs:
-        lazy = [(name, "._runtime.handle") for name in _HANDLE_NAMES]
-        lazy += [(name, "._runtime.waitspec") for name in ("JobOutcome", "PollEvent", "WaitConfig")]
-        lazy.append(("ProgressDisplay", "._runtime.display"))
-        lazy.append(("RetryPolicy", "._runtime.retry"))  # WaitConfig(status_retry=...)
+        lazy = [(name, "._runtime.waiting.handle") for name in _HANDLE_NAMES]
+        lazy += [
+            (name, "._runtime.waiting.spec") for name in ("JobOutcome", "PollEvent", "WaitConfig")
+        ]
+        lazy.append(("ProgressDisplay", "._runtime.waiting.display"))
+        lazy.append(("RetryPolicy", "._runtime.http.retry"))  # WaitConfig(status_retry=...)
     else:
-        lazy = [("Timing", "._runtime.timing")]  # a client's retries, for tests
+        lazy = [("Timing", "._runtime.shared.timing")]  # a client's retries, for tests
     if features.events:
-        lazy += [(name, "._runtime.events") for name in _EVENT_NAMES]
+        lazy += [(name, "._runtime.http.events") for name in _EVENT_NAMES]
     if any(op["redirected"] for view in views for op in view["operations"]):
-        lazy.append(("Redirect", "._runtime.response"))
+        lazy.append(("Redirect", "._runtime.http.response"))
     if any(job.webhooks is not None for job in sdk.jobs):
         # For `events=` annotations, and what a web app catches or reads from a receiver.
-        lazy += [(name, "._runtime.webhooks") for name in _WEBHOOK_NAMES]
+        lazy += [(name, "._runtime.webhooks.deliveries") for name in _WEBHOOK_NAMES]
     if features.oauth2:
         lazy += [(name, "._client") for name in ("AsyncClientCredentials", "ClientCredentials")]
     if features.jobs:
@@ -444,18 +446,18 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
 
     # What ships: the runtime modules the generated code imports, and theirs. The package
     # __init__ and errors.py, written last, import errors, serde and the lazy names' modules.
-    roots = imported(files, RUNTIME_DIR) | {"errors", "serde"}
+    roots = imported(files, RUNTIME_DIR) | {"shared.errors", "wire.serde"}
     roots |= {module[len("._runtime.") :] for _, module in lazy if module.startswith("._runtime.")}
     shipped = closure(roots, RUNTIME_DIR)
     # The errors the SDK names: those its runtime modules use, and their bases.
-    public = _bases(names_from("errors", shipped, RUNTIME_DIR))
+    public = _bases(names_from("shared.errors", shipped, RUNTIME_DIR))
     own = _render_errors(put, code, sdk, classes, public)
     _render_init(put, pkg, lazy, public, own)
     shipped = closure(imported(files, RUNTIME_DIR), RUNTIME_DIR)
     marker = ctx["header"] + "\n"
     for name in sorted(shipped):
-        source = (RUNTIME_DIR / f"{name}.py").read_text(encoding="utf-8")
+        source = (RUNTIME_DIR / path_of(name)).read_text(encoding="utf-8")
         if name == "__init__":
             source = runtime_init(source, shipped)
-        files[f"{pkg}/_runtime/{name}.py"] = marker + source
+        files[f"{pkg}/_runtime/{path_of(name)}"] = marker + source
     return files

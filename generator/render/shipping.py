@@ -6,6 +6,9 @@ the generated modules import. The SDK ships the closure of those over the runtim
 relative imports, each import statement read with ``ast``: every one, at module level,
 inside functions and under ``TYPE_CHECKING`` (the SDK is type-checked too). No module is listed
 by hand, so a module added to or split off the runtime is picked up as it is imported.
+The runtime is grouped in subpackages by concern (``shared``, ``wire``, ``http``,
+``waiting``, ``webhooks``, ``fleet``): a module is named by its dotted path below it
+(``waiting.core``), and a subpackage's ``__init__`` ships with any module under it.
 The runtime package's ``__init__`` is rewritten to name only what ships.
 """
 
@@ -19,11 +22,12 @@ from pathlib import Path
 
 from ..model import ir
 
-__all__ = ["Features", "closure", "imported", "names_from", "runtime_init"]
+__all__ = ["Features", "closure", "imported", "names_from", "path_of", "runtime_init"]
 
-# ``from ._runtime.x import ...`` / ``from .._runtime import x as _x, y`` in a generated module
-# (found by its literal start, which is fast; ``imported`` checks it begins its line).
-_IMPORT = re.compile(r"from \.+_runtime(?:\.(\w+))? import[ \t]+(\([^)]*\)|[^\n]*)")
+# ``from ._runtime.waiting.handle import ...`` / ``from .._runtime.wire import serde as _s``
+# in a generated module (found by its literal start, which is fast; ``imported`` checks it
+# begins its line).
+_IMPORT = re.compile(r"from \.+_runtime((?:\.\w+)*) import[ \t]+(\([^)]*\)|[^\n]*)")
 _NAME = re.compile(r"(\w+)(?:\s+as\s+\w+)?")
 
 
@@ -40,7 +44,38 @@ class Features:
 
 @functools.cache
 def _modules(runtime: Path) -> frozenset[str]:
-    return frozenset(path.stem for path in runtime.glob("*.py"))
+    """The runtime's modules by dotted name below it (``waiting.core``); a package is its
+    ``__init__`` (``__init__`` for the runtime itself, ``waiting.__init__``)."""
+    return frozenset(
+        ".".join(path.relative_to(runtime).with_suffix("").parts) for path in runtime.rglob("*.py")
+    )
+
+
+def path_of(module: str) -> str:
+    """The file of a runtime module, below the runtime's folder: ``waiting/core.py``."""
+    return module.replace(".", "/") + ".py"
+
+
+def _named(package: list[str], names: Iterable[str], known: frozenset[str]) -> set[tuple[str, str]]:
+    """What ``from <package> import <names>`` imports, as pairs of module and name: a name
+    that is a module or subpackage of the package is that module (``(m, "")``), any other
+    a name of the package's module or ``__init__``."""
+    module = ".".join(package)
+    if module not in known:
+        module = ".".join([*package, "__init__"])
+    found: set[tuple[str, str]] = set()
+    for name in names:
+        sub = ".".join([*package, name])
+        if sub not in known:
+            sub += ".__init__"
+        found.add((sub, "") if sub in known else (module, name))
+    return found
+
+
+def _above(module: str) -> list[str]:
+    """The ``__init__`` of every package that holds ``module`` (they load before it)."""
+    parts = module.split(".")[:-1]
+    return [".".join([*parts[:depth], "__init__"]) for depth in range(len(parts) + 1)]
 
 
 # A relative import statement of the runtime (formatted by ruff: one per line, or names in
@@ -49,22 +84,24 @@ _RELATIVE = re.compile(r"^[ \t]*from \.[\w.]* import[ \t]+(?:\([^)]*\)|[^\n]*)",
 
 
 @functools.cache
-def _imports_of(source: Path) -> frozenset[tuple[str, str]]:
-    """What ``source`` (a runtime module) imports from the others, wherever it does: pairs
-    of module and name (``from .m import n``; ``from . import m`` is ``(m, "")``).
+def _imports_of(runtime: Path, module: str) -> frozenset[tuple[str, str]]:
+    """What ``module`` (a runtime module, by dotted name) imports from the others, wherever
+    it does: pairs of module and name (``from ..http.send import s`` is ``("http.send", "s")``;
+    ``from . import m`` is ``("<package>.m", "")``), at any level.
 
     The import statements are parsed with ``ast``, only they (parsing whole modules cost
     more than the rest of a small SDK's rendering). A docstring line that
     reads like an import could only add a module, never drop one."""
-    statements = _RELATIVE.findall(source.read_text(encoding="utf-8"))
+    known = _modules(runtime)
+    package = module.split(".")[:-1]
+    source = (runtime / path_of(module)).read_text(encoding="utf-8")
+    statements = _RELATIVE.findall(source)
     found: set[tuple[str, str]] = set()
     for node in ast.parse("\n".join(line.strip() for line in statements)).body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                module = node.module.split(".")[0]
-                found.update((module, alias.name) for alias in node.names)
-            else:
-                found.update((alias.name, "") for alias in node.names)
+        if isinstance(node, ast.ImportFrom) and 0 < node.level <= len(package) + 1:
+            base = package[: len(package) - node.level + 1]
+            target = [*base, *(node.module.split(".") if node.module else [])]
+            found |= _named(target, (alias.name for alias in node.names), known)
     return frozenset(found)
 
 
@@ -82,18 +119,21 @@ def imported(files: Mapping[str, str], runtime: Path) -> set[str]:
                 at = start + 1  # not at the start of its line: look on from there
                 continue
             at = match.end()
-            if match.group(1):
-                found.add(match.group(1))
+            package = match.group(1).split(".")[1:]
+            if ".".join(package) in known:
+                found.add(".".join(package))
             else:
-                found.update(_NAME.findall(match.group(2).strip("()")))
+                names = _NAME.findall(match.group(2).strip("()"))
+                found |= {module for module, _ in _named(package, names, known)}
     return found & known
 
 
 def closure(roots: Iterable[str], runtime: Path) -> frozenset[str]:
-    """``roots``, the package ``__init__`` and every runtime module they import, transitively.
+    """``roots``, the ``__init__`` of every package on their way and every runtime module
+    they import, transitively (modules by dotted name: ``waiting.core``).
 
-    The ``__init__``'s own imports (its public names, for type checkers) are not followed:
-    `runtime_init` cuts them to what ships."""
+    The runtime ``__init__``'s own imports (its public names, for type checkers) are not
+    followed: `runtime_init` cuts them to what ships."""
     known = _modules(runtime)
     todo = [*roots, "__init__"]
     seen: set[str] = set()
@@ -102,8 +142,9 @@ def closure(roots: Iterable[str], runtime: Path) -> frozenset[str]:
         if name in seen or name not in known:
             continue
         seen.add(name)
+        todo.extend(_above(name))
         if name != "__init__":
-            todo.extend(module for module, _ in _imports_of(runtime / f"{name}.py"))
+            todo.extend(module for module, _ in _imports_of(runtime, name))
     return frozenset(seen)
 
 
@@ -113,8 +154,8 @@ def names_from(module: str, shipped: frozenset[str], runtime: Path) -> set[str]:
     return {
         name
         for other in shipped - {module, "__init__"}
-        for imported_from, name in _imports_of(runtime / f"{other}.py")
-        if imported_from == module
+        for imported_from, name in _imports_of(runtime, other)
+        if imported_from == module and name
     }
 
 

@@ -5,6 +5,12 @@ verbatim into it as its `_runtime` package, so they import one another relativel
 depend only on the standard library, httpx, attrs and tenacity. Generated code imports
 from the submodules; the names below are the public surface. An SDK's copy of this
 table names only the modules it ships: any other name is an AttributeError.
+
+The modules are grouped by concern, each group importing only from those before it:
+`shared` (errors, how URLs are shown, delays, clocks), `wire` (typed decoding and
+encoding, parameter styles, request bodies), `http` (credentials, requests and their
+retries, responses, pages, events), `waiting` (the decision core, the sync and async
+waiters, handles), then `webhooks` and `fleet`.
 """
 
 from __future__ import annotations
@@ -13,8 +19,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .display import ProgressDisplay
-    from .errors import (
+    from .fleet.limit import RedisRateLimiter
+    from .fleet.waits import CeleryWaits
+    from .http.retry import RetryPolicy, async_call_with_retries, call_with_retries
+    from .http.retry_after import parse_delay, parse_retry_after
+    from .http.statuses import status_error_for
+    from .shared.errors import (
         APIConnectionError,
         APIStatusError,
         APITimeoutError,
@@ -42,19 +52,14 @@ if TYPE_CHECKING:
         UnreadableStatus,
         WaitError,
     )
-    from .fleet import CeleryWaits
-    from .fleetlimit import RedisRateLimiter
-    from .handle import AsyncJobHandle, JobHandle, PollDecision
-    from .hybrid import AsyncEventWaits, SyncEventWaits
-    from .policy import backoff
-    from .ratelimit import RateLimiter, StatusLimiter
-    from .retry import RetryPolicy, async_call_with_retries, call_with_retries
-    from .retry_after import parse_delay, parse_retry_after
-    from .statuses import status_error_for
-    from .timing import Timing
-    from .waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-    from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
-    from .webhooks import (
+    from .shared.policy import backoff
+    from .shared.timing import Timing
+    from .waiting.display import ProgressDisplay
+    from .waiting.handle import AsyncJobHandle, JobHandle, PollDecision
+    from .waiting.ratelimit import RateLimiter, StatusLimiter
+    from .waiting.spec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+    from .waiting.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
+    from .webhooks.deliveries import (
         DuplicateWebhook,
         InvalidSignature,
         MalformedWebhook,
@@ -65,6 +70,7 @@ if TYPE_CHECKING:
         WebhookSpec,
         sign_webhook,
     )
+    from .webhooks.hybrid import AsyncEventWaits, SyncEventWaits
 
 __all__ = [
     "APIConnectionError",
@@ -132,67 +138,67 @@ __all__ = [
 
 # Names load on first use: importing the package (as every SDK module does) stays cheap.
 _HOMES = {
-    "APIConnectionError": "errors",
-    "APIStatusError": "errors",
-    "APITimeoutError": "errors",
-    "AsyncEventWaits": "hybrid",
-    "AsyncJobHandle": "handle",
-    "AsyncJobOutcomes": "waiter",
-    "AsyncJobWaiter": "waiter",
-    "AuthenticationError": "errors",
-    "BadRequestError": "errors",
-    "CeleryWaits": "fleet",
-    "ConflictError": "errors",
-    "DecodeError": "errors",
-    "DuplicateWebhook": "webhooks",
-    "HeaderHint": "waitspec",
-    "InternalServerError": "errors",
-    "InvalidResumeToken": "errors",
-    "InvalidSignature": "webhooks",
-    "JobCanceled": "errors",
-    "JobFailed": "errors",
-    "JobHandle": "handle",
-    "JobOutcome": "waitspec",
-    "JobSpec": "waitspec",
-    "JobStalled": "errors",
-    "JobTimeout": "errors",
-    "MalformedWebhook": "webhooks",
-    "MissingJobId": "errors",
-    "NoCancelOperation": "errors",
-    "NoResultOperation": "errors",
-    "NotFoundError": "errors",
-    "PermissionDeniedError": "errors",
-    "PollDecision": "handle",
-    "PollEvent": "waitspec",
-    "ProgressDisplay": "display",
-    "RateLimitError": "errors",
-    "RateLimiter": "ratelimit",
-    "RecordDecodeError": "errors",
-    "RedisRateLimiter": "fleetlimit",
-    "RetryPolicy": "retry",
-    "SDKError": "errors",
-    "StaleWebhook": "webhooks",
-    "StatusLimiter": "ratelimit",
-    "StatusUnavailable": "errors",
-    "SyncEventWaits": "hybrid",
-    "SyncJobWaiter": "waiter",
-    "Timing": "timing",
-    "UnknownJobState": "errors",
-    "UnprocessableEntityError": "errors",
-    "UnreadableStatus": "errors",
-    "WaitConfig": "waitspec",
-    "WaitError": "errors",
-    "WebhookDelivery": "webhooks",
-    "WebhookError": "webhooks",
-    "WebhookReceiver": "webhooks",
-    "WebhookSpec": "webhooks",
-    "async_call_with_retries": "retry",
-    "backoff": "policy",
-    "call_with_retries": "retry",
-    "parse_delay": "retry_after",
-    "parse_retry_after": "retry_after",
-    "sign_webhook": "webhooks",
-    "status_error_for": "statuses",
+    "APIConnectionError": "shared.errors",
+    "APIStatusError": "shared.errors",
+    "APITimeoutError": "shared.errors",
+    "AsyncEventWaits": "webhooks.hybrid",
+    "AsyncJobHandle": "waiting.handle",
+    "AsyncJobOutcomes": "waiting.waiter",
+    "AsyncJobWaiter": "waiting.waiter",
+    "AuthenticationError": "shared.errors",
+    "BadRequestError": "shared.errors",
+    "CeleryWaits": "fleet.waits",
+    "ConflictError": "shared.errors",
+    "DecodeError": "shared.errors",
+    "DuplicateWebhook": "webhooks.deliveries",
+    "HeaderHint": "waiting.spec",
+    "InternalServerError": "shared.errors",
+    "InvalidResumeToken": "shared.errors",
+    "InvalidSignature": "webhooks.deliveries",
+    "JobCanceled": "shared.errors",
+    "JobFailed": "shared.errors",
+    "JobHandle": "waiting.handle",
+    "JobOutcome": "waiting.spec",
+    "JobSpec": "waiting.spec",
+    "JobStalled": "shared.errors",
+    "JobTimeout": "shared.errors",
+    "MalformedWebhook": "webhooks.deliveries",
+    "MissingJobId": "shared.errors",
+    "NoCancelOperation": "shared.errors",
+    "NoResultOperation": "shared.errors",
+    "NotFoundError": "shared.errors",
+    "PermissionDeniedError": "shared.errors",
+    "PollDecision": "waiting.handle",
+    "PollEvent": "waiting.spec",
+    "ProgressDisplay": "waiting.display",
+    "RateLimitError": "shared.errors",
+    "RateLimiter": "waiting.ratelimit",
+    "RecordDecodeError": "shared.errors",
+    "RedisRateLimiter": "fleet.limit",
+    "RetryPolicy": "http.retry",
+    "SDKError": "shared.errors",
+    "StaleWebhook": "webhooks.deliveries",
+    "StatusLimiter": "waiting.ratelimit",
+    "StatusUnavailable": "shared.errors",
+    "SyncEventWaits": "webhooks.hybrid",
+    "SyncJobWaiter": "waiting.waiter",
+    "Timing": "shared.timing",
+    "UnknownJobState": "shared.errors",
+    "UnprocessableEntityError": "shared.errors",
+    "UnreadableStatus": "shared.errors",
+    "WaitConfig": "waiting.spec",
+    "WaitError": "shared.errors",
+    "WebhookDelivery": "webhooks.deliveries",
+    "WebhookError": "webhooks.deliveries",
+    "WebhookReceiver": "webhooks.deliveries",
+    "WebhookSpec": "webhooks.deliveries",
+    "async_call_with_retries": "http.retry",
+    "backoff": "shared.policy",
+    "call_with_retries": "http.retry",
+    "parse_delay": "http.retry_after",
+    "parse_retry_after": "http.retry_after",
+    "sign_webhook": "webhooks.deliveries",
+    "status_error_for": "http.statuses",
 }
 
 

@@ -27,7 +27,7 @@ import attrs
 import httpx
 
 from ..model import ir
-from ..runtime.webhooks import WebhookSpec, sign_webhook
+from ..runtime.webhooks.deliveries import WebhookSpec, sign_webhook
 from .jobs import Jobs, canceled_view
 from .samples import JSON
 from .scenario import WebhookFaults

@@ -86,7 +86,7 @@ def _check_wheel(wheel: Path) -> None:
     needed = [
         "jobgen/py.typed",
         "jobgen/cli.py",
-        "jobgen/runtime/waitcore.py",
+        "jobgen/runtime/waiting/core.py",
         "jobgen/templates/package/__init__.py.jinja",
         "jobgen/model/ngrams/unigrams.tsv",
         "jobgen/model/ngrams/NOTICE",

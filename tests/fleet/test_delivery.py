@@ -142,6 +142,8 @@ def test_once_applies_only_the_report_that_happened(
         assert f"report {genuine['report_id']}" in caplog.text
     assert caught.value.fields == ["record"]
     assert "job_id, outcome" in caplog.text
+    warned = {r.name.partition("._runtime.")[2] for r in caplog.records if r.levelno >= 30}
+    assert warned == {"fleet.waits"}
     assert redis.hgetall(invoices) == {}
 
     assert waits.once(genuine, effect(genuine)) is True

@@ -144,7 +144,7 @@ def test_long_diffs_are_cut_per_file_and_header_drift_is_one_line(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pkg = project / "out" / "sume" / "sume_sdk"
-    waiter = pkg / "_runtime" / "waiter.py"
+    waiter = pkg / "_runtime" / "waiting" / "waiter.py"
     waiter.write_text(MARK + "\n" + "\n".join(f"x{i} = {i}" for i in range(500)) + "\n")
     job = pkg / "models" / "job.py"
     job.write_text(
@@ -158,7 +158,10 @@ def test_long_diffs_are_cut_per_file_and_header_drift_is_one_line(
     capsys.readouterr()
     assert main(["generate", "--check"]) == 1
     out = capsys.readouterr().out
-    assert "... " in out and "more lines of the diff of out/sume/sume_sdk/_runtime/waiter.py" in out
+    assert (
+        "... " in out
+        and "more lines of the diff of out/sume/sume_sdk/_runtime/waiting/waiter.py" in out
+    )
     assert "-class Job(_s.Model):  # edited by hand" in out
     assert "+class Job(_s.Model):" in out
     resources = len(list(pkg.joinpath("resources").glob("*.py")))

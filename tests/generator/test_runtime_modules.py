@@ -22,22 +22,25 @@ import yaml
 
 from jobgen.config import load_targets
 from jobgen.pipeline import Target, generate
-from jobgen.render.shipping import runtime_init
+from jobgen.render.shipping import closure, imported, names_from, runtime_init
 from tests.helpers import REAL_SPECS, ROOT, SPECS, TEST_SPECS, imported_sdk, write
 
 TARGETS = load_targets(ROOT / "pyproject.toml")
 # What only an SDK with jobs needs: waits, handles, fleets, webhooks, event streams.
 JOB_MODULES = {
-    "waiter",
-    "waitcore",
-    "waitspec",
-    "waitbase",
-    "waitread",
-    "handle",
-    "jobhttp",
-    "fleet",
+    "waiting.waiter",
+    "waiting.core",
+    "waiting.spec",
+    "waiting.base",
+    "waiting.reads",
+    "waiting.handle",
+    "waiting.jobhttp",
+    "fleet.waits",
 }
-NOT_IN_A_PLAIN_SDK = JOB_MODULES | {"webhooks", "hybrid", "events", "pagination", "oauth2"}
+WEBHOOK_MODULES = {"webhooks.deliveries", "webhooks.hybrid"}
+NOT_IN_A_PLAIN_SDK = (
+    JOB_MODULES | WEBHOOK_MODULES | {"http.events", "http.pagination", "http.oauth2"}
+)
 REAL = [
     ("petstore", "petstore-3.0.yaml", None),
     ("baseline30", "openapi-python-client-baseline-3.0.json", None),
@@ -51,13 +54,21 @@ def package_dir(out: Path) -> Path:
 
 
 def shipped(out: Path) -> set[str]:
-    return {p.stem for p in (package_dir(out) / "_runtime").glob("*.py")} - {"__init__"}
+    """The runtime modules of the SDK by dotted name below ``_runtime`` (``waiting.core``),
+    package ``__init__`` files aside."""
+    runtime = package_dir(out) / "_runtime"
+    return {
+        ".".join(p.relative_to(runtime).with_suffix("").parts)
+        for p in runtime.rglob("*.py")
+        if p.name != "__init__.py"
+    }
 
 
 def unresolved(out: Path) -> list[str]:
     """Relative imports of the SDK's modules (runtime included, at any depth, under
     TYPE_CHECKING too) whose module, or runtime module, is not a shipped file."""
     pkg = package_dir(out)
+    runtime = pkg / "_runtime"
     missing = []
     for path in sorted(pkg.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -70,12 +81,13 @@ def unresolved(out: Path) -> list[str]:
             where = f"{path.relative_to(pkg)}:{node.lineno}"
             if not (target.with_suffix(".py").is_file() or (target / "__init__.py").is_file()):
                 missing.append(f"{where}: {node.module}")
-            elif target.name == "_runtime" and target.is_dir():
-                # The runtime package defines no names of its own: each is a module.
+            elif target.is_dir() and (target == runtime or runtime in target.parents):
+                # The runtime's packages define no names of their own: each is a module.
                 missing += [
-                    f"{where}: _runtime.{alias.name}"
+                    f"{where}: {target.relative_to(pkg)}.{alias.name}"
                     for alias in node.names
                     if not (target / f"{alias.name}.py").is_file()
+                    and not (target / alias.name / "__init__.py").is_file()
                 ]
     return missing
 
@@ -142,7 +154,7 @@ def test_every_committed_sdk_imports_only_what_it_ships(target: Target) -> None:
     # (A spec whose jobs are imported from a vendor dialect has no x-jobgen: nothing carried.)
     spec = yaml.safe_load((ROOT / target.spec).read_text(encoding="utf-8"))
     jobs = spec.get("x-jobgen", {}).get("jobs", {})
-    assert ("carry" in shipped(out)) == any("carry" in job for job in jobs.values())
+    assert ("waiting.carry" in shipped(out)) == any("carry" in job for job in jobs.values())
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +204,7 @@ def test_a_plain_sdk_exports_no_job_names_and_says_so(tmp_path: Path) -> None:
     absent = "module 'plain_sdk._runtime' has no attribute 'SyncJobWaiter'"
     assert seen["absent"]["SyncJobWaiter"] == absent
     runtime = (package_dir(out) / "_runtime" / "__init__.py").read_text()
-    assert '"SyncJobWaiter"' not in runtime and '"RetryPolicy": "retry"' in runtime
+    assert '"SyncJobWaiter"' not in runtime and '"RetryPolicy": "http.retry"' in runtime
     pyproject = (out / "pyproject.toml").read_text()
     assert "fleet" not in pyproject and "rich" not in pyproject
     readme = (out / "README.md").read_text()
@@ -202,7 +214,7 @@ def test_a_plain_sdk_exports_no_job_names_and_says_so(tmp_path: Path) -> None:
 def test_a_plain_sdk_passes_mypy_strict(tmp_path: Path, mypy_cache: Path) -> None:
     out = tmp_path / "plain"
     generate(Target(spec=TEST_SPECS / "features-3.1.yaml", output=out, package="plain_sdk"))
-    assert shipped(out).isdisjoint(JOB_MODULES | {"events", "webhooks", "hybrid"})
+    assert shipped(out).isdisjoint(JOB_MODULES | WEBHOOK_MODULES | {"http.events"})
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), "plain_sdk"],
         cwd=out,
@@ -264,9 +276,8 @@ def test_a_plain_sdk_calls_a_real_server_and_retries(tmp_path: Path, things_serv
             assert again.id == thing.id
         assert len(sleeps) == 1  # the 503 was retried after the injected sleep
         assert [h.split("?")[0] for h in _Things.hits] == ["/api/things/t1"] * 3
-        modules = {
-            n.split(".")[-1] for n in sys.modules if n.startswith("plain_call_sdk._runtime.")
-        }
+        prefix = "plain_call_sdk._runtime."
+        modules = {n[len(prefix) :] for n in sys.modules if n.startswith(prefix)}
         assert modules.isdisjoint(NOT_IN_A_PLAIN_SDK)
 
 
@@ -304,18 +315,18 @@ def test_job_modules_ship_with_jobs_only(tmp_path: Path) -> None:
     assert without.isdisjoint(JOB_MODULES)
     # Result downloads belong to the waits: they come with jobs; this job carries no
     # values, so the machinery of carried values stays out.
-    assert "download" in with_jobs and "download" not in without
-    assert "carry" not in with_jobs | without
+    assert "http.download" in with_jobs and "http.download" not in without
+    assert "waiting.carry" not in with_jobs | without
 
 
 def test_carry_ships_exactly_when_a_job_declares_carry(tmp_path: Path) -> None:
     spec = _spec("deepl_documents.yaml")
     carried = _generated(tmp_path, spec, "carried")
-    assert "carry" in shipped(carried)
+    assert "waiting.carry" in shipped(carried)
     sume = _spec("sume.yaml")
     assert not any("carry" in job for job in sume["x-jobgen"]["jobs"].values())
     plain = _generated(tmp_path, sume, "uncarried")
-    assert JOB_MODULES <= shipped(plain) and "carry" not in shipped(plain)
+    assert JOB_MODULES <= shipped(plain) and "waiting.carry" not in shipped(plain)
     # Nothing of the SDK without carried values imports the module, even for type checks.
     assert unresolved(plain) == []
     check_sdk(plain)
@@ -328,8 +339,8 @@ def test_webhook_modules_ship_with_declared_webhooks_only(tmp_path: Path) -> Non
         job.pop("webhooks", None)
     hooked = shipped(_generated(tmp_path, spec, "hooked"))
     plain = shipped(_generated(tmp_path, quiet, "quiet"))
-    assert {"webhooks", "hybrid"} <= hooked
-    assert plain.isdisjoint({"webhooks", "hybrid"}) and JOB_MODULES <= plain
+    assert WEBHOOK_MODULES <= hooked
+    assert plain.isdisjoint(WEBHOOK_MODULES) and JOB_MODULES <= plain
 
 
 def _one_get(response: dict[str, Any], **op: Any) -> dict[str, Any]:
@@ -361,7 +372,7 @@ CURSOR = [{"name": "cursor", "in": "query", "schema": {"type": "string"}}]
     [
         (
             "pagination",
-            {"pagination"},
+            {"http.pagination"},
             _one_get(JSON_PAGE, parameters=CURSOR),
             _one_get(
                 {
@@ -372,7 +383,7 @@ CURSOR = [{"name": "cursor", "in": "query", "schema": {"type": "string"}}]
         ),
         (
             "events",
-            {"events"},
+            {"http.events"},
             _one_get(
                 {
                     "description": "Events.",
@@ -386,7 +397,7 @@ CURSOR = [{"name": "cursor", "in": "query", "schema": {"type": "string"}}]
         (
             # A bearer scheme takes a token credential too (tokens.py).
             "oauth2",
-            {"oauth2", "tokens"},
+            {"http.oauth2", "http.tokens"},
             {
                 **_one_get(JSON_PAGE),
                 "security": [{"oauth": []}],
@@ -441,7 +452,8 @@ def test_regenerating_deletes_the_runtime_modules_it_no_longer_ships(tmp_path: P
     assert (pkg / "extensions.py").read_text(encoding="utf-8") == "MINE = 1\n"
     manifest = json.loads((out / ".jobgen-manifest.json").read_text(encoding="utf-8"))
     listed = json.dumps(manifest)
-    assert "_runtime/waiter.py" not in listed and "_runtime/http.py" in listed
+    assert "_runtime/waiting/waiter.py" not in listed and "_runtime/http/layer.py" in listed
+    assert not (pkg / "_runtime" / "waiting").exists()
     check_sdk(out)
 
 
@@ -451,5 +463,79 @@ def test_the_runtime_init_names_every_public_name_for_type_checkers() -> None:
     loads); an SDK's copy names only what it ships."""
     runtime = ROOT / "generator" / "runtime"
     source = (runtime / "__init__.py").read_text(encoding="utf-8")
-    everything = frozenset(p.stem for p in runtime.glob("*.py"))
+    everything = frozenset(
+        ".".join(p.relative_to(runtime).with_suffix("").parts) for p in runtime.rglob("*.py")
+    )
     assert runtime_init(source, everything) == source
+
+
+# -- the runtime's subpackages --------------------------------------------------------------
+
+
+def test_a_runtime_package_ships_with_the_modules_under_it_only(tmp_path: Path) -> None:
+    """Every folder of a shipped runtime is a package holding a module the SDK uses; the
+    groups an SDK does not use (waits, webhooks, fleets for a plain API) are not there."""
+    plain = tmp_path / "plain"
+    generate(Target(spec=TEST_SPECS / "features-3.0.json", output=plain, package="nested_sdk"))
+    outs = [ROOT / target.output for target in TARGETS] + [plain]
+    for out in outs:
+        runtime = package_dir(out) / "_runtime"
+        for folder in [runtime, *(p for p in runtime.rglob("*") if p.is_dir())]:
+            assert (folder / "__init__.py").is_file(), folder
+            assert [p for p in folder.rglob("*.py") if p.name != "__init__.py"], folder
+    groups = {p.name for p in (package_dir(plain) / "_runtime").iterdir() if p.is_dir()}
+    assert groups == {"shared", "wire", "http"}
+    assert {"waiting", "webhooks", "fleet"} <= {
+        p.name for p in (ROOT / "generated" / "sume" / "sume_sdk" / "_runtime").iterdir()
+    }
+
+
+_NESTED = {
+    "__init__.py": "if TYPE_CHECKING:\n    from .d.seven import S\n",
+    "a/__init__.py": '"""A."""\n',
+    "a/one.py": "from ..b.two import T\nfrom . import three\n",
+    "a/three.py": "def f():\n    from .four import F\n",
+    "a/four.py": "from .deep.eight import E\n",
+    "a/deep/__init__.py": "",
+    "a/deep/eight.py": "from ...c import five\nfrom ... import b\n",
+    "b/__init__.py": "",
+    "b/two.py": "if TYPE_CHECKING:\n    from ..c.six import (\n        S,\n        U,\n    )\n",
+    "c/__init__.py": "",
+    "c/five.py": "",
+    "c/six.py": "",
+    "c/unused.py": "",
+    "d/__init__.py": "",
+    "d/seven.py": "",
+}
+
+
+def test_the_closure_follows_relative_imports_at_any_depth(tmp_path: Path) -> None:
+    """``from ..b.two import T``, ``from . import three``, ``from ...c import five`` (in a
+    function, under TYPE_CHECKING, in parentheses): each names its module, and every
+    package on the way ships its ``__init__``; the runtime ``__init__``'s own imports
+    are not followed."""
+    runtime = tmp_path / "rt"
+    for name, text in _NESTED.items():
+        write(runtime / name, text)
+    generated = {
+        "pkg/resources/x.py": "from .._runtime.a import one as _one\n",
+        "pkg/_client.py": "x = 1\nfrom ._runtime.c.six import S\n",
+    }
+    assert imported(generated, runtime) == {"a.one", "c.six"}
+    assert closure({"a.one"}, runtime) == {
+        "__init__",
+        "a.__init__",
+        "a.one",
+        "a.three",
+        "a.four",
+        "a.deep.__init__",
+        "a.deep.eight",
+        "b.__init__",
+        "b.two",
+        "c.__init__",
+        "c.five",
+        "c.six",
+    }
+    shipped_modules = closure({"a.one"}, runtime)
+    assert names_from("c.six", shipped_modules, runtime) == {"S", "U"}
+    assert names_from("b.two", shipped_modules, runtime) == {"T"}

@@ -114,7 +114,7 @@ def test_one_value_fields_decode_encode_and_refuse_other_values(tmp_path: Path) 
         assert not hasattr(m, "CatKind") and not hasattr(m, "CatSound")
         assert m.Breed.MIXED.value == "mixed"  # a named one-value enum stays a class
         hints = get_type_hints(m.Cat)
-        unset, DecodeError = sdk._runtime.serde.Unset, sdk.errors.DecodeError
+        unset, DecodeError = sdk._runtime.wire.serde.Unset, sdk.errors.DecodeError
         assert hints["kind"] == Literal["cat"] and hints["lives"] == Literal[9]
         assert hints["owner"] == Literal["alice"] | None | unset
         assert hints["tags"] == list[Literal["tabby"]] | unset

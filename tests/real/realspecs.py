@@ -271,7 +271,7 @@ class Decoders:
     def __init__(self, sdk: ir.Sdk, package: ModuleType) -> None:
         self.code = TypeCode(sdk.schemas)
         self.package = package
-        self.serde = importlib.import_module(f"{package.__name__}._runtime.serde")
+        self.serde = importlib.import_module(f"{package.__name__}._runtime.wire.serde")
         self.modules = {s.name: s.module for s in sdk.schemas.values()}
         self.modules.update(
             {

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
-from jobgen.runtime.errors import APIConnectionError
-from jobgen.runtime.ratelimit import RateLimiter
-from jobgen.runtime.waiter import (
+from jobgen.runtime.shared.errors import APIConnectionError
+from jobgen.runtime.waiting.ratelimit import RateLimiter
+from jobgen.runtime.waiting.waiter import (
     AsyncJobWaiter,
     HeaderHint,
     JobSpec,

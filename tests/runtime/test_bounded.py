@@ -9,8 +9,8 @@ import threading
 import httpx
 import pytest
 
-from jobgen.runtime import bounded
-from jobgen.runtime.errors import APITimeoutError
+from jobgen.runtime.http import bounded
+from jobgen.runtime.shared.errors import APITimeoutError
 
 
 @pytest.fixture(params=["asyncio.timeout", "task"])

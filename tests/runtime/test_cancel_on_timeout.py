@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from jobgen.runtime.errors import APIConnectionError, JobTimeout, NoCancelOperation
-from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
+from jobgen.runtime.shared.errors import APIConnectionError, JobTimeout, NoCancelOperation
+from jobgen.runtime.waiting.waiter import AsyncJobWaiter, SyncJobWaiter
 
 from .fakes import DEMO, FakeClock, Script, job
 

@@ -12,18 +12,18 @@ import attrs
 import httpx
 import pytest
 
-from jobgen.runtime.carry import CarriedValue, Carry, check_carried
-from jobgen.runtime.download import ONCE_ATTEMPTS, async_fetch_once, download, fetch_once
-from jobgen.runtime.errors import (
+from jobgen.runtime.http.download import ONCE_ATTEMPTS, async_fetch_once, download, fetch_once
+from jobgen.runtime.http.statuses import status_error_for
+from jobgen.runtime.shared.errors import (
     APIConnectionError,
     InvalidResumeToken,
     JobTimeout,
     MissingJobId,
 )
-from jobgen.runtime.handle import AsyncJobHandle, JobHandle
-from jobgen.runtime.resume import ResumeToken, decode_resume_token, encode_resume_token
-from jobgen.runtime.statuses import status_error_for
-from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
+from jobgen.runtime.waiting.carry import CarriedValue, Carry, check_carried
+from jobgen.runtime.waiting.handle import AsyncJobHandle, JobHandle
+from jobgen.runtime.waiting.resume import ResumeToken, decode_resume_token, encode_resume_token
+from jobgen.runtime.waiting.waiter import AsyncJobWaiter, SyncJobWaiter
 
 from .fakes import DEMO, REQUEST, FakeClock, job, response
 

@@ -8,8 +8,8 @@ import sys
 import pytest
 from rich.console import Console
 
-from jobgen.runtime.display import ProgressDisplay
-from jobgen.runtime.waitspec import PollEvent
+from jobgen.runtime.waiting.display import ProgressDisplay
+from jobgen.runtime.waiting.spec import PollEvent
 
 
 def _event(job_id: str, attempt: int, state: str, progress: float | None, delay: float | None):

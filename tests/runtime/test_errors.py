@@ -5,8 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from jobgen.runtime import errors
-from jobgen.runtime.errors import (
+from jobgen.runtime.http.statuses import status_error_for
+from jobgen.runtime.shared import errors
+from jobgen.runtime.shared.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,
@@ -29,7 +30,6 @@ from jobgen.runtime.errors import (
     WaitError,
     attach_job_id,
 )
-from jobgen.runtime.statuses import status_error_for
 
 SECRET = "sk-live-0123456789abcdef"
 

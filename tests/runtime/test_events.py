@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobgen.runtime.events import EventParser, ServerSentEvent
+from jobgen.runtime.http.events import EventParser, ServerSentEvent
 
 
 def parse(text: str, *, split: int | None = None) -> list[ServerSentEvent[str]]:

@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 import pytest
 
-from jobgen.runtime.serde import UNSET, Model, OpenStrEnum, Unset
+from jobgen.runtime.wire.serde import UNSET, Model, OpenStrEnum, Unset
 
 
 class Color(OpenStrEnum):

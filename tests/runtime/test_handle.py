@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from jobgen.runtime.handle import AsyncJobHandle, JobHandle
-from jobgen.runtime.waiter import AsyncJobWaiter, PollEvent, SyncJobWaiter
+from jobgen.runtime.waiting.handle import AsyncJobHandle, JobHandle
+from jobgen.runtime.waiting.waiter import AsyncJobWaiter, PollEvent, SyncJobWaiter
 
 from .fakes import DEMO, FakeClock, job
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter, WaitConfig
+from jobgen.runtime.waiting.waiter import AsyncJobWaiter, SyncJobWaiter, WaitConfig
 
 from .fakes import DEMO, FakeClock, VirtualTimeLoop, job, run_virtual
 

@@ -11,15 +11,15 @@ import attrs
 import httpx
 import pytest
 
-from jobgen.runtime.errors import (
+from jobgen.runtime.http.layer import SyncHTTP
+from jobgen.runtime.shared.errors import (
     JobFailed,
     JobTimeout,
     NotFoundError,
     OperationUrlRefused,
 )
-from jobgen.runtime.http import SyncHTTP
-from jobgen.runtime.opurl import StatusRule, check_origin, display_url, url_options
-from jobgen.runtime.waiter import JobSpec
+from jobgen.runtime.waiting.opurl import StatusRule, check_origin, display_url, url_options
+from jobgen.runtime.waiting.waiter import JobSpec
 from tests.runtime.fakes import REQUEST, FakeClock, Harness, Script, response
 
 BASE = "https://api.example.com/v1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobgen.runtime.policy import backoff, choose_delay
+from jobgen.runtime.shared.policy import backoff, choose_delay
 
 
 def half() -> float:

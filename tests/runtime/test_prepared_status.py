@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from jobgen.runtime.errors import APIConnectionError
-from jobgen.runtime.statuses import status_error_for
-from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter, WaitConfig
+from jobgen.runtime.http.statuses import status_error_for
+from jobgen.runtime.shared.errors import APIConnectionError
+from jobgen.runtime.waiting.waiter import AsyncJobWaiter, SyncJobWaiter, WaitConfig
 
 from .fakes import DEMO, FakeClock, job
 

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from jobgen.runtime.ratelimit import RateLimiter
+from jobgen.runtime.waiting.ratelimit import RateLimiter
 
 
 class Clock:

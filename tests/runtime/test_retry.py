@@ -9,19 +9,19 @@ from typing import Any
 import httpx
 import pytest
 
-from jobgen.runtime.errors import (
-    APIConnectionError,
-    APIStatusError,
-    APITimeoutError,
-)
-from jobgen.runtime.retry import (
+from jobgen.runtime.http.retry import (
     RetryPolicy,
     RetryStats,
     async_call_with_retries,
     call_with_retries,
     is_retryable,
 )
-from jobgen.runtime.statuses import status_error_for
+from jobgen.runtime.http.statuses import status_error_for
+from jobgen.runtime.shared.errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+)
 
 from .fakes import REQUEST, WALL_START, FakeClock
 

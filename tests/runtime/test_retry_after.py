@@ -6,7 +6,7 @@ from email.utils import formatdate
 
 import pytest
 
-from jobgen.runtime.retry_after import parse_delay, parse_retry_after
+from jobgen.runtime.http.retry_after import parse_delay, parse_retry_after
 
 NOW = 1_767_225_600.0
 

@@ -9,8 +9,8 @@ from typing import Any
 import attrs
 import pytest
 
-from jobgen.runtime.errors import JobStalled, JobTimeout
-from jobgen.runtime.waiter import JobSpec, PollEvent
+from jobgen.runtime.shared.errors import JobStalled, JobTimeout
+from jobgen.runtime.waiting.waiter import JobSpec, PollEvent
 
 from .fakes import DEMO, job
 from .test_waiter import setup

@@ -8,8 +8,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from jobgen.runtime.serde import UNSET
-from jobgen.runtime.styles import (
+from jobgen.runtime.wire.serde import UNSET
+from jobgen.runtime.wire.styles import (
     cookie_header,
     form_items,
     header,

@@ -14,8 +14,9 @@ import attrs
 import httpx
 import pytest
 
-from jobgen.runtime import waitcore
-from jobgen.runtime.errors import (
+from jobgen.runtime.http.retry import RetryPolicy
+from jobgen.runtime.http.statuses import status_error_for
+from jobgen.runtime.shared.errors import (
     AuthenticationError,
     DecodeError,
     InternalServerError,
@@ -30,9 +31,8 @@ from jobgen.runtime.errors import (
     UnknownJobState,
     UnreadableStatus,
 )
-from jobgen.runtime.retry import RetryPolicy
-from jobgen.runtime.statuses import status_error_for
-from jobgen.runtime.waiter import HeaderHint, JobSpec, PollEvent
+from jobgen.runtime.waiting import core as waitcore
+from jobgen.runtime.waiting.waiter import HeaderHint, JobSpec, PollEvent
 
 from .fakes import (
     DEMO,

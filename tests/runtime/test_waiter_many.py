@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from jobgen.runtime.errors import JobTimeout, NotFoundError
-from jobgen.runtime.ratelimit import RateLimiter
-from jobgen.runtime.waiter import AsyncJobWaiter, JobOutcome, SyncJobWaiter, WaitConfig
+from jobgen.runtime.shared.errors import JobTimeout, NotFoundError
+from jobgen.runtime.waiting.ratelimit import RateLimiter
+from jobgen.runtime.waiting.waiter import AsyncJobWaiter, JobOutcome, SyncJobWaiter, WaitConfig
 
 from .fakes import DEMO, FakeClock, Harness, VirtualTimeLoop, job, response, run, run_virtual
 

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from jobgen.runtime.errors import SDKError
-from jobgen.runtime.retry import RetryPolicy
-from jobgen.runtime.waiter import HeaderHint, JobSpec, PollEvent
+from jobgen.runtime.http.retry import RetryPolicy
+from jobgen.runtime.shared.errors import SDKError
+from jobgen.runtime.waiting.waiter import HeaderHint, JobSpec, PollEvent
 
 from .fakes import START, WALL_START, FakeClock, Harness, conn_error, response
 

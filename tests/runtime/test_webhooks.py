@@ -12,10 +12,9 @@ import attrs
 import httpx
 import pytest
 
-from jobgen.runtime.errors import DecodeError, JobTimeout, UnknownJobState
-from jobgen.runtime.hybrid import AsyncEventWaits, SyncEventWaits
-from jobgen.runtime.waiter import AsyncJobWaiter, SyncJobWaiter
-from jobgen.runtime.webhooks import (
+from jobgen.runtime.shared.errors import DecodeError, JobTimeout, UnknownJobState
+from jobgen.runtime.waiting.waiter import AsyncJobWaiter, SyncJobWaiter
+from jobgen.runtime.webhooks.deliveries import (
     DuplicateWebhook,
     InvalidSignature,
     MalformedWebhook,
@@ -24,6 +23,7 @@ from jobgen.runtime.webhooks import (
     WebhookSpec,
     sign_webhook,
 )
+from jobgen.runtime.webhooks.hybrid import AsyncEventWaits, SyncEventWaits
 
 from .fakes import SUME, WALL_START, FakeClock, Harness, Script, response, sume
 

@@ -157,13 +157,13 @@ def test_a_bearer_only_sdk_offers_no_client_credentials(features: ModuleType) ->
     root = Path(features.__file__).parent
     assert not hasattr(features, "ClientCredentials")
     assert not hasattr(features, "AsyncClientCredentials")
-    assert not (root / "_runtime" / "oauth2.py").exists()
+    assert not (root / "_runtime" / "http" / "oauth2.py").exists()
     assert "ClientCredentials" not in (root.parent / "README.md").read_text()
 
 
 def test_an_oauth2_sdk_ships_and_documents_them(tokens_sdk: ModuleType) -> None:
     root = Path(tokens_sdk.__file__).parent
-    assert (root / "_runtime" / "oauth2.py").exists()
+    assert (root / "_runtime" / "http" / "oauth2.py").exists()
     assert "ClientCredentials(client_id" in (root.parent / "README.md").read_text()
 
 

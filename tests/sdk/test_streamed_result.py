@@ -256,7 +256,9 @@ def test_read_back_false_returns_the_path_and_leaves_the_body_on_disk(
 def test_a_result_in_memory_past_the_limit_points_at_to_file(
     sdk: ModuleType, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys.modules[f"{sdk.__name__}._runtime.download"], "MAX_RESULT_BYTES", CHUNK)
+    monkeypatch.setattr(
+        sys.modules[f"{sdk.__name__}._runtime.http.download"], "MAX_RESULT_BYTES", CHUNK
+    )
     server = Server(_body(mode, lambda: iter([BODY, BODY])))
 
     with pytest.raises(sdk.errors.ResponseTooLarge) as caught:
@@ -272,7 +274,9 @@ def test_a_result_read_back_from_its_file_past_the_limit_is_refused_and_the_file
 ) -> None:
     """`to_file` with the default `read_back=True` is bounded like a result held in
     memory (a 512 MiB result came back as bytes before); the file, whole, stays."""
-    monkeypatch.setattr(sys.modules[f"{sdk.__name__}._runtime.download"], "MAX_RESULT_BYTES", CHUNK)
+    monkeypatch.setattr(
+        sys.modules[f"{sdk.__name__}._runtime.http.download"], "MAX_RESULT_BYTES", CHUNK
+    )
     target = tmp_path / "out.bin"
     server = Server(_body(mode, lambda: iter([BODY, BODY])))
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from jobgen.runtime.webhooks import WebhookReceiver, WebhookSpec
+from jobgen.runtime.webhooks.deliveries import WebhookReceiver, WebhookSpec
 from jobgen.server import RunningServer, run_server
 from jobgen.server.listen import base_url, bind, make_server
 from jobgen.server.scenario import ScenarioError

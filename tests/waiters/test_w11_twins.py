@@ -264,7 +264,7 @@ def test_raw_and_streaming_variants_take_each_operations_own_parameters(sdks, fl
     its exact parameters, and nothing else: no job method, no event-stream twin."""
     sdk = sdks[flavour.package]
     # The examples have jobs: their resources take the HTTP layer with the wait settings.
-    runtime = importlib.import_module(f"{sdk.__name__}._runtime.jobhttp")
+    runtime = importlib.import_module(f"{sdk.__name__}._runtime.waiting.jobhttp")
     settings: dict[str, Any] = {
         "base_url": "https://api.test",
         "credentials": (),

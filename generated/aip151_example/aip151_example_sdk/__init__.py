@@ -12,7 +12,7 @@ import importlib
 import typing as _t
 
 from ._client import AsyncClient, Client
-from ._runtime.serde import UNSET, Unset
+from ._runtime.wire.serde import UNSET, Unset
 from ._version import API_VERSION, __version__
 from .errors import (
     APIConnectionError,
@@ -56,14 +56,14 @@ from .errors import (
 if _t.TYPE_CHECKING:
     from . import models as models
     from . import resources as resources
-    from ._runtime.display import ProgressDisplay as ProgressDisplay
-    from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
-    from ._runtime.handle import JobHandle as JobHandle
-    from ._runtime.handle import PollDecision as PollDecision
-    from ._runtime.retry import RetryPolicy as RetryPolicy
-    from ._runtime.waitspec import JobOutcome as JobOutcome
-    from ._runtime.waitspec import PollEvent as PollEvent
-    from ._runtime.waitspec import WaitConfig as WaitConfig
+    from ._runtime.http.retry import RetryPolicy as RetryPolicy
+    from ._runtime.waiting.display import ProgressDisplay as ProgressDisplay
+    from ._runtime.waiting.handle import AsyncJobHandle as AsyncJobHandle
+    from ._runtime.waiting.handle import JobHandle as JobHandle
+    from ._runtime.waiting.handle import PollDecision as PollDecision
+    from ._runtime.waiting.spec import JobOutcome as JobOutcome
+    from ._runtime.waiting.spec import PollEvent as PollEvent
+    from ._runtime.waiting.spec import WaitConfig as WaitConfig
 
 __all__ = [
     "API_VERSION",
@@ -120,14 +120,14 @@ __all__ = [
 
 # Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
-    "AsyncJobHandle": "._runtime.handle",
-    "JobHandle": "._runtime.handle",
-    "JobOutcome": "._runtime.waitspec",
-    "PollDecision": "._runtime.handle",
-    "PollEvent": "._runtime.waitspec",
-    "ProgressDisplay": "._runtime.display",
-    "RetryPolicy": "._runtime.retry",
-    "WaitConfig": "._runtime.waitspec",
+    "AsyncJobHandle": "._runtime.waiting.handle",
+    "JobHandle": "._runtime.waiting.handle",
+    "JobOutcome": "._runtime.waiting.spec",
+    "PollDecision": "._runtime.waiting.handle",
+    "PollEvent": "._runtime.waiting.spec",
+    "ProgressDisplay": "._runtime.waiting.display",
+    "RetryPolicy": "._runtime.http.retry",
+    "WaitConfig": "._runtime.waiting.spec",
 }
 
 

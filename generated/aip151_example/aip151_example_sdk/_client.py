@@ -14,8 +14,8 @@ import httpx
 from ._version import USER_AGENT
 
 if _t.TYPE_CHECKING:
-    from ._runtime import http as _http
-    from ._runtime import waitspec as _ws
+    from ._runtime.http import layer as _http
+    from ._runtime.waiting import spec as _ws
     from .resources.documents import AsyncDocuments, Documents
     from .resources.operations import AsyncOperations, Operations
 
@@ -25,7 +25,7 @@ __all__ = ["AsyncClient", "Client"]
 def _credentials(
     api_key: str | _abc.Callable[[], str | _abc.Awaitable[str]] | None,
 ) -> list[_http.Credential]:
-    from ._runtime import http as _http
+    from ._runtime.http import layer as _http
 
     if api_key is None:
         api_key = _environ.get("AIP151_EXAMPLE_API_KEY")
@@ -68,7 +68,7 @@ class Client:
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        from ._runtime import jobhttp as _jobhttp
+        from ._runtime.waiting import jobhttp as _jobhttp
 
         self._http = _jobhttp.SyncJobHTTP(
             base_url=base_url,
@@ -169,7 +169,7 @@ class AsyncClient:
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        from ._runtime import jobhttp as _jobhttp
+        from ._runtime.waiting import jobhttp as _jobhttp
 
         self._http = _jobhttp.AsyncJobHTTP(
             base_url=base_url,

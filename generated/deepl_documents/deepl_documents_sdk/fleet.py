@@ -9,14 +9,14 @@ runs an effect once per report). `RedisRateLimiter` caps the status reads of eve
 worker together (`WaitConfig(status_limiter=...)`). Install the SDK's `fleet` extra.
 """
 
-from ._runtime.fleet import (
+from ._runtime.fleet.waits import (
     POINTS,
     CeleryWaits,
     RedisRateLimiter,
     ReportBusy,
     ReportMismatch,
 )
-from ._runtime.ratelimit import StatusLimiter
+from ._runtime.waiting.ratelimit import StatusLimiter
 
 __all__ = [
     "POINTS",

@@ -14,9 +14,9 @@ import httpx
 from ._version import USER_AGENT
 
 if _t.TYPE_CHECKING:
-    from ._runtime import http as _http
-    from ._runtime import tokens as _tokens
-    from ._runtime import waitspec as _ws
+    from ._runtime.http import layer as _http
+    from ._runtime.http import tokens as _tokens
+    from ._runtime.waiting import spec as _ws
     from .resources.transcodes import AsyncTranscodes, Transcodes
 
 __all__ = ["AsyncClient", "Client"]
@@ -28,8 +28,8 @@ def _credentials(
     | _tokens.TokenCredential
     | None,
 ) -> list[_http.Credential]:
-    from ._runtime import http as _http
-    from ._runtime import tokens as _tokens
+    from ._runtime.http import layer as _http
+    from ._runtime.http import tokens as _tokens
 
     if token is None:
         token = _environ.get("MEDIA_TRANSCODE_TOKEN")
@@ -72,7 +72,7 @@ class Client:
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        from ._runtime import jobhttp as _jobhttp
+        from ._runtime.waiting import jobhttp as _jobhttp
 
         self._http = _jobhttp.SyncJobHTTP(
             base_url=base_url,
@@ -169,7 +169,7 @@ class AsyncClient:
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        from ._runtime import jobhttp as _jobhttp
+        from ._runtime.waiting import jobhttp as _jobhttp
 
         self._http = _jobhttp.AsyncJobHTTP(
             base_url=base_url,

@@ -27,7 +27,7 @@ A job's waits raise its own subclasses of `JobFailed`, `JobCanceled`, `JobTimeou
 and `exc.error` typed.
 """
 
-from ._runtime.errors import (
+from ._runtime.shared.errors import (
     APIConnectionError,
     APIStatusError,
     APITimeoutError,

@@ -13,7 +13,7 @@ import importlib
 import typing as _t
 
 from ._client import AsyncClient, Client
-from ._runtime.serde import UNSET, Unset
+from ._runtime.wire.serde import UNSET, Unset
 from ._version import API_VERSION, __version__
 from .errors import (
     APIConnectionError,
@@ -57,24 +57,24 @@ from .errors import (
 if _t.TYPE_CHECKING:
     from . import models as models
     from . import resources as resources
-    from ._runtime.display import ProgressDisplay as ProgressDisplay
-    from ._runtime.events import AsyncEventStream as AsyncEventStream
-    from ._runtime.events import EventStream as EventStream
-    from ._runtime.events import ServerSentEvent as ServerSentEvent
-    from ._runtime.handle import AsyncJobHandle as AsyncJobHandle
-    from ._runtime.handle import JobHandle as JobHandle
-    from ._runtime.handle import PollDecision as PollDecision
-    from ._runtime.retry import RetryPolicy as RetryPolicy
-    from ._runtime.waitspec import JobOutcome as JobOutcome
-    from ._runtime.waitspec import PollEvent as PollEvent
-    from ._runtime.waitspec import WaitConfig as WaitConfig
-    from ._runtime.webhooks import DuplicateWebhook as DuplicateWebhook
-    from ._runtime.webhooks import InvalidSignature as InvalidSignature
-    from ._runtime.webhooks import MalformedWebhook as MalformedWebhook
-    from ._runtime.webhooks import StaleWebhook as StaleWebhook
-    from ._runtime.webhooks import WebhookDelivery as WebhookDelivery
-    from ._runtime.webhooks import WebhookError as WebhookError
-    from ._runtime.webhooks import WebhookReceiver as WebhookReceiver
+    from ._runtime.http.events import AsyncEventStream as AsyncEventStream
+    from ._runtime.http.events import EventStream as EventStream
+    from ._runtime.http.events import ServerSentEvent as ServerSentEvent
+    from ._runtime.http.retry import RetryPolicy as RetryPolicy
+    from ._runtime.waiting.display import ProgressDisplay as ProgressDisplay
+    from ._runtime.waiting.handle import AsyncJobHandle as AsyncJobHandle
+    from ._runtime.waiting.handle import JobHandle as JobHandle
+    from ._runtime.waiting.handle import PollDecision as PollDecision
+    from ._runtime.waiting.spec import JobOutcome as JobOutcome
+    from ._runtime.waiting.spec import PollEvent as PollEvent
+    from ._runtime.waiting.spec import WaitConfig as WaitConfig
+    from ._runtime.webhooks.deliveries import DuplicateWebhook as DuplicateWebhook
+    from ._runtime.webhooks.deliveries import InvalidSignature as InvalidSignature
+    from ._runtime.webhooks.deliveries import MalformedWebhook as MalformedWebhook
+    from ._runtime.webhooks.deliveries import StaleWebhook as StaleWebhook
+    from ._runtime.webhooks.deliveries import WebhookDelivery as WebhookDelivery
+    from ._runtime.webhooks.deliveries import WebhookError as WebhookError
+    from ._runtime.webhooks.deliveries import WebhookReceiver as WebhookReceiver
 
 __all__ = [
     "API_VERSION",
@@ -141,24 +141,24 @@ __all__ = [
 
 # Loaded on first use: `import <sdk>` needs none of these modules.
 _MODULES: dict[str, str] = {
-    "AsyncEventStream": "._runtime.events",
-    "AsyncJobHandle": "._runtime.handle",
-    "DuplicateWebhook": "._runtime.webhooks",
-    "EventStream": "._runtime.events",
-    "InvalidSignature": "._runtime.webhooks",
-    "JobHandle": "._runtime.handle",
-    "JobOutcome": "._runtime.waitspec",
-    "MalformedWebhook": "._runtime.webhooks",
-    "PollDecision": "._runtime.handle",
-    "PollEvent": "._runtime.waitspec",
-    "ProgressDisplay": "._runtime.display",
-    "RetryPolicy": "._runtime.retry",
-    "ServerSentEvent": "._runtime.events",
-    "StaleWebhook": "._runtime.webhooks",
-    "WaitConfig": "._runtime.waitspec",
-    "WebhookDelivery": "._runtime.webhooks",
-    "WebhookError": "._runtime.webhooks",
-    "WebhookReceiver": "._runtime.webhooks",
+    "AsyncEventStream": "._runtime.http.events",
+    "AsyncJobHandle": "._runtime.waiting.handle",
+    "DuplicateWebhook": "._runtime.webhooks.deliveries",
+    "EventStream": "._runtime.http.events",
+    "InvalidSignature": "._runtime.webhooks.deliveries",
+    "JobHandle": "._runtime.waiting.handle",
+    "JobOutcome": "._runtime.waiting.spec",
+    "MalformedWebhook": "._runtime.webhooks.deliveries",
+    "PollDecision": "._runtime.waiting.handle",
+    "PollEvent": "._runtime.waiting.spec",
+    "ProgressDisplay": "._runtime.waiting.display",
+    "RetryPolicy": "._runtime.http.retry",
+    "ServerSentEvent": "._runtime.http.events",
+    "StaleWebhook": "._runtime.webhooks.deliveries",
+    "WaitConfig": "._runtime.waiting.spec",
+    "WebhookDelivery": "._runtime.webhooks.deliveries",
+    "WebhookError": "._runtime.webhooks.deliveries",
+    "WebhookReceiver": "._runtime.webhooks.deliveries",
 }
 
 

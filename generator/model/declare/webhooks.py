@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...problems import Location, Problem, did_you_mean
-from ...runtime.webhookrules import secret_env_problem, tolerance_problem
+from ...runtime.webhooks.rules import secret_env_problem, tolerance_problem
 from ...spec.loader import SpecSet
 from .. import ir
 from ..operations import METHODS, OperationBuilder, safe_deref

@@ -132,7 +132,7 @@ def model_view(
     if lazy or converters:
         imports.add("typing")
     imports.add("attrs")
-    imports.add(".._runtime", "serde", "_s")
+    imports.add(".._runtime.wire", "serde", "_s")
     for ref in enums:
         imports.add("." + ref["module"], ref["name"])
     checking = Imports()
@@ -190,7 +190,7 @@ def alias_view(code: TypeCode, alias: ir.AliasSchema) -> dict[str, Any]:
     imports = module_imports(code, [alias.target])
     imports.add("typing")
     if "_s" in names_in(decoder):
-        imports.add(".._runtime", "serde", "_s")
+        imports.add(".._runtime.wire", "serde", "_s")
     checking = Imports()
     for ref in refs:
         checking.add("." + ref["module"], ref["name"])
@@ -260,7 +260,7 @@ def _union_parts(
     decoders = [code.decoder(v) for v in union.variants]
     imports = module_imports(code, list(union.variants))
     imports.add("typing")
-    imports.add(".._runtime", "serde", "_s")
+    imports.add(".._runtime.wire", "serde", "_s")
     checking = Imports()
     for ref in refs:
         checking.add("." + ref["module"], ref["name"])

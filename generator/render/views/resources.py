@@ -16,7 +16,11 @@ from .operations import operation_view
 __all__ = ["resource_view"]
 
 
-_LAZY_RUNTIME = (("events", "_events"), ("handle", "_handle"), ("webhooks", "_wh"))
+_LAZY_RUNTIME = (
+    ("http.events", "_events"),
+    ("waiting.handle", "_handle"),
+    ("webhooks.deliveries", "_wh"),
+)
 _RESOURCE_STATIC = "_http httpx _resp functools"
 _OPERATION_STATIC = "_http httpx"
 _JOB_STATIC = "_abc _ws _waiter _handle _statusread _jobhttp"
@@ -122,31 +126,33 @@ def resource_view(
     imports.add("functools")
     imports.add("typing")
     imports.add("httpx")
-    for name, alias in [
-        ("serde", "_s"),
-        ("http", "_http"),
-        ("response", "_resp"),
-        ("pagination", "_pages"),
-        ("wire", "_wire"),
-        ("waiter", "_waiter"),
-        ("waitspec", "_ws"),
-        ("carry", "_carry"),
-        ("download", "_dl"),
-        ("styles", "_styles"),
-        ("hybrid", "_hybrid"),
-        ("opurl", "_opurl"),
-        ("statusread", "_statusread"),
-        ("jobhttp", "_jobhttp"),
+    for module, alias in [
+        ("wire.serde", "_s"),
+        ("http.layer", "_http"),
+        ("http.response", "_resp"),
+        ("http.pagination", "_pages"),
+        ("wire.encoding", "_wire"),
+        ("waiting.waiter", "_waiter"),
+        ("waiting.spec", "_ws"),
+        ("waiting.carry", "_carry"),
+        ("http.download", "_dl"),
+        ("wire.styles", "_styles"),
+        ("webhooks.hybrid", "_hybrid"),
+        ("waiting.opurl", "_opurl"),
+        ("waiting.statusread", "_statusread"),
+        ("waiting.jobhttp", "_jobhttp"),
     ]:
-        imports.add(".._runtime", name, alias)
+        package, name = module.rsplit(".", 1)
+        imports.add(f".._runtime.{package}", name, alias)
     # Handles, event streams and webhook receivers load when a method asks for one
     # (each imports its module in its body); a plain call or wait needs none of them.
     lazy = Imports()
-    for name, alias in _LAZY_RUNTIME:
-        lazy.add(".._runtime", name, alias)
-    imports.add(".._runtime.http", "path_param", "_path")
-    imports.add(".._runtime.http", "multipart", "_multipart")
-    imports.add(".._runtime.http", "with_header", "_with_key")
+    for module, alias in _LAZY_RUNTIME:
+        package, name = module.rsplit(".", 1)
+        lazy.add(f".._runtime.{package}", name, alias)
+    imports.add(".._runtime.http.layer", "path_param", "_path")
+    imports.add(".._runtime.http.layer", "multipart", "_multipart")
+    imports.add(".._runtime.http.layer", "with_header", "_with_key")
     for job in jobs:
         for name in job["error_classes"]:
             imports.add("..errors", name)

@@ -9,13 +9,13 @@ import typing as _t
 
 import httpx
 
-from .._runtime import http as _http
-from .._runtime import jobhttp as _jobhttp
-from .._runtime import response as _resp
-from .._runtime import serde as _s
-from .._runtime import statusread as _statusread
-from .._runtime import waiter as _waiter
-from .._runtime import waitspec as _ws
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
+from .._runtime.waiting import jobhttp as _jobhttp
+from .._runtime.waiting import spec as _ws
+from .._runtime.waiting import statusread as _statusread
+from .._runtime.waiting import waiter as _waiter
+from .._runtime.wire import serde as _s
 from ..errors import (
     TranslateDocumentCanceled,
     TranslateDocumentFailed,
@@ -28,7 +28,7 @@ from ..models.translate_document_request import TranslateDocumentRequest
 from .operations import _get_request as _operations_get_request
 
 if _t.TYPE_CHECKING:
-    from .._runtime import handle as _handle
+    from .._runtime.waiting import handle as _handle
 
 __all__ = [
     "AsyncDocuments",
@@ -321,7 +321,7 @@ class Documents:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.JobHandle(
             self._translate_document_waiter,
@@ -350,7 +350,7 @@ class Documents:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
@@ -617,7 +617,7 @@ class AsyncDocuments:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.AsyncJobHandle(
             self._translate_document_waiter,
@@ -646,7 +646,7 @@ class AsyncDocuments:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(

@@ -8,9 +8,9 @@ import functools
 
 import httpx
 
-from .._runtime import http as _http
-from .._runtime import response as _resp
-from .._runtime.http import path_param as _path
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
+from .._runtime.http.layer import path_param as _path
 from ..models.operation import Operation
 
 __all__ = [

@@ -9,16 +9,16 @@ import typing as _t
 
 import httpx
 
-from .._runtime import download as _dl
-from .._runtime import http as _http
-from .._runtime import jobhttp as _jobhttp
-from .._runtime import opurl as _opurl
-from .._runtime import response as _resp
-from .._runtime import serde as _s
-from .._runtime import statusread as _statusread
-from .._runtime import waiter as _waiter
-from .._runtime import waitspec as _ws
-from .._runtime.http import path_param as _path
+from .._runtime.http import download as _dl
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
+from .._runtime.http.layer import path_param as _path
+from .._runtime.waiting import jobhttp as _jobhttp
+from .._runtime.waiting import opurl as _opurl
+from .._runtime.waiting import spec as _ws
+from .._runtime.waiting import statusread as _statusread
+from .._runtime.waiting import waiter as _waiter
+from .._runtime.wire import serde as _s
 from ..errors import ExportCanceled, ExportFailed, ExportStalled, ExportTimeout
 from ..models.error_detail import ErrorDetail
 from ..models.export import Export
@@ -26,7 +26,7 @@ from ..models.export_request import ExportRequest
 from ..models.export_status import ExportStatus
 
 if _t.TYPE_CHECKING:
-    from .._runtime import handle as _handle
+    from .._runtime.waiting import handle as _handle
 
 __all__ = [
     "AsyncExports",
@@ -442,7 +442,7 @@ class Exports:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.JobHandle(
             self._export_waiter,
@@ -471,7 +471,7 @@ class Exports:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
@@ -809,7 +809,7 @@ class AsyncExports:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.AsyncJobHandle(
             self._export_waiter,
@@ -838,7 +838,7 @@ class AsyncExports:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(

@@ -8,7 +8,7 @@ import typing as _t
 
 import attrs
 
-from .._runtime import serde as _s
+from .._runtime.wire import serde as _s
 
 if _t.TYPE_CHECKING:
     from .document_result import DocumentResult

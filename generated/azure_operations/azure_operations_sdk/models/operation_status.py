@@ -9,7 +9,7 @@ import uuid
 
 import attrs
 
-from .._runtime import serde as _s
+from .._runtime.wire import serde as _s
 
 if _t.TYPE_CHECKING:
     from .analysis_result import AnalysisResult

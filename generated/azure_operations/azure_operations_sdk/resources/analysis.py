@@ -10,15 +10,15 @@ import uuid
 
 import httpx
 
-from .._runtime import http as _http
-from .._runtime import jobhttp as _jobhttp
-from .._runtime import opurl as _opurl
-from .._runtime import response as _resp
-from .._runtime import serde as _s
-from .._runtime import statusread as _statusread
-from .._runtime import waiter as _waiter
-from .._runtime import waitspec as _ws
-from .._runtime.http import path_param as _path
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
+from .._runtime.http.layer import path_param as _path
+from .._runtime.waiting import jobhttp as _jobhttp
+from .._runtime.waiting import opurl as _opurl
+from .._runtime.waiting import spec as _ws
+from .._runtime.waiting import statusread as _statusread
+from .._runtime.waiting import waiter as _waiter
+from .._runtime.wire import serde as _s
 from ..errors import AnalysisCanceled, AnalysisFailed, AnalysisStalled, AnalysisTimeout
 from ..models.analysis_result import AnalysisResult
 from ..models.analyze_request import AnalyzeRequest
@@ -26,7 +26,7 @@ from ..models.error_detail import ErrorDetail
 from ..models.operation_status import OperationStatus
 
 if _t.TYPE_CHECKING:
-    from .._runtime import handle as _handle
+    from .._runtime.waiting import handle as _handle
 
 __all__ = [
     "Analysis",
@@ -461,7 +461,7 @@ class Analysis:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.JobHandle(
             self._analysis_waiter,
@@ -492,7 +492,7 @@ class Analysis:
         One idempotency key is sent with the create (and reused if it is retried).
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
@@ -845,7 +845,7 @@ class AsyncAnalysis:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.AsyncJobHandle(
             self._analysis_waiter,
@@ -876,7 +876,7 @@ class AsyncAnalysis:
         One idempotency key is sent with the create (and reused if it is retried).
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(

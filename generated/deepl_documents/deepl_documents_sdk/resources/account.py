@@ -8,8 +8,8 @@ import functools
 
 import httpx
 
-from .._runtime import http as _http
-from .._runtime import response as _resp
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
 from ..models.usage import Usage
 
 __all__ = [

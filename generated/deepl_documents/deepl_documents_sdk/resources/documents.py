@@ -9,17 +9,17 @@ import typing as _t
 
 import httpx
 
-from .._runtime import carry as _carry
-from .._runtime import download as _dl
-from .._runtime import http as _http
-from .._runtime import jobhttp as _jobhttp
-from .._runtime import response as _resp
-from .._runtime import serde as _s
-from .._runtime import statusread as _statusread
-from .._runtime import waiter as _waiter
-from .._runtime import waitspec as _ws
-from .._runtime.http import multipart as _multipart
-from .._runtime.http import path_param as _path
+from .._runtime.http import download as _dl
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
+from .._runtime.http.layer import multipart as _multipart
+from .._runtime.http.layer import path_param as _path
+from .._runtime.waiting import carry as _carry
+from .._runtime.waiting import jobhttp as _jobhttp
+from .._runtime.waiting import spec as _ws
+from .._runtime.waiting import statusread as _statusread
+from .._runtime.waiting import waiter as _waiter
+from .._runtime.wire import serde as _s
 from ..errors import DocumentCanceled, DocumentFailed, DocumentStalled, DocumentTimeout
 from ..models.document_handle import DocumentHandle
 from ..models.document_key import DocumentKey
@@ -27,7 +27,7 @@ from ..models.document_status import DocumentStatus
 from ..models.document_upload import DocumentUpload
 
 if _t.TYPE_CHECKING:
-    from .._runtime import handle as _handle
+    from .._runtime.waiting import handle as _handle
 
 __all__ = [
     "AsyncDocuments",
@@ -526,7 +526,7 @@ class Documents:
             document_key: Returned by the create call; sent with every call of the job
                 (not needed with ``resume``: the token keeps it).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.JobHandle(
             self._document_waiter,
@@ -556,7 +556,7 @@ class Documents:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
@@ -979,7 +979,7 @@ class AsyncDocuments:
             document_key: Returned by the create call; sent with every call of the job
                 (not needed with ``resume``: the token keeps it).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.AsyncJobHandle(
             self._document_waiter,
@@ -1009,7 +1009,7 @@ class AsyncDocuments:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(

@@ -6,6 +6,12 @@ verbatim into it as its `_runtime` package, so they import one another relativel
 depend only on the standard library, httpx, attrs and tenacity. Generated code imports
 from the submodules; the names below are the public surface. An SDK's copy of this
 table names only the modules it ships: any other name is an AttributeError.
+
+The modules are grouped by concern, each group importing only from those before it:
+`shared` (errors, how URLs are shown, delays, clocks), `wire` (typed decoding and
+encoding, parameter styles, request bodies), `http` (credentials, requests and their
+retries, responses, pages, events), `waiting` (the decision core, the sync and async
+waiters, handles), then `webhooks` and `fleet`.
 """
 
 from __future__ import annotations
@@ -14,8 +20,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .display import ProgressDisplay
-    from .errors import (
+    from .fleet.limit import RedisRateLimiter
+    from .fleet.waits import CeleryWaits
+    from .http.retry import RetryPolicy, async_call_with_retries, call_with_retries
+    from .http.retry_after import parse_delay, parse_retry_after
+    from .http.statuses import status_error_for
+    from .shared.errors import (
         APIConnectionError,
         APIStatusError,
         APITimeoutError,
@@ -43,17 +53,13 @@ if TYPE_CHECKING:
         UnreadableStatus,
         WaitError,
     )
-    from .fleet import CeleryWaits
-    from .fleetlimit import RedisRateLimiter
-    from .handle import AsyncJobHandle, JobHandle, PollDecision
-    from .policy import backoff
-    from .ratelimit import RateLimiter, StatusLimiter
-    from .retry import RetryPolicy, async_call_with_retries, call_with_retries
-    from .retry_after import parse_delay, parse_retry_after
-    from .statuses import status_error_for
-    from .timing import Timing
-    from .waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
-    from .waitspec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+    from .shared.policy import backoff
+    from .shared.timing import Timing
+    from .waiting.display import ProgressDisplay
+    from .waiting.handle import AsyncJobHandle, JobHandle, PollDecision
+    from .waiting.ratelimit import RateLimiter, StatusLimiter
+    from .waiting.spec import HeaderHint, JobOutcome, JobSpec, PollEvent, WaitConfig
+    from .waiting.waiter import AsyncJobOutcomes, AsyncJobWaiter, SyncJobWaiter
 
 __all__ = [
     "APIConnectionError",
@@ -110,56 +116,56 @@ __all__ = [
 
 # Names load on first use: importing the package (as every SDK module does) stays cheap.
 _HOMES = {
-    "APIConnectionError": "errors",
-    "APIStatusError": "errors",
-    "APITimeoutError": "errors",
-    "AsyncJobHandle": "handle",
-    "AsyncJobOutcomes": "waiter",
-    "AsyncJobWaiter": "waiter",
-    "AuthenticationError": "errors",
-    "BadRequestError": "errors",
-    "CeleryWaits": "fleet",
-    "ConflictError": "errors",
-    "DecodeError": "errors",
-    "HeaderHint": "waitspec",
-    "InternalServerError": "errors",
-    "InvalidResumeToken": "errors",
-    "JobCanceled": "errors",
-    "JobFailed": "errors",
-    "JobHandle": "handle",
-    "JobOutcome": "waitspec",
-    "JobSpec": "waitspec",
-    "JobStalled": "errors",
-    "JobTimeout": "errors",
-    "MissingJobId": "errors",
-    "NoCancelOperation": "errors",
-    "NoResultOperation": "errors",
-    "NotFoundError": "errors",
-    "PermissionDeniedError": "errors",
-    "PollDecision": "handle",
-    "PollEvent": "waitspec",
-    "ProgressDisplay": "display",
-    "RateLimitError": "errors",
-    "RateLimiter": "ratelimit",
-    "RecordDecodeError": "errors",
-    "RedisRateLimiter": "fleetlimit",
-    "RetryPolicy": "retry",
-    "SDKError": "errors",
-    "StatusLimiter": "ratelimit",
-    "StatusUnavailable": "errors",
-    "SyncJobWaiter": "waiter",
-    "Timing": "timing",
-    "UnknownJobState": "errors",
-    "UnprocessableEntityError": "errors",
-    "UnreadableStatus": "errors",
-    "WaitConfig": "waitspec",
-    "WaitError": "errors",
-    "async_call_with_retries": "retry",
-    "backoff": "policy",
-    "call_with_retries": "retry",
-    "parse_delay": "retry_after",
-    "parse_retry_after": "retry_after",
-    "status_error_for": "statuses",
+    "APIConnectionError": "shared.errors",
+    "APIStatusError": "shared.errors",
+    "APITimeoutError": "shared.errors",
+    "AsyncJobHandle": "waiting.handle",
+    "AsyncJobOutcomes": "waiting.waiter",
+    "AsyncJobWaiter": "waiting.waiter",
+    "AuthenticationError": "shared.errors",
+    "BadRequestError": "shared.errors",
+    "CeleryWaits": "fleet.waits",
+    "ConflictError": "shared.errors",
+    "DecodeError": "shared.errors",
+    "HeaderHint": "waiting.spec",
+    "InternalServerError": "shared.errors",
+    "InvalidResumeToken": "shared.errors",
+    "JobCanceled": "shared.errors",
+    "JobFailed": "shared.errors",
+    "JobHandle": "waiting.handle",
+    "JobOutcome": "waiting.spec",
+    "JobSpec": "waiting.spec",
+    "JobStalled": "shared.errors",
+    "JobTimeout": "shared.errors",
+    "MissingJobId": "shared.errors",
+    "NoCancelOperation": "shared.errors",
+    "NoResultOperation": "shared.errors",
+    "NotFoundError": "shared.errors",
+    "PermissionDeniedError": "shared.errors",
+    "PollDecision": "waiting.handle",
+    "PollEvent": "waiting.spec",
+    "ProgressDisplay": "waiting.display",
+    "RateLimitError": "shared.errors",
+    "RateLimiter": "waiting.ratelimit",
+    "RecordDecodeError": "shared.errors",
+    "RedisRateLimiter": "fleet.limit",
+    "RetryPolicy": "http.retry",
+    "SDKError": "shared.errors",
+    "StatusLimiter": "waiting.ratelimit",
+    "StatusUnavailable": "shared.errors",
+    "SyncJobWaiter": "waiting.waiter",
+    "Timing": "shared.timing",
+    "UnknownJobState": "shared.errors",
+    "UnprocessableEntityError": "shared.errors",
+    "UnreadableStatus": "shared.errors",
+    "WaitConfig": "waiting.spec",
+    "WaitError": "shared.errors",
+    "async_call_with_retries": "http.retry",
+    "backoff": "shared.policy",
+    "call_with_retries": "http.retry",
+    "parse_delay": "http.retry_after",
+    "parse_retry_after": "http.retry_after",
+    "status_error_for": "http.statuses",
 }
 
 

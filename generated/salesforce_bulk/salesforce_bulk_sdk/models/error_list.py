@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from .._runtime import serde as _s
+from .._runtime.wire import serde as _s
 
 if _t.TYPE_CHECKING:
     from .error import Error

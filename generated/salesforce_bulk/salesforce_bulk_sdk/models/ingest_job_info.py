@@ -8,7 +8,7 @@ import typing as _t
 
 import attrs
 
-from .._runtime import serde as _s
+from .._runtime.wire import serde as _s
 from .column_delimiter import ColumnDelimiter
 from .job_state import JobState
 from .line_ending import LineEnding

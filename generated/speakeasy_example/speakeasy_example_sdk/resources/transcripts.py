@@ -9,14 +9,14 @@ import typing as _t
 
 import httpx
 
-from .._runtime import http as _http
-from .._runtime import jobhttp as _jobhttp
-from .._runtime import response as _resp
-from .._runtime import serde as _s
-from .._runtime import statusread as _statusread
-from .._runtime import waiter as _waiter
-from .._runtime import waitspec as _ws
-from .._runtime.http import path_param as _path
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
+from .._runtime.http.layer import path_param as _path
+from .._runtime.waiting import jobhttp as _jobhttp
+from .._runtime.waiting import spec as _ws
+from .._runtime.waiting import statusread as _statusread
+from .._runtime.waiting import waiter as _waiter
+from .._runtime.wire import serde as _s
 from ..errors import (
     TranscriptCanceled,
     TranscriptFailed,
@@ -27,7 +27,7 @@ from ..models.transcript import Transcript
 from ..models.transcript_request import TranscriptRequest
 
 if _t.TYPE_CHECKING:
-    from .._runtime import handle as _handle
+    from .._runtime.waiting import handle as _handle
 
 __all__ = [
     "AsyncTranscripts",
@@ -366,7 +366,7 @@ class Transcripts:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.JobHandle(
             self._transcript_waiter,
@@ -395,7 +395,7 @@ class Transcripts:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
@@ -685,7 +685,7 @@ class AsyncTranscripts:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.AsyncJobHandle(
             self._transcript_waiter,
@@ -714,7 +714,7 @@ class AsyncTranscripts:
         The create is sent once: without an idempotency key it is never retried.
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(

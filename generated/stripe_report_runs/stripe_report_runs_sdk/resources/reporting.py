@@ -9,15 +9,15 @@ import typing as _t
 
 import httpx
 
-from .._runtime import http as _http
-from .._runtime import jobhttp as _jobhttp
-from .._runtime import pagination as _pages
-from .._runtime import response as _resp
-from .._runtime import serde as _s
-from .._runtime import statusread as _statusread
-from .._runtime import waiter as _waiter
-from .._runtime import waitspec as _ws
-from .._runtime.http import path_param as _path
+from .._runtime.http import layer as _http
+from .._runtime.http import pagination as _pages
+from .._runtime.http import response as _resp
+from .._runtime.http.layer import path_param as _path
+from .._runtime.waiting import jobhttp as _jobhttp
+from .._runtime.waiting import spec as _ws
+from .._runtime.waiting import statusread as _statusread
+from .._runtime.waiting import waiter as _waiter
+from .._runtime.wire import serde as _s
 from ..errors import (
     ReportRunCanceled,
     ReportRunFailed,
@@ -29,7 +29,7 @@ from ..models.report_run_list import ReportRunList
 from ..models.reporting_report_run import ReportingReportRun
 
 if _t.TYPE_CHECKING:
-    from .._runtime import handle as _handle
+    from .._runtime.waiting import handle as _handle
 
 __all__ = [
     "AsyncReporting",
@@ -451,7 +451,7 @@ class Reporting:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.JobHandle(
             self._report_run_waiter,
@@ -480,7 +480,7 @@ class Reporting:
         One idempotency key is sent with the create (and reused if it is retried).
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
@@ -801,7 +801,7 @@ class AsyncReporting:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.AsyncJobHandle(
             self._report_run_waiter,
@@ -830,7 +830,7 @@ class AsyncReporting:
         One idempotency key is sent with the create (and reused if it is retried).
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(

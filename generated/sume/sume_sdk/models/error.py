@@ -7,7 +7,7 @@ import typing as _t
 
 import attrs
 
-from .._runtime import serde as _s
+from .._runtime.wire import serde as _s
 
 __all__ = ["Error"]
 

@@ -9,16 +9,16 @@ import typing as _t
 
 import httpx
 
-from .._runtime import download as _dl
-from .._runtime import http as _http
-from .._runtime import hybrid as _hybrid
-from .._runtime import jobhttp as _jobhttp
-from .._runtime import response as _resp
-from .._runtime import serde as _s
-from .._runtime import statusread as _statusread
-from .._runtime import waiter as _waiter
-from .._runtime import waitspec as _ws
-from .._runtime.http import path_param as _path
+from .._runtime.http import download as _dl
+from .._runtime.http import layer as _http
+from .._runtime.http import response as _resp
+from .._runtime.http.layer import path_param as _path
+from .._runtime.waiting import jobhttp as _jobhttp
+from .._runtime.waiting import spec as _ws
+from .._runtime.waiting import statusread as _statusread
+from .._runtime.waiting import waiter as _waiter
+from .._runtime.webhooks import hybrid as _hybrid
+from .._runtime.wire import serde as _s
 from ..errors import SumeJobCanceled, SumeJobFailed, SumeJobStalled, SumeJobTimeout
 from ..models.create_job_request import CreateJobRequest
 from ..models.job import Job
@@ -27,9 +27,9 @@ from ..models.job_error import JobError
 from ..models.job_result_envelope import JobResultEnvelope
 
 if _t.TYPE_CHECKING:
-    from .._runtime import events as _events
-    from .._runtime import handle as _handle
-    from .._runtime import webhooks as _wh
+    from .._runtime.http import events as _events
+    from .._runtime.waiting import handle as _handle
+    from .._runtime.webhooks import deliveries as _wh
 
 __all__ = [
     "AsyncJobs",
@@ -162,7 +162,7 @@ def _stream_events_request(
 
 
 def _stream_events_event(data: str) -> Job:
-    from .._runtime import events as _events
+    from .._runtime.http import events as _events
 
     result: Job = _events.json_data(data, Job.from_dict)
     return result
@@ -331,7 +331,7 @@ class Jobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
-        from .._runtime import events as _events
+        from .._runtime.http import events as _events
 
         options = _stream_events_request(
             job_id,
@@ -591,7 +591,7 @@ class Jobs:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.JobHandle(
             self._job_waiter,
@@ -620,7 +620,7 @@ class Jobs:
         One idempotency key is sent with the create (and reused if it is retried).
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         def create(key: str | None, time_left: float | None) -> httpx.Response:
             return self._http.request(
@@ -658,7 +658,7 @@ class Jobs:
         ``max_body`` bytes. ``secret`` defaults to the ``SUME_WEBHOOK_SECRET``
         environment variable; its key must be at least 16 bytes.
         """
-        from .._runtime import webhooks as _wh
+        from .._runtime.webhooks import deliveries as _wh
 
         spec = _wh.WebhookSpec(
             scheme="standard-webhooks",
@@ -836,7 +836,7 @@ class AsyncJobs:
             job_id: The job's id, as returned by createJob.
 
         ``GET /v1/jobs/{job_id}/events`` (operationId ``streamJobEvents``)."""
-        from .._runtime import events as _events
+        from .._runtime.http import events as _events
 
         options = _stream_events_request(
             job_id,
@@ -1102,7 +1102,7 @@ class AsyncJobs:
             stall_after: Seconds without a change of state or progress before
                 ``poll()`` raises ``JobStalled`` (default: the job's own, if declared).
         """
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         return _handle.AsyncJobHandle(
             self._job_waiter,
@@ -1131,7 +1131,7 @@ class AsyncJobs:
         One idempotency key is sent with the create (and reused if it is retried).
         """
 
-        from .._runtime import handle as _handle
+        from .._runtime.waiting import handle as _handle
 
         async def create(key: str | None, time_left: float | None) -> httpx.Response:
             return await self._http.request(
@@ -1169,7 +1169,7 @@ class AsyncJobs:
         ``max_body`` bytes. ``secret`` defaults to the ``SUME_WEBHOOK_SECRET``
         environment variable; its key must be at least 16 bytes.
         """
-        from .._runtime import webhooks as _wh
+        from .._runtime.webhooks import deliveries as _wh
 
         spec = _wh.WebhookSpec(
             scheme="standard-webhooks",
