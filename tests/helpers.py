@@ -58,6 +58,32 @@ def write(path: Path, text: str) -> Path:
 PYRIGHT = Path(sys.executable).with_name("pyright")
 
 
+def own_modules(package: Path) -> list[Path]:
+    """The modules of a generated ``package`` that its spec shaped: all but the runtime,
+    whose modules are the same in every SDK (copied verbatim; only ``_runtime/__init__.py``,
+    which names what ships, is written per SDK and is included)."""
+    runtime = package / "_runtime"
+    return sorted(
+        p
+        for p in package.rglob("*.py")
+        if not p.is_relative_to(runtime) or p == runtime / "__init__.py"
+    )
+
+
+def typecheck_paths(packages: list[Path], runtime_seen: set[str]) -> list[Path]:
+    """What a type checker needs to see of generated ``packages`` to cover them all: the
+    modules each spec shaped, and each runtime module once (``runtime_seen``: the names of
+    those already covered; updated)."""
+    paths: list[Path] = []
+    for package in packages:
+        paths += own_modules(package)
+        for module in sorted((package / "_runtime").glob("*.py")):
+            if module.name not in runtime_seen and module.name != "__init__.py":
+                runtime_seen.add(module.name)
+                paths.append(module)
+    return paths
+
+
 def pyright_strict(packages: list[Path], folder: Path) -> tuple[list[str], int]:
     """pyright --strict over ``packages`` at the SDKs' Python floor (3.9), configured in
     ``folder``: each error or warning as ``file:line: message (rule)``, and the number of
