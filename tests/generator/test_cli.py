@@ -281,10 +281,11 @@ _OTHER_COMMANDS = (
     "jobgen.demo",
 )
 # What a plain generation of an OpenAPI 3 spec does not use: the simulator's and the live
-# display's libraries, the Swagger 2.0 converter, the readers of the Speakeasy and AIP-151
-# dialects (sume.yaml shows neither) and the shape analysis they use, importlib.resources
+# display's libraries, the Swagger 2.0 converter, the readers of the Azure, Speakeasy and AIP-151
+# dialects (sume.yaml shows none of them) and the shape analysis they use, importlib.resources
 # (the templates are found by the import system's spec of their package).
 _NOT_FOR_GENERATE = (
+    "jobgen.model.declare.azure",
     "jobgen.model.declare.speakeasy",
     "jobgen.model.declare.aip151",
     "jobgen.model.shapes",
