@@ -11,17 +11,17 @@ import pytest
 
 from tests.helpers import ROOT
 
-MODULES = ("tests/generator/test_wording.py", "tests/generator/test_manifest.py")
+MODULE = "tests/generator/test_wording.py"
 
 
-def test_each_module_runs_on_one_worker_under_loadgroup() -> None:
+def test_the_groups_reach_pytest_xdist_under_loadgroup() -> None:
     """The groups of tests/conftest.py reach pytest-xdist, which shows each as the
     ``@group`` of a node id. When they are lost (pytest 9.2 with pytest-xdist 3.8:
     pytest-dev/pytest-xdist#1386; or a hook that adds them after xdist has read them)
     every test is scheduled alone, nothing fails and the suite just takes longer."""
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v"]
-        + ["-p", "no:cacheprovider", *MODULES],
+        [sys.executable, "-m", "pytest", "-n", "1", "--dist", "loadgroup", "-v"]
+        + ["-p", "no:cacheprovider", MODULE],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -29,9 +29,7 @@ def test_each_module_runs_on_one_worker_under_loadgroup() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    ran = re.findall(r"^\[(gw\d+)\] .*PASSED (\S+?)::\S+?(@\S+)?\s*$", proc.stdout, re.MULTILINE)
-    assert len(ran) >= 10, proc.stdout[-2000:]
-    lost = [test for _, test, group in ran if group != f"@{test}"]
+    ran = re.findall(r"^\[gw\d+\] .*PASSED (\S+?)::\S+?(@\S+)?\s*$", proc.stdout, re.MULTILINE)
+    assert len(ran) >= 5, proc.stdout[-2000:]
+    lost = [test for test, group in ran if group != f"@{test}"]
     assert not lost, f"--dist loadgroup lost the groups (pytest {pytest.__version__})"
-    workers = {test: {worker for worker, t, _ in ran if t == test} for _, test, _ in ran}
-    assert all(len(w) == 1 for w in workers.values()), workers
