@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -10,7 +11,7 @@ from types import ModuleType
 import pytest
 
 from jobgen.server import SelfCheck
-from tests.helpers import REAL_SPECS, TEST_SPECS, imported_sdk
+from tests.helpers import REAL_SPECS, TEST_SPECS, CommittedSdks, imported_sdk
 from tests.real.conftest import RealSdks
 
 # Every simulated server of the suite checks its own answers against the spec, strictly:
@@ -40,6 +41,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         )
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``make test``: ``--dist loadgroup``) a module's tests run on one
     worker, so its module fixtures (a built wheel, a generated SDK) are made once; the
@@ -58,6 +60,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         else:
             group = "real"
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session")
+def committed_sdks() -> Iterator[CommittedSdks]:
+    """Every SDK of [tool.jobgen], imported from its committed folder in generated/; one
+    import per session, shared by the waiter and end-to-end tests (two imports of a
+    package on one worker would give two copies of its classes); unimported afterwards."""
+    saved = {n: m for n, m in sys.modules.items() if n.split(".")[0].endswith("_sdk")}
+    sdks = CommittedSdks()
+    sdks.load()
+    try:
+        yield sdks
+    finally:
+        sdks.unload()
+        sys.modules.update({n: m for n, m in saved.items() if sdks.ours(n)})
 
 
 @pytest.fixture(scope="session")

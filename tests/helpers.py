@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+from jobgen.config import load_targets
 from jobgen.pipeline import Target, generate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +59,32 @@ def write(path: Path, text: str) -> Path:
 PYRIGHT = Path(sys.executable).with_name("pyright")
 
 
+def own_modules(package: Path) -> list[Path]:
+    """The modules of a generated ``package`` that its spec shaped: all but the runtime,
+    whose modules are the same in every SDK (copied verbatim; only ``_runtime/__init__.py``,
+    which names what ships, is written per SDK and is included)."""
+    runtime = package / "_runtime"
+    return sorted(
+        p
+        for p in package.rglob("*.py")
+        if not p.is_relative_to(runtime) or p == runtime / "__init__.py"
+    )
+
+
+def typecheck_paths(packages: list[Path], runtime_seen: set[str]) -> list[Path]:
+    """What a type checker needs to see of generated ``packages`` to cover them all: the
+    modules each spec shaped, and each runtime module once (``runtime_seen``: the names of
+    those already covered; updated)."""
+    paths: list[Path] = []
+    for package in packages:
+        paths += own_modules(package)
+        for module in sorted((package / "_runtime").glob("*.py")):
+            if module.name not in runtime_seen and module.name != "__init__.py":
+                runtime_seen.add(module.name)
+                paths.append(module)
+    return paths
+
+
 def pyright_strict(packages: list[Path], folder: Path) -> tuple[list[str], int]:
     """pyright --strict over ``packages`` at the SDKs' Python floor (3.9), configured in
     ``folder``: each error or warning as ``file:line: message (rule)``, and the number of
@@ -83,3 +110,58 @@ def pyright_strict(packages: list[Path], folder: Path) -> tuple[list[str], int]:
         if d["severity"] in ("error", "warning")
     ]
     return problems, int(report["summary"]["filesAnalyzed"])
+
+
+class CommittedSdks:
+    """The SDKs of [tool.jobgen], imported once per session from generated/.
+
+    Other tests import SDKs of the same package names (generated anew into a temporary
+    folder) and unimport them, which takes these out of ``sys.modules`` too; a lazy import
+    inside one of these would then load a second copy of a module, whose classes are not
+    the first's. :meth:`active` puts every module of theirs back for a test."""
+
+    def __init__(self) -> None:
+        targets = load_targets(ROOT / "pyproject.toml")
+        self.paths = [str(ROOT / t.output) for t in targets]
+        self.packages = {t.package for t in targets if t.package is not None}
+        self.modules: dict[str, ModuleType] = {}
+        self._known: dict[str, ModuleType] = {}
+
+    def ours(self, name: str) -> bool:
+        return name.split(".")[0] in self.packages
+
+    def _mine(self) -> dict[str, ModuleType]:
+        generated = str(ROOT / "generated")
+        return {
+            n: m
+            for n, m in sys.modules.items()
+            if self.ours(n) and (getattr(m, "__file__", None) or "").startswith(generated)
+        }
+
+    @contextmanager
+    def active(self) -> Iterator[dict[str, ModuleType]]:
+        """For one test: every module of these SDKs in ``sys.modules`` (those the test
+        imports lazily are remembered for the next)."""
+        sys.modules.update(self._known)
+        try:
+            yield self.modules
+        finally:
+            self._known.update(self._mine())
+
+    def load(self) -> None:
+        for name in [n for n in sys.modules if self.ours(n)]:
+            del sys.modules[name]
+        sys.path[:0] = self.paths
+        for package in sorted(self.packages):
+            module = importlib.import_module(package)
+            importlib.import_module(f"{package}.errors")
+            importlib.import_module(f"{package}.models")
+            assert module.__file__ and module.__file__.startswith(str(ROOT / "generated"))
+            self.modules[package] = module
+        self._known = self._mine()
+
+    def unload(self) -> None:
+        for path in self.paths:
+            sys.path.remove(path)
+        for name in [n for n in sys.modules if self.ours(n)]:
+            del sys.modules[name]

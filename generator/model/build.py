@@ -18,7 +18,6 @@ from ..spec.loader import Document, SpecSet, load_document, load_spec
 from ..spec.specschema import merge_problems
 from . import ir
 from .declare import build_jobs
-from .declare.azure import STATUS_MODEL, read_azure
 from .declare.dialects import import_dialects
 from .declare.imported import Imported
 from .declare.webhooks import WebhookOperations
@@ -365,15 +364,19 @@ def _imported(
     AIP-151 operations), or None when it declares none."""
     name = spec.root.name
     made: list[ir.TypeRef] = []
+    if _marks_lros(root):
+        # Azure's reader is loaded only for a spec that marks a long-running operation.
+        from .declare.azure import STATUS_MODEL, read_azure
 
-    def status_model() -> ir.TypeRef:
-        if not made:
-            made.append(
-                schemas.named(STATUS_MODEL, Location(name, "/x-jobgen-imported/OperationStatus"))
-            )
-        return made[0]
+        def status_model() -> ir.TypeRef:
+            if not made:
+                at = Location(name, "/x-jobgen-imported/OperationStatus")
+                made.append(schemas.named(STATUS_MODEL, at))
+            return made[0]
 
-    imported = read_azure(root, name, by_id, schemas.schemas, warnings, status_model)
+        imported = read_azure(root, name, by_id, schemas.schemas, warnings, status_model)
+    else:
+        imported = Imported({}, {}, {})
     found = import_dialects(spec, by_id, schemas.schemas, problems, warnings)
     imported = imported.with_jobs(found, set())
     if not imported.jobs:
@@ -382,6 +385,19 @@ def _imported(
         job: str(spec.source(Problem(at, "")).location) for job, at in imported.origins.items()
     }
     return attrs.evolve(imported, shown=shown)
+
+
+def _marks_lros(root: dict[str, Any]) -> bool:
+    """Whether an operation of the root document says ``x-ms-long-running-operation``."""
+    paths = root.get("paths")
+    return any(
+        isinstance(item, dict)
+        and any(
+            isinstance(op, dict) and op.get("x-ms-long-running-operation") is True
+            for op in item.values()
+        )
+        for item in (paths.values() if isinstance(paths, dict) else ())
+    )
 
 
 _BEARER = "bearer"

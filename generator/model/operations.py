@@ -9,7 +9,7 @@ import attrs
 
 from ..problems import Location, Problem, SpecError
 from ..spec.loader import SpecSet
-from ..spec.swagger2 import WIRE_PATH
+from ..spec.wire import WIRE_PATH
 from . import ir
 from .names import NameSet, file_stem, pascal, snake, words
 from .schemas import SchemaBuilder

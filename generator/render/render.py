@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib.resources
+import importlib.util
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -49,8 +49,18 @@ __all__ = ["RUNTIME_DIR", "TEMPLATES_DIR", "UnescapedText", "environment", "rend
 # Both ship inside the wheel: templates/ as the data package jobgen.templates. Named from
 # this package's own top level, which an installed jobgen calls ``jobgen``.
 _TOP = __name__.partition(".")[0]
-TEMPLATES_DIR = Path(str(importlib.resources.files(f"{_TOP}.templates")))
-RUNTIME_DIR = Path(str(importlib.resources.files(f"{_TOP}.runtime")))
+
+
+def _folder(package: str) -> Path:
+    """The folder of ``package``, found without importing it (nor importlib.resources)."""
+    found = importlib.util.find_spec(package)
+    if found is None or not found.submodule_search_locations:  # pragma: no cover - broken install
+        raise ImportError(f"{package} is missing from this installation of jobgen")
+    return Path(next(iter(found.submodule_search_locations)))
+
+
+TEMPLATES_DIR = _folder(f"{_TOP}.templates")
+RUNTIME_DIR = _folder(f"{_TOP}.runtime")
 
 _ERROR_TREE = """SDKError
  +-- APIConnectionError

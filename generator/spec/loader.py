@@ -32,7 +32,6 @@ from urllib.parse import unquote
 import attrs
 
 from ..problems import Location, Nearest, Problem, SpecError, pointer_join
-from . import swagger2
 from .specschema import check_spec_schema
 
 __all__ = [
@@ -386,13 +385,25 @@ def _parse(text: str, path: Path, name: str) -> Any:
     return _parse_yaml(text, name)
 
 
+def _original_pointer(pointer: str, sources: dict[str, str]) -> str:
+    """The pointer in the Swagger 2.0 document of what is at ``pointer`` in its conversion
+    (``sources`` is empty for an OpenAPI 3 document: the pointer is its own)."""
+    if not sources:
+        return pointer
+    from . import swagger2
+
+    return swagger2.original_pointer(pointer, sources)
+
+
 def load_document(path: Path, name: str) -> Document:
     """Read and parse one file; any failure is a SpecError naming it."""
     raw = _read_bytes(path, name)
     data = _parse(_decode(raw, name), path, name)
     errors, warnings = check_spec_schema(data, name)
     sources: dict[str, str] = {}
-    if swagger2.is_swagger2(data):
+    if isinstance(data, dict) and str(data.get("swagger")) == "2.0":
+        from . import swagger2  # only for Swagger 2.0 documents
+
         data, sources, converted = swagger2.convert(data, name)
         warnings = [*warnings, *converted]
     return Document(
@@ -522,7 +533,7 @@ class SpecSet:
             return problem
         if not document.sources:
             return problem
-        pointer = swagger2.original_pointer(location.pointer, document.sources)
+        pointer = _original_pointer(location.pointer, document.sources)
         return Problem(Location(location.file, pointer), problem.message)
 
     def reading_warnings(self) -> list[Problem]:
@@ -575,7 +586,7 @@ class SpecSet:
         try:
             node = _walk_pointer(document.data, pointer, at, self._near)
         except SpecError as missing:
-            shown = swagger2.original_pointer(pointer, document.sources)
+            shown = _original_pointer(pointer, document.sources)
             if shown == pointer:  # an OpenAPI 3 document: the message and its guess stand
                 raise
             raise SpecError.at(at, f"target '{shown}' does not exist") from missing

@@ -41,11 +41,10 @@ import urllib.parse
 from typing import Any
 
 from ..problems import Location, Problem, SpecError, pointer_join
+from .wire import WIRE_PATH
 
 __all__ = ["WIRE_PATH", "convert", "is_swagger2", "original_pointer"]
 
-WIRE_PATH = "x-jobgen-wire-path"
-"""On a converted path item: the path its operations send (the key is the 2.0 one)."""
 
 _MOVED = {
     "#/definitions/": "#/components/schemas/",

@@ -4,45 +4,21 @@ simulated server per spec, and `e2e`: every spec, with `Client` and with `AsyncC
 from __future__ import annotations
 
 import gc
-import importlib
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
 
 from jobgen.server import RunningServer, run_server
-from tests.e2e.support import APIS, BY_ID, E2E, ROOT
+from tests.e2e.support import APIS, BY_ID, E2E
+from tests.helpers import CommittedSdks
 
 
-@pytest.fixture(scope="session")
-def e2e_sdks() -> Iterator[dict[str, ModuleType]]:
-    """Every example SDK, imported from its committed folder; unimported afterwards."""
-    paths = [str(api.output) for api in APIS.values()]
-    packages = {api.package for api in APIS.values()}
-
-    def ours(name: str) -> bool:
-        return name.split(".")[0] in packages
-
-    saved = {name: module for name, module in sys.modules.items() if ours(name)}
-    for name in saved:
-        del sys.modules[name]
-    sys.path[:0] = paths
-    try:
-        modules = {}
-        for api in APIS.values():
-            module = importlib.import_module(api.package)
-            importlib.import_module(f"{api.package}.models")
-            assert module.__file__ is not None
-            assert module.__file__.startswith(str(ROOT / "generated"))
-            modules[api.name] = module
-        yield modules
-    finally:
-        for path in paths:
-            sys.path.remove(path)
-        for name in [name for name in sys.modules if ours(name)]:
-            del sys.modules[name]
-        sys.modules.update(saved)
+@pytest.fixture
+def e2e_sdks(committed_sdks: CommittedSdks) -> Iterator[dict[str, ModuleType]]:
+    """Every example SDK, imported from its committed folder, by API name."""
+    with committed_sdks.active() as modules:
+        yield {api.name: modules[api.package] for api in APIS.values()}
 
 
 @pytest.fixture(scope="session")

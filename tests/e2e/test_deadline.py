@@ -67,10 +67,10 @@ def test_a_job_that_never_finishes_times_out_within_the_deadline(e2e: E2E) -> No
 def test_a_resume_token_continues_the_wait_in_a_fresh_client(e2e: E2E) -> None:
     # A Retry-After beyond the time left ends the first wait at once (W5); the job
     # finishes 0.15 s after it was created, and a fresh client resumes with the token.
-    job_id = e2e.job({"states": [{"state": e2e.api.pending, "seconds": 0.15}], "retry_after": 5})
+    job_id = e2e.job({"states": [{"state": e2e.api.pending, "seconds": 0.15}], "retry_after": 2})
 
     with pytest.raises(e2e.sdk.JobTimeout) as caught:
-        e2e.run(lambda jobs: jobs.wait_for_job(job_id, deadline=3))
+        e2e.run(lambda jobs: jobs.wait_for_job(job_id, deadline=1))
 
     assert e2e.duration < 0.15
     assert len(e2e.polls(job_id)) == 1

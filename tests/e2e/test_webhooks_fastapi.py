@@ -22,6 +22,7 @@ import pytest
 from jobgen.server import RunningServer, run_server
 from jobgen.server.listen import base_url, bind, make_server
 from tests.e2e.support import APIS, KEY, ROOT
+from tests.helpers import CommittedSdks
 
 SECRET = "whsec_" + base64.b64encode(b"fastapi example secret, 32 bytes").decode()
 PATIENCE = 10.0
@@ -43,7 +44,7 @@ def sume_server() -> Iterator[RunningServer]:
 @pytest.fixture(scope="module")
 def example(
     sume_server: RunningServer,
-    e2e_sdks: dict[str, ModuleType],
+    committed_sdks: CommittedSdks,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[ModuleType, str]]:
     """The example app, imported from the docs and served on a free port."""
@@ -63,7 +64,8 @@ def example(
         spec = importlib.util.spec_from_file_location("fastapi_example", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        with committed_sdks.active():  # the app imports the committed sume_sdk
+            spec.loader.exec_module(module)
         server = make_server(module.app)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()

@@ -272,7 +272,33 @@ code = main(sys.argv[1:])
 print(" ".join(sorted(sys.modules)))
 raise SystemExit(code)
 """
-_OTHER_COMMANDS = ("jobgen.diff", "jobgen.server", "jobgen.ci", "jobgen.config")
+_OTHER_COMMANDS = (
+    "jobgen.diff",
+    "jobgen.server",
+    "jobgen.ci",
+    "jobgen.config",
+    "jobgen.draft",
+    "jobgen.demo",
+)
+# What a plain generation of an OpenAPI 3 spec does not use: the simulator's and the live
+# display's libraries, the Swagger 2.0 converter, the readers of the Azure, Speakeasy and AIP-151
+# dialects (sume.yaml shows none of them) and the shape analysis they use, importlib.resources
+# (the templates are found by the import system's spec of their package).
+_NOT_FOR_GENERATE = (
+    "jobgen.model.declare.azure",
+    "jobgen.model.declare.speakeasy",
+    "jobgen.model.declare.aip151",
+    "jobgen.model.shapes",
+    "jobgen.model.states",
+    "rich",
+    "uvicorn",
+    "rstr",
+    "multipart",
+    "httpx",
+    "openapi_spec_validator",
+    "jobgen.spec.swagger2",
+    "importlib.resources",
+)
 
 
 def _modules_loaded(tmp_path: Path, *args: str) -> set[str]:
@@ -303,6 +329,15 @@ def test_a_yaml_spec_loads_yaml_and_a_given_version_loads_packaging(tmp_path: Pa
     loaded = _modules_loaded(tmp_path, *args, "--sdk-version", "1.2.3")
     assert {"yaml", "packaging.version"} <= loaded
     assert "tomllib" not in loaded
+
+
+def test_generating_imports_neither_the_simulator_nor_the_drafter(tmp_path: Path) -> None:
+    """The small-spec generation time of docs/benchmarks.md depends on it."""
+    args = ["generate", str(SPECS / "sume.yaml"), "-o", "out", "--package", "p"]
+    loaded = _modules_loaded(tmp_path, *args)
+    assert (tmp_path / "out" / "p" / "__init__.py").is_file()
+    assert {"jobgen.cli", "jobgen.render.render", "jsonschema_rs"} <= loaded
+    assert not {m for m in loaded if m.startswith(_OTHER_COMMANDS + _NOT_FOR_GENERATE)}
 
 
 PLAIN_SPEC = (

@@ -32,6 +32,11 @@ def test_no_module_of_the_model_imports_another_modules_private_names() -> None:
     assert borrowed == []
 
 
+#: The one exception: ``dialects`` loads a dialect's reader only for a spec that shows its
+#: mark, so a plain generation does not import it (the circle test below reads these too).
+LOADED_WHEN_USED = {("generator/model/declare/dialects.py", m) for m in ("aip151", "speakeasy")}
+
+
 def test_declaration_readers_import_at_module_level_only() -> None:
     """An import inside a function is how a circle hides; the readers have none."""
     hidden = [
@@ -41,6 +46,7 @@ def test_declaration_readers_import_at_module_level_only() -> None:
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
         for node in ast.walk(func)
         if isinstance(node, (ast.Import, ast.ImportFrom))
+        and (path, getattr(node, "module", None)) not in LOADED_WHEN_USED
     ]
     assert hidden == []
 

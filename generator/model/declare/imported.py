@@ -15,7 +15,12 @@ import attrs
 from ...problems import Location, Problem
 from .. import ir
 
-__all__ = ["Imported", "ImportedJob", "left_out", "raw_node"]
+__all__ = ["SPEAKEASY_EXTENSION", "Imported", "ImportedJob", "left_out", "raw_node"]
+
+
+#: Speakeasy's polling extension on an operation (read by ``speakeasy``; ``dialects``
+#: loads that reader only for a spec that has it).
+SPEAKEASY_EXTENSION = "x-speakeasy-polling"
 
 
 @attrs.frozen

@@ -54,11 +54,11 @@ from ..shapes import (
 )
 from ..states import classify
 from .common import split_pointer, type_at
-from .imported import ImportedJob, raw_node
+from .imported import SPEAKEASY_EXTENSION, ImportedJob, raw_node
 
 __all__ = ["EXTENSION", "read_speakeasy"]
 
-EXTENSION = "x-speakeasy-polling"
+EXTENSION = SPEAKEASY_EXTENSION
 _ENTRY_KEYS = frozenset(
     {"name", "successCriteria", "failureCriteria", "delaySeconds", "intervalSeconds", "limitCount"}
 )
