@@ -14,6 +14,7 @@ from tests.helpers import ROOT
 MODULE = "tests/generator/test_wording.py"
 
 
+@pytest.mark.exhaustive  # a check of the suite's own speed, not of jobgen
 def test_the_groups_reach_pytest_xdist_under_loadgroup() -> None:
     """The groups of tests/conftest.py reach pytest-xdist, which shows each as the
     ``@group`` of a node id. When they are lost (pytest 9.2 with pytest-xdist 3.8:

@@ -60,7 +60,24 @@ def check(fleet: Fleet, jobs: dict[str, str]) -> dict[str, Any]:
     return {"deliveries": deliveries, "reports": by_label}
 
 
-@pytest.mark.parametrize(("pool", "whom", "point"), KILLS, ids=lambda v: str(v).replace(" ", "-"))
+#: One kill per pool and side of the report the fast suite runs; the exhaustive run takes
+#: every point (each kill is a few seconds of real time: workers, a broker and a grace period).
+REPRESENTATIVE = {
+    ("threads", "self", "read"),
+    ("threads", "self", "report sent"),
+    ("prefork", "self", "finished"),
+    ("prefork", "main", "callback"),
+}
+
+
+@pytest.mark.parametrize(
+    ("pool", "whom", "point"),
+    [
+        pytest.param(*kill, marks=[] if kill in REPRESENTATIVE else [pytest.mark.exhaustive])
+        for kill in KILLS
+    ],
+    ids=lambda v: str(v).replace(" ", "-"),
+)
 def test_a_worker_killed_at_a_point_loses_no_report_and_repeats_no_effect(
     fleet: Fleet, pool: str, whom: str, point: str
 ) -> None:
