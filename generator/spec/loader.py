@@ -31,6 +31,7 @@ from urllib.parse import unquote
 
 import attrs
 
+from ..fieldwise import Node
 from ..problems import Location, Nearest, Problem, SpecError, pointer_join
 from .specschema import check_spec_schema
 
@@ -59,8 +60,8 @@ MAX_FILE_MIB = 64
 MAX_FILE_MIB_ENV = "JOBGEN_MAX_SPEC_MIB"
 
 
-@attrs.frozen
-class Document:
+@attrs.frozen(eq=False, repr=False)
+class Document(Node):
     """One parsed file: where it lives, how errors name it, and its content."""
 
     path: Path

@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from ..fieldwise import Node
 from ..problems import Location, Problem, closest, counted
 
 __all__ = ["LENIENT", "MAX_PROBLEMS", "check_spec_schema", "merge_problems", "version_of"]
@@ -154,8 +155,8 @@ def _ancestors(pointer: str) -> Iterator[str]:
         yield pointer
 
 
-@attrs.frozen
-class _Named:
+@attrs.frozen(eq=False, repr=False)
+class _Named(Node):
     """A problem to show, its message made only if it is: an unknown key's "did you
     mean" compares it with the keys allowed there, which is done for the shown ones."""
 
