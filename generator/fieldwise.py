@@ -4,7 +4,8 @@ attrs compiles an ``__eq__``, a ``__hash__`` and a ``__repr__`` for every class 
 declares, as its module is imported: two thirds of what declaring a class costs, paid on
 every run of the generator for the intermediate model's classes and the others. Those
 classes are declared ``@attrs.frozen(eq=False, repr=False)`` and inherit these from
-:class:`Node`. Fields declared ``eq=False`` or ``repr=False`` stay out of equality and
+:class:`Node`; the mutable ones (``@attrs.define(eq=False, repr=False)``) from
+:class:`MutableNode`, unhashable as attrs makes a mutable class that compares by value. Fields declared ``eq=False`` or ``repr=False`` stay out of equality and
 the hash, or out of the repr, as with attrs.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["Node"]
+__all__ = ["MutableNode", "Node"]
 
 # Per class: its fields' names for repr, and getters of the values that equality and
 # the hash compare and of those repr shows (two names more, so that each returns a tuple
@@ -58,3 +59,11 @@ class Node:
         names, _, shown = _fields(self.__class__)
         values = ", ".join(f"{n}={v!r}" for n, v in zip(names, shown(self)))
         return f"{self.__class__.__qualname__}({values})"
+
+
+class MutableNode(Node):
+    """:class:`Node` for a mutable attrs class: compared and shown the same way, and
+    unhashable (its value can change)."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]

@@ -31,7 +31,7 @@ from urllib.parse import unquote
 
 import attrs
 
-from ..fieldwise import Node
+from ..fieldwise import MutableNode, Node
 from ..problems import Location, Nearest, Problem, SpecError, pointer_join
 from .specschema import check_spec_schema
 
@@ -471,8 +471,8 @@ def _near_target(
 REF_ROOT_HINT = "widen it with --ref-root DIR (or ref_root in the config)"
 
 
-@attrs.define
-class SpecSet:
+@attrs.define(eq=False, repr=False)
+class SpecSet(MutableNode):
     """The root document and every file its ``$ref``s reach, loaded on demand.
 
     A ``$ref`` may name any file inside the root document's folder, or inside

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from ..fieldwise import Node
+from ..fieldwise import MutableNode, Node
 from ..problems import Location, Problem, closest, counted
 
 __all__ = ["LENIENT", "MAX_PROBLEMS", "check_spec_schema", "merge_problems", "version_of"]
@@ -171,8 +171,8 @@ class _Named(Node):
         return Problem(self.location, f"unknown key '{name}'{_did_you_mean(name, self.allowed)}")
 
 
-@attrs.define
-class _Found:
+@attrs.define(eq=False, repr=False)
+class _Found(MutableNode):
     errors: list[_Named] = attrs.field(factory=list)
     lenient: dict[str, list[Location]] = attrs.field(factory=dict)
 
