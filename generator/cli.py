@@ -10,7 +10,6 @@ head``), quietly, as other Unix tools do.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.util
 import os
 import sys
@@ -456,17 +455,6 @@ def _jobs(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # What importing jobgen and its libraries made (modules, classes, functions) lives as
-    # long as the process: the cyclic garbage collector leaves it out of its passes over
-    # the run's objects (5 ms of a small spec's run), and gets it back at the end.
-    gc.freeze()
-    try:
-        return _main(argv)
-    finally:
-        gc.unfreeze()
-
-
-def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     handlers = {
         "generate": _generate,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import shutil
@@ -63,18 +62,6 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_validate_ok(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(SPECS / "sume.yaml")]) == 0
     assert "valid (" in capsys.readouterr().out
-
-
-def test_main_in_process_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
-    """The command line keeps what imports made out of the collector's passes while it
-    runs, and gives it back however it ends (a program calling ``main`` keeps collecting
-    its own garbage)."""
-    before = gc.get_freeze_count()
-    assert main(["generate", str(SPECS / "sume.yaml"), "-o", str(tmp_path / "o")]) == 0
-    assert main(["validate", str(tmp_path / "missing.yaml")]) == 2
-    with pytest.raises(SystemExit):
-        main(["--version"])
-    assert gc.get_freeze_count() == before
 
 
 def test_validate_reports_every_problem_with_pointers(
