@@ -91,7 +91,8 @@ def main() -> None:
     system = {k: statistics.median(s for _, s in v) for k, v in runs.items()}
     load = os.getloadavg()[0]
     print(f"{args.spec.name}, {args.rounds} rounds, load average {load:.2f} at the end")
-    print(f"  interpreter {args.python}")
+    shown = Path(args.python)
+    print(f"  interpreter {shown.relative_to(REPO) if shown.is_relative_to(REPO) else shown}")
     for name in ("floor", "generate"):
         print(f"  {name:9} user {user[name]:.3f} s  system {system[name]:.3f} s (medians)")
     gap = user["generate"] - user["floor"]
