@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import shlex
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,7 +32,7 @@ EXIT_STALE = 1
 EXIT_BREAKING = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 70
-EXIT_PIPE = 128 + signal.SIGPIPE
+EXIT_PIPE = 141  # 128 + SIGPIPE (13): what a shell reports for a writer whose reader left
 FILE_DIFF_LIMIT = 60
 DIFF_LIMIT = 1000
 REF_ROOT_HELP = (
@@ -251,6 +249,8 @@ class _Usage(Exception):
 
 def _regenerate_command(args: argparse.Namespace) -> str:
     """The command that regenerates what ``--check`` found stale, as typed."""
+    import shlex  # only for a stale tree
+
     if args.spec is None:
         return "jobgen generate" + (
             f" --config {shlex.quote(str(args.config))}" if args.config else ""

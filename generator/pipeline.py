@@ -10,6 +10,7 @@ from typing import Any
 
 import attrs
 
+from .fieldwise import Node
 from .model import ir
 from .model.build import load_and_build, package_problem
 from .problems import Location, Problem, SpecError
@@ -31,8 +32,8 @@ __all__ = [
 ]
 
 
-@attrs.frozen
-class Target:
+@attrs.frozen(eq=False, repr=False)
+class Target(Node):
     """One SDK to generate: a spec, optional side file of job declarations, output, package
     and the SDK's own version (None: derived from the spec's ``info.version``)."""
 
@@ -56,8 +57,8 @@ class Target:
     ``fail`` or ``warn`` (python -m jobgen.ci)."""
 
 
-@attrs.frozen
-class Generated:
+@attrs.frozen(eq=False, repr=False)
+class Generated(Node):
     """What one generation produced: the model, the file count and size, and the time."""
 
     sdk: ir.Sdk
@@ -138,8 +139,8 @@ def check(target: Target) -> Drift:
 _Rendered = tuple[ir.Sdk, dict[str, str], float]
 
 
-@attrs.frozen
-class _Failed:
+@attrs.frozen(eq=False, repr=False)
+class _Failed(Node):
     problems: tuple[Problem, ...]
 
 

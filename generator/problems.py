@@ -6,6 +6,8 @@ from collections.abc import Iterable
 
 import attrs
 
+from .fieldwise import Node
+
 __all__ = [
     "NEAR_CANDIDATES",
     "Location",
@@ -98,8 +100,8 @@ def pointer_join(pointer: str, *tokens: str | int) -> str:
     return pointer + "".join("/" + _escape(str(token)) for token in tokens)
 
 
-@attrs.frozen
-class Location:
+@attrs.frozen(eq=False, repr=False)
+class Location(Node):
     """A place in an input document: its file and a JSON pointer inside it."""
 
     file: str
@@ -121,8 +123,8 @@ def split_location(text: str) -> tuple[str, str]:
     return file.replace("%23", "#").replace("%25", "%"), pointer
 
 
-@attrs.frozen
-class Problem:
+@attrs.frozen(eq=False, repr=False)
+class Problem(Node):
     """One thing wrong with the input, and where."""
 
     location: Location

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 import attrs
 
+from ..fieldwise import Node
 from ..problems import Location
 
 if TYPE_CHECKING:
@@ -52,47 +53,47 @@ __all__ = [
 PrimitiveKind = Literal["str", "int", "float", "bool", "datetime", "date", "uuid", "bytes"]
 
 
-@attrs.frozen
-class Primitive:
+@attrs.frozen(eq=False, repr=False)
+class Primitive(Node):
     kind: PrimitiveKind
 
 
-@attrs.frozen
-class AnyType:
+@attrs.frozen(eq=False, repr=False)
+class AnyType(Node):
     pass
 
 
-@attrs.frozen
-class ConstType:
+@attrs.frozen(eq=False, repr=False)
+class ConstType(Node):
     """A single permitted JSON value (``const``, or a one-value enum kept inline)."""
 
     value: str | int | float | bool | None
 
 
-@attrs.frozen
-class ListType:
+@attrs.frozen(eq=False, repr=False)
+class ListType(Node):
     item: TypeRef
 
 
-@attrs.frozen
-class MapType:
+@attrs.frozen(eq=False, repr=False)
+class MapType(Node):
     value: TypeRef
 
 
-@attrs.frozen
-class Ref:
+@attrs.frozen(eq=False, repr=False)
+class Ref(Node):
     """A named schema, by its key in :attr:`Sdk.schemas`."""
 
     key: str
 
 
-@attrs.frozen
-class Nullable:
+@attrs.frozen(eq=False, repr=False)
+class Nullable(Node):
     inner: TypeRef
 
 
-@attrs.frozen
-class InlineUnion:
+@attrs.frozen(eq=False, repr=False)
+class InlineUnion(Node):
     """An unnamed union, e.g. a 3.1 ``type: [number, string]``; tried in order."""
 
     variants: tuple[TypeRef, ...]
@@ -115,8 +116,8 @@ def contained(t: TypeRef) -> tuple[TypeRef, ...]:
     return ()
 
 
-@attrs.frozen
-class Field:
+@attrs.frozen(eq=False, repr=False)
+class Field(Node):
     name: str
     wire: str
     type: TypeRef
@@ -125,8 +126,8 @@ class Field:
     default_repr: str | None = None
 
 
-@attrs.frozen
-class Model:
+@attrs.frozen(eq=False, repr=False)
+class Model(Node):
     key: str
     name: str
     module: str
@@ -136,14 +137,14 @@ class Model:
     location: Location | None = None
 
 
-@attrs.frozen
-class EnumMember:
+@attrs.frozen(eq=False, repr=False)
+class EnumMember(Node):
     name: str
     value: str | int
 
 
-@attrs.frozen
-class EnumSchema:
+@attrs.frozen(eq=False, repr=False)
+class EnumSchema(Node):
     key: str
     name: str
     module: str
@@ -153,8 +154,8 @@ class EnumSchema:
     location: Location | None = None
 
 
-@attrs.frozen
-class UnionSchema:
+@attrs.frozen(eq=False, repr=False)
+class UnionSchema(Node):
     key: str
     name: str
     module: str
@@ -172,8 +173,8 @@ class UnionSchema:
         return f"decode_{self.stem or self.module}"
 
 
-@attrs.frozen
-class AliasSchema:
+@attrs.frozen(eq=False, repr=False)
+class AliasSchema(Node):
     key: str
     name: str
     module: str
@@ -188,8 +189,8 @@ NamedSchema = Model | EnumSchema | UnionSchema | AliasSchema
 ParamLocation = Literal["path", "query", "header", "cookie"]
 
 
-@attrs.frozen
-class Parameter:
+@attrs.frozen(eq=False, repr=False)
+class Parameter(Node):
     name: str
     wire: str
     location: ParamLocation
@@ -205,8 +206,8 @@ class Parameter:
 BodyKind = Literal["json", "form", "multipart", "text", "binary"]
 
 
-@attrs.frozen
-class Body:
+@attrs.frozen(eq=False, repr=False)
+class Body(Node):
     kind: BodyKind
     media_type: str
     type: TypeRef
@@ -227,8 +228,8 @@ ResponseKind = Literal["json", "text", "binary", "empty", "redirect", "events"]
 ``events``: a ``text/event-stream`` answer; ``type`` is the type of each event's data."""
 
 
-@attrs.frozen
-class Response:
+@attrs.frozen(eq=False, repr=False)
+class Response(Node):
     status: str
     kind: ResponseKind
     media_type: str | None
@@ -241,8 +242,8 @@ class Response:
 PageStyle = Literal["cursor", "page", "offset", "link"]
 
 
-@attrs.frozen
-class Pagination:
+@attrs.frozen(eq=False, repr=False)
+class Pagination(Node):
     """How a list operation pages (runtime ``pagination.Paging`` takes the same fields).
 
     Paths are wire names into the body; ``items`` () means the body is the list.
@@ -259,8 +260,8 @@ class Pagination:
     limit_param: str | None = None
 
 
-@attrs.frozen
-class Operation:
+@attrs.frozen(eq=False, repr=False)
+class Operation(Node):
     operation_id: str
     name: str
     method: str
@@ -289,8 +290,8 @@ class Operation:
         return tuple(p for p in self.parameters if p.location == "path")
 
 
-@attrs.frozen
-class Resource:
+@attrs.frozen(eq=False, repr=False)
+class Resource(Node):
     name: str
     attr: str
     module: str
@@ -298,8 +299,8 @@ class Resource:
     jobs: tuple[Job, ...] = ()
 
 
-@attrs.frozen
-class ApiKeyAuth:
+@attrs.frozen(eq=False, repr=False)
+class ApiKeyAuth(Node):
     scheme: str
     param: str
     wire: str
@@ -311,8 +312,8 @@ class ApiKeyAuth:
     The client may go without it (each call can give it), and a call's value wins."""
 
 
-@attrs.frozen
-class BearerAuth:
+@attrs.frozen(eq=False, repr=False)
+class BearerAuth(Node):
     scheme: str
     param: str
     token_url: str | None = None
@@ -322,8 +323,8 @@ class BearerAuth:
     the scheme's flows); none: the server's 401 challenge names them."""
 
 
-@attrs.frozen
-class BasicAuth:
+@attrs.frozen(eq=False, repr=False)
+class BasicAuth(Node):
     scheme: str
     username_param: str
     password_param: str
@@ -332,8 +333,8 @@ class BasicAuth:
 Auth = ApiKeyAuth | BearerAuth | BasicAuth
 
 
-@attrs.frozen
-class HeaderHint:
+@attrs.frozen(eq=False, repr=False)
+class HeaderHint(Node):
     name: str
     format: Literal["retry-after", "seconds", "milliseconds"]
 
@@ -342,8 +343,8 @@ CarryTarget = Literal["body", "query", "header", "path"]
 CarryKind = Literal["str", "int", "float", "bool"]
 
 
-@attrs.frozen
-class Carry:
+@attrs.frozen(eq=False, repr=False)
+class Carry(Node):
     """A value read from create's response and sent with every later call of the job,
     or (``record``) read from the terminal record and sent to the result operation.
 
@@ -367,8 +368,8 @@ class Carry:
 ConstantValue = str | int | float | bool
 
 
-@attrs.frozen
-class Constant:
+@attrs.frozen(eq=False, repr=False)
+class Constant(Node):
     """A value the declaration gives one call of the job (``constants``): the status,
     result or cancel request sends ``value`` at ``target``/``wire`` every time
     (``DELETE /jobs/{id}?force=true``)."""
@@ -379,8 +380,8 @@ class Constant:
     value: ConstantValue
 
 
-@attrs.frozen
-class Webhooks:
+@attrs.frozen(eq=False, repr=False)
+class Webhooks(Node):
     """How a job's webhook deliveries are signed and read (``webhooks:`` of the job)."""
 
     event: str | None
@@ -409,8 +410,8 @@ class Webhooks:
 FinalFrom = Literal["result", "location", "record", "original-uri", "create-location"]
 
 
-@attrs.frozen
-class StatusRule:
+@attrs.frozen(eq=False, repr=False)
+class StatusRule(Node):
     """A status answer matching every test given here has ``state`` (botocore-like)."""
 
     state: str
@@ -420,8 +421,8 @@ class StatusRule:
     """The value at ``path``: a JSON boolean (``equals: true``) or a value's text."""
 
 
-@attrs.frozen
-class Job:
+@attrs.frozen(eq=False, repr=False)
+class Job(Node):
     """A job declared with ``x-jobgen``, resolved against the operations it names."""
 
     name: str
@@ -493,8 +494,8 @@ class Job:
     """Where the declaration came from, as ``jobgen validate`` shows it."""
 
 
-@attrs.frozen
-class Sdk:
+@attrs.frozen(eq=False, repr=False)
+class Sdk(Node):
     """Everything one generated package holds."""
 
     title: str

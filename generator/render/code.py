@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from ..fieldwise import Node
 from ..model import ir
 from .escape import Code, py_literal
 
@@ -56,8 +57,8 @@ _PRIMITIVE_DECODER = {
 }
 
 
-@attrs.frozen
-class TypeCode:
+@attrs.frozen(eq=False, repr=False)
+class TypeCode(Node):
     """Code for the types of one module: annotations, decoders, and what they import."""
 
     schemas: dict[str, ir.NamedSchema]

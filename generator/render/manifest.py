@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 
 from .. import __version__
+from ..fieldwise import Node
 from ..model import ir
 
 __all__ = ["MANIFEST", "Manifest", "read_manifest", "render_manifest", "summarise_change"]
@@ -27,8 +28,8 @@ MANIFEST = ".jobgen-manifest.json"
 FORMAT = 1
 
 
-@attrs.frozen
-class Manifest:
+@attrs.frozen(eq=False, repr=False)
+class Manifest(Node):
     """A manifest read back from disk."""
 
     generator: str

@@ -21,6 +21,7 @@ from typing import cast
 
 import attrs
 
+from ..fieldwise import Node
 from .manifest import MANIFEST, read_manifest, summarise_change
 
 try:
@@ -337,8 +338,8 @@ def write_tree(
             raise
 
 
-@attrs.frozen
-class Drift:
+@attrs.frozen(eq=False, repr=False)
+class Drift(Node):
     """How a directory on disk differs from what the generator would write."""
 
     stale: tuple[str, ...]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import functools
 import importlib.util
 import re
@@ -29,7 +28,16 @@ from .escape import (
 from .layout import layout
 from .manifest import MANIFEST
 from .output import GENERATED_MARK
-from .shipping import Features, closure, imported, names_from, path_of, runtime_init
+from .shipping import (
+    Features,
+    closure,
+    error_bases,
+    imported,
+    names_from,
+    path_of,
+    runtime_init,
+    source_of,
+)
 from .views import (
     ErrorClasses,
     alias_view,
@@ -96,23 +104,10 @@ def _job_operations(sdk: ir.Sdk) -> frozenset[str]:
     )
 
 
-@functools.cache
-def _errors_module() -> ast.Module:
-    """The runtime's errors module, read from its source: importing it would import
-    httpx, which generation never needs."""
-    return ast.parse((RUNTIME_DIR / "shared" / "errors.py").read_text(encoding="utf-8"))
-
-
-@functools.cache
 def _errors() -> tuple[str, ...]:
-    """The runtime's exception classes (its ``__all__``, helpers aside)."""
-    for node in _errors_module().body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
-            names = ast.literal_eval(node.value)
-            return tuple(name for name in names if name[:1].isupper())
-    raise LookupError("generator/runtime/shared/errors.py has no __all__")
+    """The runtime's exception classes (its ``__all__``, helpers aside), read from its
+    source: importing it would import httpx, which generation never needs."""
+    return tuple(error_bases(RUNTIME_DIR))
 
 
 _HANDLE_NAMES = ("AsyncJobHandle", "JobHandle", "PollDecision")
@@ -128,26 +123,16 @@ _WEBHOOK_NAMES = (
 _EVENT_NAMES = ("AsyncEventStream", "EventStream", "ServerSentEvent")
 
 
-@functools.cache
-def _error_bases() -> dict[str, tuple[str, ...]]:
-    """Each exception class of the runtime's errors module, and the classes it derives from."""
-    return {
-        node.name: tuple(base.id for base in node.bases if isinstance(base, ast.Name))
-        for node in _errors_module().body
-        if isinstance(node, ast.ClassDef)
-    }
-
-
 def _bases(names: set[str]) -> set[str]:
     """The public error classes among ``names``, with every class they derive from."""
-    bases = _error_bases()
+    bases = error_bases(RUNTIME_DIR)
     found: set[str] = set()
-    todo = [name for name in names if name in _errors()]
+    todo = [name for name in names if name in bases]
     while todo:
         name = todo.pop()
         if name not in found:
             found.add(name)
-            todo.extend(base for base in bases.get(name, ()) if base in _errors())
+            todo.extend(base for base in bases[name] if base in bases)
     return found
 
 
@@ -466,7 +451,7 @@ def render_sdk(sdk: ir.Sdk, spec_name: str) -> dict[str, str]:
     shipped = closure(imported(files, RUNTIME_DIR), RUNTIME_DIR)
     marker = ctx["header"] + "\n"
     for name in sorted(shipped):
-        source = (RUNTIME_DIR / path_of(name)).read_text(encoding="utf-8")
+        source = source_of(name, RUNTIME_DIR)
         if name == "__init__":
             source = runtime_init(source, shipped)
         files[f"{pkg}/_runtime/{path_of(name)}"] = marker + source

@@ -10,19 +10,43 @@ The runtime is grouped in subpackages by concern (``shared``, ``wire``, ``http``
 ``waiting``, ``webhooks``, ``fleet``): a module is named by its dotted path below it
 (``waiting.core``), and a subpackage's ``__init__`` ships with any module under it.
 The runtime package's ``__init__`` is rewritten to name only what ships.
+
+What the import statements say is surveyed once per runtime version: the survey of the
+runtime this package holds is stored beside this module (``runtime_index.json``), with a
+digest of the runtime's sources, and used while the digest matches; a runtime that differs
+(being edited, or another folder) is surveyed anew. ``python -m jobgen.render.shipping``
+writes the stored survey again; a test fails while it is stale.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import json
 import re
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from ..model import ir
 
-__all__ = ["Features", "closure", "imported", "names_from", "path_of", "runtime_init"]
+__all__ = [
+    "INDEX",
+    "Features",
+    "closure",
+    "error_bases",
+    "imported",
+    "names_from",
+    "path_of",
+    "runtime_init",
+    "source_of",
+    "survey",
+]
+
+# The stored survey of the runtime this package holds (see the module's docstring).
+INDEX = Path(__file__).with_name("runtime_index.json")
+_RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 
 # ``from ._runtime.waiting.handle import ...`` / ``from .._runtime.wire import serde as _s``
 # in a generated module (found by its literal start, which is fast; ``imported`` checks it
@@ -84,25 +108,98 @@ _RELATIVE = re.compile(r"^[ \t]*from \.[\w.]* import[ \t]+(?:\([^)]*\)|[^\n]*)",
 
 
 @functools.cache
-def _imports_of(runtime: Path, module: str) -> frozenset[tuple[str, str]]:
+def _sources(runtime: Path) -> dict[str, str]:
+    """The source of every runtime module, by dotted name, read once."""
+    return {
+        module: (runtime / path_of(module)).read_text(encoding="utf-8")
+        for module in sorted(_modules(runtime))
+    }
+
+
+def source_of(module: str, runtime: Path) -> str:
+    """The source of a runtime module (``waiting.core``)."""
+    return _sources(runtime)[module]
+
+
+def _digest(runtime: Path) -> str:
+    """What tells the runtime's sources apart from the stored survey's: each module's name,
+    length and CRC-32 (it detects edits; nothing here needs a cryptographic hash, whose
+    cost on the whole runtime was a third of what the survey saves)."""
+    return ";".join(
+        f"{module}:{len(source)}:{zlib.crc32(source.encode()):08x}"
+        for module, source in _sources(runtime).items()
+    )
+
+
+def _parsed_imports(runtime: Path, module: str) -> list[list[str]]:
     """What ``module`` (a runtime module, by dotted name) imports from the others, wherever
-    it does: pairs of module and name (``from ..http.send import s`` is ``("http.send", "s")``;
-    ``from . import m`` is ``("<package>.m", "")``), at any level.
+    it does: pairs of module and name (``from ..http.send import s`` is ``["http.send", "s"]``;
+    ``from . import m`` is ``["<package>.m", ""]``), at any level, sorted.
 
     The import statements are parsed with ``ast``, only they (parsing whole modules cost
     more than the rest of a small SDK's rendering). A docstring line that
     reads like an import could only add a module, never drop one."""
     known = _modules(runtime)
     package = module.split(".")[:-1]
-    source = (runtime / path_of(module)).read_text(encoding="utf-8")
-    statements = _RELATIVE.findall(source)
+    statements = _RELATIVE.findall(source_of(module, runtime))
     found: set[tuple[str, str]] = set()
     for node in ast.parse("\n".join(line.strip() for line in statements)).body:
         if isinstance(node, ast.ImportFrom) and 0 < node.level <= len(package) + 1:
             base = package[: len(package) - node.level + 1]
             target = [*base, *(node.module.split(".") if node.module else [])]
             found |= _named(target, (alias.name for alias in node.names), known)
-    return frozenset(found)
+    return [list(pair) for pair in sorted(found)]
+
+
+def _parsed_errors(runtime: Path) -> list[list[Any]]:
+    """The public exception classes of the runtime's errors module (``shared.errors``: its
+    ``__all__``, in its order, helpers aside), each with the classes it derives from; none
+    without one."""
+    if "shared.errors" not in _modules(runtime):
+        return []
+    tree = ast.parse(source_of("shared.errors", runtime))
+    _, names = _assigned(tree, "__all__")
+    if not isinstance(names, list):
+        raise TypeError("the runtime's shared/errors.py: __all__ must be a list")
+    bases = {
+        node.name: [base.id for base in node.bases if isinstance(base, ast.Name)]
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
+    return [[name, bases.get(name, [])] for name in names if name[:1].isupper()]
+
+
+def survey(runtime: Path = _RUNTIME) -> dict[str, Any]:
+    """What the runtime's sources say, parsed: their digest, each module's imports of the
+    others and the public exception classes with their bases (the stored index's form)."""
+    return {
+        "digest": _digest(runtime),
+        "imports": {m: _parsed_imports(runtime, m) for m in sorted(_modules(runtime))},
+        "errors": _parsed_errors(runtime),
+    }
+
+
+@functools.cache
+def _index(runtime: Path) -> dict[str, Any]:
+    """The stored survey where the runtime's sources are the ones it was made from, else
+    a survey made now."""
+    try:
+        stored: dict[str, Any] = json.loads(INDEX.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return survey(runtime)
+    return stored if stored.get("digest") == _digest(runtime) else survey(runtime)
+
+
+@functools.cache
+def _imports_of(runtime: Path, module: str) -> frozenset[tuple[str, str]]:
+    """What ``module`` imports from the other runtime modules: pairs of module and name."""
+    return frozenset((found, name) for found, name in _index(runtime)["imports"][module])
+
+
+def error_bases(runtime: Path) -> dict[str, tuple[str, ...]]:
+    """The runtime's public exception classes in the order of its ``__all__``, each with
+    the classes it derives from."""
+    return {name: tuple(bases) for name, bases in _index(runtime)["errors"]}
 
 
 def imported(files: Mapping[str, str], runtime: Path) -> set[str]:
@@ -221,3 +318,12 @@ def runtime_init(source: str, shipped: frozenset[str]) -> str:
     for node, text in sorted(edits, key=lambda edit: -edit[0].lineno):
         lines[node.lineno - 1 : node.end_lineno] = text
     return "".join(lines)
+
+
+def write_index() -> None:
+    """Store the survey of the runtime this package holds (``INDEX``)."""
+    INDEX.write_text(json.dumps(survey(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_index()

@@ -31,6 +31,7 @@ from urllib.parse import unquote
 
 import attrs
 
+from ..fieldwise import MutableNode, Node
 from ..problems import Location, Nearest, Problem, SpecError, pointer_join
 from .specschema import check_spec_schema
 
@@ -59,8 +60,8 @@ MAX_FILE_MIB = 64
 MAX_FILE_MIB_ENV = "JOBGEN_MAX_SPEC_MIB"
 
 
-@attrs.frozen
-class Document:
+@attrs.frozen(eq=False, repr=False)
+class Document(Node):
     """One parsed file: where it lives, how errors name it, and its content."""
 
     path: Path
@@ -470,8 +471,8 @@ def _near_target(
 REF_ROOT_HINT = "widen it with --ref-root DIR (or ref_root in the config)"
 
 
-@attrs.define
-class SpecSet:
+@attrs.define(eq=False, repr=False)
+class SpecSet(MutableNode):
     """The root document and every file its ``$ref``s reach, loaded on demand.
 
     A ``$ref`` may name any file inside the root document's folder, or inside

@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from ..fieldwise import MutableNode, Node
 from ..problems import Location, Problem, closest, counted
 
 __all__ = ["LENIENT", "MAX_PROBLEMS", "check_spec_schema", "merge_problems", "version_of"]
@@ -154,8 +155,8 @@ def _ancestors(pointer: str) -> Iterator[str]:
         yield pointer
 
 
-@attrs.frozen
-class _Named:
+@attrs.frozen(eq=False, repr=False)
+class _Named(Node):
     """A problem to show, its message made only if it is: an unknown key's "did you
     mean" compares it with the keys allowed there, which is done for the shown ones."""
 
@@ -170,8 +171,8 @@ class _Named:
         return Problem(self.location, f"unknown key '{name}'{_did_you_mean(name, self.allowed)}")
 
 
-@attrs.define
-class _Found:
+@attrs.define(eq=False, repr=False)
+class _Found(MutableNode):
     errors: list[_Named] = attrs.field(factory=list)
     lenient: dict[str, list[Location]] = attrs.field(factory=dict)
 

@@ -11,6 +11,7 @@ import attrs
 import yaml
 from yaml import events as ev
 
+from ..fieldwise import MutableNode
 from ..problems import Location, SpecError, pointer_join
 from .loader import MAX_ALIAS_NODES, MAX_DEPTH, _check_text, _no_gc, _Refused, _show
 
@@ -95,16 +96,16 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-@attrs.define(slots=True)
-class _Anchor:
+@attrs.define(eq=False, repr=False, slots=True)
+class _Anchor(MutableNode):
     value: Any
     size: int
     height: int
     text: str | None  # a scalar's text: an alias of it may be a mapping key
 
 
-@attrs.define(slots=True)
-class _Frame:
+@attrs.define(eq=False, repr=False, slots=True)
+class _Frame(MutableNode):
     """An open mapping or sequence while its events arrive."""
 
     items: Any  # dict or list

@@ -283,7 +283,8 @@ _OTHER_COMMANDS = (
 # What a plain generation of an OpenAPI 3 spec does not use: the simulator's and the live
 # display's libraries, the Swagger 2.0 converter, the readers of the Azure, Speakeasy and AIP-151
 # dialects (sume.yaml shows none of them) and the shape analysis they use, importlib.resources
-# (the templates are found by the import system's spec of their package).
+# (the templates are found by the import system's spec of their package), shlex (it quotes
+# the command that regenerates a stale tree) and signal.
 _NOT_FOR_GENERATE = (
     "jobgen.model.declare.azure",
     "jobgen.model.declare.speakeasy",
@@ -298,6 +299,8 @@ _NOT_FOR_GENERATE = (
     "openapi_spec_validator",
     "jobgen.spec.swagger2",
     "importlib.resources",
+    "shlex",
+    "signal",
 )
 
 

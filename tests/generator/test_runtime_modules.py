@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -22,7 +23,8 @@ import yaml
 
 from jobgen.config import load_targets
 from jobgen.pipeline import Target, generate
-from jobgen.render.shipping import closure, imported, names_from, runtime_init
+from jobgen.render.render import RUNTIME_DIR
+from jobgen.render.shipping import INDEX, closure, imported, names_from, runtime_init, survey
 from tests.helpers import REAL_SPECS, ROOT, SPECS, TEST_SPECS, imported_sdk, write
 
 TARGETS = load_targets(ROOT / "pyproject.toml")
@@ -539,3 +541,36 @@ def test_the_closure_follows_relative_imports_at_any_depth(tmp_path: Path) -> No
     shipped_modules = closure({"a.one"}, runtime)
     assert names_from("c.six", shipped_modules, runtime) == {"S", "U"}
     assert names_from("b.two", shipped_modules, runtime) == {"T"}
+
+
+# -- the stored survey of the runtime's imports ------------------------------------------------
+
+
+def test_the_stored_survey_is_the_runtimes_own() -> None:
+    """generator/render/runtime_index.json says what the runtime's sources say now; after
+    an edit of the runtime, ``python -m jobgen.render.shipping`` writes it again."""
+    stored = json.loads(INDEX.read_text(encoding="utf-8"))
+    assert stored == survey(RUNTIME_DIR), "stale: run `python -m jobgen.render.shipping`"
+    assert stored["imports"]["waiting.core"], "the survey lists each module's imports"
+
+
+def test_an_edited_runtime_is_surveyed_anew_not_read_from_the_stored_survey(
+    tmp_path: Path,
+) -> None:
+    """A runtime whose sources differ from the stored survey's (here a copy in which
+    ``wire.serde`` imports one more module, in a function) ships what its own import
+    statements say."""
+    runtime = tmp_path / "runtime"
+    shutil.copytree(RUNTIME_DIR, runtime, ignore=shutil.ignore_patterns("__pycache__"))
+    before = closure({"wire.serde"}, RUNTIME_DIR)
+    assert "fleet.waits" not in before
+    serde = runtime / "wire" / "serde.py"
+    serde.write_text(
+        serde.read_text(encoding="utf-8") + "\n\ndef _f():\n    from ..fleet.waits import X\n",
+        encoding="utf-8",
+    )
+    assert closure({"wire.serde"}, runtime) == before | {"fleet.__init__", "fleet.waits"} | (
+        closure({"fleet.waits"}, RUNTIME_DIR)
+    )
+    assert ["fleet.waits", "X"] in survey(runtime)["imports"]["wire.serde"]
+    assert survey(runtime)["digest"] != json.loads(INDEX.read_text(encoding="utf-8"))["digest"]

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from ...fieldwise import Node
 from ...problems import Location, Problem
 from .. import ir
 
@@ -23,8 +24,8 @@ __all__ = ["SPEAKEASY_EXTENSION", "Imported", "ImportedJob", "left_out", "raw_no
 SPEAKEASY_EXTENSION = "x-speakeasy-polling"
 
 
-@attrs.frozen
-class ImportedJob:
+@attrs.frozen(eq=False, repr=False)
+class ImportedJob(Node):
     """One imported job, as an importer finds it (before the names are made unique)."""
 
     name: str
@@ -35,8 +36,8 @@ class ImportedJob:
     """Where the dialect declares the job (its origin, and where a job left out is named)."""
 
 
-@attrs.frozen
-class Imported:
+@attrs.frozen(eq=False, repr=False)
+class Imported(Node):
     """The jobs a spec declares in vendor dialects, as side-file declarations, by job name."""
 
     jobs: dict[str, dict[str, Any]]

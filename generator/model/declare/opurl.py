@@ -22,6 +22,7 @@ from typing import Any, cast
 
 import attrs
 
+from ...fieldwise import Node
 from ...problems import Location, Problem
 from .. import ir
 from ..operations import HEADER_TOKEN, token_problem
@@ -36,8 +37,8 @@ _FINAL = ("result", "location", "record", "original-uri", "create-location")
 _FINAL_ALIASES = {"operation-url": "record"}
 
 
-@attrs.frozen
-class Polling:
+@attrs.frozen(eq=False, repr=False)
+class Polling(Node):
     operation_url: tuple[str, ...] = ()
     rules: tuple[ir.StatusRule, ...] = ()
     final_from: ir.FinalFrom = "result"
