@@ -6,6 +6,7 @@ class as its module is imported: about a third of what declaring a model costs, 
 thousands of times by a large API. The models are declared with ``eq=False,
 repr=False`` and inherit these, which compare, hash and print the same fields in the
 same way: equal when of the same class with equal fields; ``Pet(id=1, name='Rex')``.
+The generator's own attrs classes (its intermediate model, problems, ...) inherit them too.
 """
 
 from __future__ import annotations
@@ -17,17 +18,28 @@ from typing import Any
 
 __all__ = ["Fieldwise"]
 
-# Per class: the names of its attrs fields and a getter of their values at once (two
-# names more, so that it returns a tuple however many fields; zip stops before them).
-_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+# Per class: the names of the fields its repr shows, and getters of the values equality
+# and the hash compare and of those the repr shows (two names more, so that each returns a
+# tuple however many fields; zip stops before them, and the hash tells classes apart). A
+# field declared ``eq=False`` or ``repr=False`` stays out, as attrs would leave it.
+_FIELDS: dict[
+    type, tuple[tuple[str, ...], Callable[[Any], Any], Callable[[Any], Any]]
+] = {}
 
 
-def _fields(cls: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+def _fields(
+    cls: type,
+) -> tuple[tuple[str, ...], Callable[[Any], Any], Callable[[Any], Any]]:
     found = _FIELDS.get(cls)
     if found is None:
-        names = tuple(a.name for a in getattr(cls, "__attrs_attrs__", ()))
-        getter = operator.attrgetter(*names, "__class__", "__class__")
-        found = _FIELDS[cls] = (names, getter)
+        fields: tuple[Any, ...] = getattr(cls, "__attrs_attrs__", ())
+        compared = [a.name for a in fields if a.eq]
+        shown = tuple(a.name for a in fields if a.repr)
+        found = _FIELDS[cls] = (
+            shown,
+            operator.attrgetter(*compared, "__class__", "__class__"),
+            operator.attrgetter(*shown, "__class__", "__class__"),
+        )
     return found
 
 
@@ -39,14 +51,14 @@ class Fieldwise:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        values = _fields(self.__class__)[1]
-        return bool(values(self) == values(other))
+        compared = _fields(self.__class__)[1]
+        return bool(compared(self) == compared(other))
 
     def __hash__(self) -> int:
         return hash(_fields(self.__class__)[1](self))
 
     @reprlib.recursive_repr()
     def __repr__(self) -> str:
-        names, values = _fields(self.__class__)
-        shown = ", ".join(f"{n}={v!r}" for n, v in zip(names, values(self)))
-        return f"{self.__class__.__qualname__}({shown})"
+        names, _, shown = _fields(self.__class__)
+        values = ", ".join(f"{n}={v!r}" for n, v in zip(names, shown(self)))
+        return f"{self.__class__.__qualname__}({values})"
