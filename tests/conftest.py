@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from jobgen.server import SelfCheck
 from tests.helpers import REAL_SPECS, TEST_SPECS, CommittedSdks, imported_sdk
@@ -17,6 +18,12 @@ from tests.real.conftest import RealSdks
 # Every simulated server of the suite checks its own answers against the spec, strictly:
 # an answer that breaks it fails the test that caused it (docs/serve.md#the-self-check).
 os.environ.setdefault("JOBGEN_SERVE_SELF_CHECK", "strict")
+
+# Tests assert behaviour, never time: Hypothesis's per-example deadline and its check that
+# drawing inputs is quick both measure wall time, which a loaded machine (more pytest
+# workers than cores, CI) stretches at random. Tests that set their own settings keep them.
+settings.register_profile("jobgen", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("jobgen")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
