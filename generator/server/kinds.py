@@ -380,7 +380,7 @@ class JobKind:
             return int(text)
         return None
 
-    def _name_job(self, value: JSON, t: ir.TypeRef, sim: SimJob, depth: int = 0) -> None:
+    def _name_job(self, value: JSON, t: ir.TypeRef, sim: SimJob) -> None:
         """Write the job's names (see _names) into the fields of ``value`` (of type ``t``)
         that bear them, in its objects at any depth (Form Recognizer's
         ``modelInfo.modelId``: the id in the ``Location``). The items of an array are
@@ -388,17 +388,21 @@ class JobKind:
         model it composes): a field of theirs that bears such a name is filled where it
         is missing, from the create request's list of the plural name (``modelIds``:
         one item for each value sent) where there is one, else with a made-up value."""
+        self._name_in(value, t, sim, self._names(sim), 0)
+
+    def _name_in(
+        self, value: JSON, t: ir.TypeRef, sim: SimJob, names: Mapping[str, str], depth: int
+    ) -> None:
         model = model_of(t, self.schemas)
         if model is None or not isinstance(value, dict) or depth > 8:
             return
-        names = self._names(sim)
         for field in model.fields:
             child = value.get(field.wire)
             named = self._as(names[field.wire], field.type) if field.wire in names else None
             if named is not None:
                 value[field.wire] = named
             elif isinstance(child, dict):
-                self._name_job(child, field.type, sim, depth + 1)
+                self._name_in(child, field.type, sim, names, depth + 1)
             elif isinstance(child, list):
                 self._name_items(child, field.type, sim, names)
 

@@ -27,9 +27,9 @@ def list_operations(sdk: ir.Sdk) -> list[tuple[ir.Job, ir.Operation]]:
     """Each paginated GET and the job whose records it lists.
 
     Its items are that job's record type, or, with one job only, any object. An
-    operation of a job (its create, status, result or cancel) is that, never a list:
-    App Configuration's GetSnapshot, one snapshot whose ``filters`` array and ``Link``
-    header read as a page, is the result of its create.
+    operation of a job (its create, status, result or cancel) is that, never a list,
+    even where its answer pages over items of its own (a result that is a page of
+    output lines is the job's result, not a list of its records).
     """
     owned = {
         op.operation_id
