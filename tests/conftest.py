@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from jobgen.server import SelfCheck
+from tests.ci.release import build_and_check
 from tests.helpers import REAL_SPECS, TEST_SPECS, CommittedSdks, imported_sdk
 from tests.real.conftest import RealSdks
 
@@ -56,6 +57,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     checks of every SDK at once are a group of their own)."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.get_closest_marker("xdist_group"):
+            continue  # placed by its module (modules sharing a session fixture)
         if item.get_closest_marker("exhaustive") and item.nodeid.startswith("tests/fuzz/"):
             group = item.nodeid  # the parts of a deletion sweep share nothing: any worker
         elif "real_sdks" not in getattr(item, "fixturenames", ()):
@@ -82,6 +85,14 @@ def committed_sdks() -> Iterator[CommittedSdks]:
     finally:
         sdks.unload()
         sys.modules.update({n: m for n, m in saved.items() if sdks.ours(n)})
+
+
+@pytest.fixture(scope="session")
+def release(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """jobgen's sdist and wheel as a release builds them (the wheel from the sdist) and
+    checks them (``twine check --strict``), once per session: the modules using them share
+    the xdist group ``"dist"``, so one worker builds them."""
+    return build_and_check(tmp_path_factory.mktemp("dist"))
 
 
 @pytest.fixture(scope="session")

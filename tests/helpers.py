@@ -73,16 +73,28 @@ def own_modules(package: Path) -> list[Path]:
 
 def typecheck_paths(packages: list[Path], runtime_seen: set[str]) -> list[Path]:
     """What a type checker needs to see of generated ``packages`` to cover them all: the
-    modules each spec shaped, and each runtime module once (``runtime_seen``: the names of
-    those already covered; updated)."""
+    modules each spec shaped, and each runtime module once (``runtime_seen``: the paths,
+    relative to ``_runtime``, of those already covered; updated)."""
     paths: list[Path] = []
     for package in packages:
         paths += own_modules(package)
-        for module in sorted((package / "_runtime").glob("*.py")):
-            if module.name not in runtime_seen and module.name != "__init__.py":
-                runtime_seen.add(module.name)
-                paths.append(module)
+        paths += [p for p in runtime_modules(package) if _first(p, package, runtime_seen)]
     return paths
+
+
+def runtime_modules(package: Path) -> list[Path]:
+    """The runtime modules a generated ``package`` ships, in its subpackages included, but
+    for ``_runtime/__init__.py`` (written per SDK: `own_modules` holds it)."""
+    runtime = package / "_runtime"
+    return sorted(p for p in runtime.rglob("*.py") if p != runtime / "__init__.py")
+
+
+def _first(module: Path, package: Path, seen: set[str]) -> bool:
+    name = module.relative_to(package / "_runtime").as_posix()
+    if name in seen:
+        return False
+    seen.add(name)
+    return True
 
 
 def pyright_strict(packages: list[Path], folder: Path) -> tuple[list[str], int]:

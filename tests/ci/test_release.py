@@ -15,12 +15,15 @@ import jobgen
 from tests.ci.release import ReleaseProblem, build_and_check, changelog_sections, version
 from tests.helpers import ROOT
 
+# The built distribution (conftest's ``release``) is shared with tests/generator/test_install.py.
+pytestmark = pytest.mark.xdist_group("dist")
+
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
 
 
 @pytest.mark.slow
-def test_the_sdist_and_wheel_build_and_pass_twine_strict(tmp_path: Path) -> None:
-    sdist, wheel = build_and_check(tmp_path)
+def test_the_sdist_and_wheel_build_and_pass_twine_strict(release: tuple[Path, Path]) -> None:
+    sdist, wheel = release
     assert sdist.name == f"jobgen-{jobgen.__version__}.tar.gz"
     assert wheel.name.startswith(f"jobgen-{jobgen.__version__}-py3-none-any")
 

@@ -21,8 +21,11 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from jobgen.config import load_targets
-from tests.generator.test_install import build_wheel, copy_project
+from tests.generator.test_install import copy_project
 from tests.helpers import ROOT
+
+# The wheel is conftest's ``release``, shared with tests/ci/test_release.py.
+pytestmark = pytest.mark.xdist_group("dist")
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 USER_EXTRAS = ("serve", "progress")
@@ -77,8 +80,10 @@ with run_server("specs/sume.yaml") as server:
 
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("end", ["lowest", "newest"])
-def test_the_generator_works_at_each_end_of_its_ranges(end: str, tmp_path: Path) -> None:
-    wheel = build_wheel(tmp_path)
+def test_the_generator_works_at_each_end_of_its_ranges(
+    end: str, tmp_path: Path, release: tuple[Path, Path]
+) -> None:
+    _, wheel = release
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"

@@ -1,7 +1,7 @@
 """jobgen as users install it: a wheel in a clean virtual environment, run from anywhere.
 
-The wheel is built from a copy of the files a source distribution holds (so nothing
-else of this checkout can leak in), installed without the test or serve extras into a
+The wheel is the one a release publishes: built from the sdist by ``python -m build`` (so
+nothing else of this checkout can leak in) and checked by ``twine check --strict``; installed without the test or serve extras into a
 fresh venv, and run from a directory outside the source tree. It must generate every
 SDK of the example config byte for byte as committed in generated/.
 """
@@ -23,11 +23,10 @@ import pytest
 from jobgen.config import load_targets
 from tests.helpers import ROOT, write
 
-# Generation still runs ruff (it is no longer a dependency of jobgen): the clean venv
-# first shows the message for a missing formatter, then gets the pinned ruff of the
-# test extra. Set to False once the generator emits formatted code by itself.
-
 TARGETS = load_targets(ROOT / "pyproject.toml")
+
+# The wheel is conftest's ``release``, shared with tests/ci/test_release.py.
+pytestmark = pytest.mark.xdist_group("dist")
 
 
 @attrs.frozen
@@ -58,29 +57,6 @@ def _pip(venv: Path, *args: str) -> None:
     )
 
 
-def build_wheel(base: Path) -> Path:
-    """jobgen's wheel, built in ``base`` from a copy of what its sdist holds (so nothing
-    else of this checkout can leak in)."""
-    source = base / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for name in ("generator", "templates"):
-        shutil.copytree(
-            ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
-        )
-    wheels = base / "wheels"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), "."],
-        cwd=source,
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    (wheel,) = wheels.glob("jobgen-*.whl")
-    return wheel
-
-
 def copy_project(base: Path) -> Path:
     """The example config with its specs and committed SDKs, outside the source tree."""
     project = base / "project"
@@ -92,9 +68,11 @@ def copy_project(base: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+def installed(
+    tmp_path_factory: pytest.TempPathFactory, release: tuple[Path, Path]
+) -> Iterator[Installed]:
     base = tmp_path_factory.mktemp("install")
-    wheel = build_wheel(base)
+    _, wheel = release
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     _pip(venv, str(wheel))

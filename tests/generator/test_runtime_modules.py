@@ -482,10 +482,13 @@ def test_a_runtime_package_ships_with_the_modules_under_it_only(tmp_path: Path) 
     outs = [ROOT / target.output for target in TARGETS] + [plain]
     for out in outs:
         runtime = package_dir(out) / "_runtime"
-        for folder in [runtime, *(p for p in runtime.rglob("*") if p.is_dir())]:
+        folders = (p for p in runtime.rglob("*") if p.is_dir() and p.name != "__pycache__")
+        for folder in [runtime, *folders]:
             assert (folder / "__init__.py").is_file(), folder
             assert [p for p in folder.rglob("*.py") if p.name != "__init__.py"], folder
-    groups = {p.name for p in (package_dir(plain) / "_runtime").iterdir() if p.is_dir()}
+    groups = {p.name for p in (package_dir(plain) / "_runtime").iterdir() if p.is_dir()} - {
+        "__pycache__"
+    }
     assert groups == {"shared", "wire", "http"}
     assert {"waiting", "webhooks", "fleet"} <= {
         p.name for p in (ROOT / "generated" / "sume" / "sume_sdk" / "_runtime").iterdir()
