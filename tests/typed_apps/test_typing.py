@@ -166,7 +166,7 @@ def test_enum_values_at_construction() -> None:
 
 
 @pytest.mark.slow
-def test_an_operation_url_application_passes_mypy_strict(tmp_path: Path) -> None:
+def test_an_operation_url_application_passes_mypy_strict(mypy_cache: Path) -> None:
     sdks = [ROOT / "generated" / name for name in ("async_request_reply", "azure_operations")]
     proc = subprocess.run(
         [
@@ -175,7 +175,7 @@ def test_an_operation_url_application_passes_mypy_strict(tmp_path: Path) -> None
             "mypy",
             "--strict",
             "--cache-dir",
-            str(tmp_path),
+            str(mypy_cache),
             str(HERE / "opurl" / "operation_url_app.py"),
         ],
         cwd=ROOT,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...model import ir
@@ -292,13 +292,66 @@ def job_view(
     def helper(op: ir.Operation, kind: str) -> Code:
         return _helper(op, kind, owner, module, taken, helpers)
 
-    failed, canceled, timeout, stalled = classes or (
-        "JobFailed",
-        "JobCanceled",
-        "JobTimeout",
-        "JobStalled",
-    )
+    errors = classes or ("JobFailed", "JobCanceled", "JobTimeout", "JobStalled")
     error = error_type(job)
+    member = _record_member(job)
+    record_path = "$" + "".join(f".{t}" for t in job.record_path)
+    view: dict[str, Any] = {
+        "name": ident(name),
+        "doc_name": doc_text(job.name),
+        "doc_phrase": doc_text(job_phrase(job.name)[0]),
+        "doc_a_phrase": doc_text(job_phrase(job.name)[1]),
+        "doc_plural": doc_text(job_phrase(job.name)[2]),
+        "spec_const": ident(f"_{name.upper()}_SPEC"),
+        "waiter_attr": ident(f"_{name}_waiter"),
+        "spec_args": _spec_args(code, job, errors, error, member),
+        "record_annotation": code.annotation(job.record_type),
+        "record_decoder": code.decoder(job.record_type),
+        "record_path": py_str(record_path),
+        "status_request": helper(job.status, "request"),
+        "status_options": _status_options(code, job, helper),
+        "carry": carry_view(job),
+        "shared": _shared_view(job, name),
+        **method_names(name, single, taken),
+        "types": [job.record_type]
+        + ([error] if error is not None else [])
+        + ([member] if job.result_path is not None and member is not None else [])
+        + ([job.status.body.type] if job.status.body is not None and job.carry else []),
+        "error_classes": tuple(ident(e) for e in errors),
+        "imports": [],
+        "helpers": helpers,
+    }
+    view["by_url"] = bool(job.operation_url)
+    view["status_import"] = owner.get(job.status.operation_id)
+    view.update(_webhook_params(code, job, name, single))
+    if job.webhooks is not None and job.webhooks.event_type is not None:
+        view["types"].append(job.webhooks.event_type)
+    view["result"] = _result_view(code, job, owner, helper, view["types"])
+    view["cancel"] = _cancel_view(code, job, name, single, taken, owner, helper, view["types"])
+    # A job with a cancel operation lets each wait say whether a timeout cancels it.
+    view["cancel_param"] = Code(", cancel_on_timeout: bool | None = None" if job.cancel else "")
+    view["cancel_choice"] = Code(".cancelling(cancel_on_timeout)" if job.cancel else "")
+    view["create"] = _create_view(code, job, view, helper, owner)
+    view.update(_returns_view(code, job, view, member))
+    return view
+
+
+def _record_member(job: ir.Job) -> ir.TypeRef | None:
+    """The type of the record's result member (``result_path``), never nullable: a record
+    whose member is null is not ready."""
+    member = job.result_type
+    return member.inner if isinstance(member, ir.Nullable) else member
+
+
+def _spec_args(
+    code: TypeCode,
+    job: ir.Job,
+    errors: ErrorClasses,
+    error: ir.TypeRef | None,
+    member: ir.TypeRef | None,
+) -> dict[str, Code]:
+    """The keyword arguments of the job's ``JobSpec``: what its waits read of the job."""
+    failed, canceled, timeout, stalled = errors
     spec_args: dict[str, Code] = {
         "name": py_str(job.name),
         "record_path": path_tuple(job.record_path),
@@ -337,182 +390,198 @@ def job_view(
     }
     if error is not None:
         spec_args["decode_error"] = code.decoder(error)
-    member = job.result_type
-    if isinstance(member, ir.Nullable):  # a record whose member is null is not ready
-        member = member.inner
     if job.result_path is not None and member is not None:
         spec_args["result_path"] = path_tuple(job.result_path)
         spec_args["decode_result"] = code.decoder(member)
-    record_path = "$" + "".join(f".{t}" for t in job.record_path)
-    view: dict[str, Any] = {
-        "name": ident(name),
-        "doc_name": doc_text(job.name),
-        "doc_phrase": doc_text(job_phrase(job.name)[0]),
-        "doc_a_phrase": doc_text(job_phrase(job.name)[1]),
-        "doc_plural": doc_text(job_phrase(job.name)[2]),
-        "spec_const": ident(f"_{name.upper()}_SPEC"),
-        "waiter_attr": ident(f"_{name}_waiter"),
-        "spec_args": {ident(k): v for k, v in spec_args.items()},
-        "record_annotation": code.annotation(job.record_type),
-        "record_decoder": code.decoder(job.record_type),
-        "record_path": py_str(record_path),
-        "status_request": helper(job.status, "request"),
-        "status_options": _target_options(
-            job.operation_url,
-            helper(job.status, "request"),
-            job.status,
-            # An imported job polled at its operation URL takes that URL as its id, always
-            # (it lives with its create).
-            by_id=_takes_the_id_alone(job.status, job.id_parameter)
-            and not (job.operation_url and (job.origin or "").startswith("imported")),
-            call=(
-                carry_call(code, job, job.status)
-                if _takes_the_id_alone(job.status, job.id_parameter) or not job.operation_url
-                else _JOB_ID
-            ),
+    return {ident(k): v for k, v in spec_args.items()}
+
+
+def _status_options(
+    code: TypeCode, job: ir.Job, helper: Callable[[ir.Operation, str], Code]
+) -> Code:
+    """The options of the job's status read."""
+    by_id = _takes_the_id_alone(job.status, job.id_parameter)
+    return _target_options(
+        job.operation_url,
+        helper(job.status, "request"),
+        job.status,
+        # An imported job polled at its operation URL takes that URL as its id, always (it
+        # lives with its create).
+        by_id=by_id and not (job.operation_url and (job.origin or "").startswith("imported")),
+        call=carry_call(code, job, job.status) if by_id or not job.operation_url else _JOB_ID,
+    )
+
+
+def _webhook_params(code: TypeCode, job: ir.Job, name: str, single: bool) -> dict[str, Any]:
+    """A wait takes the receiver of its own job's deliveries, typed as its method returns it."""
+    hooks = _webhooks_view(code, job, name, single)
+    return {
+        "webhooks": hooks,
+        "wait_target": ident(f"_{name}_events" if job.webhooks else f"_{name}_waiter"),
+        "events_param": Code(
+            f"events: _wh.WebhookReceiver[{hooks['event_annotation']}] | None = None, "
+            if hooks
+            else ""
         ),
-        "carry": carry_view(job),
-        "shared": _shared_view(job, name),
-        **method_names(name, single, taken),
-        "types": [job.record_type]
-        + ([error] if error is not None else [])
-        + ([member] if job.result_path is not None and member is not None else [])
-        + ([job.status.body.type] if job.status.body is not None and job.carry else []),
-        "error_classes": (ident(failed), ident(canceled), ident(timeout), ident(stalled)),
-        "imports": [],
-        "helpers": helpers,
+        "events_arg": Code(", events=events" if job.webhooks else ""),
     }
-    view["by_url"] = bool(job.operation_url)
-    view["status_import"] = owner.get(job.status.operation_id)
-    view["webhooks"] = _webhooks_view(code, job, name, single)
-    view["wait_target"] = ident(f"_{name}_events" if job.webhooks else f"_{name}_waiter")
-    # A wait takes the receiver of its own job's deliveries, typed as its method returns it.
-    hooks = view["webhooks"]
-    view["events_param"] = Code(
-        f"events: _wh.WebhookReceiver[{hooks['event_annotation']}] | None = None, " if hooks else ""
+
+
+def _result_view(
+    code: TypeCode,
+    job: ir.Job,
+    owner: dict[str, str],
+    helper: Callable[[ir.Operation, str], Code],
+    types: list[ir.TypeRef],
+) -> dict[str, Any] | None:
+    """The job's result read, if it has one (its types are added to ``types``)."""
+    if job.result is None:
+        return None
+    result_view = operation_view(code, job.result, follow=True)
+    types += result_view["types"]
+    return {
+        "request": helper(job.result, "request"),
+        "response": helper(job.result, "response"),
+        "returns": result_view["returns"],
+        "module": owner.get(job.result.operation_id),
+        "options": _target_options(
+            job.final_from in ("location", "original-uri", "create-location"),
+            helper(job.result, "request"),
+            job.result,
+            call=carry_call(code, job, job.result),
+        ),
+        "once": job.result_once,
+        "to_file": result_view["returns"] in ("bytes", "str"),
+    }
+
+
+def _cancel_view(
+    code: TypeCode,
+    job: ir.Job,
+    name: str,
+    single: bool,
+    taken: frozenset[str],
+    owner: dict[str, str],
+    helper: Callable[[ir.Operation, str], Code],
+    types: list[ir.TypeRef],
+) -> dict[str, Any] | None:
+    """The job's cancel call, if it has one (its types are added to ``types``)."""
+    if job.cancel is None:
+        return None
+    cancel_view = operation_view(code, job.cancel, follow=True)
+    types += cancel_view["types"]
+    bare = name.rstrip("_") or name
+    method: str | None = (
+        "cancel" if single else bare if bare.startswith("cancel_") else f"cancel_{bare}"
     )
-    view["events_arg"] = Code(", events=events" if job.webhooks else "")
-    if job.webhooks is not None and job.webhooks.event_type is not None:
-        view["types"].append(job.webhooks.event_type)
-    if job.result is not None:
-        result_view = operation_view(code, job.result, follow=True)
-        view["result"] = {
-            "request": helper(job.result, "request"),
-            "response": helper(job.result, "response"),
-            "returns": result_view["returns"],
-            "module": owner.get(job.result.operation_id),
-            "options": _target_options(
-                job.final_from in ("location", "original-uri", "create-location"),
-                helper(job.result, "request"),
-                job.result,
-                call=carry_call(code, job, job.result),
-            ),
-            "once": job.result_once,
-            "to_file": result_view["returns"] in ("bytes", "str"),
-        }
-        view["types"] += result_view["types"]
-    else:
-        view["result"] = None
-    view["cancel"] = None
-    if job.cancel is not None:
-        cancel_view = operation_view(code, job.cancel, follow=True)
-        bare = name.rstrip("_") or name
-        method: str | None = (
-            "cancel" if single else bare if bare.startswith("cancel_") else f"cancel_{bare}"
+    if method == job.cancel.name:
+        method = None  # the cancel operation's own method already takes the job id
+    elif method in taken:
+        method = f"cancel_{name}_job"
+    request = helper(job.cancel, "request")
+    call = carry_call(code, job, job.cancel)
+    view = {
+        "request": request,
+        "response": helper(job.cancel, "response"),
+        "returns": cancel_view["returns"],
+        "module": owner.get(job.cancel.operation_id),
+        "method": None if method is None else ident(method),
+        "attr": ident(f"_cancel_{name}"),
+        "call": call,
+        "options": Code(f"{request}({call})"),
+    }
+    if job.cancel_at_url is not None:  # sent to the operation URL the job id is
+        security = tuple_of([py_str(s) for s in job.cancel.security])
+        method_arg = py_str(job.cancel.method.upper())
+        suffix = f", suffix={py_str(job.cancel_at_url)}" if job.cancel_at_url else ""
+        view["options"] = Code(
+            f"_opurl.url_options(self._http, job_id, {security}, method={method_arg}{suffix})"
         )
-        if method == job.cancel.name:
-            method = None  # the cancel operation's own method already takes the job id
-        elif method in taken:
-            method = f"cancel_{name}_job"
-        view["cancel"] = {
-            "request": helper(job.cancel, "request"),
-            "response": helper(job.cancel, "response"),
-            "returns": cancel_view["returns"],
-            "module": owner.get(job.cancel.operation_id),
-            "method": None if method is None else ident(method),
-            "attr": ident(f"_cancel_{name}"),
-            "call": carry_call(code, job, job.cancel),
-        }
-        request = view["cancel"]["request"]
-        view["cancel"]["options"] = Code(f"{request}({view['cancel']['call']})")
-        if job.cancel_at_url is not None:  # sent to the operation URL the job id is
-            security = tuple_of([py_str(s) for s in job.cancel.security])
-            method_arg = py_str(job.cancel.method.upper())
-            suffix = f", suffix={py_str(job.cancel_at_url)}" if job.cancel_at_url else ""
-            view["cancel"]["options"] = Code(
-                f"_opurl.url_options(self._http, job_id, {security}, method={method_arg}{suffix})"
-            )
-            view["cancel"]["request"] = view["cancel"]["call"] = Code("")
-        view["types"] += cancel_view["types"]
-    # A job with a cancel operation lets each wait say whether a timeout cancels it.
-    view["cancel_param"] = Code(", cancel_on_timeout: bool | None = None" if job.cancel else "")
-    view["cancel_choice"] = Code(".cancelling(cancel_on_timeout)" if job.cancel else "")
-    if job.create is not None:
-        create_view = operation_view(code, job.create, job.idempotency_header, follow=True)
-        idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
-        # The waiter owns the idempotency key: the caller does not pass one.
-        signature = create_view["signature"]
-        call_args = create_view["call_args"]
-        if idem_param is not None:
-            signature = re.sub(rf", {idem_param}: [^,]*= _s\.UNSET", "", signature)
-            call_args = call_args.replace(
-                f"{idem_param}={idem_param}", f"{idem_param}=_s.UNSET if key is None else key"
-            )
-        extra = "max_retries, extra_headers,"
-        if idem_param is None and job.idempotency_header is not None:
-            call_args = call_args.replace(
-                extra,
-                "max_retries, "
-                f"_with_key(extra_headers, {py_literal(job.idempotency_header)}, key),",
-            )
-        view["create"] = {
-            "signature": Code(
-                signature.replace(
-                    OPTION_PARAMS[0] + ", ",
-                    OPTION_PARAMS[0] + ", deadline: float = 600.0, on_poll: "
-                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
-                    f"stall_after: float | None = None, {view['events_param']}"
-                    + ("cancel_on_timeout: bool | None = None, " if job.cancel else ""),
-                )
-            ),
-            "start_signature": Code(
-                signature.replace(
-                    OPTION_PARAMS[0] + ", ",
-                    OPTION_PARAMS[0] + ", deadline: float | None = None, on_poll: "
-                    f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None, "
-                    "stall_after: float | None = None, ",
-                )
-            ),
-            "call_args": Code(call_args),
-            "request": helper(job.create, "request"),
-            "module": owner.get(job.create.operation_id),
-            "idempotency_header": py_literal(job.idempotency_header),
-            "sends_key": job.idempotency_header is not None,
-        }
-        view["types"] += create_view["types"]
-    else:
-        view["create"] = None
-    # With final_from: record, the terminal record is the result.
-    view["record_result"] = job.final_from == "record"
-    record_result = view["record_annotation"] if view["record_result"] else Code("None")
-    if view["record_result"] and job.result_path is not None and member is not None:
-        record_result = code.annotation(member)  # the record's member is the result
-    view["result_returns"] = view["result"]["returns"] if view["result"] else record_result
-    returns = view["result"]["returns"] if view["result"] else record_result
-    if str(returns) == "None":
-        returns = view["record_annotation"]
-    located = job.final_from == "create-location" and view["result"] is not None
-    if located and str(returns) != str(view["record_annotation"]):
-        # No Location on the create answer: the terminal record is the result.
-        returns = Code(f"{returns} | {view['record_annotation']}")
-        view["result_returns"] = returns
-    view["create_returns"] = returns
-    view["create_returns_str"] = py_str(returns)
-    # A result of the record's own type (Azure's PUT: the GET of the resource polled)
-    # needs no cast: the waiter's outcome is already that type.
-    view["outcome_is_result"] = (
-        (view["record_result"] and job.result_path is None)
-        or located
-        or (view["result"] is not None and str(returns) == str(view["record_annotation"]))
-    )
+        view["request"] = view["call"] = Code("")
     return view
+
+
+def _create_view(
+    code: TypeCode,
+    job: ir.Job,
+    view: dict[str, Any],
+    helper: Callable[[ir.Operation, str], Code],
+    owner: dict[str, str],
+) -> dict[str, Any] | None:
+    """The job's create call as ``create_and_wait`` and ``start`` take it, if it has one
+    (its types are added to the view's)."""
+    if job.create is None:
+        return None
+    create_view = operation_view(code, job.create, job.idempotency_header, follow=True)
+    view["types"] += create_view["types"]
+    idem_param = create_view["idem_param"] if job.idempotency_header is not None else None
+    # The waiter owns the idempotency key: the caller does not pass one.
+    signature = create_view["signature"]
+    call_args = create_view["call_args"]
+    if idem_param is not None:
+        signature = re.sub(rf", {idem_param}: [^,]*= _s\.UNSET", "", signature)
+        call_args = call_args.replace(
+            f"{idem_param}={idem_param}", f"{idem_param}=_s.UNSET if key is None else key"
+        )
+    extra = "max_retries, extra_headers,"
+    if idem_param is None and job.idempotency_header is not None:
+        call_args = call_args.replace(
+            extra,
+            f"max_retries, _with_key(extra_headers, {py_literal(job.idempotency_header)}, key),",
+        )
+    on_poll = f"_abc.Callable[[_ws.PollEvent[{view['record_annotation']}]], None] | None = None"
+    waits = (
+        f"deadline: float = 600.0, on_poll: {on_poll}, stall_after: float | None = None, "
+        f"{view['events_param']}"
+        + ("cancel_on_timeout: bool | None = None, " if job.cancel else "")
+    )
+    starts = (
+        f"deadline: float | None = None, on_poll: {on_poll}, stall_after: float | None = None, "
+    )
+    return {
+        "signature": Code(
+            signature.replace(OPTION_PARAMS[0] + ", ", f"{OPTION_PARAMS[0]}, {waits}")
+        ),
+        "start_signature": Code(
+            signature.replace(OPTION_PARAMS[0] + ", ", f"{OPTION_PARAMS[0]}, {starts}")
+        ),
+        "call_args": Code(call_args),
+        "request": helper(job.create, "request"),
+        "module": owner.get(job.create.operation_id),
+        "idempotency_header": py_literal(job.idempotency_header),
+        "sends_key": job.idempotency_header is not None,
+    }
+
+
+def _returns_view(
+    code: TypeCode, job: ir.Job, view: dict[str, Any], member: ir.TypeRef | None
+) -> dict[str, Any]:
+    """What the job's waits return: the result, or the terminal record where the record is
+    the result (``final_from: record``) or no result can be read."""
+    record = view["record_annotation"]
+    record_result = job.final_from == "record"
+    result = record if record_result else Code("None")
+    if record_result and job.result_path is not None and member is not None:
+        result = code.annotation(member)  # the record's member is the result
+    result_returns = view["result"]["returns"] if view["result"] else result
+    returns = result_returns
+    if str(returns) == "None":
+        returns = record
+    located = job.final_from == "create-location" and view["result"] is not None
+    if located and str(returns) != str(record):
+        # No Location on the create answer: the terminal record is the result.
+        returns = Code(f"{returns} | {record}")
+        result_returns = returns
+    return {
+        "record_result": record_result,
+        "result_returns": result_returns,
+        "create_returns": returns,
+        "create_returns_str": py_str(returns),
+        # A result of the record's own type (Azure's PUT: the GET of the resource polled)
+        # needs no cast: the waiter's outcome is already that type.
+        "outcome_is_result": (
+            (record_result and job.result_path is None)
+            or located
+            or (view["result"] is not None and str(returns) == str(record))
+        ),
+    }

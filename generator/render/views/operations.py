@@ -108,18 +108,58 @@ def operation_view(
     its success is followed (a job's own call), not returned as a ``Redirect``."""
     path, _, fixed_query = op.path.partition("?")
     by_wire = {p.wire: p for p in op.parameters if p.location == "path"}
+    media_param = _media_param(op)
+    call = _call_view(code, op, idempotency_header, media_param)
+    synthetic_idem = idempotency_header if call.pop("synthetic_idem") else None
+    response = op.response
+    # Beside a success, a declared 3xx is returned as a `Redirect` (not followed).
+    redirected = (
+        bool(op.redirects)
+        and response.kind not in ("redirect", "events")
+        and op.pagination is None
+        and not follow
+    )
+    returns, decode, typed = _decoding(code, response, redirected)
+    paging = _paging_view(code, op)
+    event_type = response.type if response.kind == "events" else response.events
+    return {
+        "name": ident(op.name),
+        "options_fn": ident(f"_{op.name}_request"),
+        "decode_fn": ident(f"_{op.name}_response"),
+        **call,
+        "method": py_str(op.method),
+        "path": Code(_path_expression(path, by_wire)),
+        "params": _query_params(op, fixed_query),
+        "header_dict": _header_dict(op, synthetic_idem),
+        "body_args": _request_args(op, media_param, redirected),
+        "security": tuple_of([py_str(s) for s in op.security]),
+        "returns": Code(returns),
+        "decode": Code(decode),
+        "typed_decode": typed,
+        "redirected": redirected,
+        "doc": docstring(*_doc_lines(op, media_param, paging is not None), indent=8),
+        "paging": paging,
+        "events": _events_view(code, op, event_type),
+        "deprecated": op.deprecated,
+        "types": [p.type for p in op.parameters]
+        + ([op.body.type] if op.body is not None else [])
+        + ([response.type] if response.type is not None and response.kind == "json" else [])
+        + ([event_type] if event_type is not None else [])
+        + ([op.pagination.item_type] if op.pagination is not None else []),
+    }
+
+
+def _call_view(
+    code: TypeCode, op: ir.Operation, idempotency_header: str | None, media_param: str | None
+) -> dict[str, Any]:
+    """The method's signature, the request function's, the arguments one passes to the
+    other, and the idempotency key the call sends (its header and parameter)."""
     positional = [p for p in op.parameters if p.location == "path"]
     keyword = [p for p in op.parameters if p.location != "path"]
-    sig: list[str] = []
-    call: list[str] = []
-    for p in positional:
-        sig.append(f"{p.name}: {_id_annotation(code, p)}")
-        call.append(p.name)
+    sig = [f"{p.name}: {_id_annotation(code, p)}" for p in positional]
     kw: list[str] = []
     required_kw = required_keywords(code, op)
-    optional_kw = [p for p in keyword if p not in required_kw]
     body_sig = None
-    media_param = _media_param(op)
     if op.body is not None:
         annotation = _body_annotation(code, op.body)
         body_sig = (
@@ -129,18 +169,17 @@ def operation_view(
         )
     if body_sig and op.body is not None and op.body.required:
         kw.append(body_sig)
-    for p in required_kw:
-        kw.append(f"{p.name}: {_id_annotation(code, p)}")
+    kw += [f"{p.name}: {_id_annotation(code, p)}" for p in required_kw]
     if body_sig and op.body is not None and not op.body.required:
         kw.append(body_sig)
     if media_param is not None and op.body is not None:
         choices = ", ".join(py_literal(m) for m, _ in op.body.media)
         kw.append(f"{media_param}: _t.Literal[{choices}] | None = None")
-    for p in optional_kw:
-        annotation, default = _param_annotation(code, p)
-        kw.append(f"{p.name}: {annotation} = {default}")
+    for p in keyword:
+        if p not in required_kw:
+            annotation, default = _param_annotation(code, p)
+            kw.append(f"{p.name}: {annotation} = {default}")
     idem = None
-    idem_param = None
     if idempotency_header is not None:
         idem = py_literal(idempotency_header)
     elif any(p.location == "header" and p.wire.lower() == "idempotency-key" for p in keyword):
@@ -155,6 +194,7 @@ def operation_view(
         and declared is None
         and all(p.name != _IDEMPOTENCY_KEY for p in op.parameters)
     )
+    idem_param = None
     if declared is not None:
         idem_param = declared.name
     elif synthetic_idem:
@@ -162,8 +202,7 @@ def operation_view(
         kw.append(f"{_IDEMPOTENCY_KEY}: str | _s.Unset = _s.UNSET")
     # The request function takes the per-call options as one tuple (``CallOptions``).
     options_signature = ", ".join([*sig, "*", *kw, _CALL_PARAM])
-    kw += OPTION_PARAMS
-    signature = ", ".join(sig + ["*"] + kw)
+    signature = ", ".join([*sig, "*", *kw, *OPTION_PARAMS])
     call_kw = [f"{name}={name}" for name in ["body"] if op.body is not None]
     if media_param is not None:
         call_kw.append(f"{media_param}={media_param}")
@@ -171,51 +210,71 @@ def operation_view(
     if synthetic_idem:
         call_kw.append(f"{_IDEMPOTENCY_KEY}={_IDEMPOTENCY_KEY}")
     call_kw.append(_CALL_ARG)
-    call_args = ", ".join(call + call_kw)
+    return {
+        "signature": Code(signature),
+        "options_signature": Code(options_signature),
+        "call_args": Code(", ".join([p.name for p in positional] + call_kw)),
+        "idempotency_header": idem,
+        "idem_param": idem_param,
+        "synthetic_idem": synthetic_idem,
+    }
 
-    params = [f"{py_literal(p.wire)}: {p.name}" for p in keyword if p.location == "query"]
+
+def _query_params(op: ir.Operation, fixed_query: str) -> Code | None:
+    """The query's parameters, and the pairs written into the spec's path after ``?``."""
+    params = [f"{py_literal(p.wire)}: {p.name}" for p in op.parameters if p.location == "query"]
     for pair in filter(None, fixed_query.split("&")):
         key, _, value = pair.partition("=")
         params.append(f"{py_literal(key)}: {py_literal(value)}")
-    # Only the styles the spec declares beyond the defaults are passed on.
-    styles = [
-        f"{py_literal(p.wire)}: ({py_str(p.style or 'form')}, {p.explode})"
-        for p in keyword
-        if p.location == "query" and (p.style or "form", p.explode) != ("form", True)
-    ]
+    return Code("{" + ", ".join(params) + "}") if params else None
+
+
+def _header_dict(op: ir.Operation, synthetic_idem: str | None) -> Code:
+    """The request's headers: declared ones, ``Accept`` for a non-JSON answer, the
+    idempotency key the SDK adds (``synthetic_idem``), cookies, then ``extra_headers``."""
+    keyword = [p for p in op.parameters if p.location != "path"]
     headers = [
         f"{py_literal(p.wire)}: " + (f"_styles.header({p.name}, True)" if p.explode else p.name)
         for p in keyword
         if p.location == "header"
     ]
-    accepts = op.response.media_type if op.response.kind in ("binary", "text", "events") else None
+    response = op.response
+    accepts = response.media_type if response.kind in ("binary", "text", "events") else None
     if accepts and not any(p.wire.lower() == "accept" for p in keyword if p.location == "header"):
         headers.insert(0, f'"Accept": {py_literal(accepts)}')
-    if synthetic_idem and idempotency_header is not None:
-        headers.append(f"{py_literal(idempotency_header)}: {_IDEMPOTENCY_KEY}")
+    if synthetic_idem is not None:
+        headers.append(f"{py_literal(synthetic_idem)}: {_IDEMPOTENCY_KEY}")
     cookies = [
         f"({py_str(p.wire)}, {p.name}, {p.explode})" for p in keyword if p.location == "cookie"
     ]
     if cookies:
         headers.append(f'"Cookie": _styles.cookie_header({tuple_of([Code(c) for c in cookies])})')
-    body_args: list[Code] = []
-    if styles:
-        body_args.append(Code("styles={" + ", ".join(styles) + "}"))
-    if op.server is not None:
-        body_args.append(Code(f"server={py_str(op.server)}"))
-    response = op.response
-    # Beside a success, a declared 3xx is returned as a `Redirect` (not followed).
-    redirected = (
-        bool(op.redirects)
-        and response.kind not in ("redirect", "events")
-        and op.pagination is None
-        and not follow
-    )
-    if op.redirects and (response.kind == "redirect" or redirected):
-        body_args.append(Code(f"redirects={tuple_of([Code(str(c)) for c in op.redirects])}"))
-    if op.body is not None:
-        body_args += _body_args(op.body, media_param)
+    return Code("{" + "".join(h + ", " for h in headers) + "**(extra_headers or {})}")
 
+
+def _request_args(op: ir.Operation, media_param: str | None, redirected: bool) -> list[Code]:
+    """The request's other arguments: query styles beyond the defaults, the operation's
+    own server, the redirects it declares, and its body."""
+    styles = [
+        f"{py_literal(p.wire)}: ({py_str(p.style or 'form')}, {p.explode})"
+        for p in op.parameters
+        if p.location == "query" and (p.style or "form", p.explode) != ("form", True)
+    ]
+    args: list[Code] = []
+    if styles:
+        args.append(Code("styles={" + ", ".join(styles) + "}"))
+    if op.server is not None:
+        args.append(Code(f"server={py_str(op.server)}"))
+    if op.redirects and (op.response.kind == "redirect" or redirected):
+        args.append(Code(f"redirects={tuple_of([Code(str(c)) for c in op.redirects])}"))
+    if op.body is not None:
+        args += _body_args(op.body, media_param)
+    return args
+
+
+def _decoding(code: TypeCode, response: ir.Response, redirected: bool) -> tuple[str, str, bool]:
+    """What the method returns, the expression decoding it from ``response``, and whether
+    that decoding is typed."""
     returns: str
     if response.kind == "json" and response.type is not None:
         returns = code.annotation(response.type)
@@ -239,11 +298,12 @@ def operation_view(
         returns = f"{returns} | _resp.Redirect"
         decode = f"_resp.redirected(response) or {decode}"
         typed = True
+    return returns, decode, typed
 
-    doc_args = []
-    for p in op.parameters:
-        if p.description:
-            doc_args.append(f"{p.name}: {p.description}")
+
+def _doc_lines(op: ir.Operation, media_param: str | None, paged: bool) -> list[str | None]:
+    """The paragraphs of the method's docstring."""
+    doc_args = [f"{p.name}: {p.description}" for p in op.parameters if p.description]
     if op.body is not None and op.body.description:
         doc_args.append(f"body: {op.body.description}")
     if media_param is not None and op.body is not None:
@@ -253,55 +313,31 @@ def operation_view(
             "a file, the structured type for anything else; or the Content-Type of "
             "extra_headers)."
         )
-    lines = [op.summary, op.description]
+    lines: list[str | None] = [op.summary, op.description]
     if doc_args:
         lines.append("Args:\n" + "\n".join("    " + " ".join(a.split()) for a in doc_args))
-    paging = _paging_view(code, op)
-    events = None
-    event_type = response.type if response.kind == "events" else response.events
-    if event_type is not None:
-        plain = code.resolve(event_type) == ir.Primitive("str")
-        events = {
-            "item": Code(code.annotation(event_type)),
-            "decode_fn": ident(f"_{op.name}_event"),
-            "decoder": None if plain else Code(code.decoder(event_type)),
-            "main": response.kind == "events",
-            "method": ident(op.stream_name) if op.stream_name else None,
-        }
-    if paging is not None:
+    if paged:
         lines.append(
             "Returns every item, fetching pages as iteration needs them; ``.page()`` "
             "is the first page (``.items``, ``.has_next()``, ``.next_page()``)."
         )
     lines.append(f"``{op.method} {op.path}`` (operationId ``{op.operation_id}``).")
+    return lines
+
+
+def _events_view(
+    code: TypeCode, op: ir.Operation, event_type: ir.TypeRef | None
+) -> dict[str, Any] | None:
+    """The events the operation streams, as its main answer or a variant of it."""
+    if event_type is None:
+        return None
+    plain = code.resolve(event_type) == ir.Primitive("str")
     return {
-        "name": ident(op.name),
-        "options_fn": ident(f"_{op.name}_request"),
-        "decode_fn": ident(f"_{op.name}_response"),
-        "signature": Code(signature),
-        "options_signature": Code(options_signature),
-        "call_args": Code(call_args),
-        "method": py_str(op.method),
-        "path": Code(_path_expression(path, by_wire)),
-        "params": Code("{" + ", ".join(params) + "}") if params else None,
-        "header_dict": Code("{" + "".join(h + ", " for h in headers) + "**(extra_headers or {})}"),
-        "body_args": body_args,
-        "security": tuple_of([py_str(s) for s in op.security]),
-        "returns": Code(returns),
-        "decode": Code(decode),
-        "typed_decode": typed,
-        "redirected": redirected,
-        "doc": docstring(*lines, indent=8),
-        "idempotency_header": idem,
-        "idem_param": idem_param,
-        "paging": paging,
-        "events": events,
-        "deprecated": op.deprecated,
-        "types": [p.type for p in op.parameters]
-        + ([op.body.type] if op.body is not None else [])
-        + ([response.type] if response.type is not None and response.kind == "json" else [])
-        + ([event_type] if event_type is not None else [])
-        + ([op.pagination.item_type] if op.pagination is not None else []),
+        "item": Code(code.annotation(event_type)),
+        "decode_fn": ident(f"_{op.name}_event"),
+        "decoder": None if plain else Code(code.decoder(event_type)),
+        "main": op.response.kind == "events",
+        "method": ident(op.stream_name) if op.stream_name else None,
     }
 
 
