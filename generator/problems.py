@@ -102,7 +102,7 @@ def pointer_join(pointer: str, *tokens: str | int) -> str:
     if len(tokens) == 1:  # most calls: one token, joined without a generator
         token = tokens[0]
         return f"{pointer}/{_escape(token if type(token) is str else str(token))}"
-    return pointer + "".join("/" + _escape(str(token)) for token in tokens)
+    return "/".join([pointer, *[_escape(str(token)) for token in tokens]])
 
 
 @attrs.frozen(eq=False, repr=False)
