@@ -25,7 +25,9 @@ __all__ = [
 
 
 def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+    if "~" in token or "/" in token:
+        return token.replace("~", "~0").replace("/", "~1")
+    return token  # most tokens: nothing to escape
 
 
 def counted(n: int, noun: str) -> str:
@@ -97,7 +99,10 @@ def printable(text: str) -> str:
 
 def pointer_join(pointer: str, *tokens: str | int) -> str:
     """Extend a JSON pointer (RFC 6901) with more reference tokens."""
-    return pointer + "".join("/" + _escape(str(token)) for token in tokens)
+    if len(tokens) == 1:  # most calls: one token, joined without a generator
+        token = tokens[0]
+        return f"{pointer}/{_escape(token if type(token) is str else str(token))}"
+    return "/".join([pointer, *[_escape(str(token)) for token in tokens]])
 
 
 @attrs.frozen(eq=False, repr=False)

@@ -50,42 +50,70 @@ def schema_warnings(spec: SpecSet) -> list[Problem]:
     """Every schema of the spec's root document that no value (or no value carrying the
     properties it declares) can satisfy, and every pattern a regex engine may give up on."""
     root = spec.root
+    base = Location(root.name)
     found: list[Problem] = []
-    for node, at in _schemas(root.data, Location(root.name)):
-        found += _all_of(spec, node, at)
-        found += _types(node, at)
-        found += _bounds(node, at)
-        pattern = node.get("pattern")
-        if isinstance(pattern, str) and _BACKTRACKING.search(pattern) and _NESTED.search(pattern):
-            found.append(
-                Problem(
-                    at.child("pattern"),
+    for node, path in _schemas(root.data):
+        if _all_of_checked(node):
+            found += _all_of(spec, node, _located(base, path))
+        for tokens, message in (*_types(node), *_bounds(node), *_pattern(node)):
+            found.append(Problem(_located(base, path, *tokens), message))
+    return found
+
+
+#: A problem of a node: the tokens from the node to where it is, and the message.
+_Found = tuple[tuple[str, ...], str]
+
+
+def _pattern(node: dict[str, JSON]) -> list[_Found]:
+    pattern = node.get("pattern")
+    if isinstance(pattern, str) and _BACKTRACKING.search(pattern) and _NESTED.search(pattern):
+        return [
+            (
+                ("pattern",),
+                (
                     f"the pattern {json.dumps(pattern)} needs a backtracking regex engine "
                     "(look-around or back-references) and nests quantifiers: on a long "
                     "value the engine can give up, and jobgen serve then refuses the value "
                     "naming the pattern; write it without nested quantifiers, or without "
-                    "look-around",
-                )
+                    "look-around"
+                ),
             )
-    return found
+        ]
+    return []
 
 
-def _schemas(node: JSON, at: Location) -> Iterator[tuple[dict[str, JSON], Location]]:
+#: Where a node is in the document: its parent's path and its key or index (None: the
+#: root). The pass builds a `Location` only for a node it reports, from this chain.
+_Path = tuple[Any, str | int] | None
+
+
+def _located(base: Location, path: _Path, *tokens: str | int) -> Location:
+    chain: list[str | int] = []
+    while path is not None:
+        path, token = path
+        chain.append(token)
+    chain.reverse()
+    return base.child(*chain, *tokens)
+
+
+def _schemas(node: JSON) -> Iterator[tuple[dict[str, JSON], _Path]]:
     """Every mapping of the document outside values (examples, defaults, enums), once, in
-    document order."""
-    stack = [(node, at)]
+    document order, with its path."""
+    stack: list[tuple[JSON, _Path]] = [(node, None)]
     while stack:
         current, where = stack.pop()
-        children: list[tuple[JSON, Location]] = []
+        children: list[tuple[JSON, _Path]]
         if isinstance(current, dict):
             yield current, where
             children = [
-                (value, where.child(str(key)))
-                for key, value in current.items()
-                if str(key) not in _VALUES and not str(key).startswith("x-")
+                (value, (where, name))
+                for name, value in ((str(key), value) for key, value in current.items())
+                if name not in _VALUES and not name.startswith("x-")
             ]
         elif isinstance(current, list):
-            children = [(value, where.child(i)) for i, value in enumerate(current)]
+            children = [(value, (where, i)) for i, value in enumerate(current)]
+        else:
+            continue
         stack.extend(reversed(children))
 
 
@@ -101,10 +129,14 @@ def _names(node: JSON) -> list[str]:
     return [str(k) for k in properties] if isinstance(properties, dict) else []
 
 
-def _all_of(spec: SpecSet, node: dict[str, JSON], at: Location) -> list[Problem]:
+def _all_of_checked(node: dict[str, JSON]) -> bool:
+    """Whether ``node``'s ``allOf`` has members to compare (two, or one and own properties)."""
     members = node.get("allOf")
-    if not isinstance(members, list) or len(members) < 2 and not _names(node):
-        return []
+    return isinstance(members, list) and (len(members) >= 2 or bool(_names(node)))
+
+
+def _all_of(spec: SpecSet, node: dict[str, JSON], at: Location) -> list[Problem]:
+    members: list[JSON] = node["allOf"]
     resolved = [_deref(spec, m, at.child("allOf", i)) for i, m in enumerate(members)]
     found = []
     for i, (member, member_at) in enumerate(resolved):
@@ -163,8 +195,8 @@ def _type_set(node: JSON) -> set[str] | None:
     return kinds
 
 
-def _types(node: dict[str, JSON], at: Location) -> list[Problem]:
-    found = []
+def _types(node: dict[str, JSON]) -> list[_Found]:
+    found: list[_Found] = []
     kinds = _type_set(node)
     enum = node.get("enum")
     if kinds is not None and isinstance(enum, list) and enum:
@@ -176,10 +208,12 @@ def _types(node: dict[str, JSON], at: Location) -> list[Problem]:
         ]
         if allowed and not fits:
             found.append(
-                Problem(
-                    at.child("enum"),
-                    f"no value can satisfy it: none of the enum's values is of type "
-                    f"{' or '.join(sorted(kinds))}; fix: make the type and the values agree",
+                (
+                    ("enum",),
+                    (
+                        f"no value can satisfy it: none of the enum's values is of type "
+                        f"{' or '.join(sorted(kinds))}; fix: make the type and the values agree"
+                    ),
                 )
             )
     members = node.get("allOf")
@@ -195,10 +229,12 @@ def _types(node: dict[str, JSON], at: Location) -> list[Problem]:
                 for i, s in typed
             )
             found.append(
-                Problem(
-                    at.child("allOf"),
-                    f"no value can satisfy it: its parts ask for types no value has at "
-                    f"once ({said}); fix: give every part the same type",
+                (
+                    ("allOf",),
+                    (
+                        f"no value can satisfy it: its parts ask for types no value has at "
+                        f"once ({said}); fix: give every part the same type"
+                    ),
                 )
             )
         enums = [
@@ -210,11 +246,13 @@ def _types(node: dict[str, JSON], at: Location) -> list[Problem]:
             shared = set.intersection(*({json.dumps(v) for v in e} for _, e in enums))
             if not shared:
                 found.append(
-                    Problem(
-                        at.child("allOf"),
-                        "no value can satisfy it: the enums of "
-                        f"{', '.join(f'allOf/{i}' for i, _ in enums)} have no value in "
-                        "common; fix: keep one enum",
+                    (
+                        ("allOf",),
+                        (
+                            "no value can satisfy it: the enums of "
+                            f"{', '.join(f'allOf/{i}' for i, _ in enums)} have no value in "
+                            "common; fix: keep one enum"
+                        ),
                     )
                 )
     return found
@@ -228,8 +266,8 @@ _BOUNDS = (
 )
 
 
-def _bounds(node: dict[str, JSON], at: Location) -> list[Problem]:
-    found = []
+def _bounds(node: dict[str, JSON]) -> list[_Found]:
+    found: list[_Found] = []
     for low, high in _BOUNDS:
         a, b = node.get(low), node.get(high)
         if (
@@ -240,10 +278,12 @@ def _bounds(node: dict[str, JSON], at: Location) -> list[Problem]:
             and a > b
         ):
             found.append(
-                Problem(
-                    at.child(low),
-                    f"no value can satisfy it: {low} {a} is above {high} {b}; "
-                    "fix: swap or correct them",
+                (
+                    (low,),
+                    (
+                        f"no value can satisfy it: {low} {a} is above {high} {b}; "
+                        "fix: swap or correct them"
+                    ),
                 )
             )
     return found

@@ -64,13 +64,9 @@ class ErrorShapes:
         self._spec: SpecSet | None = None
         self._builder: SchemaBuilder | None = None
         self._cache: dict[tuple[str, int], ir.TypeRef | None] = {}
-        path = spec_path or _guess_path(sdk)
-        if path is not None:
-            try:
-                # Named as load_and_build names it, so schema keys match the SDK's.
-                self._spec = load_spec(path)
-            except SpecError:
-                self._spec = None
+        # The spec the SDK was built from, read once; an SDK model made without one
+        # (by hand) has its spec read from its file.
+        self._spec = sdk.spec if sdk.spec is not None else _load(spec_path or _guess_path(sdk))
         schemas: Mapping[str, ir.NamedSchema] = sdk.schemas
         if self._spec is not None:
             self._builder = SchemaBuilder(self._spec, [])
@@ -207,6 +203,16 @@ def _holds(value: JSON, text: str) -> bool:
     if isinstance(value, list):
         return any(_holds(item, text) for item in value)
     return bool(value == text)
+
+
+def _load(path: Path | None) -> SpecSet | None:
+    if path is None:
+        return None
+    try:
+        # Named as load_and_build names it, so schema keys match the SDK's.
+        return load_spec(path)
+    except SpecError:
+        return None
 
 
 def _guess_path(sdk: ir.Sdk) -> Path | None:

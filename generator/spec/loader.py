@@ -396,10 +396,69 @@ def _original_pointer(pointer: str, sources: dict[str, str]) -> str:
     return swagger2.original_pointer(pointer, sources)
 
 
+class _Parsed:
+    """What files a process parsed, and a copy of those it parsed twice, to unpickle the
+    third time and after: a test suite, a server per spec, or specs sharing files (Azure's
+    common-types) read the same bytes again. Keyed by the bytes' sha256 (and whether the
+    name says JSON), so a changed file is parsed anew; each load gets its own copy of the
+    data, so what one caller does with its tree no other sees. At most `KEEP_BYTES` of
+    pickles are kept, the least recently used dropped first."""
+
+    KEEP_BYTES = 32 << 20
+    SEEN = 100_000
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._seen: set[tuple[str, bool]] = set()
+        self._kept: dict[tuple[str, bool], bytes] = {}
+        self._size = 0
+
+    def parse(self, raw: bytes, digest: str, path: Path, name: str) -> Any:
+        key = (digest, path.suffix.lower() == ".json")
+        with self._lock:
+            kept = self._kept.pop(key, None)
+            if kept is not None:
+                self._kept[key] = kept  # the most recently used goes last
+            again = key in self._seen
+            if len(self._seen) >= self.SEEN:
+                self._seen.clear()
+            self._seen.add(key)
+        if kept is not None:
+            import pickle
+
+            with _no_gc():
+                return pickle.loads(kept)
+        data = _parse(_decode(raw, name), path, name)
+        if again:
+            self._keep(key, data)
+        return data
+
+    def _keep(self, key: tuple[str, bool], data: Any) -> None:
+        import pickle
+
+        pickled = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(pickled) > self.KEEP_BYTES:
+            return
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = pickled
+            self._size += len(pickled)
+            while self._size > self.KEEP_BYTES:
+                oldest = next(iter(self._kept))
+                self._size -= len(self._kept.pop(oldest))
+
+
+_PARSED = _Parsed()
+
+
 def load_document(path: Path, name: str) -> Document:
     """Read and parse one file; any failure is a SpecError naming it."""
     raw = _read_bytes(path, name)
-    data = _parse(_decode(raw, name), path, name)
+    sha256 = hashlib.sha256(raw).hexdigest()
+    data = _PARSED.parse(raw, sha256, path, name)
     errors, warnings = check_spec_schema(data, name)
     sources: dict[str, str] = {}
     if isinstance(data, dict) and str(data.get("swagger")) == "2.0":
@@ -411,7 +470,7 @@ def load_document(path: Path, name: str) -> Document:
         path=path,
         name=name,
         data=data,
-        sha256=hashlib.sha256(raw).hexdigest(),
+        sha256=sha256,
         sources=sources,
         warnings=tuple(warnings),
         schema_errors=tuple(errors),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,8 @@ import pytest
 from jobgen.cli import main
 from jobgen.model.build import load_and_build
 from jobgen.problems import Location, SpecError
-from jobgen.spec.loader import SpecSet
-from tests.helpers import TEST_SPECS, write
+from jobgen.spec.loader import SpecSet, load_spec
+from tests.helpers import ROOT, SPECS, TEST_SPECS, write
 
 MINIMAL = """openapi: 3.0.3
 info: {title: Mini, version: "1"}
@@ -283,3 +284,37 @@ def test_a_chain_of_refs_is_followed_once(
     sdk = load_and_build(spec)
     assert len(sdk.schemas) == count + 1
     assert calls <= 2 * count
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_spec_read_again_in_one_process_generates_the_committed_sdk_each_time(
+    tmp_path: Path,
+) -> None:
+    """A process that reads the same files again (a test suite, a server per spec) parses
+    them from a kept copy from the third time on: each load still gets data of its own, so
+    a caller that changes its tree changes no later load. Oracle: the committed SDK, made by
+    a fresh process (``jobgen generate --check`` in CI)."""
+    spec = SPECS / "salesforce_bulk.yaml"  # with a file of its $refs: common/errors.yaml
+    committed = _tree(ROOT / "generated" / "salesforce_bulk")
+    for round in range(4):
+        loaded = load_spec(spec)
+        loaded.deref({"$ref": "common/errors.yaml#/components/schemas"}, Location(str(spec)))
+        for document in loaded.documents.values():  # what a careless caller might do
+            document.data.clear()
+        out = tmp_path / str(round)
+        assert (
+            main(["generate", str(spec), "-o", str(out), "--package", "salesforce_bulk_sdk"]) == 0
+        )
+        assert _tree(out) == committed, f"round {round}"
+
+
+def test_a_file_changed_in_place_is_read_anew(tmp_path: Path) -> None:
+    """The same size and modification time, other content: the file is parsed again."""
+    spec = tmp_path / "spec.yaml"
+    for title in ("Aaaa", "Aaaa", "Aaaa", "Bbbb"):
+        write(spec, MINIMAL.replace("Mini", title) + "    Thing: {type: string}\n")
+        os.utime(spec, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+        assert load_and_build(spec).title == title

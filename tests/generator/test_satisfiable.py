@@ -8,7 +8,9 @@ from pathlib import Path
 
 import jsonschema_rs
 import pytest
+import referencing
 import yaml
+from referencing.jsonschema import DRAFT202012
 
 from jobgen.cli import main
 from tests.helpers import REAL_SPECS, write
@@ -106,6 +108,29 @@ def test_contradictions_are_named_by_pointer(
             "swap or correct them"
         ),
     ]
+
+
+@pytest.mark.parametrize("name", ["a/b", "a~b", "~1", "/~0/", "plain", "1"])
+def test_a_warning_s_pointer_escapes_tilde_and_slash_as_rfc_6901_says(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str
+) -> None:
+    """Oracle: referencing (python-jsonschema's resolver) walks the pointer the warning
+    names back to the property's minimum; RFC 6901's own rule spells it ("~" as "~0", then
+    "/" as "~1")."""
+    schema = {"type": "object", "properties": {name: {"minimum": 5, "maximum": 1}}}
+    spec = _spec(tmp_path, {"Odd": schema})
+    [warning] = _warnings(capsys, spec)
+    located, _, message = warning.partition(": ")
+    pointer = located.removeprefix(f"{spec}#")
+    escaped = name.replace("~", "~0").replace("/", "~1")
+    assert pointer == f"/components/schemas/Odd/properties/{escaped}/minimum"
+    assert message.startswith("no value can satisfy it: minimum 5 is above maximum 1")
+    document = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    resource = referencing.Resource.from_contents(document, DRAFT202012)
+    resolver = referencing.Registry().with_resource("urn:spec", resource).resolver("urn:spec")
+    assert resolver.lookup(f"urn:spec#{pointer}").contents == 5
+    parent = pointer.rpartition("/")[0]
+    assert resolver.lookup(f"urn:spec#{parent}").contents == schema["properties"][name]
 
 
 def test_a_pattern_a_backtracking_engine_may_give_up_on_is_named(

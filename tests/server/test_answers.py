@@ -21,6 +21,7 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from jobgen.model.build import load_and_build
 from jobgen.server import RunningServer, SelfCheckError, answers, run_server
 from tests.helpers import imported_sdk, write
 
@@ -140,6 +141,21 @@ def test_error_bodies_follow_the_error_schema(http: httpx.Client) -> None:
         _valid(ERROR, answer.json())
     codes = {status: answer.json()["code"] for status, answer in answers.items()}
     assert codes == {404: "not_found", 400: "invalid_request", 401: "unauthorized"}
+
+
+def test_error_bodies_follow_the_spec_the_sdk_model_was_built_from(tmp_path: Path) -> None:
+    """The server types its error answers from the spec its SDK model was read from, not
+    from a second reading of the file: rewritten since, the file changes nothing."""
+    spec = write(tmp_path / "ocr.yaml", OCR.read_text(encoding="utf-8"))
+    sdk = load_and_build(spec)
+    old = 'schema: {$ref: "#/components/schemas/Error"}'
+    new = "schema: {type: object, properties: {error_code: {type: string}, msg: {type: string}}}"
+    write(spec, spec.read_text(encoding="utf-8").replace(old, new))
+    with run_server(sdk, self_check="strict") as server:
+        answer = httpx.get(f"{server.base_url}/scans/ocr_unknown", headers={"x-api-key": KEY})
+    assert answer.status_code == 404
+    _valid(ERROR, answer.json())
+    assert sorted(answer.json()) == ["code", "message"]  # nothing of the rewritten schema
 
 
 def test_operations_outside_the_job_answer_from_examples_or_the_schema(
