@@ -1,19 +1,24 @@
 """HTTPS as the SDK's clients do it: one verifying TLS context per process, httpx's own.
 
 A `Client` or `AsyncClient` the SDK creates (no ``http_client`` or ``transport`` of the
-caller's) verifies with the context httpx would build for it (certifi's bundle, or the
-file ``SSL_CERT_FILE`` names), but the context is built once and shared, not once per
-client. Checked over real HTTPS on loopback against a server whose certificate comes
-from a certificate authority made for the test (trustme): refused by default, accepted
-with ``SSL_CERT_FILE`` naming that authority, and with the caller's own settings.
+caller's), and a token request of its client credentials, verifies with the context httpx
+would build for it (certifi's bundle, or what ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` name;
+keys logged to ``SSLKEYLOGFILE``), but the context is built once and shared, not once per
+client, and anew when one of those variables changes. Checked over real HTTPS on loopback
+against servers whose certificates come from certificate authorities made for the test
+(trustme): refused by default, accepted with the environment naming the authority, and
+with the caller's own settings.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import ssl
+import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -157,13 +162,15 @@ def fetch(sdk: ModuleType, kind: str, base_url: str, **options: Any) -> ssl.SSLC
     return asyncio.run(main())
 
 
-def count_bundle_loads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """From now on, every CA bundle loaded into a TLS context, as it is loaded."""
+def count_bundle_loads(monkeypatch: pytest.MonkeyPatch, hold: float = 0.0) -> list[object]:
+    """From now on, every CA bundle loaded into a TLS context, as it is loaded (each load
+    held ``hold`` seconds longer, so that loads racing each other overlap)."""
     loads: list[object] = []
     load = ssl.SSLContext.load_verify_locations
 
     def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
         loads.append(args or kwargs)
+        time.sleep(hold)
         load(self, *args, **kwargs)
 
     monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
@@ -206,6 +213,28 @@ def test_clients_share_one_context_and_load_no_certificates(
     assert len(loads) == 1
 
 
+def test_clients_made_at_once_on_many_threads_load_one_bundle(
+    sdk: ModuleType, server: TLSServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ca_file = shutil.copy(server.ca_file, tmp_path / "ca.pem")  # a context not built yet
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+    loads = count_bundle_loads(monkeypatch, hold=0.2)
+    start = threading.Barrier(8)
+    contexts: list[ssl.SSLContext] = []
+
+    def one() -> None:
+        start.wait()
+        contexts.append(fetch(sdk, "sync", server.base_url))
+
+    threads = [threading.Thread(target=one) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(contexts) == 8 and all(c is contexts[0] for c in contexts)
+    assert loads == [(str(ca_file), None, None)]
+
+
 def test_a_changed_ssl_cert_file_gives_a_context_of_that_file(
     sdk: ModuleType, servers: tuple[TLSServer, TLSServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -220,6 +249,41 @@ def test_a_changed_ssl_cert_file_gives_a_context_of_that_file(
     with pytest.raises(sdk.APIConnectionError) as caught:
         fetch(sdk, "sync", first.base_url, max_retries=0)
     assert refused(caught.value)
+
+
+def test_ssl_cert_dir_is_trusted_and_its_change_gives_a_new_context(
+    sdk: ModuleType,
+    servers: tuple[TLSServer, TLSServer],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A folder of certificates under their subject hashes (``openssl rehash``)."""
+    first, second = servers
+    folders = []
+    for server in servers:
+        folder = tmp_path / server.ca_file.stem
+        folder.mkdir()
+        shutil.copy(server.ca_file, folder / "ca.pem")
+        subprocess.run(["openssl", "rehash", str(folder)], check=True)
+        folders.append(folder)
+    monkeypatch.setenv("SSL_CERT_DIR", str(folders[0]))
+    before = fetch(sdk, "sync", first.base_url)
+    monkeypatch.setenv("SSL_CERT_DIR", str(folders[1]))
+    assert fetch(sdk, "async", second.base_url) is not before
+    with pytest.raises(sdk.APIConnectionError) as caught:
+        fetch(sdk, "sync", first.base_url, max_retries=0)
+    assert refused(caught.value)
+
+
+def test_sslkeylogfile_receives_the_session_keys(
+    sdk: ModuleType, server: TLSServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.ca_file))
+    before = fetch(sdk, "sync", server.base_url)
+    keys = tmp_path / "keys.log"
+    monkeypatch.setenv("SSLKEYLOGFILE", str(keys))
+    assert fetch(sdk, "sync", server.base_url) is not before
+    assert "CLIENT_TRAFFIC_SECRET_0 " in keys.read_text()
 
 
 def test_the_shared_context_verifies_as_httpx_default_does(
