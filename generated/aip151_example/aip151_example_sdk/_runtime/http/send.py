@@ -30,6 +30,7 @@ from .bounded import (
 )
 from .credentials import ask_providers
 from .logs import log_failure
+from .tls import default_context
 
 __all__ = ["MAX_REDIRECTS", "AsyncSend", "SyncSend"]
 
@@ -73,9 +74,12 @@ class SyncSend(BaseHTTP):
     ) -> None:
         super().__init__(**settings)
         self._owns_client = http_client is None
-        self._client = http_client or httpx.Client(
-            transport=transport, limits=POOL_LIMITS
-        )
+        if http_client is not None:
+            self._client = http_client
+        elif transport is not None:
+            self._client = httpx.Client(transport=transport, limits=POOL_LIMITS)
+        else:  # one CA bundle load per process, not one per client
+            self._client = httpx.Client(verify=default_context(), limits=POOL_LIMITS)
 
     def send_once(
         self,
@@ -169,9 +173,14 @@ class AsyncSend(BaseHTTP):
     ) -> None:
         super().__init__(**settings)
         self._owns_client = http_client is None
-        self._client = http_client or httpx.AsyncClient(
-            transport=transport, limits=POOL_LIMITS
-        )
+        if http_client is not None:
+            self._client = http_client
+        elif transport is not None:
+            self._client = httpx.AsyncClient(transport=transport, limits=POOL_LIMITS)
+        else:  # one CA bundle load per process, not one per client
+            self._client = httpx.AsyncClient(
+                verify=default_context(), limits=POOL_LIMITS
+            )
         self._gate = Gate()
 
     async def send_once(
