@@ -71,14 +71,19 @@ def own_modules(package: Path) -> list[Path]:
     )
 
 
-def typecheck_paths(packages: list[Path], runtime_seen: set[str]) -> list[Path]:
+def typecheck_paths(packages: list[Path]) -> list[Path]:
     """What a type checker needs to see of generated ``packages`` to cover them all: the
-    modules each spec shaped, and each runtime module once (``runtime_seen``: the paths,
-    relative to ``_runtime``, of those already covered; updated)."""
+    modules each spec shaped, and each runtime module once (the runtime is copied
+    verbatim: a module is the same in every SDK)."""
     paths: list[Path] = []
+    seen: set[str] = set()
     for package in packages:
         paths += own_modules(package)
-        paths += [p for p in runtime_modules(package) if _first(p, package, runtime_seen)]
+        for module in runtime_modules(package):
+            name = module.relative_to(package / "_runtime").as_posix()
+            if name not in seen:
+                seen.add(name)
+                paths.append(module)
     return paths
 
 
@@ -87,14 +92,6 @@ def runtime_modules(package: Path) -> list[Path]:
     for ``_runtime/__init__.py`` (written per SDK: `own_modules` holds it)."""
     runtime = package / "_runtime"
     return sorted(p for p in runtime.rglob("*.py") if p != runtime / "__init__.py")
-
-
-def _first(module: Path, package: Path, seen: set[str]) -> bool:
-    name = module.relative_to(package / "_runtime").as_posix()
-    if name in seen:
-        return False
-    seen.add(name)
-    return True
 
 
 def pyright_strict(packages: list[Path], folder: Path) -> tuple[list[str], int]:

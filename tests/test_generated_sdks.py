@@ -87,7 +87,7 @@ def test_generated_sdks_pass_pyright_strict(tmp_path: Path) -> None:
     """What the templates wrote for every committed SDK, and every runtime module any of
     them ships, once (the runtime is copied verbatim: a module is the same in each SDK),
     at the SDKs' Python floor (3.9). The exhaustive run checks every SDK whole."""
-    paths = typecheck_paths(_packages(), set())
+    paths = typecheck_paths(_packages())
     problems, analysed = pyright_strict(paths, tmp_path)
     assert analysed == len(paths)
     assert problems == [], "\n".join(problems)

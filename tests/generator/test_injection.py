@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from tests.fuzz.support import run_cli
-from tests.helpers import imported_sdk, write
+from tests.helpers import imported_sdk, own_modules, write
 
 
 def _spec(**overrides: object) -> dict[str, object]:
@@ -80,6 +80,16 @@ def test_a_server_url_is_a_value_not_code(tmp_path: Path) -> None:
     _lint(tmp_path / "out")
 
 
+def _calls_os_system(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "system"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "os"
+    )
+
+
 def test_the_spec_file_name_cannot_end_the_header_comment(tmp_path: Path) -> None:
     name = 'evil\nimport os\nos.system("echo pwned")\n[tool.x]\n.yaml'
     path = write(tmp_path / name, yaml.safe_dump(_spec()))
@@ -88,9 +98,12 @@ def test_the_spec_file_name_cannot_end_the_header_comment(tmp_path: Path) -> Non
     assert result.code == 0, result.stderr
     for file in out.rglob("*.py"):
         tree = ast.parse(file.read_text(encoding="utf-8"))
+        assert not any(_calls_os_system(node) for node in ast.walk(tree)), file
+    for file in own_modules(out / "hole_sdk"):  # the runtime's own modules may import os
+        tree = ast.parse(file.read_text(encoding="utf-8"))
         assert not any(
             isinstance(node, ast.Import) and node.names[0].name == "os" for node in tree.body
-        )
+        ), file
     pyproject = tomllib.loads((out / "pyproject.toml").read_text(encoding="utf-8"))
     assert set(pyproject) == {"build-system", "project", "tool"}
     assert set(pyproject["tool"]) == {"setuptools"}

@@ -287,7 +287,12 @@ def test_a_chain_of_refs_is_followed_once(
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    """The files of a generated SDK (bytecode Python cached beside them aside)."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def test_a_spec_read_again_in_one_process_generates_the_committed_sdk_each_time(
