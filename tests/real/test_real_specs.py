@@ -8,6 +8,7 @@ The measured numbers are in docs/real-specs.md (``python -m tests.real.report``)
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 
 from jobgen.cli import main
 from jobgen.model.build import load_and_build
-from tests.helpers import REAL_SPECS
+from tests.helpers import REAL_SPECS, ROOT
 from tests.real.conftest import RealSdks
 from tests.real.realspecs import (
     RUFF,
@@ -255,3 +256,23 @@ def test_generation_prints_its_warnings(capsys: pytest.CaptureFixture[str], tmp_
         and "#/paths/~1images~1edits/post/requestBody/content" in captured.err
     )
     assert sys.executable  # the CLI ran in-process
+
+
+def test_the_readme_gives_the_petstore_sdks_size(real_sdks: RealSdks) -> None:
+    """README.md's figures for a plain API's SDK (one without jobs ships the core runtime
+    only) are those of the Swagger petstore's SDK as generated now."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(
+        r"The Swagger petstore's SDK is ([\d,]+) files and ([\d,]+) lines, its runtime (\d+)"
+        r" modules\.",
+        " ".join(readme.split()),
+    )
+    assert found, "README.md states the petstore SDK's size"
+    sdk = real_sdks.get(next(s for s in SPECS if s.id == "petstore"))
+    runtime = [
+        p
+        for p in (sdk.package_dir / "_runtime").rglob("*.py")
+        if p.name != "__init__.py" and "__pycache__" not in p.parts
+    ]
+    stated = tuple(int(g.replace(",", "")) for g in found.groups())
+    assert stated == (sdk.generated.files, sdk.generated.lines, len(runtime))
