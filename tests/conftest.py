@@ -53,20 +53,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``make test``: ``--dist loadgroup``) a module's tests run on one
     worker, so its module fixtures (a built wheel, a generated SDK) are made once; the
-    real-spec tests go by spec (each worker generates only the SDKs its tests use; the
-    checks of every SDK at once are a group of their own)."""
+    real-spec tests share one worker, which generates each published spec's SDK once."""
     for item in items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
         if item.get_closest_marker("xdist_group"):
             continue  # placed by its module (modules sharing a session fixture)
         if item.get_closest_marker("exhaustive") and item.nodeid.startswith("tests/fuzz/"):
             group = item.nodeid  # the parts of a deletion sweep share nothing: any worker
         elif "real_sdks" not in getattr(item, "fixturenames", ()):
             group = item.nodeid.split("::")[0]
-        elif "spec" in params:
-            group = f"real-{params['spec'].id}"
-        elif "job" in params:
-            group = f"real-{params['job'].spec_id}"
         else:
             group = "real"
         item.add_marker(pytest.mark.xdist_group(group))

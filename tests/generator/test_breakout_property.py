@@ -262,6 +262,7 @@ def _run(tool: list[str], cwd: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.exhaustive  # a fuzz sweep: make test-all (CI); test_injection.py replays its finds
 def test_planted_breakout_text_stays_data(tmp_path: Path, mypy_cache: Path) -> None:
     batch = tmp_path / "batch"
     batch.mkdir()
