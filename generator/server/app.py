@@ -23,8 +23,7 @@ import attrs
 
 from ..model import ir
 from ..model.build import load_and_build
-from ..problems import Location, NoJobs, SpecError, pointer_join
-from ..spec.loader import SpecSet, load_spec
+from ..problems import Location, NoJobs, pointer_join
 from .answers import Declared, SelfCheck, self_check_mode
 from .auth import Credentials, read_credential
 from .control import (
@@ -35,7 +34,7 @@ from .control import (
     describe,
     handle_control,
 )
-from .errors import ErrorShapes
+from .errors import ErrorShapes, read_spec
 from .flows import operation_headers, original_job, ruled_status
 from .jobs import Jobs, canceled_view, record_of
 from .keys import matches, place, secret_wires
@@ -146,7 +145,7 @@ class JobApp:
                 kind.job.status, "retry-after"
             )
         self.router = Router(sdk.jobs, tuple(list_operations(sdk)), tuple(event_operations(sdk)))
-        spec = sdk.spec if sdk.spec is not None else _load(spec_path)
+        spec = sdk.spec if sdk.spec is not None else read_spec(spec_path)
         #: The operations outside any job, answered from their examples or schemas.
         self.others = Others(sdk, self.router)
         operations = [r.operation for r in self.router.routes]
@@ -733,15 +732,6 @@ def refusal(problems: list[Violation]) -> str:
     more = len(problems) - MAX_NAMED_VIOLATIONS
     tail = f"; and {more} more" if more > 0 else ""
     return f"the request does not match the spec: {named}{tail}"
-
-
-def _load(path: Path | None) -> SpecSet | None:
-    if path is None:
-        return None
-    try:
-        return load_spec(path)
-    except SpecError:
-        return None
 
 
 def serve(

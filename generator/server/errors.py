@@ -17,7 +17,7 @@ from ..problems import Location, SpecError
 from ..spec.loader import SpecSet, load_spec
 from .samples import Sampler
 
-__all__ = ["ErrorShapes", "error_code", "fill_error"]
+__all__ = ["ErrorShapes", "error_code", "fill_error", "read_spec"]
 
 JSON = Any
 
@@ -66,7 +66,7 @@ class ErrorShapes:
         self._cache: dict[tuple[str, int], ir.TypeRef | None] = {}
         # The spec the SDK was built from, read once; an SDK model made without one
         # (by hand) has its spec read from its file.
-        self._spec = sdk.spec if sdk.spec is not None else _load(spec_path or _guess_path(sdk))
+        self._spec = sdk.spec if sdk.spec is not None else read_spec(spec_path or _guess_path(sdk))
         schemas: Mapping[str, ir.NamedSchema] = sdk.schemas
         if self._spec is not None:
             self._builder = SchemaBuilder(self._spec, [])
@@ -205,7 +205,8 @@ def _holds(value: JSON, text: str) -> bool:
     return bool(value == text)
 
 
-def _load(path: Path | None) -> SpecSet | None:
+def read_spec(path: Path | None) -> SpecSet | None:
+    """The spec at ``path`` for a model built without one (None where it cannot be read)."""
     if path is None:
         return None
     try:
