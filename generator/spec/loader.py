@@ -23,6 +23,7 @@ import os
 import posixpath
 import re
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -408,8 +409,6 @@ class _Parsed:
     SEEN = 100_000
 
     def __init__(self) -> None:
-        import threading
-
         self._lock = threading.Lock()
         self._seen: set[tuple[str, bool]] = set()
         self._kept: dict[tuple[str, bool], bytes] = {}

@@ -19,7 +19,7 @@ import httpx
 
 from ..shared.errors import TokenError
 from .credentials import Secret
-from .tls import default_context
+from .tls import transport_settings
 
 if TYPE_CHECKING:
     import asyncio
@@ -97,20 +97,6 @@ def _token_url(url: str | None) -> str:
     return url
 
 
-def _token_client(transport: httpx.BaseTransport | None) -> httpx.Client:
-    if transport is not None:
-        return httpx.Client(transport=transport)
-    return httpx.Client(verify=default_context())
-
-
-def _async_token_client(
-    transport: httpx.AsyncBaseTransport | None,
-) -> httpx.AsyncClient:
-    if transport is not None:
-        return httpx.AsyncClient(transport=transport)
-    return httpx.AsyncClient(verify=default_context())
-
-
 class ClientCredentials:
     """A token provider for ``Client``: the client-credentials grant, cached."""
 
@@ -145,7 +131,7 @@ class ClientCredentials:
             if token is not None:
                 return token
             asked_at = self.cache.now()
-            with _token_client(self._transport) as client:
+            with httpx.Client(**transport_settings(self._transport)) as client:
                 response = client.post(self.cache.token_url, data=self.cache.form())
             return self.cache.store(response, asked_at)
 
@@ -191,7 +177,9 @@ class AsyncClientCredentials:
             if token is not None:
                 return token
             asked_at = self.cache.now()
-            async with _async_token_client(self._transport) as client:
+            async with httpx.AsyncClient(
+                **transport_settings(self._transport)
+            ) as client:
                 response = await client.post(
                     self.cache.token_url, data=self.cache.form()
                 )

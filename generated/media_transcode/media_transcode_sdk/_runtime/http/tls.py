@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 if TYPE_CHECKING:
     import ssl
 
-__all__ = ["default_context"]
+__all__ = ["default_context", "transport_settings"]
 
 #: What httpx's default context reads from the environment (a client trusts it).
 _ENVIRONMENT = ("SSL_CERT_FILE", "SSL_CERT_DIR", "SSLKEYLOGFILE")
@@ -44,3 +44,11 @@ def default_context() -> ssl.SSLContext:
         if _built is None or _built[0] != key:
             _built = (key, httpx.create_ssl_context(verify=True, trust_env=True))
         return _built[1]
+
+
+def transport_settings(transport: object | None) -> dict[str, Any]:
+    """The settings of an httpx client the SDK creates: the caller's ``transport``, which
+    keeps its own TLS settings, or else the shared `default_context`."""
+    if transport is not None:
+        return {"transport": transport}
+    return {"verify": default_context()}

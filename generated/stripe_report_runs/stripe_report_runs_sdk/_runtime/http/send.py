@@ -30,7 +30,7 @@ from .bounded import (
 )
 from .credentials import ask_providers
 from .logs import log_failure
-from .tls import default_context
+from .tls import transport_settings
 
 __all__ = ["MAX_REDIRECTS", "AsyncSend", "SyncSend"]
 
@@ -74,12 +74,9 @@ class SyncSend(BaseHTTP):
     ) -> None:
         super().__init__(**settings)
         self._owns_client = http_client is None
-        if http_client is not None:
-            self._client = http_client
-        elif transport is not None:
-            self._client = httpx.Client(transport=transport, limits=POOL_LIMITS)
-        else:  # one CA bundle load per process, not one per client
-            self._client = httpx.Client(verify=default_context(), limits=POOL_LIMITS)
+        self._client = http_client or httpx.Client(
+            limits=POOL_LIMITS, **transport_settings(transport)
+        )
 
     def send_once(
         self,
@@ -173,14 +170,9 @@ class AsyncSend(BaseHTTP):
     ) -> None:
         super().__init__(**settings)
         self._owns_client = http_client is None
-        if http_client is not None:
-            self._client = http_client
-        elif transport is not None:
-            self._client = httpx.AsyncClient(transport=transport, limits=POOL_LIMITS)
-        else:  # one CA bundle load per process, not one per client
-            self._client = httpx.AsyncClient(
-                verify=default_context(), limits=POOL_LIMITS
-            )
+        self._client = http_client or httpx.AsyncClient(
+            limits=POOL_LIMITS, **transport_settings(transport)
+        )
         self._gate = Gate()
 
     async def send_once(
